@@ -1,0 +1,27 @@
+//! The actors: each owns one resource and is reached only through typed messages.
+//!
+//! | actor | file | owns |
+//! |---|---|---|
+//! | `RepositoryActor` | [`repository`] | the only writing SQLite connection |
+//!
+//! Mailbox traffic: every handler logs the message it handled at `debug`, under the
+//! actor's own target (`inkling::actors::repository`, …), with the time it took, so
+//! `RUST_LOG=info,inkling::actors::repository=debug` shows one actor's mailbox.
+
+pub mod repository;
+
+/// Logs one handled message at `debug` under the calling module's target.
+///
+/// A macro, not a function: tracing's target is fixed at the call site, and the call
+/// site must be the actor's own module for per-actor filtering to work.
+macro_rules! log_handled {
+    ($message_type:expr, $started:expr, $ok:expr) => {
+        tracing::debug!(
+            message_type = $message_type,
+            elapsed_us = $started.elapsed().as_micros() as u64,
+            ok = $ok,
+            "handled"
+        )
+    };
+}
+pub(crate) use log_handled;

@@ -1,0 +1,248 @@
+//! `RepositoryActor`: the one owner of the writing SQLite connection, and its messages.
+//!
+//! It runs on a one-thread `SyncArbiter`: rusqlite calls block (an fsync per commit),
+//! and on an async arbiter they would freeze every actor sharing that thread, timers
+//! included (research/actix.md §2). One thread also serialises all writes, so SQLite
+//! never sees two writers. Each message maps to one [`Store`] method; the SQL lives
+//! there.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use actix::{Actor, Addr, Message, SyncArbiter, SyncContext};
+use chrono::{DateTime, Utc};
+
+use super::log_handled;
+use crate::domain::{Enrichment, ListFilter, Note, NoteBody};
+use crate::storage::{Job, NoteCounts, Store, StoreError, StoreResult};
+
+/// Stores a new pending note with its job row. Durable when the reply arrives.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct CaptureNote {
+    pub body: NoteBody,
+    pub now: DateTime<Utc>,
+}
+
+/// One note by id, trashed or not.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct GetNote {
+    pub id: String,
+}
+
+/// A page of notes matching a filter, newest first.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Note>>")]
+pub struct ListNotes {
+    pub filter: ListFilter,
+    pub now: DateTime<Utc>,
+}
+
+/// Ids of failed, active notes, most recently updated first.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct FindFailedIds;
+
+/// How many active notes failed.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct CountFailed;
+
+/// How many active notes wait for the AI.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct CountPending;
+
+/// How many active notes are expired at `now`.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct CountExpired {
+    pub now: DateTime<Utc>,
+}
+
+/// Pending, failed and expired counts together.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<NoteCounts>")]
+pub struct GetCounts {
+    pub now: DateTime<Utc>,
+}
+
+/// Jobs due at `now`, earliest first.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Job>>")]
+pub struct DueJobs {
+    pub now: DateTime<Utc>,
+}
+
+/// Every job of an active note (the worker's queue after a restart).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Job>>")]
+pub struct LoadJobs;
+
+/// Every failed active note back to pending with a fresh job row, in one transaction
+/// (SPEC §4 `retry_all_failed`). Replies with their ids.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct RequeueAllFailed {
+    pub now: DateTime<Utc>,
+}
+
+/// Parks a job after an unreachable/timeout failure; `attempts` is left alone.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct SetNextRunAt {
+    pub note_id: String,
+    pub at: DateTime<Utc>,
+    pub last_error: String,
+}
+
+/// Counts a schema/other failure and schedules the next attempt; replies with the count.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u32>")]
+pub struct IncrementJobAttempt {
+    pub note_id: String,
+    pub next_run_at: DateTime<Utc>,
+    pub last_error: String,
+}
+
+/// Marks a note failed and deletes its job row, in one transaction.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct MarkAiFailed {
+    pub note_id: String,
+    pub error: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Saves the AI's output, marks the note done and deletes its job row.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct SaveEnrichment {
+    pub note_id: String,
+    pub enrichment: Enrichment,
+    pub now: DateTime<Utc>,
+}
+
+/// Moves a note to the trash.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct TrashNote {
+    pub id: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Takes a note out of the trash.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct RestoreNote {
+    pub id: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Keeps a note past expiry.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct KeepNote {
+    pub id: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Deletes for good the notes trashed before `older_than`; replies with how many.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct PurgeTrash {
+    pub older_than: DateTime<Utc>,
+}
+
+/// Folds the WAL back into the database file. Sent last at shutdown: the mailbox is
+/// FIFO, so its reply also means every message sent before it was handled.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct Checkpoint;
+
+/// The actor. `store` is `None` only if reopening the database after a restart of the
+/// actor failed; every message then answers `StoreError::Unavailable`.
+pub struct RepositoryActor {
+    store: Option<Store>,
+}
+
+impl Actor for RepositoryActor {
+    type Context = SyncContext<Self>;
+
+    fn started(&mut self, _: &mut Self::Context) {
+        tracing::info!("repository started");
+    }
+}
+
+impl RepositoryActor {
+    /// Starts the actor on its own thread with an already opened (and migrated) store.
+    ///
+    /// The store is opened by the caller so that an unusable database stops start-up
+    /// with its error. Should the arbiter ever call the factory again (it does when the
+    /// actor stops), the database is reopened from `path`.
+    pub fn start(store: Store, path: PathBuf, expiry_days: u32) -> Addr<Self> {
+        let first = Arc::new(Mutex::new(Some(store)));
+        SyncArbiter::start(1, move || {
+            let taken = first.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let store = taken.or_else(|| match Store::open(&path, expiry_days) {
+                Ok(store) => Some(store),
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot reopen the database");
+                    None
+                }
+            });
+            RepositoryActor { store }
+        })
+    }
+}
+
+/// Implements `Handler<M>` by running one expression against the store, with the
+/// mailbox log line every actor writes.
+macro_rules! handle_with_store {
+    ($message:ident => $result:ty, |$store:ident, $msg:ident| $body:expr) => {
+        impl actix::Handler<$message> for RepositoryActor {
+            type Result = StoreResult<$result>;
+
+            fn handle(&mut self, $msg: $message, _: &mut SyncContext<Self>) -> Self::Result {
+                let started = Instant::now();
+                let result = match self.store.as_mut() {
+                    Some($store) => $body,
+                    None => Err(StoreError::Unavailable("the repository is not open".into())),
+                };
+                log_handled!(stringify!($message), started, result.is_ok());
+                result
+            }
+        }
+    };
+}
+
+handle_with_store!(CaptureNote => Note, |store, msg| store.capture(&msg.body, msg.now));
+handle_with_store!(GetNote => Note, |store, msg| store.get(&msg.id));
+handle_with_store!(ListNotes => Vec<Note>, |store, msg| store.list(&msg.filter, msg.now));
+handle_with_store!(FindFailedIds => Vec<String>, |store, _msg| store.find_failed_ids());
+handle_with_store!(CountFailed => u64, |store, _msg| store.count_failed());
+handle_with_store!(CountPending => u64, |store, _msg| store.count_pending());
+handle_with_store!(CountExpired => u64, |store, msg| store.count_expired(msg.now));
+handle_with_store!(GetCounts => NoteCounts, |store, msg| store.counts(msg.now));
+handle_with_store!(DueJobs => Vec<Job>, |store, msg| store.due_jobs(msg.now));
+handle_with_store!(LoadJobs => Vec<Job>, |store, _msg| store.all_jobs());
+handle_with_store!(RequeueAllFailed => Vec<String>, |store, msg| store.retry_all_failed(msg.now));
+handle_with_store!(SetNextRunAt => (), |store, msg| {
+    store.set_next_run_at(&msg.note_id, msg.at, &msg.last_error)
+});
+handle_with_store!(IncrementJobAttempt => u32, |store, msg| {
+    store.increment_job_attempt(&msg.note_id, msg.next_run_at, &msg.last_error)
+});
+handle_with_store!(MarkAiFailed => (), |store, msg| {
+    store.mark_ai_failed(&msg.note_id, &msg.error, msg.now)
+});
+handle_with_store!(SaveEnrichment => (), |store, msg| {
+    store.save_enrichment(&msg.note_id, &msg.enrichment, msg.now)
+});
+handle_with_store!(TrashNote => Note, |store, msg| store.trash(&msg.id, msg.now));
+handle_with_store!(RestoreNote => Note, |store, msg| store.restore(&msg.id, msg.now));
+handle_with_store!(KeepNote => Note, |store, msg| store.keep(&msg.id, msg.now));
+handle_with_store!(PurgeTrash => u64, |store, msg| store.purge_trash(msg.older_than));
+handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());

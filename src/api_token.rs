@@ -1,0 +1,143 @@
+//! The per-install API token: `<data_dir>/api-token`, 64 hex characters, mode 0600.
+//!
+//! Every `/api` call carries it as `Authorization: Bearer <token>`. It is created on
+//! the first start, with its mode set at creation (never a world-readable moment), and
+//! read by the CLI. A token file others can read is refused: anyone who can read it can
+//! drive the API.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{bail, Context};
+
+/// Reads the token, creating it first if there is none.
+pub fn load_or_create(path: &Path) -> anyhow::Result<String> {
+    match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode_0600()
+        .open(path)
+    {
+        Ok(mut file) => {
+            let token = new_token()?;
+            file.write_all(token.as_bytes())
+                .and_then(|()| file.sync_all())
+                .with_context(|| format!("cannot write the API token {}", path.display()))?;
+            tracing::info!(path = %path.display(), "created a new API token");
+            Ok(token)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read(path),
+        Err(e) => Err(e).with_context(|| format!("cannot create the API token {}", path.display())),
+    }
+}
+
+/// Reads an existing token; refuses one that others can read or that is malformed.
+pub fn read(path: &Path) -> anyhow::Result<String> {
+    check_private(path)?;
+    let token = fs::read_to_string(path)
+        .with_context(|| format!("cannot read the API token {}", path.display()))?;
+    let token = token.trim().to_string();
+    if token.len() < 32 || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        bail!(
+            "the API token {} is malformed; delete it and restart the service to make a new one",
+            path.display()
+        );
+    }
+    Ok(token)
+}
+
+fn new_token() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("no randomness for the API token: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+trait OpenOptionsExt0600 {
+    fn mode_0600(&mut self) -> &mut Self;
+}
+
+impl OpenOptionsExt0600 for fs::OpenOptions {
+    #[cfg(unix)]
+    fn mode_0600(&mut self) -> &mut Self {
+        use std::os::unix::fs::OpenOptionsExt;
+        self.mode(0o600)
+    }
+    #[cfg(not(unix))]
+    fn mode_0600(&mut self) -> &mut Self {
+        self
+    }
+}
+
+#[cfg(unix)]
+fn check_private(path: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = fs::metadata(path)
+        .with_context(|| format!("cannot read the API token {}", path.display()))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        bail!(
+            "the API token {} is readable by others (mode {:o}); run `chmod 600 {}`",
+            path.display(),
+            mode & 0o777,
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_private(_: &Path) -> anyhow::Result<()> {
+    Ok(())
+}
+
+/// Compares in time independent of where the first difference is.
+pub fn matches(expected: &str, given: &str) -> bool {
+    expected.len() == given.len()
+        && expected
+            .bytes()
+            .zip(given.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_is_created_once_with_mode_0600_and_then_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("api-token");
+        let first = load_or_create(&path).unwrap();
+        assert_eq!(first.len(), 64);
+        assert_eq!(load_or_create(&path).unwrap(), first);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_token_readable_by_others_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("api-token");
+        load_or_create(&path).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        let err = load_or_create(&path).unwrap_err().to_string();
+        assert!(err.contains("readable by others"), "{err}");
+    }
+
+    #[test]
+    fn tokens_compare_exactly() {
+        assert!(matches("abc", "abc"));
+        assert!(!matches("abc", "abd"));
+        assert!(!matches("abc", "ab"));
+    }
+}

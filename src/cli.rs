@@ -1,0 +1,270 @@
+//! The command line: `inkling run` starts the service; every other subcommand is a
+//! client of the running service (SPEC §14).
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::Value;
+
+use crate::client::{ClientError, ServiceClient};
+use crate::configuration::{Settings, UserFile};
+use crate::domain::Note;
+
+/// Exit statuses, listed in `--help`.
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const FAILURE: u8 = 1;
+    pub const USAGE_OR_CONFIG: u8 = 2;
+    pub const NOT_RUNNING: u8 = 3;
+}
+
+const EXIT_CODES_HELP: &str = "\
+Exit status:
+  0  success
+  1  the command failed (the service refused it, or an I/O error)
+  2  bad usage or an invalid configuration
+  3  the service is not running";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "inkling",
+    version,
+    about = "Capture a thought in a second; a local LLM titles, tags and summarises it.",
+    after_help = EXIT_CODES_HELP
+)]
+pub struct Cli {
+    /// Configuration file (default: the platform config dir's inkling/config.toml).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the service (the default).
+    Run,
+    /// Capture a note: TEXT, or `-` to read it from standard input.
+    Capture {
+        /// The note's text, or `-` for standard input.
+        text: String,
+    },
+    /// Show counts of pending, failed and expired notes.
+    Status,
+    /// List notes, newest first.
+    List(ListArgs),
+    /// Show one note.
+    Show {
+        /// The note's id.
+        id: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only notes with this AI status: pending, done or failed.
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Only notes with this tag.
+    #[arg(long)]
+    pub tag: Option<String>,
+    /// The trash instead of the active notes.
+    #[arg(long)]
+    pub trash: bool,
+    /// Only expired notes.
+    #[arg(long)]
+    pub expired: bool,
+    /// How many notes at most (1–500).
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+}
+
+impl Cli {
+    pub fn user_file(&self) -> UserFile {
+        match &self.config {
+            Some(path) => UserFile::Explicit(path.clone()),
+            None => UserFile::PlatformDefault,
+        }
+    }
+}
+
+/// Runs a client subcommand against the running service; returns the exit status.
+pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
+    let system = actix_rt::System::new();
+    let outcome = system.block_on(async move {
+        let client = ServiceClient::from_settings(settings)?;
+        execute(&client, command, json).await
+    });
+    match outcome {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("inkling: {e}");
+            match e {
+                ClientError::NotRunning(_) => exit::NOT_RUNNING,
+                _ => exit::FAILURE,
+            }
+        }
+    }
+}
+
+async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result<(), ClientError> {
+    match command {
+        Command::Run => unreachable!("`run` is not a client command"),
+        Command::Capture { text } => {
+            let body = if text == "-" {
+                let mut buffer = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut buffer)
+                    .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+                buffer
+            } else {
+                text
+            };
+            let note: Note = client
+                .post("/api/notes", &serde_json::json!({ "body": body }))
+                .await?;
+            if json {
+                print_json(&note);
+            } else {
+                println!("captured {} ({})", note.id, note.ai_status.as_str());
+            }
+        }
+        Command::Status => {
+            let status: Value = client.get("/api/status").await?;
+            if json {
+                print_json(&status);
+            } else {
+                let count = |k: &str| status["counts"][k].as_u64().unwrap_or(0);
+                println!(
+                    "inkling {} at {}",
+                    status["version"].as_str().unwrap_or("?"),
+                    client.base_url()
+                );
+                println!(
+                    "notes: {} pending, {} failed, {} expired",
+                    count("pending"),
+                    count("failed"),
+                    count("expired")
+                );
+            }
+        }
+        Command::List(args) => {
+            let mut query = format!(
+                "/api/notes?limit={}&trash={}&expired={}",
+                args.limit, args.trash, args.expired
+            );
+            if let Some(status) = &args.status {
+                query.push_str(&format!("&status={}", encode(status)));
+            }
+            if let Some(tag) = &args.tag {
+                query.push_str(&format!("&tag={}", encode(tag)));
+            }
+            let notes: Vec<Note> = client.get(&query).await?;
+            if json {
+                print_json(&notes);
+            } else if notes.is_empty() {
+                println!("no notes");
+            } else {
+                for note in &notes {
+                    println!("{}", list_line(note));
+                }
+            }
+        }
+        Command::Show { id } => {
+            let note: Note = client.get(&format!("/api/notes/{}", encode(&id))).await?;
+            if json {
+                print_json(&note);
+            } else {
+                print_note(&note);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_json<T: serde::Serialize>(value: &T) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(e) => eprintln!("inkling: cannot print JSON: {e}"),
+    }
+}
+
+/// `id  status  created  title-or-first-line`, one note a line.
+pub fn list_line(note: &Note) -> String {
+    let headline = note
+        .title
+        .clone()
+        .unwrap_or_else(|| note.body.lines().next().unwrap_or("").to_string());
+    let headline: String = if headline.chars().count() > 60 {
+        headline.chars().take(59).chain(['…']).collect()
+    } else {
+        headline
+    };
+    format!(
+        "{}  {:<7}  {}  {}",
+        note.id,
+        note.ai_status.as_str(),
+        &note.created_at[..16.min(note.created_at.len())],
+        headline
+    )
+}
+
+fn print_note(note: &Note) {
+    println!("id:       {}", note.id);
+    println!("status:   {}", note.ai_status.as_str());
+    if let Some(error) = &note.ai_error {
+        println!("error:    {error}");
+    }
+    println!("created:  {}", note.created_at);
+    if let Some(at) = &note.deleted_at {
+        println!("trashed:  {at}");
+    }
+    if let Some(title) = &note.title {
+        println!("title:    {title}");
+    }
+    if !note.tags.is_empty() {
+        println!("tags:     {}", note.tags.join(", "));
+    }
+    if let Some(summary) = &note.summary {
+        println!("summary:  {summary}");
+    }
+    println!();
+    println!("{}", note.body);
+}
+
+/// Percent-encodes a query or path value.
+fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_percent_encoded() {
+        assert_eq!(encode("a b&c/é"), "a%20b%26c%2F%C3%A9");
+    }
+
+    #[test]
+    fn global_options_work_before_and_after_the_subcommand() {
+        let cli =
+            Cli::try_parse_from(["inkling", "--config", "x.toml", "status", "--json"]).unwrap();
+        assert_eq!(cli.config, Some(PathBuf::from("x.toml")));
+        assert!(cli.json);
+        assert!(matches!(cli.command, Some(Command::Status)));
+        assert!(Cli::try_parse_from(["inkling"]).unwrap().command.is_none());
+    }
+}

@@ -1,0 +1,115 @@
+//! `ServiceClient`: how the CLI talks to the running service over the local API.
+
+use std::time::Duration;
+
+use awc::error::{ConnectError, SendRequestError};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::api_token;
+use crate::configuration::Settings;
+
+/// Why a client command failed. `NotRunning` gets its own exit status.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("inkling is not running (nothing answers on {0}); start it with `inkling run`")]
+    NotRunning(String),
+    #[error("{0}")]
+    Api(String),
+    #[error("{0:#}")]
+    Other(#[from] anyhow::Error),
+}
+
+/// A client for one running service, found through the same configuration.
+pub struct ServiceClient {
+    base_url: String,
+    token: String,
+    http: awc::Client,
+}
+
+impl ServiceClient {
+    /// Reads the port and the token the service uses. Needs an actix runtime.
+    pub fn from_settings(settings: &Settings) -> Result<Self, ClientError> {
+        let base_url = format!("http://127.0.0.1:{}", settings.http.port);
+        let token_path = settings.api_token_path();
+        if !token_path.exists() {
+            // The service creates the token on its first start: none means it never ran
+            // with this data dir.
+            return Err(ClientError::NotRunning(base_url));
+        }
+        let token = api_token::read(&token_path)?;
+        let http = awc::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .connector(awc::Connector::new().timeout(Duration::from_secs(2)))
+            .finish();
+        Ok(ServiceClient {
+            base_url,
+            token,
+            http,
+        })
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    pub async fn get<T: DeserializeOwned>(&self, path_and_query: &str) -> Result<T, ClientError> {
+        let request = self
+            .http
+            .get(format!("{}{path_and_query}", self.base_url))
+            .bearer_auth(&self.token);
+        self.finish(request.send().await).await
+    }
+
+    pub async fn post<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<T, ClientError> {
+        let request = self
+            .http
+            .post(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.token);
+        self.finish(request.send_json(body).await).await
+    }
+
+    async fn finish<T: DeserializeOwned, S>(
+        &self,
+        sent: Result<awc::ClientResponse<S>, SendRequestError>,
+    ) -> Result<T, ClientError>
+    where
+        S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
+            + Unpin,
+    {
+        let mut response = match sent {
+            Ok(response) => response,
+            Err(SendRequestError::Connect(ConnectError::Io(_) | ConnectError::Disconnected)) => {
+                return Err(ClientError::NotRunning(self.base_url.clone()))
+            }
+            Err(e) => {
+                return Err(ClientError::Other(anyhow::anyhow!(
+                    "no answer from {}: {e}",
+                    self.base_url
+                )))
+            }
+        };
+        let body = response
+            .body()
+            .limit(64 << 20)
+            .await
+            .map_err(|e| anyhow::anyhow!("reading the answer from {}: {e}", self.base_url))?;
+        if !response.status().is_success() {
+            let message = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(String::from))
+                .unwrap_or_else(|| String::from_utf8_lossy(&body).into_owned());
+            return Err(ClientError::Api(format!(
+                "the service refused ({}): {message}",
+                response.status()
+            )));
+        }
+        serde_json::from_slice(&body).map_err(|e| {
+            ClientError::Other(anyhow::anyhow!("unexpected answer from the service: {e}"))
+        })
+    }
+}

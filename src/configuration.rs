@@ -1,0 +1,416 @@
+//! Settings: the typed configuration tree and the layers it is loaded from.
+//!
+//! Layers, later wins, key by key (SPEC §11):
+//! 1. `config/default.toml`, embedded in the binary, so a fresh install needs no file;
+//! 2. the user file: `--config PATH` (must exist), else the platform config dir's
+//!    `inkling/config.toml` (used when present);
+//! 3. the environment: `INKLING_<SECTION>__<KEY>` (`INKLING_HTTP__PORT`), top-level keys
+//!    as `INKLING_<KEY>` (`INKLING_DATA_DIR`).
+//!
+//! Every value is checked before anything starts; a bad one stops start-up with a
+//! one-line message that names the key.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// The embedded defaults: every key, its default and a one-line comment.
+pub const DEFAULT_CONFIG_TOML: &str = include_str!("../config/default.toml");
+
+/// Keys whose environment value is a comma-separated list (`INKLING_WORKER__RETRY_BACKOFFS_MS=0,5000`).
+const LIST_KEYS: [&str; 2] = ["worker.unreachable_backoffs_ms", "worker.retry_backoffs_ms"];
+
+/// Why the configuration cannot be used. The message always names the key or file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("config file {path}: {reason}")]
+    File { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{key}: {reason}")]
+    Key { key: &'static str, reason: String },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Empty means the platform data dir; see [`Settings::data_dir`].
+    data_dir: String,
+    /// `en`, `ko`, or empty for "from LANG".
+    pub locale: String,
+    pub http: HttpSettings,
+    pub ollama: OllamaSettings,
+    pub worker: WorkerSettings,
+    pub telemetry: TelemetrySettings,
+    pub expiry: ExpirySettings,
+    pub trash: TrashSettings,
+    pub tray: TraySettings,
+    pub log: LogSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpSettings {
+    /// 0 asks the OS for a free port (tests use it).
+    pub port: u16,
+    pub max_body_bytes: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OllamaSettings {
+    pub url: String,
+    pub model: String,
+    pub request_timeout_ms: u64,
+    pub health_interval_ms: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerSettings {
+    pub unreachable_backoffs_ms: Vec<u64>,
+    pub retry_backoffs_ms: Vec<u64>,
+    pub max_attempts: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySettings {
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpirySettings {
+    pub days: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrashSettings {
+    pub retention_days: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraySettings {
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogSettings {
+    pub level: String,
+    pub file: bool,
+}
+
+/// Where the user file comes from.
+#[derive(Debug, Clone, Default)]
+pub enum UserFile {
+    /// `--config PATH`: the file must exist.
+    Explicit(PathBuf),
+    /// The platform config dir's `inkling/config.toml`, used when present.
+    #[default]
+    PlatformDefault,
+    /// No user file at all (tests).
+    None,
+}
+
+impl Settings {
+    /// Loads the three layers from the real environment.
+    pub fn load(user_file: &UserFile) -> Result<Self, ConfigError> {
+        Self::load_with_env(user_file, std::env::vars().collect())
+    }
+
+    /// Loads the layers with an explicit environment, so tests need not touch the process's.
+    pub fn load_with_env(
+        user_file: &UserFile,
+        env: HashMap<String, String>,
+    ) -> Result<Self, ConfigError> {
+        let mut builder = config::Config::builder().add_source(config::File::from_str(
+            DEFAULT_CONFIG_TOML,
+            config::FileFormat::Toml,
+        ));
+        match user_file {
+            UserFile::Explicit(path) => {
+                if !path.is_file() {
+                    return Err(ConfigError::File {
+                        path: path.clone(),
+                        reason: "no such file".into(),
+                    });
+                }
+                builder = builder.add_source(config::File::from(path.as_path()).required(true));
+            }
+            UserFile::PlatformDefault => {
+                if let Some(path) = platform_config_file() {
+                    builder =
+                        builder.add_source(config::File::from(path.as_path()).required(false));
+                }
+            }
+            UserFile::None => {}
+        }
+        let mut environment = config::Environment::with_prefix("INKLING")
+            .prefix_separator("_")
+            .separator("__")
+            .try_parsing(true)
+            .list_separator(",")
+            .source(Some(env.into_iter().collect()));
+        for key in LIST_KEYS {
+            environment = environment.with_list_parse_key(key);
+        }
+        let settings: Settings = builder
+            .add_source(environment)
+            .build()
+            .and_then(|c| c.try_deserialize())
+            .map_err(|e| ConfigError::Invalid(one_line(&e.to_string())))?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Checks what types alone cannot: ranges, non-empty lists, a usable URL.
+    fn validate(&self) -> Result<(), ConfigError> {
+        fn bad(key: &'static str, reason: impl Into<String>) -> Result<(), ConfigError> {
+            Err(ConfigError::Key {
+                key,
+                reason: reason.into(),
+            })
+        }
+        if !matches!(self.locale.as_str(), "" | "en" | "ko") {
+            return bad(
+                "locale",
+                format!("\"{}\" is not one of en, ko", self.locale),
+            );
+        }
+        if self.http.max_body_bytes == 0 {
+            return bad("http.max_body_bytes", "must be at least 1");
+        }
+        let url = self.ollama.url.trim_end_matches('/');
+        if !(url.starts_with("http://") || url.starts_with("https://"))
+            || url.split("://").nth(1).is_none_or(str::is_empty)
+        {
+            return bad(
+                "ollama.url",
+                format!("\"{}\" is not an http:// URL", self.ollama.url),
+            );
+        }
+        if self.ollama.model.trim().is_empty() {
+            return bad("ollama.model", "must not be empty");
+        }
+        if self.ollama.request_timeout_ms == 0 {
+            return bad("ollama.request_timeout_ms", "must be at least 1");
+        }
+        if self.ollama.health_interval_ms == 0 {
+            return bad("ollama.health_interval_ms", "must be at least 1");
+        }
+        if self.worker.unreachable_backoffs_ms.is_empty() {
+            return bad("worker.unreachable_backoffs_ms", "needs at least one wait");
+        }
+        if self.worker.retry_backoffs_ms.is_empty() {
+            return bad("worker.retry_backoffs_ms", "needs at least one wait");
+        }
+        if self.worker.max_attempts == 0 {
+            return bad("worker.max_attempts", "must be at least 1");
+        }
+        if let Err(reason) = crate::logging::parse_filter(&self.log.level) {
+            return bad("log.level", reason);
+        }
+        Ok(())
+    }
+
+    /// The data directory: `data_dir` when set, else the platform data dir's `inkling/`.
+    pub fn data_dir(&self) -> PathBuf {
+        if !self.data_dir.trim().is_empty() {
+            return expand_home(self.data_dir.trim());
+        }
+        dirs::data_dir()
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join("inkling")
+    }
+
+    /// Points the data directory somewhere else (tests, `--data-dir`-like overrides).
+    pub fn set_data_dir(&mut self, dir: &Path) {
+        self.data_dir = dir.to_string_lossy().into_owned();
+    }
+
+    /// The SQLite database file.
+    pub fn database_path(&self) -> PathBuf {
+        self.data_dir().join("inkling.db")
+    }
+
+    /// The per-install API token file.
+    pub fn api_token_path(&self) -> PathBuf {
+        self.data_dir().join("api-token")
+    }
+
+    /// The service log directory.
+    pub fn logs_dir(&self) -> PathBuf {
+        self.data_dir().join("logs")
+    }
+}
+
+impl OllamaSettings {
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms)
+    }
+
+    pub fn health_interval(&self) -> Duration {
+        Duration::from_millis(self.health_interval_ms)
+    }
+}
+
+/// `~/.config/inkling/config.toml` on Linux.
+pub fn platform_config_file() -> Option<PathBuf> {
+    dirs::config_dir().map(|d| d.join("inkling").join("config.toml"))
+}
+
+/// `~/notes` → `$HOME/notes`; other paths are taken as they are.
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), dirs::home_dir()) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+/// The config crate's messages can span lines (TOML parse errors quote the source);
+/// start-up errors are one line.
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn load(pairs: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+        Settings::load_with_env(&UserFile::None, env(pairs))
+    }
+
+    fn write_file(contents: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, contents).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn the_embedded_defaults_load_with_no_file_and_no_environment() {
+        let s = load(&[]).unwrap();
+        assert_eq!(s.http.port, 7373);
+        assert_eq!(s.ollama.model, "llama3.2");
+        assert_eq!(
+            s.worker.unreachable_backoffs_ms,
+            vec![30_000, 60_000, 120_000, 240_000, 480_000, 900_000]
+        );
+        assert_eq!(s.worker.retry_backoffs_ms, vec![0, 30_000, 120_000]);
+        assert_eq!(s.worker.max_attempts, 3);
+        assert_eq!(s.ollama.health_interval_ms, 1000);
+        assert!(s.data_dir().ends_with("inkling"));
+    }
+
+    #[test]
+    fn environment_overrides_sections_top_level_keys_and_lists() {
+        let s = load(&[
+            ("INKLING_HTTP__PORT", "7900"),
+            ("INKLING_DATA_DIR", "/tmp/inkling-env"),
+            ("INKLING_OLLAMA__URL", "http://127.0.0.1:9"),
+            ("INKLING_WORKER__RETRY_BACKOFFS_MS", "0,5,10"),
+            ("INKLING_TELEMETRY__ENABLED", "false"),
+            ("UNRELATED", "x"),
+        ])
+        .unwrap();
+        assert_eq!(s.http.port, 7900);
+        assert_eq!(s.data_dir(), PathBuf::from("/tmp/inkling-env"));
+        assert_eq!(s.ollama.url, "http://127.0.0.1:9");
+        assert_eq!(s.worker.retry_backoffs_ms, vec![0, 5, 10]);
+        assert!(!s.telemetry.enabled);
+    }
+
+    #[test]
+    fn the_user_file_overrides_defaults_and_the_environment_overrides_the_file() {
+        let (_dir, path) = write_file("[http]\nport = 8000\n[ollama]\nmodel = \"qwen3\"\n");
+        let s = Settings::load_with_env(
+            &UserFile::Explicit(path),
+            env(&[("INKLING_HTTP__PORT", "8001")]),
+        )
+        .unwrap();
+        assert_eq!(s.ollama.model, "qwen3");
+        assert_eq!(s.http.port, 8001);
+        // Keys the file does not mention keep their defaults.
+        assert_eq!(s.ollama.request_timeout_ms, 120_000);
+    }
+
+    #[test]
+    fn a_missing_explicit_config_file_is_an_error_naming_the_file() {
+        let err = Settings::load_with_env(
+            &UserFile::Explicit("/nonexistent/inkling.toml".into()),
+            HashMap::new(),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("/nonexistent/inkling.toml"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn invalid_values_are_refused_with_a_one_line_message_naming_the_key() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("[http]\nport = \"abc\"\n", "http.port", "string port"),
+            ("[http]\nport = 70000\n", "http.port", "port out of range"),
+            (
+                "[worker]\nunreachable_backoffs_ms = [30000, -5]\n",
+                "worker.unreachable_backoffs_ms",
+                "negative backoff",
+            ),
+            (
+                "[worker]\nretry_backoffs_ms = []\n",
+                "worker.retry_backoffs_ms",
+                "empty list",
+            ),
+            (
+                "[worker]\nmax_attempts = 0\n",
+                "worker.max_attempts",
+                "zero attempts",
+            ),
+            (
+                "[ollama]\nurl = \"localhost:11434\"\n",
+                "ollama.url",
+                "url without scheme",
+            ),
+            ("locale = \"fr\"\n", "locale", "unknown locale"),
+            ("[log]\nlevel = \"loud\"\n", "log.level", "bad log level"),
+            ("[http]\nprot = 1\n", "prot", "unknown key"),
+        ];
+        for (toml, key, what) in cases {
+            let (_dir, path) = write_file(toml);
+            let err = Settings::load_with_env(&UserFile::Explicit(path), HashMap::new())
+                .expect_err(what)
+                .to_string();
+            assert!(
+                err.contains(key),
+                "{what}: message {err:?} does not name {key}"
+            );
+            assert!(
+                !err.contains('\n'),
+                "{what}: message {err:?} is not one line"
+            );
+        }
+    }
+
+    #[test]
+    fn an_invalid_environment_value_names_the_key() {
+        let err = load(&[("INKLING_HTTP__PORT", "abc")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("http.port"), "{err}");
+    }
+}

@@ -1,0 +1,164 @@
+//! The domain's nouns: a note, its AI status, a validated note body, list filters and
+//! the enrichment the AI adds. Plain data, no I/O.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+/// Where a note stands with the AI (SPEC §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AiStatus {
+    /// Waiting for enrichment; has exactly one `pending_jobs` row.
+    Pending,
+    /// Enriched: title, tags and summary are set.
+    Done,
+    /// Gave up after `worker.max_attempts` schema/other failures; `retry-failed` re-queues it.
+    Failed,
+}
+
+impl AiStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AiStatus::Pending => "pending",
+            AiStatus::Done => "done",
+            AiStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "pending" => Some(AiStatus::Pending),
+            "done" => Some(AiStatus::Done),
+            "failed" => Some(AiStatus::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// A stored note, as the API returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    pub id: String,
+    pub body: String,
+    pub title: Option<String>,
+    pub summary: Option<String>,
+    pub tags: Vec<String>,
+    pub ai_status: AiStatus,
+    pub ai_error: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub deleted_at: Option<String>,
+    pub kept_at: Option<String>,
+}
+
+/// Why a note body was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoteBodyError {
+    #[error("the note body is empty")]
+    Empty,
+    #[error("the note body is {size} bytes; the limit is {limit}")]
+    TooLarge { size: usize, limit: usize },
+}
+
+/// A note body that passed validation: not blank, within the size limit. Stored as typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteBody(String);
+
+impl NoteBody {
+    pub fn parse(body: String, limit: usize) -> Result<Self, NoteBodyError> {
+        if body.trim().is_empty() {
+            return Err(NoteBodyError::Empty);
+        }
+        if body.len() > limit {
+            return Err(NoteBodyError::TooLarge {
+                size: body.len(),
+                limit,
+            });
+        }
+        Ok(NoteBody(body))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Which notes a list shows (SPEC §4: status, tag, trash, expired; newest first; paged).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListFilter {
+    pub status: Option<AiStatus>,
+    pub tag: Option<String>,
+    /// `true`: the trash instead of the active notes.
+    pub trash: bool,
+    /// `true`: only expired notes (older than `expiry.days`, never kept).
+    pub expired: bool,
+    /// Page size; `None` means [`ListFilter::DEFAULT_LIMIT`].
+    pub limit: Option<u32>,
+    /// Keyset cursor: notes after (older than) the note with this id.
+    pub before: Option<String>,
+}
+
+impl ListFilter {
+    pub const DEFAULT_LIMIT: u32 = 50;
+    pub const MAX_LIMIT: u32 = 500;
+
+    pub fn effective_limit(&self) -> u32 {
+        self.limit
+            .unwrap_or(Self::DEFAULT_LIMIT)
+            .clamp(1, Self::MAX_LIMIT)
+    }
+}
+
+/// What the AI adds to a note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enrichment {
+    pub title: String,
+    pub tags: Vec<String>,
+    pub summary: String,
+}
+
+/// The one timestamp format of the database and the API: RFC 3339, UTC, milliseconds,
+/// `Z`. Fixed width, so text comparison in SQL orders timestamps correctly.
+pub fn timestamp(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blank_body_is_refused() {
+        assert_eq!(
+            NoteBody::parse(" \n\t".into(), 100),
+            Err(NoteBodyError::Empty)
+        );
+    }
+
+    #[test]
+    fn a_body_over_the_limit_is_refused_and_one_at_the_limit_is_kept_as_typed() {
+        assert!(matches!(
+            NoteBody::parse("abcd".into(), 3),
+            Err(NoteBodyError::TooLarge { size: 4, limit: 3 })
+        ));
+        assert_eq!(NoteBody::parse(" ab".into(), 3).unwrap().as_str(), " ab");
+    }
+
+    #[test]
+    fn timestamps_are_fixed_width_utc_with_milliseconds() {
+        let at = DateTime::parse_from_rfc3339("2026-01-02T03:04:05Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(timestamp(at), "2026-01-02T03:04:05.000Z");
+    }
+
+    #[test]
+    fn the_list_limit_is_clamped() {
+        let mut f = ListFilter::default();
+        assert_eq!(f.effective_limit(), 50);
+        f.limit = Some(0);
+        assert_eq!(f.effective_limit(), 1);
+        f.limit = Some(10_000);
+        assert_eq!(f.effective_limit(), 500);
+    }
+}

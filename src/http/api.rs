@@ -1,0 +1,125 @@
+//! The `/api` route handlers. Each one validates its input, sends one typed message,
+//! and shapes the reply; no business logic lives here.
+
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+
+use super::error::ApiError;
+use super::AppState;
+use crate::actors::repository::{CaptureNote, GetCounts, GetNote, ListNotes};
+use crate::domain::{AiStatus, ListFilter, NoteBody};
+
+/// `POST /api/notes` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureRequest {
+    pub body: String,
+}
+
+/// `POST /api/notes` → 201 with the stored note.
+pub async fn capture(
+    state: web::Data<AppState>,
+    request: web::Json<CaptureRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let body = NoteBody::parse(request.into_inner().body, state.max_body_bytes)?;
+    let note = state
+        .repository
+        .send(CaptureNote {
+            body,
+            now: state.clock.now(),
+        })
+        .await??;
+    tracing::info!(note_id = %note.id, "note captured");
+    Ok(HttpResponse::Created().json(note))
+}
+
+/// `GET /api/notes` query string.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    pub status: Option<String>,
+    pub tag: Option<String>,
+    #[serde(default)]
+    pub trash: bool,
+    #[serde(default)]
+    pub expired: bool,
+    pub limit: Option<u32>,
+    pub before: Option<String>,
+}
+
+impl TryFrom<ListQuery> for ListFilter {
+    type Error = ApiError;
+
+    fn try_from(q: ListQuery) -> Result<Self, ApiError> {
+        let status = match q.status.as_deref() {
+            None | Some("") => None,
+            Some(s) => Some(AiStatus::parse(s).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "unknown status \"{s}\": use pending, done or failed"
+                ))
+            })?),
+        };
+        Ok(ListFilter {
+            status,
+            tag: q.tag.filter(|t| !t.is_empty()),
+            trash: q.trash,
+            expired: q.expired,
+            limit: q.limit,
+            before: q.before.filter(|b| !b.is_empty()),
+        })
+    }
+}
+
+/// `GET /api/notes?status=&tag=&trash=&expired=&limit=&before=` → a JSON array.
+pub async fn list(
+    state: web::Data<AppState>,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let filter = ListFilter::try_from(query.into_inner())?;
+    let notes = state
+        .repository
+        .send(ListNotes {
+            filter,
+            now: state.clock.now(),
+        })
+        .await??;
+    Ok(HttpResponse::Ok().json(notes))
+}
+
+/// `GET /api/notes/{id}` → the note, or 404.
+pub async fn show(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let note = state
+        .repository
+        .send(GetNote {
+            id: id.into_inner(),
+        })
+        .await??;
+    Ok(HttpResponse::Ok().json(note))
+}
+
+/// `GET /api/status` → counts of pending, failed and expired notes.
+pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let counts = state
+        .repository
+        .send(GetCounts {
+            now: state.clock.now(),
+        })
+        .await??;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "counts": counts,
+    })))
+}
+
+/// Any known path with a method it does not take.
+pub async fn method_not_allowed() -> HttpResponse {
+    HttpResponse::MethodNotAllowed().json(serde_json::json!({ "error": "method not allowed" }))
+}
+
+/// Any unknown `/api` path.
+pub async fn not_found() -> HttpResponse {
+    HttpResponse::NotFound().json(serde_json::json!({ "error": "no such route" }))
+}

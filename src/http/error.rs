@@ -1,0 +1,102 @@
+//! `ApiError`: every way a route can fail, and the JSON error body `{"error": "..."}`
+//! with the status code each one maps to.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+
+use crate::domain::NoteBodyError;
+use crate::storage::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The request is malformed: bad JSON, wrong types, unknown fields, bad query.
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("missing or invalid API token: send `Authorization: Bearer <contents of the api-token file>`")]
+    Unauthorized,
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// The disk is full: nothing was written; the caller may try again later.
+    #[error("{0}")]
+    InsufficientStorage(String),
+    /// A part of the service is not running (e.g. stopping).
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("internal error: {0:#}")]
+    Unexpected(#[from] anyhow::Error),
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::InsufficientStorage(_) => StatusCode::INSUFFICIENT_STORAGE,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unexpected(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let ApiError::Unexpected(e) = self {
+            tracing::error!(error = %format!("{e:#}"), "request failed");
+        }
+        HttpResponse::build(self.status_code())
+            .json(serde_json::json!({ "error": self.to_string() }))
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound(_) => ApiError::NotFound(e.to_string()),
+            StoreError::Full(_) => ApiError::InsufficientStorage(e.to_string()),
+            other => ApiError::Unexpected(anyhow::Error::new(other)),
+        }
+    }
+}
+
+impl From<NoteBodyError> for ApiError {
+    fn from(e: NoteBodyError) -> Self {
+        match e {
+            NoteBodyError::Empty => ApiError::BadRequest(e.to_string()),
+            NoteBodyError::TooLarge { .. } => ApiError::PayloadTooLarge(e.to_string()),
+        }
+    }
+}
+
+impl From<actix::MailboxError> for ApiError {
+    fn from(e: actix::MailboxError) -> Self {
+        ApiError::Unavailable(format!("the service is stopping ({e})"))
+    }
+}
+
+/// Maps actix-web's JSON extractor errors to our JSON errors.
+pub fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {
+    use actix_web::error::JsonPayloadError as E;
+    match err {
+        E::OverflowKnownLength { length, limit } => ApiError::PayloadTooLarge(format!(
+            "the request body is {length} bytes; the limit is {limit}"
+        )),
+        E::Overflow { limit } => ApiError::PayloadTooLarge(format!(
+            "the request body is over the limit of {limit} bytes"
+        )),
+        E::ContentType => {
+            ApiError::UnsupportedMediaType("send the body as Content-Type: application/json".into())
+        }
+        E::Deserialize(e) => ApiError::BadRequest(format!("invalid JSON body: {e}")),
+        other => ApiError::BadRequest(format!("invalid request body: {other}")),
+    }
+}
+
+/// Maps actix-web's query-string extractor errors to our JSON errors.
+pub fn query_error(err: actix_web::error::QueryPayloadError) -> ApiError {
+    ApiError::BadRequest(format!("invalid query: {err}"))
+}

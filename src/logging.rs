@@ -1,0 +1,102 @@
+//! Service logs (`tracing`): where they go and which targets are shown.
+//!
+//! Not to be confused with the usage log (the JSONL event log of SPEC §7): this module
+//! only sets up diagnostics for the person running the service.
+//!
+//! Every actor logs each message it handles at `debug` under its own target
+//! (`inkling::actors::repository`, …), so one actor's mailbox is watched with
+//! `RUST_LOG=info,inkling::actors::repository=debug`. The filter is `RUST_LOG` when set,
+//! else `log.level` from the configuration. Directives are `target=level` pairs; the
+//! `Targets` filter is used rather than `EnvFilter` because it needs no regex engine
+//! and a service's log filter needs nothing more.
+
+use std::path::Path;
+use std::str::FromStr;
+
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::Layer;
+
+/// Parses a filter such as `info` or `warn,inkling::actors=debug`.
+pub fn parse_filter(directives: &str) -> Result<Targets, String> {
+    if directives.trim().is_empty() {
+        return Err("is empty; use a level such as \"info\"".into());
+    }
+    // `Targets` takes a bare word as a target name ("loud" would mean "everything from a
+    // module named loud"), which hides typos in a level; require `level` or
+    // `target=level` for every directive.
+    for directive in directives.split(',').map(str::trim) {
+        let level = directive
+            .rsplit_once('=')
+            .map_or(directive, |(_, level)| level);
+        if LevelFilter::from_str(level).is_err() {
+            return Err(format!(
+                "\"{directive}\" is not a level (error, warn, info, debug, trace, off) or target=level"
+            ));
+        }
+    }
+    Targets::from_str(directives.trim())
+        .map_err(|e| format!("\"{directives}\" is not a log filter ({e})"))
+}
+
+/// Installs the global subscriber: stderr, plus a daily-rotated file in `logs_dir` when
+/// given. Returns the guard that flushes the file writer; keep it alive until exit.
+///
+/// Must be called once per process; later calls are ignored (tests call it freely).
+pub fn init(level: &str, logs_dir: Option<&Path>) -> anyhow::Result<Option<WorkerGuard>> {
+    let directives = std::env::var("RUST_LOG").unwrap_or_else(|_| level.to_string());
+    let filter = parse_filter(&directives).map_err(|e| anyhow::anyhow!("log filter {e}"))?;
+
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_target(true)
+        .with_filter(filter.clone());
+
+    let (file_layer, guard) = match logs_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| anyhow::anyhow!("cannot create log dir {}: {e}", dir.display()))?;
+            let appender = tracing_appender::rolling::Builder::new()
+                .rotation(tracing_appender::rolling::Rotation::DAILY)
+                .filename_prefix("inkling")
+                .filename_suffix("log")
+                .max_log_files(14)
+                .build(dir)
+                .map_err(|e| anyhow::anyhow!("cannot open log file in {}: {e}", dir.display()))?;
+            let (writer, guard) = tracing_appender::non_blocking(appender);
+            let layer = tracing_subscriber::fmt::layer()
+                .with_writer(writer)
+                .with_ansi(false)
+                .with_target(true)
+                .with_filter(filter);
+            (Some(layer), Some(guard))
+        }
+        None => (None, None),
+    };
+
+    // An already-installed subscriber (a second call in tests) is not an error.
+    let _ = tracing_subscriber::registry()
+        .with(stderr)
+        .with(file_layer)
+        .try_init();
+    Ok(guard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_and_per_target_directives_parse() {
+        assert!(parse_filter("info").is_ok());
+        assert!(parse_filter("warn,inkling::actors::repository=debug").is_ok());
+    }
+
+    #[test]
+    fn an_unknown_level_or_an_empty_filter_is_refused() {
+        assert!(parse_filter("loud").is_err());
+        assert!(parse_filter("  ").is_err());
+    }
+}

@@ -1,0 +1,56 @@
+//! The `inkling` binary: parses the command line and hands over to the library.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use inkling::cli::{exit, run_client, Cli, Command};
+use inkling::clock::SystemClock;
+use inkling::configuration::Settings;
+use inkling::startup::Application;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let settings = match Settings::load(&cli.user_file()) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("inkling: invalid configuration: {e}");
+            return ExitCode::from(exit::USAGE_OR_CONFIG);
+        }
+    };
+    match cli.command {
+        None | Some(Command::Run) => run_service(settings),
+        Some(command) => ExitCode::from(run_client(command, &settings, cli.json)),
+    }
+}
+
+fn run_service(settings: Settings) -> ExitCode {
+    // Before the log file is opened inside it: the data dir holds the token and the
+    // notes, so it is made readable by its owner only.
+    if let Err(e) = inkling::startup::create_private_dir(&settings.data_dir()) {
+        eprintln!("inkling: {e:#}");
+        return ExitCode::from(exit::FAILURE);
+    }
+    let logs_dir = settings.log.file.then(|| settings.logs_dir());
+    let _log_guard = match inkling::logging::init(&settings.log.level, logs_dir.as_deref()) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("inkling: {e:#}");
+            return ExitCode::from(exit::FAILURE);
+        }
+    };
+    let outcome = actix_rt::System::new().block_on(async move {
+        Application::build(settings, Arc::new(SystemClock))
+            .await?
+            .run_until_stopped()
+            .await
+    });
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %format!("{e:#}"), "inkling stopped on an error");
+            eprintln!("inkling: {e:#}");
+            ExitCode::from(exit::FAILURE)
+        }
+    }
+}

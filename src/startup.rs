@@ -1,0 +1,121 @@
+//! `Application`: start-up and shutdown of the service.
+//!
+//! `build` prepares everything that can fail (data dir, token, database, listener)
+//! before anything runs, so a bad start stops with one clear error and nothing half
+//! started. `run_until_stopped` serves until SIGINT/SIGTERM (or a stop through
+//! [`Application::handle`]), then drains the actors. Shutdown, in order:
+//! 1. the HTTP server stops accepting, finishes the requests in hand (5 s at most);
+//! 2. the repository handles what is in its mailbox, then checkpoints the WAL;
+//! 3. `run_until_stopped` returns and the process exits 0.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::time::Duration;
+
+use actix::Addr;
+use actix_web::dev::{Server, ServerHandle};
+use actix_web::{web, App, HttpServer};
+use anyhow::Context;
+
+use crate::actors::repository::{Checkpoint, RepositoryActor};
+use crate::api_token;
+use crate::clock::SharedClock;
+use crate::configuration::Settings;
+use crate::http::{self, auth::ApiToken, AppState};
+use crate::storage::Store;
+
+/// How long in-flight requests get once a stop is asked for.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// A built, not yet running, service.
+pub struct Application {
+    port: u16,
+    server: Server,
+    repository: Addr<RepositoryActor>,
+}
+
+impl Application {
+    /// Builds the service from settings. Must be called inside an actix `System`.
+    pub async fn build(settings: Settings, clock: SharedClock) -> anyhow::Result<Self> {
+        let data_dir = settings.data_dir();
+        create_private_dir(&data_dir)?;
+        let token = api_token::load_or_create(&settings.api_token_path())?;
+
+        let db_path = settings.database_path();
+        let store = Store::open(&db_path, settings.expiry.days)
+            .with_context(|| format!("cannot open the database {}", db_path.display()))?;
+        let repository = RepositoryActor::start(store, db_path, settings.expiry.days);
+
+        // Loopback only: the API is for this desktop's user, never the network.
+        let address = format!("127.0.0.1:{}", settings.http.port);
+        let listener = TcpListener::bind(&address).with_context(|| {
+            format!("cannot listen on {address} (is another inkling, or another program, using the port? set http.port)")
+        })?;
+        let port = listener.local_addr()?.port();
+
+        let state = web::Data::new(AppState {
+            repository: repository.clone(),
+            clock,
+            max_body_bytes: settings.http.max_body_bytes,
+        });
+        let token = web::Data::new(ApiToken(token));
+        let max_body_bytes = settings.http.max_body_bytes;
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .app_data(token.clone())
+                .configure(|cfg| http::configure(cfg, max_body_bytes))
+        })
+        // One worker: requests only hop to actors, and a desktop service should be cheap
+        // when idle. SQLite's single writer is the bottleneck, not the HTTP thread.
+        .workers(1)
+        .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
+        .listen(listener)?
+        .run();
+        tracing::info!(%port, data_dir = %data_dir.display(), "inkling is listening on http://127.0.0.1:{port}");
+        Ok(Application {
+            port,
+            server,
+            repository,
+        })
+    }
+
+    /// The port actually bound (useful with `http.port = 0`).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// A handle that stops the service gracefully (`handle.stop(true)`).
+    pub fn handle(&self) -> ServerHandle {
+        self.server.handle()
+    }
+
+    /// Serves until stopped, then drains the actors (see the module docs).
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        self.server.await.context("the HTTP server failed")?;
+        tracing::info!("HTTP server stopped; draining the repository");
+        match self.repository.send(Checkpoint).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "final WAL checkpoint failed; data is safe in the WAL")
+            }
+            Err(e) => tracing::warn!(error = %e, "repository already stopped"),
+        }
+        tracing::info!("inkling stopped");
+        Ok(())
+    }
+}
+
+/// Creates the data dir readable by its owner only: it holds the token and the notes.
+pub fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder
+        .create(dir)
+        .with_context(|| format!("cannot create the data directory {}", dir.display()))
+}

@@ -1,0 +1,175 @@
+//! Schema migrations: `migrations/NNNN_name.sql`, embedded in the binary, applied in
+//! order at start-up.
+//!
+//! The applied version is `PRAGMA user_version` (the number of migrations applied).
+//! All pending migrations and the version bump run in ONE transaction: SQLite DDL is
+//! transactional, so a crash or an error mid-way leaves the database at its old
+//! version with its data untouched, and the next start tries again.
+
+use rusqlite::Connection;
+
+/// One migration: its file name (for messages) and its SQL.
+pub struct Migration {
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+/// Every migration, in order. Never edit one that has shipped: add a new file.
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        name: "0001_init.sql",
+        sql: include_str!("../../migrations/0001_init.sql"),
+    },
+    Migration {
+        name: "0002_pending_jobs_wait_reason.sql",
+        sql: include_str!("../../migrations/0002_pending_jobs_wait_reason.sql"),
+    },
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum MigrationError {
+    #[error(
+        "the database is at schema version {found}, newer than this build of inkling knows ({known}); \
+         run a newer inkling"
+    )]
+    TooNew { found: usize, known: usize },
+    #[error("migration {name} failed: {source}")]
+    Failed {
+        name: &'static str,
+        source: rusqlite::Error,
+    },
+    #[error("cannot read the schema version: {0}")]
+    Version(rusqlite::Error),
+}
+
+/// The schema version of an open database.
+pub fn current_version(conn: &Connection) -> Result<usize, MigrationError> {
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .map_err(MigrationError::Version)?;
+    Ok(usize::try_from(version).unwrap_or(0))
+}
+
+/// Brings the database up to `migrations.len()`. Returns how many were applied.
+pub fn migrate(conn: &mut Connection, migrations: &[Migration]) -> Result<usize, MigrationError> {
+    let found = current_version(conn)?;
+    if found > migrations.len() {
+        return Err(MigrationError::TooNew {
+            found,
+            known: migrations.len(),
+        });
+    }
+    let pending = &migrations[found..];
+    if pending.is_empty() {
+        return Ok(0);
+    }
+    let failed = |name| move |source| MigrationError::Failed { name, source };
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(failed("(begin)"))?;
+    for migration in pending {
+        tx.execute_batch(migration.sql)
+            .map_err(failed(migration.name))?;
+    }
+    tx.pragma_update(None, "user_version", migrations.len() as i64)
+        .map_err(failed("(version)"))?;
+    tx.commit().map_err(failed("(commit)"))?;
+    tracing::info!(
+        from = found,
+        to = migrations.len(),
+        "database schema migrated"
+    );
+    Ok(pending.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns(conn: &Connection, table: &str) -> Vec<String> {
+        let mut stmt = conn
+            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_fresh_database_gets_every_migration_and_its_version_recorded() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        assert_eq!(migrate(&mut conn, MIGRATIONS).unwrap(), MIGRATIONS.len());
+        assert_eq!(current_version(&conn).unwrap(), MIGRATIONS.len());
+        assert_eq!(migrate(&mut conn, MIGRATIONS).unwrap(), 0, "idempotent");
+    }
+
+    #[test]
+    fn a_database_made_by_migration_1_only_is_upgraded_with_its_data_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            migrate(&mut conn, &MIGRATIONS[..1]).unwrap();
+            conn.execute_batch(
+                "INSERT INTO notes (id, body, created_at, updated_at)
+                   VALUES ('n1', 'old thought', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+                 INSERT INTO pending_jobs (note_id, attempts, next_run_at, last_error)
+                   VALUES ('n1', 2, '2026-01-01T00:01:00.000Z', 'boom');",
+            )
+            .unwrap();
+            assert!(!columns(&conn, "pending_jobs").contains(&"wait_reason".to_string()));
+        }
+        let mut conn = Connection::open(&path).unwrap();
+        assert_eq!(
+            migrate(&mut conn, MIGRATIONS).unwrap(),
+            MIGRATIONS.len() - 1
+        );
+        assert!(columns(&conn, "pending_jobs").contains(&"wait_reason".to_string()));
+        let (body, attempts, error): (String, i64, String) = conn
+            .query_row(
+                "SELECT n.body, j.attempts, j.last_error FROM notes n JOIN pending_jobs j ON j.note_id = n.id",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            (body.as_str(), attempts, error.as_str()),
+            ("old thought", 2, "boom")
+        );
+    }
+
+    #[test]
+    fn a_failing_migration_leaves_the_database_at_its_old_version() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, &MIGRATIONS[..1]).unwrap();
+        let broken = [
+            Migration {
+                name: "0001_init.sql",
+                sql: MIGRATIONS[0].sql,
+            },
+            Migration {
+                name: "0002_ok.sql",
+                sql: "CREATE TABLE extra (x INTEGER);",
+            },
+            Migration {
+                name: "0003_broken.sql",
+                sql: "THIS IS NOT SQL;",
+            },
+        ];
+        let err = migrate(&mut conn, &broken).unwrap_err();
+        assert!(err.to_string().contains("0003_broken.sql"), "{err}");
+        assert_eq!(current_version(&conn).unwrap(), 1);
+        assert!(columns(&conn, "extra").is_empty(), "0002 was rolled back");
+    }
+
+    #[test]
+    fn a_database_from_a_newer_build_is_refused() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+        assert!(matches!(
+            migrate(&mut conn, MIGRATIONS),
+            Err(MigrationError::TooNew { found: 99, .. })
+        ));
+    }
+}

@@ -1,0 +1,546 @@
+//! `Store`: every repository operation of SPEC §4 as plain, synchronous rusqlite code.
+//!
+//! The `RepositoryActor` owns the one `Store` (the only writing connection) and only
+//! wires messages to these methods; keeping the SQL here makes it testable without an
+//! actor system. Every method takes `now` from the caller, so time is injectable.
+//!
+//! Invariants kept here (SPEC §1):
+//! - a `pending` note has exactly one `pending_jobs` row; `done`/`failed` notes have none
+//!   (every status change and its job row change share one transaction);
+//! - trashed notes are never due, counted, listed as active or retried. A trashed
+//!   pending note keeps its job row, so restoring it resumes the work.
+
+use std::path::Path;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, TransactionBehavior};
+
+use super::migrations::{self, MigrationError, MIGRATIONS};
+use crate::domain::{timestamp, AiStatus, Enrichment, ListFilter, Note, NoteBody};
+
+/// Why a repository operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no note with id {0}")]
+    NotFound(String),
+    /// `SQLITE_FULL`: the disk (or `max_page_count`) is full. Nothing was written.
+    #[error("the database is full; free some disk space ({0})")]
+    Full(rusqlite::Error),
+    #[error(transparent)]
+    Migration(#[from] MigrationError),
+    #[error("the database cannot be opened: {0}")]
+    Unavailable(String),
+    #[error("database error: {0}")]
+    Sqlite(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full(e),
+            _ => StoreError::Sqlite(e),
+        }
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Why a job is waiting (column `pending_jobs.wait_reason`, migration 0002).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitReason {
+    /// Parked because the provider was unreachable or timed out: runs as soon as the
+    /// provider is seen healthy.
+    Provider,
+    /// Waiting out its own retry delay after a schema/other failure: keeps its time.
+    Retry,
+}
+
+impl WaitReason {
+    fn as_str(self) -> &'static str {
+        match self {
+            WaitReason::Provider => "provider",
+            WaitReason::Retry => "retry",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "provider" => Some(WaitReason::Provider),
+            "retry" => Some(WaitReason::Retry),
+            _ => None,
+        }
+    }
+}
+
+/// A row of the durable AI queue, for an active (not trashed) pending note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    pub note_id: String,
+    pub body: String,
+    pub attempts: u32,
+    pub next_run_at: DateTime<Utc>,
+    pub last_error: Option<String>,
+    pub wait_reason: Option<WaitReason>,
+}
+
+/// The counts the status route and the inbox banners show.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct NoteCounts {
+    pub pending: u64,
+    pub failed: u64,
+    pub expired: u64,
+}
+
+const NOTE_COLUMNS: &str = "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
+     n.created_at, n.updated_at, n.deleted_at, n.kept_at";
+
+/// The one connection that writes.
+pub struct Store {
+    conn: Connection,
+    /// A note older than this that was never kept counts as expired.
+    expiry: Duration,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    pub fn open(path: &Path, expiry_days: u32) -> StoreResult<Self> {
+        let conn = Connection::open(path)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
+        Self::with_connection(conn, expiry_days)
+    }
+
+    /// An in-memory database (tests, benchmarks).
+    pub fn open_in_memory(expiry_days: u32) -> StoreResult<Self> {
+        Self::with_connection(Connection::open_in_memory()?, expiry_days)
+    }
+
+    fn with_connection(mut conn: Connection, expiry_days: u32) -> StoreResult<Self> {
+        // WAL: readers never block the writer, and a commit appends to the log instead
+        // of rewriting pages. synchronous=FULL: with WAL, every commit fsyncs the log, so a
+        // capture that returned 201 survives a power cut as well as kill -9; NORMAL would
+        // only survive a process crash. The cost is one fsync per commit (see
+        // docs/PERFORMANCE.md), affordable for a person typing notes.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", true)?;
+        // Another process (a backup tool, the sqlite3 shell) may hold a lock briefly.
+        conn.busy_timeout(Duration::from_secs(5))?;
+        migrations::migrate(&mut conn, MIGRATIONS)?;
+        Ok(Store {
+            conn,
+            expiry: Duration::from_secs(u64::from(expiry_days) * 24 * 60 * 60),
+        })
+    }
+
+    /// Direct access for tests and diagnostics (`EXPLAIN QUERY PLAN`).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn expired_before(&self, now: DateTime<Utc>) -> String {
+        let expiry = chrono::Duration::from_std(self.expiry).unwrap_or(chrono::Duration::MAX);
+        timestamp(
+            now.checked_sub_signed(expiry)
+                .unwrap_or(DateTime::<Utc>::MIN_UTC),
+        )
+    }
+
+    // ----- capture and reads -------------------------------------------------------
+
+    /// Stores a new pending note and its job row in one transaction. Durable on return.
+    pub fn capture(&mut self, body: &NoteBody, now: DateTime<Utc>) -> StoreResult<Note> {
+        let id = uuid::Uuid::now_v7().to_string();
+        let at = timestamp(now);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT INTO notes (id, body, ai_status, created_at, updated_at)
+             VALUES (?1, ?2, 'pending', ?3, ?3)",
+            params![id, body.as_str(), at],
+        )?;
+        tx.execute(
+            "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
+            params![id, at],
+        )?;
+        tx.commit()?;
+        Ok(Note {
+            id,
+            body: body.as_str().to_string(),
+            title: None,
+            summary: None,
+            tags: Vec::new(),
+            ai_status: AiStatus::Pending,
+            ai_error: None,
+            created_at: at.clone(),
+            updated_at: at,
+            deleted_at: None,
+            kept_at: None,
+        })
+    }
+
+    /// One note, trashed or not.
+    pub fn get(&self, id: &str) -> StoreResult<Note> {
+        self.conn
+            .query_row(
+                &format!("SELECT {NOTE_COLUMNS} FROM notes n WHERE n.id = ?1"),
+                [id],
+                note_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(id.to_string()))
+    }
+
+    /// Notes matching `filter`, newest first, one page.
+    pub fn list(&self, filter: &ListFilter, now: DateTime<Utc>) -> StoreResult<Vec<Note>> {
+        let mut sql = format!("SELECT {NOTE_COLUMNS} FROM notes n");
+        let mut args: Vec<Value> = Vec::new();
+        if let Some(tag) = &filter.tag {
+            sql.push_str(" JOIN note_tags t ON t.note_id = n.id AND t.tag = ?");
+            args.push(Value::Text(tag.clone()));
+        }
+        sql.push_str(if filter.trash {
+            " WHERE n.deleted_at IS NOT NULL"
+        } else {
+            " WHERE n.deleted_at IS NULL"
+        });
+        if let Some(status) = filter.status {
+            sql.push_str(" AND n.ai_status = ?");
+            args.push(Value::Text(status.as_str().into()));
+        }
+        if filter.expired {
+            sql.push_str(" AND n.created_at < ? AND n.kept_at IS NULL");
+            args.push(Value::Text(self.expired_before(now)));
+        }
+        if let Some(before) = &filter.before {
+            let cursor = self.get(before)?;
+            sql.push_str(" AND (n.created_at, n.id) < (?, ?)");
+            args.push(Value::Text(cursor.created_at));
+            args.push(Value::Text(cursor.id));
+        }
+        sql.push_str(" ORDER BY n.created_at DESC, n.id DESC LIMIT ?");
+        args.push(Value::Integer(i64::from(filter.effective_limit())));
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let notes = stmt
+            .query_map(params_from_iter(args), note_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(notes)
+    }
+
+    /// Ids of failed, active notes, most recently updated first.
+    pub fn find_failed_ids(&self) -> StoreResult<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id FROM notes WHERE ai_status = 'failed' AND deleted_at IS NULL
+             ORDER BY updated_at DESC",
+        )?;
+        let ids = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<Vec<String>, _>>()?;
+        Ok(ids)
+    }
+
+    pub fn count_failed(&self) -> StoreResult<u64> {
+        self.count_with_status(AiStatus::Failed)
+    }
+
+    pub fn count_pending(&self) -> StoreResult<u64> {
+        self.count_with_status(AiStatus::Pending)
+    }
+
+    fn count_with_status(&self, status: AiStatus) -> StoreResult<u64> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT COUNT(*) FROM notes WHERE ai_status = ?1 AND deleted_at IS NULL",
+            )?
+            .query_row([status.as_str()], |r| r.get::<_, i64>(0))? as u64)
+    }
+
+    /// Active notes older than `expiry.days` that were never kept.
+    pub fn count_expired(&self, now: DateTime<Utc>) -> StoreResult<u64> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT COUNT(*) FROM notes
+                 WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL",
+            )?
+            .query_row([self.expired_before(now)], |r| r.get::<_, i64>(0))? as u64)
+    }
+
+    /// Pending, failed and expired counts in one call (one actor round trip).
+    pub fn counts(&self, now: DateTime<Utc>) -> StoreResult<NoteCounts> {
+        Ok(NoteCounts {
+            pending: self.count_pending()?,
+            failed: self.count_failed()?,
+            expired: self.count_expired(now)?,
+        })
+    }
+
+    // ----- the AI queue ------------------------------------------------------------
+
+    /// Jobs of active notes whose `next_run_at` is at or before `now`, earliest first.
+    pub fn due_jobs(&self, now: DateTime<Utc>) -> StoreResult<Vec<Job>> {
+        self.jobs_where("j.next_run_at <= ?1", Some(timestamp(now)))
+    }
+
+    /// Every job of an active note (the worker's view after a restart), earliest first.
+    pub fn all_jobs(&self) -> StoreResult<Vec<Job>> {
+        self.jobs_where("1", None)
+    }
+
+    fn jobs_where(&self, condition: &str, arg: Option<String>) -> StoreResult<Vec<Job>> {
+        let sql = format!(
+            "SELECT j.note_id, n.body, j.attempts, j.next_run_at, j.last_error, j.wait_reason
+             FROM pending_jobs j JOIN notes n ON n.id = j.note_id
+             WHERE {condition} AND n.deleted_at IS NULL
+             ORDER BY j.next_run_at, j.note_id"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let map = |r: &Row| -> rusqlite::Result<Job> {
+            let at: String = r.get(3)?;
+            let wait: Option<String> = r.get(5)?;
+            Ok(Job {
+                note_id: r.get(0)?,
+                body: r.get(1)?,
+                attempts: r.get(2)?,
+                next_run_at: parse_timestamp(&at, 3)?,
+                last_error: r.get(4)?,
+                wait_reason: wait.as_deref().and_then(WaitReason::parse),
+            })
+        };
+        let jobs = match arg {
+            Some(a) => stmt.query_map([a], map)?.collect::<Result<Vec<_>, _>>()?,
+            None => stmt.query_map([], map)?.collect::<Result<Vec<_>, _>>()?,
+        };
+        Ok(jobs)
+    }
+
+    /// Every failed active note back to pending with a fresh job row, in ONE
+    /// transaction. Returns their ids (most recently updated first); empty writes nothing.
+    ///
+    /// The job insert is `INSERT OR IGNORE`: should a failed note somehow still have a
+    /// row, it is kept as it is rather than failing the whole retry (seed §3 race guard).
+    pub fn retry_all_failed(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
+        let at = timestamp(now);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let ids = {
+            let mut stmt = tx.prepare_cached(
+                "SELECT id FROM notes WHERE ai_status = 'failed' AND deleted_at IS NULL
+                 ORDER BY updated_at DESC",
+            )?;
+            let ids = stmt
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<Vec<String>, _>>()?;
+            ids
+        };
+        if ids.is_empty() {
+            return Ok(ids); // dropping the transaction rolls back: nothing written
+        }
+        tx.execute(
+            "INSERT OR IGNORE INTO pending_jobs (note_id, attempts, next_run_at)
+             SELECT id, 0, ?1 FROM notes WHERE ai_status = 'failed' AND deleted_at IS NULL",
+            [&at],
+        )?;
+        tx.execute(
+            "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?1
+             WHERE ai_status = 'failed' AND deleted_at IS NULL",
+            [&at],
+        )?;
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// Parks a job after an unreachable/timeout failure: sets `next_run_at`,
+    /// `last_error` (and marks it as waiting on the provider); never touches `attempts`.
+    pub fn set_next_run_at(
+        &mut self,
+        note_id: &str,
+        at: DateTime<Utc>,
+        last_error: &str,
+    ) -> StoreResult<()> {
+        let changed = self.conn.prepare_cached(
+            "UPDATE pending_jobs SET next_run_at = ?2, last_error = ?3, wait_reason = 'provider'
+             WHERE note_id = ?1",
+        )?
+        .execute(params![note_id, timestamp(at), last_error])?;
+        found(changed, note_id)
+    }
+
+    /// Counts a schema/other failure and schedules the next attempt. Returns the new
+    /// attempt count.
+    pub fn increment_job_attempt(
+        &mut self,
+        note_id: &str,
+        next_run_at: DateTime<Utc>,
+        last_error: &str,
+    ) -> StoreResult<u32> {
+        self.conn
+            .prepare_cached(
+                "UPDATE pending_jobs
+                 SET attempts = attempts + 1, next_run_at = ?2, last_error = ?3,
+                     wait_reason = ?4
+                 WHERE note_id = ?1 RETURNING attempts",
+            )?
+            .query_row(
+                params![
+                    note_id,
+                    timestamp(next_run_at),
+                    last_error,
+                    WaitReason::Retry.as_str()
+                ],
+                |r| r.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(note_id.to_string()))
+    }
+
+    /// Gives up on a note: status `failed` with its error, job row deleted, one transaction.
+    pub fn mark_ai_failed(
+        &mut self,
+        note_id: &str,
+        error: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let changed = tx.execute(
+            "UPDATE notes SET ai_status = 'failed', ai_error = ?2, updated_at = ?3
+             WHERE id = ?1 AND ai_status = 'pending'",
+            params![note_id, error, timestamp(now)],
+        )?;
+        tx.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
+        tx.commit()?;
+        found(changed, note_id)
+    }
+
+    /// Saves the AI's title, tags and summary: status `done`, job row deleted, one
+    /// transaction.
+    pub fn save_enrichment(
+        &mut self,
+        note_id: &str,
+        enrichment: &Enrichment,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let tags_json = serde_json::to_string(&enrichment.tags)
+            .map_err(|e| StoreError::Unavailable(format!("tags: {e}")))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let changed = tx.execute(
+            "UPDATE notes SET title = ?2, summary = ?3, tags = ?4, ai_status = 'done',
+                 ai_error = NULL, updated_at = ?5
+             WHERE id = ?1 AND ai_status = 'pending'",
+            params![
+                note_id,
+                enrichment.title,
+                enrichment.summary,
+                tags_json,
+                timestamp(now)
+            ],
+        )?;
+        if changed == 1 {
+            tx.execute("DELETE FROM note_tags WHERE note_id = ?1", [note_id])?;
+            let mut insert = tx
+                .prepare_cached("INSERT OR IGNORE INTO note_tags (tag, note_id) VALUES (?1, ?2)")?;
+            for tag in &enrichment.tags {
+                insert.execute(params![tag, note_id])?;
+            }
+        }
+        tx.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
+        tx.commit()?;
+        found(changed, note_id)
+    }
+
+    /// Folds the WAL into the database file (shutdown). The data is already durable;
+    /// this only keeps the `-wal` file from growing across runs.
+    pub fn checkpoint(&mut self) -> StoreResult<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
+    }
+
+    // ----- trash and expiry --------------------------------------------------------
+
+    /// Moves a note to the trash. Trashing a trashed note changes nothing.
+    pub fn trash(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Note> {
+        self.conn
+            .prepare_cached(
+                "UPDATE notes SET deleted_at = ?2, updated_at = ?2
+                 WHERE id = ?1 AND deleted_at IS NULL",
+            )?
+            .execute(params![note_id, timestamp(now)])?;
+        self.get(note_id)
+    }
+
+    /// Takes a note out of the trash; a pending one resumes with its job row.
+    pub fn restore(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Note> {
+        self.conn
+            .prepare_cached(
+                "UPDATE notes SET deleted_at = NULL, updated_at = ?2
+                 WHERE id = ?1 AND deleted_at IS NOT NULL",
+            )?
+            .execute(params![note_id, timestamp(now)])?;
+        self.get(note_id)
+    }
+
+    /// Keeps a note past expiry.
+    pub fn keep(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Note> {
+        self.conn
+            .prepare_cached("UPDATE notes SET kept_at = ?2, updated_at = ?2 WHERE id = ?1")?
+            .execute(params![note_id, timestamp(now)])?;
+        self.get(note_id)
+    }
+
+    /// Deletes for good the notes trashed before `older_than` (their job and tag rows
+    /// go with them). Returns how many.
+    pub fn purge_trash(&mut self, older_than: DateTime<Utc>) -> StoreResult<u64> {
+        let purged = self
+            .conn
+            .prepare_cached("DELETE FROM notes WHERE deleted_at IS NOT NULL AND deleted_at < ?1")?
+            .execute([timestamp(older_than)])?;
+        Ok(purged as u64)
+    }
+}
+
+fn found(changed: usize, note_id: &str) -> StoreResult<()> {
+    if changed == 0 {
+        Err(StoreError::NotFound(note_id.to_string()))
+    } else {
+        Ok(())
+    }
+}
+
+fn parse_timestamp(text: &str, column: usize) -> rusqlite::Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, e.into())
+        })
+}
+
+fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
+    let tags: String = r.get(4)?;
+    let status: String = r.get(5)?;
+    let conversion = |column, e: Box<dyn std::error::Error + Send + Sync>| {
+        rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, e)
+    };
+    Ok(Note {
+        id: r.get(0)?,
+        body: r.get(1)?,
+        title: r.get(2)?,
+        summary: r.get(3)?,
+        tags: serde_json::from_str(&tags).map_err(|e| conversion(4, e.into()))?,
+        ai_status: AiStatus::parse(&status)
+            .ok_or_else(|| conversion(5, format!("unknown ai_status {status}").into()))?,
+        ai_error: r.get(6)?,
+        created_at: r.get(7)?,
+        updated_at: r.get(8)?,
+        deleted_at: r.get(9)?,
+        kept_at: r.get(10)?,
+    })
+}
