@@ -38,9 +38,12 @@ CREATE INDEX pending_jobs_by_next_run ON pending_jobs (next_run_at);
 -- find_failed_ids and retry_all_failed read only this index.
 CREATE INDEX notes_active_by_status ON notes (ai_status, updated_at)
     WHERE deleted_at IS NULL;
--- Active notes newest first (lists, expiry: created_at < cutoff).
+-- Active notes newest first (lists and their keyset cursor).
 CREATE INDEX notes_active_by_created ON notes (created_at, id)
     WHERE deleted_at IS NULL;
+-- Notes that can expire (active, never kept), by age: count_expired reads only this.
+CREATE INDEX notes_expirable_by_created ON notes (created_at)
+    WHERE deleted_at IS NULL AND kept_at IS NULL;
 -- The trash, newest first, and the purge of old trash.
 CREATE INDEX notes_trashed_by_created ON notes (created_at, id)
     WHERE deleted_at IS NOT NULL;

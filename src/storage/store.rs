@@ -93,6 +93,28 @@ pub struct NoteCounts {
     pub expired: u64,
 }
 
+/// Ids of failed, active notes, most recently updated first.
+pub const FIND_FAILED_IDS_SQL: &str = "SELECT id FROM notes
+     WHERE ai_status = 'failed' AND deleted_at IS NULL ORDER BY updated_at DESC";
+/// Active notes with a status (?1).
+pub const COUNT_WITH_STATUS_SQL: &str =
+    "SELECT COUNT(*) FROM notes WHERE ai_status = ?1 AND deleted_at IS NULL";
+/// Active notes created before ?1 and never kept.
+pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
+     WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL";
+/// Jobs of active notes due at ?1, earliest first.
+pub const DUE_JOBS_SQL: &str =
+    "SELECT j.note_id, n.body, j.attempts, j.next_run_at, j.last_error, j.wait_reason
+     FROM pending_jobs j JOIN notes n ON n.id = j.note_id
+     WHERE j.next_run_at <= ?1 AND n.deleted_at IS NULL
+     ORDER BY j.next_run_at, j.note_id";
+/// Every job of an active note, earliest first.
+pub const ALL_JOBS_SQL: &str =
+    "SELECT j.note_id, n.body, j.attempts, j.next_run_at, j.last_error, j.wait_reason
+     FROM pending_jobs j JOIN notes n ON n.id = j.note_id
+     WHERE n.deleted_at IS NULL
+     ORDER BY j.next_run_at, j.note_id";
+
 const NOTE_COLUMNS: &str = "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
      n.created_at, n.updated_at, n.deleted_at, n.kept_at";
 
@@ -195,6 +217,20 @@ impl Store {
 
     /// Notes matching `filter`, newest first, one page.
     pub fn list(&self, filter: &ListFilter, now: DateTime<Utc>) -> StoreResult<Vec<Note>> {
+        let (sql, args) = self.list_query(filter, now)?;
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let notes = stmt
+            .query_map(params_from_iter(args), note_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(notes)
+    }
+
+    /// The SQL and arguments of [`Store::list`] (public for `EXPLAIN QUERY PLAN` tests).
+    pub fn list_query(
+        &self,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(String, Vec<Value>)> {
         let mut sql = format!("SELECT {NOTE_COLUMNS} FROM notes n");
         let mut args: Vec<Value> = Vec::new();
         if let Some(tag) = &filter.tag {
@@ -222,19 +258,21 @@ impl Store {
         }
         sql.push_str(" ORDER BY n.created_at DESC, n.id DESC LIMIT ?");
         args.push(Value::Integer(i64::from(filter.effective_limit())));
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let notes = stmt
-            .query_map(params_from_iter(args), note_from_row)?
+        Ok((sql, args))
+    }
+
+    /// `EXPLAIN QUERY PLAN` of a statement, one line per step (tests, diagnostics).
+    pub fn query_plan(&self, sql: &str, args: &[Value]) -> StoreResult<Vec<String>> {
+        let mut stmt = self.conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+        let steps = stmt
+            .query_map(params_from_iter(args.iter()), |r| r.get::<_, String>(3))?
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(notes)
+        Ok(steps)
     }
 
     /// Ids of failed, active notes, most recently updated first.
     pub fn find_failed_ids(&self) -> StoreResult<Vec<String>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id FROM notes WHERE ai_status = 'failed' AND deleted_at IS NULL
-             ORDER BY updated_at DESC",
-        )?;
+        let mut stmt = self.conn.prepare_cached(FIND_FAILED_IDS_SQL)?;
         let ids = stmt
             .query_map([], |r| r.get(0))?
             .collect::<Result<Vec<String>, _>>()?;
@@ -250,23 +288,20 @@ impl Store {
     }
 
     fn count_with_status(&self, status: AiStatus) -> StoreResult<u64> {
-        Ok(self
+        let count: i64 = self
             .conn
-            .prepare_cached(
-                "SELECT COUNT(*) FROM notes WHERE ai_status = ?1 AND deleted_at IS NULL",
-            )?
-            .query_row([status.as_str()], |r| r.get::<_, i64>(0))? as u64)
+            .prepare_cached(COUNT_WITH_STATUS_SQL)?
+            .query_row([status.as_str()], |r| r.get(0))?;
+        Ok(count as u64)
     }
 
     /// Active notes older than `expiry.days` that were never kept.
     pub fn count_expired(&self, now: DateTime<Utc>) -> StoreResult<u64> {
-        Ok(self
+        let count: i64 = self
             .conn
-            .prepare_cached(
-                "SELECT COUNT(*) FROM notes
-                 WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL",
-            )?
-            .query_row([self.expired_before(now)], |r| r.get::<_, i64>(0))? as u64)
+            .prepare_cached(COUNT_EXPIRED_SQL)?
+            .query_row([self.expired_before(now)], |r| r.get(0))?;
+        Ok(count as u64)
     }
 
     /// Pending, failed and expired counts in one call (one actor round trip).
@@ -282,38 +317,19 @@ impl Store {
 
     /// Jobs of active notes whose `next_run_at` is at or before `now`, earliest first.
     pub fn due_jobs(&self, now: DateTime<Utc>) -> StoreResult<Vec<Job>> {
-        self.jobs_where("j.next_run_at <= ?1", Some(timestamp(now)))
+        let mut stmt = self.conn.prepare_cached(DUE_JOBS_SQL)?;
+        let jobs = stmt
+            .query_map([timestamp(now)], job_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(jobs)
     }
 
     /// Every job of an active note (the worker's view after a restart), earliest first.
     pub fn all_jobs(&self) -> StoreResult<Vec<Job>> {
-        self.jobs_where("1", None)
-    }
-
-    fn jobs_where(&self, condition: &str, arg: Option<String>) -> StoreResult<Vec<Job>> {
-        let sql = format!(
-            "SELECT j.note_id, n.body, j.attempts, j.next_run_at, j.last_error, j.wait_reason
-             FROM pending_jobs j JOIN notes n ON n.id = j.note_id
-             WHERE {condition} AND n.deleted_at IS NULL
-             ORDER BY j.next_run_at, j.note_id"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let map = |r: &Row| -> rusqlite::Result<Job> {
-            let at: String = r.get(3)?;
-            let wait: Option<String> = r.get(5)?;
-            Ok(Job {
-                note_id: r.get(0)?,
-                body: r.get(1)?,
-                attempts: r.get(2)?,
-                next_run_at: parse_timestamp(&at, 3)?,
-                last_error: r.get(4)?,
-                wait_reason: wait.as_deref().and_then(WaitReason::parse),
-            })
-        };
-        let jobs = match arg {
-            Some(a) => stmt.query_map([a], map)?.collect::<Result<Vec<_>, _>>()?,
-            None => stmt.query_map([], map)?.collect::<Result<Vec<_>, _>>()?,
-        };
+        let mut stmt = self.conn.prepare_cached(ALL_JOBS_SQL)?;
+        let jobs = stmt
+            .query_map([], job_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(jobs)
     }
 
@@ -328,10 +344,7 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let ids = {
-            let mut stmt = tx.prepare_cached(
-                "SELECT id FROM notes WHERE ai_status = 'failed' AND deleted_at IS NULL
-                 ORDER BY updated_at DESC",
-            )?;
+            let mut stmt = tx.prepare_cached(FIND_FAILED_IDS_SQL)?;
             let ids = stmt
                 .query_map([], |r| r.get(0))?
                 .collect::<Result<Vec<String>, _>>()?;
@@ -464,6 +477,40 @@ impl Store {
         Ok(())
     }
 
+    /// Every breach of the SPEC §1 invariants, described; empty when all hold. Tests and
+    /// fault-injection runs call it after the fact.
+    pub fn invariant_violations(&self) -> StoreResult<Vec<String>> {
+        let checks = [
+            (
+                "pending notes without exactly one job row",
+                "SELECT COUNT(*) FROM notes n WHERE n.ai_status = 'pending'
+                   AND (SELECT COUNT(*) FROM pending_jobs j WHERE j.note_id = n.id) <> 1",
+            ),
+            (
+                "done or failed notes with a job row",
+                "SELECT COUNT(*) FROM pending_jobs j JOIN notes n ON n.id = j.note_id
+                 WHERE n.ai_status <> 'pending'",
+            ),
+            (
+                "job rows without a note",
+                "SELECT COUNT(*) FROM pending_jobs j
+                 WHERE NOT EXISTS (SELECT 1 FROM notes n WHERE n.id = j.note_id)",
+            ),
+            (
+                "failed notes without an error",
+                "SELECT COUNT(*) FROM notes WHERE ai_status = 'failed' AND ai_error IS NULL",
+            ),
+        ];
+        let mut violations = Vec::new();
+        for (what, sql) in checks {
+            let count: i64 = self.conn.query_row(sql, [], |r| r.get(0))?;
+            if count > 0 {
+                violations.push(format!("{count} {what}"));
+            }
+        }
+        Ok(violations)
+    }
+
     // ----- trash and expiry --------------------------------------------------------
 
     /// Moves a note to the trash. Trashing a trashed note changes nothing.
@@ -521,6 +568,19 @@ fn parse_timestamp(text: &str, column: usize) -> rusqlite::Result<DateTime<Utc>>
         .map_err(|e| {
             rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, e.into())
         })
+}
+
+fn job_from_row(r: &Row) -> rusqlite::Result<Job> {
+    let at: String = r.get(3)?;
+    let wait: Option<String> = r.get(5)?;
+    Ok(Job {
+        note_id: r.get(0)?,
+        body: r.get(1)?,
+        attempts: r.get(2)?,
+        next_run_at: parse_timestamp(&at, 3)?,
+        last_error: r.get(4)?,
+        wait_reason: wait.as_deref().and_then(WaitReason::parse),
+    })
 }
 
 fn note_from_row(r: &Row) -> rusqlite::Result<Note> {

@@ -1,0 +1,74 @@
+//! The client subcommands against a running service.
+
+use crate::helpers::{free_port, run_cli, ServiceProcess};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn capture_status_list_and_show_work_in_text_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start(dir.path(), port);
+
+    let captured = service.cli(&["capture", "first thought"]);
+    assert!(captured.status.success());
+    assert!(text(&captured.stdout).starts_with("captured "));
+    let from_stdin = run_cli(
+        dir.path(),
+        port,
+        &["--json", "capture", "-"],
+        Some("line one\nline two\n"),
+    );
+    assert!(from_stdin.status.success(), "{}", text(&from_stdin.stderr));
+    let note: serde_json::Value = serde_json::from_slice(&from_stdin.stdout).unwrap();
+    assert_eq!(note["body"], "line one\nline two\n");
+    assert_eq!(note["ai_status"], "pending");
+
+    let status = service.cli(&["status"]);
+    assert!(
+        text(&status.stdout).contains("2 pending, 0 failed, 0 expired"),
+        "{}",
+        text(&status.stdout)
+    );
+    let status_json: serde_json::Value =
+        serde_json::from_slice(&service.cli(&["status", "--json"]).stdout).unwrap();
+    assert_eq!(status_json["counts"]["pending"], 2);
+
+    let listed = text(&service.cli(&["list"]).stdout);
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    assert!(
+        listed.lines().next().unwrap().contains("line one"),
+        "newest first: {listed}"
+    );
+    let listed_json: serde_json::Value = serde_json::from_slice(
+        &service
+            .cli(&["list", "--json", "--status", "pending"])
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(listed_json.as_array().unwrap().len(), 2);
+    let none = text(&service.cli(&["list", "--status", "done"]).stdout);
+    assert_eq!(none.trim(), "no notes");
+
+    let id = note["id"].as_str().unwrap();
+    let shown = text(&service.cli(&["show", id]).stdout);
+    assert!(shown.contains("line two"), "{shown}");
+}
+
+#[test]
+fn refused_input_is_one_line_on_stderr_with_exit_status_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    for args in [
+        &["capture", "   "][..],
+        &["show", "nope"],
+        &["list", "--status", "bogus"],
+    ] {
+        let output = service.cli(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let message = text(&output.stderr);
+        assert_eq!(message.trim().lines().count(), 1, "{args:?}: {message}");
+    }
+}

@@ -1,0 +1,14 @@
+//! API and process tests: one test binary (zero2prod style).
+//!
+//! - `helpers`: `spawn_app()` (in-process service, random port, fresh data dir) and
+//!   `ServiceProcess` (the real binary, for signals, kill -9 and the CLI).
+//! - `notes`: capture, get, list, status over HTTP, and bad input.
+//! - `auth`: the token guard.
+//! - `process`: the binary: restart, SIGTERM, kill -9 under load, config errors.
+//! - `cli`: the client subcommands against a running service.
+
+mod auth;
+mod cli;
+mod helpers;
+mod notes;
+mod process;

@@ -1,0 +1,153 @@
+//! Capture, get, list and status over HTTP; bad input is refused and changes nothing.
+
+use serde_json::json;
+
+use crate::helpers::spawn_app;
+
+#[actix_rt::test]
+async fn capture_returns_201_with_a_pending_note_that_is_stored() {
+    let app = spawn_app().await;
+
+    let (status, note) = app
+        .post_json("/api/notes", &json!({ "body": "call the plumber" }))
+        .await;
+
+    assert_eq!(status, 201);
+    assert_eq!(note["body"], "call the plumber");
+    assert_eq!(note["ai_status"], "pending");
+    assert_eq!(note["created_at"], "2026-03-01T12:00:00.000Z");
+    let id = note["id"].as_str().unwrap();
+    let (status, fetched) = app.get(&format!("/api/notes/{id}")).await;
+    assert_eq!((status, &fetched), (200, &note));
+    assert_eq!(app.note_count_in_db(), 1);
+}
+
+#[actix_rt::test]
+async fn status_counts_pending_failed_and_expired_notes() {
+    let app = spawn_app().await;
+    app.capture("one").await;
+    app.capture("two").await;
+    app.clock.advance(chrono::Duration::days(31));
+    app.capture("three").await;
+
+    let (status, body) = app.get("/api/status").await;
+
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["counts"],
+        json!({ "pending": 3, "failed": 0, "expired": 2 })
+    );
+}
+
+#[actix_rt::test]
+async fn list_returns_notes_newest_first_and_filters_by_status() {
+    let app = spawn_app().await;
+    let first = app.capture("first").await;
+    app.clock.advance(chrono::Duration::seconds(1));
+    let second = app.capture("second").await;
+
+    let (status, notes) = app.get("/api/notes").await;
+    assert_eq!(status, 200);
+    let ids: Vec<&str> = notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            second["id"].as_str().unwrap(),
+            first["id"].as_str().unwrap()
+        ]
+    );
+
+    let (_, done) = app.get("/api/notes?status=done").await;
+    assert_eq!(done, json!([]));
+    let (status, body) = app.get("/api/notes?status=bogus").await;
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("bogus"));
+}
+
+#[actix_rt::test]
+async fn an_unknown_note_id_is_404_with_a_json_error() {
+    let app = spawn_app().await;
+    let (status, body) = app.get("/api/notes/does-not-exist").await;
+    assert_eq!(status, 404);
+    assert!(body["error"].as_str().unwrap().contains("does-not-exist"));
+}
+
+#[actix_rt::test]
+async fn bad_capture_input_gets_a_clear_4xx_and_stores_nothing() {
+    let app = spawn_app().await;
+    let cases: Vec<(&str, &str, Vec<u8>, u16)> = vec![
+        (
+            "malformed JSON",
+            "application/json",
+            b"{\"body\": ".to_vec(),
+            400,
+        ),
+        (
+            "wrong type",
+            "application/json",
+            br#"{"body": 42}"#.to_vec(),
+            400,
+        ),
+        ("missing field", "application/json", b"{}".to_vec(), 400),
+        (
+            "unknown field",
+            "application/json",
+            br#"{"body": "x", "tags": []}"#.to_vec(),
+            400,
+        ),
+        (
+            "empty body",
+            "application/json",
+            br#"{"body": "   "}"#.to_vec(),
+            400,
+        ),
+        (
+            "invalid UTF-8",
+            "application/json",
+            b"{\"body\": \"\xff\xfe\"}".to_vec(),
+            400,
+        ),
+        ("not JSON", "text/plain", b"hello".to_vec(), 415),
+        (
+            "over the limit",
+            "application/json",
+            serde_json::to_vec(&json!({ "body": "x".repeat(70_000) })).unwrap(),
+            413,
+        ),
+    ];
+    for (what, content_type, body, expected) in cases {
+        let (status, reply) = app.post_raw("/api/notes", content_type, body).await;
+        assert_eq!(status, expected, "{what}: {reply}");
+        assert!(
+            reply["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{what}: no JSON error in {reply}"
+        );
+    }
+    assert_eq!(app.note_count_in_db(), 0);
+}
+
+#[actix_rt::test]
+async fn a_wrong_method_is_405_and_an_unknown_route_404() {
+    let app = spawn_app().await;
+    let (status, _) = app.post_json("/api/status", &json!({})).await;
+    assert_eq!(status, 405);
+    let (status, _) = app.get("/api/nothing-here").await;
+    assert_eq!(status, 404);
+}
+
+#[actix_rt::test]
+async fn a_graceful_stop_keeps_every_captured_note() {
+    let app = spawn_app().await;
+    for i in 0..10 {
+        app.capture(&format!("note {i}")).await;
+    }
+
+    app.handle.stop(true).await;
+
+    assert_eq!(app.note_count_in_db(), 10);
+}

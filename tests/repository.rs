@@ -1,0 +1,590 @@
+//! The repository (SPEC §1, §4; seed §8 "Repo" rows): the store's operations, its
+//! invariants, its list filters, its index use, and the actor in front of it.
+
+use chrono::{DateTime, Duration, Utc};
+use inkling::actors::repository::{
+    CaptureNote, CountFailed, GetCounts, ListNotes, RepositoryActor, RequeueAllFailed,
+};
+use inkling::domain::{AiStatus, Enrichment, ListFilter, NoteBody};
+use inkling::storage::store::{
+    COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL, DUE_JOBS_SQL, FIND_FAILED_IDS_SQL,
+};
+use inkling::storage::{Store, StoreError, WaitReason};
+use rusqlite::types::Value;
+
+const EXPIRY_DAYS: u32 = 30;
+
+fn t0() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+fn store() -> Store {
+    Store::open_in_memory(EXPIRY_DAYS).unwrap()
+}
+
+fn body(text: &str) -> NoteBody {
+    NoteBody::parse(text.to_string(), 65536).unwrap()
+}
+
+/// Captures a note at `at` and returns its id.
+fn capture(store: &mut Store, text: &str, at: DateTime<Utc>) -> String {
+    store.capture(&body(text), at).unwrap().id
+}
+
+/// Captures a note and drives it to `failed` through the store's own operations.
+fn failed_note(store: &mut Store, text: &str, at: DateTime<Utc>) -> String {
+    let id = capture(store, text, at);
+    store.mark_ai_failed(&id, "schema: bad JSON", at).unwrap();
+    id
+}
+
+fn enrichment(tags: &[&str]) -> Enrichment {
+    Enrichment {
+        title: "A title".into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        summary: "A summary.".into(),
+    }
+}
+
+fn job_row(store: &Store, id: &str) -> Option<(u32, String, Option<String>)> {
+    store
+        .connection()
+        .query_row(
+            "SELECT attempts, next_run_at, last_error FROM pending_jobs WHERE note_id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .ok()
+}
+
+fn assert_invariants(store: &Store) {
+    assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+}
+
+// ----- capture ---------------------------------------------------------------------
+
+#[test]
+fn a_captured_note_is_pending_with_exactly_one_job_due_now() {
+    let mut store = store();
+    let note = store.capture(&body("buy milk"), t0()).unwrap();
+    assert_eq!(note.ai_status, AiStatus::Pending);
+    assert_eq!(store.get(&note.id).unwrap(), note);
+    let (attempts, next_run_at, last_error) = job_row(&store, &note.id).unwrap();
+    assert_eq!((attempts, last_error), (0, None));
+    assert_eq!(next_run_at, "2026-03-01T12:00:00.000Z");
+    assert_eq!(store.due_jobs(t0()).unwrap()[0].note_id, note.id);
+    assert_invariants(&store);
+}
+
+#[test]
+fn an_unknown_id_is_not_found() {
+    let mut store = store();
+    assert!(matches!(store.get("nope"), Err(StoreError::NotFound(_))));
+    assert!(matches!(
+        store.set_next_run_at("nope", t0(), "x"),
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.increment_job_attempt("nope", t0(), "x"),
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.trash("nope", t0()),
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+// ----- the seed's repository cases ---------------------------------------------------
+
+#[test]
+fn find_failed_ids_returns_only_failed_active_notes_newest_update_first() {
+    let mut store = store();
+    let older = failed_note(&mut store, "older failure", t0());
+    let newer = failed_note(&mut store, "newer failure", t0() + Duration::minutes(1));
+    let trashed = failed_note(&mut store, "trashed failure", t0());
+    store.trash(&trashed, t0()).unwrap();
+    capture(&mut store, "still pending", t0());
+    let done = capture(&mut store, "done", t0());
+    store
+        .save_enrichment(&done, &enrichment(&[]), t0())
+        .unwrap();
+
+    assert_eq!(store.find_failed_ids().unwrap(), vec![newer, older]);
+}
+
+#[test]
+fn count_failed_and_count_pending_count_active_notes_only() {
+    let mut store = store();
+    failed_note(&mut store, "f1", t0());
+    failed_note(&mut store, "f2", t0());
+    let trashed = failed_note(&mut store, "f3", t0());
+    store.trash(&trashed, t0()).unwrap();
+    capture(&mut store, "p1", t0());
+    let trashed_pending = capture(&mut store, "p2", t0());
+    store.trash(&trashed_pending, t0()).unwrap();
+
+    assert_eq!(store.count_failed().unwrap(), 2);
+    assert_eq!(store.count_pending().unwrap(), 1);
+}
+
+#[test]
+fn retry_all_failed_turns_every_failed_note_pending_with_a_fresh_job_in_one_go() {
+    let mut store = store();
+    let a = failed_note(&mut store, "a", t0());
+    let b = failed_note(&mut store, "b", t0() + Duration::seconds(1));
+    let now = t0() + Duration::hours(1);
+
+    let ids = store.retry_all_failed(now).unwrap();
+
+    assert_eq!(ids, vec![b.clone(), a.clone()]);
+    for id in [&a, &b] {
+        let note = store.get(id).unwrap();
+        assert_eq!(note.ai_status, AiStatus::Pending);
+        assert_eq!(note.ai_error, None);
+        assert_eq!(note.updated_at, "2026-03-01T13:00:00.000Z");
+        assert_eq!(
+            job_row(&store, id).unwrap(),
+            (0, "2026-03-01T13:00:00.000Z".into(), None)
+        );
+    }
+    assert_eq!(store.count_failed().unwrap(), 0);
+    assert_invariants(&store);
+}
+
+#[test]
+fn retry_all_failed_rolls_back_entirely_when_it_cannot_finish() {
+    let mut store = store();
+    let a = failed_note(&mut store, "a", t0());
+    let b = failed_note(&mut store, "b", t0());
+    // Sabotage: the second statement of the transaction (the status update) fails.
+    store
+        .connection()
+        .execute_batch(
+            "CREATE TRIGGER sabotage BEFORE UPDATE OF ai_status ON notes
+             BEGIN SELECT RAISE(ABORT, 'sabotaged'); END;",
+        )
+        .unwrap();
+
+    assert!(store.retry_all_failed(t0()).is_err());
+
+    // Nothing half-done: no job rows were left behind, both notes are still failed.
+    for id in [&a, &b] {
+        assert_eq!(store.get(id).unwrap().ai_status, AiStatus::Failed);
+        assert_eq!(job_row(&store, id), None);
+    }
+    assert_invariants(&store);
+}
+
+#[test]
+fn retry_all_failed_with_nothing_failed_returns_empty_and_writes_nothing() {
+    let mut store = store();
+    let pending = capture(&mut store, "p", t0());
+    let changes_before = store.connection().total_changes();
+
+    assert!(store
+        .retry_all_failed(t0() + Duration::hours(1))
+        .unwrap()
+        .is_empty());
+
+    assert_eq!(store.connection().total_changes(), changes_before);
+    assert_eq!(
+        store.get(&pending).unwrap().updated_at,
+        "2026-03-01T12:00:00.000Z"
+    );
+}
+
+#[test]
+fn retry_all_failed_keeps_an_existing_job_row_instead_of_failing() {
+    let mut store = store();
+    let id = failed_note(&mut store, "raced", t0());
+    // A job row a racing enqueue left behind (outside the invariants on purpose).
+    store
+        .connection()
+        .execute(
+            "INSERT INTO pending_jobs (note_id, attempts, next_run_at, last_error)
+             VALUES (?1, 2, '2026-03-01T12:05:00.000Z', 'earlier')",
+            [&id],
+        )
+        .unwrap();
+
+    assert_eq!(store.retry_all_failed(t0()).unwrap(), vec![id.clone()]);
+
+    assert_eq!(
+        job_row(&store, &id).unwrap(),
+        (2, "2026-03-01T12:05:00.000Z".into(), Some("earlier".into()))
+    );
+    assert_eq!(store.get(&id).unwrap().ai_status, AiStatus::Pending);
+    assert_invariants(&store);
+}
+
+#[test]
+fn set_next_run_at_changes_the_time_and_error_but_never_attempts() {
+    let mut store = store();
+    let id = capture(&mut store, "n", t0());
+    store
+        .increment_job_attempt(&id, t0() + Duration::seconds(30), "schema: x")
+        .unwrap();
+    store
+        .increment_job_attempt(&id, t0() + Duration::seconds(120), "schema: y")
+        .unwrap();
+
+    store
+        .set_next_run_at(&id, t0() + Duration::minutes(15), "unreachable: refused")
+        .unwrap();
+
+    assert_eq!(
+        job_row(&store, &id).unwrap(),
+        (
+            2,
+            "2026-03-01T12:15:00.000Z".into(),
+            Some("unreachable: refused".into())
+        )
+    );
+    let job = &store.all_jobs().unwrap()[0];
+    assert_eq!(job.wait_reason, Some(WaitReason::Provider));
+}
+
+#[test]
+fn increment_job_attempt_counts_and_marks_the_job_as_waiting_out_its_own_delay() {
+    let mut store = store();
+    let id = capture(&mut store, "n", t0());
+    assert_eq!(
+        store
+            .increment_job_attempt(&id, t0() + Duration::seconds(30), "schema: x")
+            .unwrap(),
+        1
+    );
+    let job = &store.all_jobs().unwrap()[0];
+    assert_eq!(
+        (job.attempts, job.wait_reason),
+        (1, Some(WaitReason::Retry))
+    );
+    assert!(
+        store.due_jobs(t0()).unwrap().is_empty(),
+        "not due before its time"
+    );
+    assert_eq!(
+        store.due_jobs(t0() + Duration::seconds(30)).unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn mark_ai_failed_sets_status_and_error_and_removes_the_job_together() {
+    let mut store = store();
+    let id = capture(&mut store, "n", t0());
+    store.mark_ai_failed(&id, "other: HTTP 500", t0()).unwrap();
+    let note = store.get(&id).unwrap();
+    assert_eq!(note.ai_status, AiStatus::Failed);
+    assert_eq!(note.ai_error.as_deref(), Some("other: HTTP 500"));
+    assert_eq!(job_row(&store, &id), None);
+    assert_invariants(&store);
+}
+
+#[test]
+fn save_enrichment_stores_the_output_marks_done_and_removes_the_job() {
+    let mut store = store();
+    let id = capture(&mut store, "n", t0());
+    store
+        .save_enrichment(&id, &enrichment(&["work", "ideas", "work"]), t0())
+        .unwrap();
+    let note = store.get(&id).unwrap();
+    assert_eq!(note.ai_status, AiStatus::Done);
+    assert_eq!(note.title.as_deref(), Some("A title"));
+    assert_eq!(note.summary.as_deref(), Some("A summary."));
+    assert_eq!(job_row(&store, &id), None);
+    let filter = ListFilter {
+        tag: Some("work".into()),
+        ..ListFilter::default()
+    };
+    assert_eq!(store.list(&filter, t0()).unwrap().len(), 1);
+    assert_invariants(&store);
+}
+
+// ----- trash: never processed, counted or retried ----------------------------------
+
+#[test]
+fn a_trashed_note_is_never_due_counted_listed_as_active_or_retried_until_restored() {
+    let mut store = store();
+    let pending = capture(&mut store, "pending", t0());
+    let failed = failed_note(&mut store, "failed", t0());
+    store.trash(&pending, t0()).unwrap();
+    store.trash(&failed, t0()).unwrap();
+
+    assert!(store.due_jobs(t0() + Duration::days(1)).unwrap().is_empty());
+    assert!(store.all_jobs().unwrap().is_empty());
+    assert_eq!(store.counts(t0()).unwrap().pending, 0);
+    assert_eq!(store.count_failed().unwrap(), 0);
+    assert!(store.list(&ListFilter::default(), t0()).unwrap().is_empty());
+    assert!(store.retry_all_failed(t0()).unwrap().is_empty());
+    assert_eq!(store.get(&failed).unwrap().ai_status, AiStatus::Failed);
+    let trash = ListFilter {
+        trash: true,
+        ..ListFilter::default()
+    };
+    assert_eq!(store.list(&trash, t0()).unwrap().len(), 2);
+    assert_invariants(&store);
+
+    store.restore(&pending, t0()).unwrap();
+    assert_eq!(store.due_jobs(t0()).unwrap()[0].note_id, pending);
+    assert_eq!(store.count_pending().unwrap(), 1);
+}
+
+#[test]
+fn purge_trash_deletes_only_old_trash_with_its_jobs_and_tags() {
+    let mut store = store();
+    let old = capture(&mut store, "old", t0());
+    let recent = capture(&mut store, "recent", t0());
+    let active = capture(&mut store, "active", t0());
+    store.trash(&old, t0()).unwrap();
+    store.trash(&recent, t0() + Duration::days(20)).unwrap();
+
+    let purged = store.purge_trash(t0() + Duration::days(10)).unwrap();
+
+    assert_eq!(purged, 1);
+    assert!(matches!(store.get(&old), Err(StoreError::NotFound(_))));
+    assert!(store.get(&recent).is_ok());
+    assert!(store.get(&active).is_ok());
+    assert_eq!(job_row(&store, &old), None);
+    assert_invariants(&store);
+}
+
+// ----- list filters and expiry -------------------------------------------------------
+
+#[test]
+fn lists_filter_by_status_tag_trash_and_expiry_newest_first() {
+    let mut store = store();
+    let old = capture(&mut store, "old", t0());
+    let old_kept = capture(&mut store, "old but kept", t0() + Duration::seconds(1));
+    store.keep(&old_kept, t0()).unwrap();
+    let tagged = capture(&mut store, "tagged", t0() + Duration::days(40));
+    store
+        .save_enrichment(&tagged, &enrichment(&["rust"]), t0() + Duration::days(40))
+        .unwrap();
+    let failed = failed_note(&mut store, "failed", t0() + Duration::days(41));
+    let trashed = capture(&mut store, "trashed", t0() + Duration::days(42));
+    store.trash(&trashed, t0() + Duration::days(42)).unwrap();
+    let now = t0() + Duration::days(45);
+
+    let ids = |filter: ListFilter| -> Vec<String> {
+        store
+            .list(&filter, now)
+            .unwrap()
+            .into_iter()
+            .map(|n| n.id)
+            .collect()
+    };
+    assert_eq!(
+        ids(ListFilter::default()),
+        vec![
+            failed.clone(),
+            tagged.clone(),
+            old_kept.clone(),
+            old.clone()
+        ]
+    );
+    assert_eq!(
+        ids(ListFilter {
+            status: Some(AiStatus::Failed),
+            ..Default::default()
+        }),
+        vec![failed.clone()]
+    );
+    assert_eq!(
+        ids(ListFilter {
+            tag: Some("rust".into()),
+            ..Default::default()
+        }),
+        vec![tagged.clone()]
+    );
+    assert_eq!(
+        ids(ListFilter {
+            trash: true,
+            ..Default::default()
+        }),
+        vec![trashed]
+    );
+    assert_eq!(
+        ids(ListFilter {
+            expired: true,
+            ..Default::default()
+        }),
+        vec![old.clone()],
+        "kept and recent notes are not expired"
+    );
+    assert_eq!(store.count_expired(now).unwrap(), 1);
+    assert_eq!(store.count_expired(t0() + Duration::days(29)).unwrap(), 0);
+}
+
+#[test]
+fn lists_page_with_a_keyset_cursor() {
+    let mut store = store();
+    let ids: Vec<String> = (0..5)
+        .map(|i| capture(&mut store, &format!("n{i}"), t0() + Duration::seconds(i)))
+        .collect();
+    let page = |before: Option<String>| -> Vec<String> {
+        let filter = ListFilter {
+            limit: Some(2),
+            before,
+            ..Default::default()
+        };
+        store
+            .list(&filter, t0())
+            .unwrap()
+            .into_iter()
+            .map(|n| n.id)
+            .collect()
+    };
+    let first = page(None);
+    assert_eq!(first, vec![ids[4].clone(), ids[3].clone()]);
+    let second = page(first.last().cloned());
+    assert_eq!(second, vec![ids[2].clone(), ids[1].clone()]);
+    let third = page(second.last().cloned());
+    assert_eq!(third, vec![ids[0].clone()]);
+}
+
+// ----- indexes -------------------------------------------------------------------
+
+/// Asserts the plan reads `table` through an index, never by a full scan.
+fn assert_uses_index(store: &Store, what: &str, sql: &str, args: &[Value]) {
+    let plan = store.query_plan(sql, args).unwrap();
+    let text = plan.join(" | ");
+    assert!(
+        plan.iter().any(|step| step.contains("USING INDEX")
+            || step.contains("USING COVERING INDEX")
+            || step.contains("USING PRIMARY KEY")),
+        "{what} uses no index: {text}"
+    );
+    assert!(
+        !plan
+            .iter()
+            .any(|step| step.starts_with("SCAN") && !step.contains("INDEX")),
+        "{what} scans a table: {text}"
+    );
+}
+
+#[test]
+fn counts_failed_ids_due_jobs_and_tag_lists_use_an_index() {
+    let mut store = store();
+    // Notes captured over 100 days, a few failed, the expiry cutoff 30 days back. The
+    // service never runs ANALYZE, so these are the plans it really gets.
+    for day in 0..100 {
+        for i in 0..5 {
+            let id = capture(
+                &mut store,
+                &format!("n{day}-{i}"),
+                t0() + Duration::days(day),
+            );
+            if i == 0 && day % 10 == 0 {
+                store.mark_ai_failed(&id, "x", t0()).unwrap();
+            } else if i < 4 {
+                store
+                    .save_enrichment(&id, &enrichment(&["t"]), t0())
+                    .unwrap();
+            }
+        }
+    }
+    let now = t0() + Duration::days(100);
+    let cutoff = Value::Text("2026-05-11T12:00:00.000Z".into());
+
+    assert_uses_index(
+        &store,
+        "count_failed",
+        COUNT_WITH_STATUS_SQL,
+        &[Value::Text("failed".into())],
+    );
+    assert_uses_index(&store, "find_failed_ids", FIND_FAILED_IDS_SQL, &[]);
+    assert_uses_index(&store, "count_expired", COUNT_EXPIRED_SQL, &[cutoff]);
+    assert_uses_index(
+        &store,
+        "due_jobs",
+        DUE_JOBS_SQL,
+        &[Value::Text(inkling::domain::timestamp(now))],
+    );
+    let by_tag = ListFilter {
+        tag: Some("rust".into()),
+        ..Default::default()
+    };
+    let (sql, args) = store.list_query(&by_tag, now).unwrap();
+    assert_uses_index(&store, "list by tag", &sql, &args);
+    let (sql, args) = store.list_query(&ListFilter::default(), now).unwrap();
+    assert_uses_index(&store, "list", &sql, &args);
+}
+
+// ----- a full disk -----------------------------------------------------------------
+
+#[test]
+fn a_full_database_refuses_a_capture_cleanly_and_recovers_when_space_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("inkling.db"), EXPIRY_DAYS).unwrap();
+    let kept = capture(&mut store, "before the disk filled", t0());
+    let pages: i64 = store
+        .connection()
+        .query_row("PRAGMA page_count", [], |r| r.get(0))
+        .unwrap();
+    store
+        .connection()
+        .pragma_update(None, "max_page_count", pages)
+        .unwrap();
+
+    let big = "x".repeat(60_000);
+    let err = store.capture(&body(&big), t0()).unwrap_err();
+
+    assert!(matches!(err, StoreError::Full(_)), "{err:?}");
+    assert_eq!(store.list(&ListFilter::default(), t0()).unwrap().len(), 1);
+    assert!(store.get(&kept).is_ok());
+    assert_invariants(&store);
+    store
+        .connection()
+        .pragma_update(None, "max_page_count", 1_000_000)
+        .unwrap();
+    assert!(store.capture(&body(&big), t0()).is_ok());
+    assert_invariants(&store);
+}
+
+// ----- the actor -------------------------------------------------------------------
+
+#[actix_rt::test]
+async fn the_actor_serves_every_message_in_order_from_its_own_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS);
+
+    let captures: Vec<_> = (0..100)
+        .map(|i| {
+            repository.send(CaptureNote {
+                body: body(&format!("note {i}")),
+                now: t0(),
+            })
+        })
+        .collect();
+    for reply in futures_util::future::join_all(captures).await {
+        reply.unwrap().unwrap();
+    }
+
+    let counts = repository
+        .send(GetCounts { now: t0() })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(counts.pending, 100);
+    assert_eq!(repository.send(CountFailed).await.unwrap().unwrap(), 0);
+    assert!(repository
+        .send(RequeueAllFailed { now: t0() })
+        .await
+        .unwrap()
+        .unwrap()
+        .is_empty());
+    let listed = repository
+        .send(ListNotes {
+            filter: ListFilter::default(),
+            now: t0(),
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(listed.len(), 50);
+}
