@@ -62,6 +62,12 @@ pub enum Command {
         /// The note's id.
         id: String,
     },
+    /// Send every failed note back to the AI now; prints how many.
+    RetryFailed,
+    /// Print the number of failed notes.
+    FailedCount,
+    /// Check Ollama now (and resume the AI work at once if it is back).
+    Recheck,
 }
 
 #[derive(Debug, Args)]
@@ -150,6 +156,8 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
                     count("failed"),
                     count("expired")
                 );
+                println!("ollama: {}", describe_health(&status["provider"]));
+                println!("worker: {}", describe_worker(&status["worker"]));
             }
         }
         Command::List(args) => {
@@ -174,6 +182,30 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
                 }
             }
         }
+        Command::RetryFailed => {
+            let reply: Value = client
+                .post("/api/inbox/retry-all-failed", &serde_json::json!({}))
+                .await?;
+            if json {
+                print_json(&reply);
+            } else {
+                println!("{}", reply["count"].as_u64().unwrap_or(0));
+            }
+        }
+        Command::FailedCount => {
+            let count: u64 = client.get("/api/inbox/failed-count").await?;
+            println!("{count}");
+        }
+        Command::Recheck => {
+            let health: Value = client
+                .post("/api/ollama/recheck", &serde_json::json!({}))
+                .await?;
+            if json {
+                print_json(&health);
+            } else {
+                println!("ollama: {}", describe_health(&health));
+            }
+        }
         Command::Show { id } => {
             let note: Note = client.get(&format!("/api/notes/{}", encode(&id))).await?;
             if json {
@@ -184,6 +216,44 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
         }
     }
     Ok(())
+}
+
+/// One line for the provider's health (`/api/status` `provider`, or a recheck).
+fn describe_health(health: &Value) -> String {
+    match health["state"].as_str() {
+        Some("ready") => "ready".into(),
+        Some("model_missing") => format!(
+            "running, but the model is not installed: run `ollama pull {}`",
+            health["model"].as_str().unwrap_or("MODEL")
+        ),
+        Some("not_running") => format!(
+            "not running ({})",
+            health["detail"].as_str().unwrap_or("no answer")
+        ),
+        _ => "not checked yet".into(),
+    }
+}
+
+/// One line for the worker's state.
+fn describe_worker(worker: &Value) -> String {
+    let queued = worker["queued"].as_u64().unwrap_or(0);
+    match worker["state"].as_str() {
+        Some("running") => format!(
+            "running note {} ({queued} queued)",
+            worker["note_id"].as_str().unwrap_or("?")
+        ),
+        Some("parked") => format!(
+            "waiting for Ollama until {} (backoff step {}, {queued} queued)",
+            worker["until"].as_str().unwrap_or("?"),
+            worker["step"].as_u64().unwrap_or(0)
+        ),
+        Some("waiting") => format!(
+            "next job due at {} ({queued} queued)",
+            worker["until"].as_str().unwrap_or("?")
+        ),
+        Some("starting") => "starting".into(),
+        _ => "idle".into(),
+    }
 }
 
 fn print_json<T: serde::Serialize>(value: &T) {

@@ -5,7 +5,11 @@
 //! - [`configuration`]: the `Settings` tree and its layers (embedded defaults, user
 //!   file, environment).
 //! - [`startup`]: `Application`, which builds the service and runs it until stopped.
-//! - [`actors`]: the actors; each owns one resource (the database, …).
+//! - [`services`]: the actor graph, started and wired in dependency order.
+//! - [`actors`]: the actors; each owns one resource (the database, the AI queue, …).
+//! - [`ai`]: the Ollama client, the enrichment schema, `classify_reason`, the retry policy.
+//! - [`events`]: notifications several actors hear (`FailedCountChanged`, …).
+//! - [`telemetry`]: the local usage log's event schema.
 //! - [`storage`]: the SQLite schema, migrations and repository operations.
 //! - [`http`]: the local API on 127.0.0.1.
 //! - [`domain`]: notes, statuses, validated bodies, filters.
@@ -14,13 +18,17 @@
 //! - [`api_token`], [`clock`]: the per-install token; injectable time.
 
 pub mod actors;
+pub mod ai;
 pub mod api_token;
 pub mod cli;
 pub mod client;
 pub mod clock;
 pub mod configuration;
 pub mod domain;
+pub mod events;
 pub mod http;
 pub mod logging;
+pub mod services;
 pub mod startup;
 pub mod storage;
+pub mod telemetry;

@@ -5,23 +5,27 @@
 //! started. `run_until_stopped` serves until SIGINT/SIGTERM (or a stop through
 //! [`Application::handle`]), then drains the actors. Shutdown, in order:
 //! 1. the HTTP server stops accepting, finishes the requests in hand (5 s at most);
-//! 2. the repository handles what is in its mailbox, then checkpoints the WAL;
+//! 2. the repository handles what is in its mailbox, then checkpoints the WAL; an
+//!    in-flight provider call is abandoned with the System: its job row is untouched
+//!    (still pending, attempts unchanged) and runs again after the next start;
 //! 3. `run_until_stopped` returns and the process exits 0.
 
 use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
-use actix::Addr;
+use std::rc::Rc;
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::{web, App, HttpServer};
 use anyhow::Context;
 
-use crate::actors::repository::{Checkpoint, RepositoryActor};
+use crate::actors::repository::Checkpoint;
+use crate::ai::ollama::OllamaClient;
 use crate::api_token;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
 use crate::http::{self, auth::ApiToken, AppState};
+use crate::services::Services;
 use crate::storage::Store;
 
 /// How long in-flight requests get once a stop is asked for.
@@ -31,7 +35,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 pub struct Application {
     port: u16,
     server: Server,
-    repository: Addr<RepositoryActor>,
+    services: Services,
 }
 
 impl Application {
@@ -44,7 +48,8 @@ impl Application {
         let db_path = settings.database_path();
         let store = Store::open(&db_path, settings.expiry.days)
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
-        let repository = RepositoryActor::start(store, db_path, settings.expiry.days);
+        let provider = Rc::new(OllamaClient::new(&settings.ollama));
+        let services = Services::start(&settings, clock.clone(), store, db_path, provider);
 
         // Loopback only: the API is for this desktop's user, never the network.
         let address = format!("127.0.0.1:{}", settings.http.port);
@@ -54,7 +59,7 @@ impl Application {
         let port = listener.local_addr()?.port();
 
         let state = web::Data::new(AppState {
-            repository: repository.clone(),
+            services: services.clone(),
             clock,
             max_body_bytes: settings.http.max_body_bytes,
         });
@@ -76,13 +81,18 @@ impl Application {
         Ok(Application {
             port,
             server,
-            repository,
+            services,
         })
     }
 
     /// The port actually bound (useful with `http.port = 0`).
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The running actors (tests drive and observe them directly).
+    pub fn services(&self) -> &Services {
+        &self.services
     }
 
     /// A handle that stops the service gracefully (`handle.stop(true)`).
@@ -94,7 +104,7 @@ impl Application {
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         self.server.await.context("the HTTP server failed")?;
         tracing::info!("HTTP server stopped; draining the repository");
-        match self.repository.send(Checkpoint).await {
+        match self.services.repository.send(Checkpoint).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, "final WAL checkpoint failed; data is safe in the WAL")

@@ -2,13 +2,23 @@
 //!
 //! | actor | file | owns |
 //! |---|---|---|
-//! | `RepositoryActor` | [`repository`] | the only writing SQLite connection |
+//! | `RepositoryActor` | [`repository`] | the only writing SQLite connection (own thread) |
+//! | `AiWorkerActor` | [`ai_worker`] | the in-memory queue, the outage step, the one wake-up timer |
+//! | `OllamaMonitorActor` | [`ollama_monitor`] | the provider's health and its check timer |
+//! | `InboxActor` | [`inbox`] | the use cases: capture, retry all failed |
+//! | `TelemetryActor` | [`telemetry`] | the usage log file |
+//! | `Hub` | [`hub`] | the subscribers of the shared notifications |
 //!
 //! Mailbox traffic: every handler logs the message it handled at `debug`, under the
 //! actor's own target (`inkling::actors::repository`, …), with the time it took, so
 //! `RUST_LOG=info,inkling::actors::repository=debug` shows one actor's mailbox.
 
+pub mod ai_worker;
+pub mod hub;
+pub mod inbox;
+pub mod ollama_monitor;
 pub mod repository;
+pub mod telemetry;
 
 /// Logs one handled message at `debug` under the calling module's target.
 ///

@@ -6,7 +6,10 @@ use serde::Deserialize;
 
 use super::error::ApiError;
 use super::AppState;
-use crate::actors::repository::{CaptureNote, GetCounts, GetNote, ListNotes};
+use crate::actors::ai_worker::GetWorkerStatus;
+use crate::actors::inbox::{Capture, RetryAllFailed};
+use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
+use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes};
 use crate::domain::{AiStatus, ListFilter, NoteBody};
 
 /// `POST /api/notes` body.
@@ -22,13 +25,7 @@ pub async fn capture(
     request: web::Json<CaptureRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = NoteBody::parse(request.into_inner().body, state.max_body_bytes)?;
-    let note = state
-        .repository
-        .send(CaptureNote {
-            body,
-            now: state.clock.now(),
-        })
-        .await??;
+    let note = state.services.inbox.send(Capture { body }).await??;
     tracing::info!(note_id = %note.id, "note captured");
     Ok(HttpResponse::Created().json(note))
 }
@@ -77,6 +74,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let filter = ListFilter::try_from(query.into_inner())?;
     let notes = state
+        .services
         .repository
         .send(ListNotes {
             filter,
@@ -92,6 +90,7 @@ pub async fn show(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let note = state
+        .services
         .repository
         .send(GetNote {
             id: id.into_inner(),
@@ -100,18 +99,42 @@ pub async fn show(
     Ok(HttpResponse::Ok().json(note))
 }
 
-/// `GET /api/status` → counts of pending, failed and expired notes.
+/// `GET /api/status` → counts of pending, failed and expired notes, the provider's
+/// health (`null` until the first check answers) and the worker's state.
 pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let counts = state
+    let services = &state.services;
+    let counts = services
         .repository
         .send(GetCounts {
             now: state.clock.now(),
         })
         .await??;
+    let provider = services.monitor.send(GetProviderHealth).await?;
+    let worker = services.worker.send(GetWorkerStatus).await?;
     Ok(HttpResponse::Ok().json(serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "counts": counts,
+        "provider": provider,
+        "worker": worker,
     })))
+}
+
+/// `GET /api/inbox/failed-count` → a JSON number.
+pub async fn failed_count(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let count = state.services.repository.send(CountFailed).await??;
+    Ok(HttpResponse::Ok().json(count))
+}
+
+/// `POST /api/inbox/retry-all-failed` → `{"count": n}`.
+pub async fn retry_all_failed(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let count = state.services.inbox.send(RetryAllFailed).await??;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "count": count })))
+}
+
+/// `POST /api/ollama/recheck` → the provider's health, checked now.
+pub async fn recheck(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let health = state.services.monitor.send(Recheck).await?;
+    Ok(HttpResponse::Ok().json(health))
 }
 
 /// Any known path with a method it does not take.

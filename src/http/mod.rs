@@ -9,16 +9,15 @@ pub mod api;
 pub mod auth;
 pub mod error;
 
-use actix::Addr;
 use actix_web::middleware::from_fn;
 use actix_web::web;
 
-use crate::actors::repository::RepositoryActor;
 use crate::clock::SharedClock;
+use crate::services::Services;
 
 /// What every route can reach.
 pub struct AppState {
-    pub repository: Addr<RepositoryActor>,
+    pub services: Services,
     pub clock: SharedClock,
     /// Largest note body, in bytes (`http.max_body_bytes`).
     pub max_body_bytes: usize,
@@ -48,6 +47,21 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
             .service(
                 web::resource("/notes/{id}")
                     .route(web::get().to(api::show))
+                    .default_service(web::to(api::method_not_allowed)),
+            )
+            .service(
+                web::resource("/inbox/failed-count")
+                    .route(web::get().to(api::failed_count))
+                    .default_service(web::to(api::method_not_allowed)),
+            )
+            .service(
+                web::resource("/inbox/retry-all-failed")
+                    .route(web::post().to(api::retry_all_failed))
+                    .default_service(web::to(api::method_not_allowed)),
+            )
+            .service(
+                web::resource("/ollama/recheck")
+                    .route(web::post().to(api::recheck))
                     .default_service(web::to(api::method_not_allowed)),
             )
             .default_service(web::to(api::not_found)),

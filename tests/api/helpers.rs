@@ -33,6 +33,8 @@ pub fn test_settings(data_dir: &Path, extra: &[(&str, &str)]) -> Settings {
         ("INKLING_HTTP__PORT".into(), "0".into()),
         ("INKLING_LOG__FILE".into(), "false".into()),
         ("INKLING_TRAY__ENABLED".into(), "false".into()),
+        // Nothing listens on the discard port: no test talks to a real Ollama.
+        ("INKLING_OLLAMA__URL".into(), "http://127.0.0.1:9".into()),
     ]);
     for (k, v) in extra {
         env.insert(k.to_string(), v.to_string());
@@ -257,7 +259,8 @@ fn inkling_command(data_dir: &Path, port: u16) -> Command {
         .env("XDG_CONFIG_HOME", data_dir.join("config-home"))
         .env("INKLING_DATA_DIR", data_dir)
         .env("INKLING_HTTP__PORT", port.to_string())
-        .env("INKLING_TRAY__ENABLED", "false");
+        .env("INKLING_TRAY__ENABLED", "false")
+        .env("INKLING_OLLAMA__URL", "http://127.0.0.1:9");
     command
 }
 

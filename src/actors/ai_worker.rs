@@ -1,0 +1,594 @@
+//! `AiWorkerActor`: works through the durable AI queue, one provider call at a time,
+//! with the retry policy of SPEC §3 (`crate::ai::policy`), and its messages.
+//!
+//! It owns the in-memory view of the queue (ids, attempts, times; bodies stay in the
+//! database), the worker-wide outage step, and the ONE wake-up timer:
+//!
+//! - when a job is due it runs; otherwise one `run_later` timer is set for the earliest
+//!   `next_run_at` and nothing else wakes the worker (no polling);
+//! - an unreachable/timeout failure parks the whole worker until `now + backoff(step)`
+//!   (one probe per wake-up); a schema/other failure only delays its own job, so other
+//!   due jobs go on (SPEC §3 deviation, "per-job waits");
+//! - a ready provider (health monitor, manual recheck, manual retry-all) cancels the
+//!   timer and resumes at once: jobs that were waiting on the outage become due, jobs
+//!   waiting out their own retry delay keep their time (SPEC §3 "instant resume").
+//!
+//! The provider call runs as a spawned future (`ctx.spawn`, not `ctx.wait`), so the
+//! mailbox stays responsive while a cold model loads. Failures come back to the
+//! actor as a typed [`JobFailed`] message carrying their [`FailureReason`].
+
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+use std::time::Instant;
+
+use actix::prelude::*;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::hub::Hub;
+use super::log_handled;
+use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
+use super::repository::{
+    CountFailed, GetNote, IncrementJobAttempt, LoadJobs, MarkAiFailed, RepositoryActor,
+    SaveEnrichment, SetNextRunAt,
+};
+use super::telemetry::{Emit, TelemetryActor};
+use crate::ai::policy::{decide, FailureDecision};
+use crate::ai::{classify_reason, EnrichmentProvider, FailureReason};
+use crate::clock::SharedClock;
+use crate::configuration::WorkerSettings;
+use crate::domain::{timestamp, AiStatus, Enrichment};
+use crate::events::{FailedCountChanged, NoteChanged, OllamaStatusChanged};
+use crate::storage::{Job, StoreError, WaitReason};
+use crate::telemetry::events::{AiDone, AiFailed, FailedReason, UsageEvent};
+
+/// New jobs: freshly captured or requeued notes, due at `at`.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Enqueue {
+    pub note_ids: Vec<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// The provider was seen healthy by hand (recheck, retry-all): resume at once.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct ResumeNow {
+    pub why: &'static str,
+}
+
+/// A provider call failed; the reason decides what happens to the job and the worker.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct JobFailed {
+    pub note_id: String,
+    pub reason: FailureReason,
+    pub error: String,
+}
+
+/// What the worker is doing, for `/api/status`.
+#[derive(Debug, Message)]
+#[rtype(result = "WorkerStatus")]
+pub struct GetWorkerStatus;
+
+/// The worker's state (SPEC §12: idle, running, parked until T at step S).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum WorkerState {
+    /// Loading the queue from the database.
+    Starting,
+    /// Nothing queued.
+    Idle,
+    /// A provider call (or its bookkeeping) is in flight for this note.
+    Running { note_id: String },
+    /// The provider is down: no call before `until`; `step` is the outage step.
+    Parked { until: String, step: usize },
+    /// Jobs are queued, none due before `until`.
+    Waiting { until: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WorkerStatus {
+    #[serde(flatten)]
+    pub state: WorkerState,
+    /// Jobs in the queue (including one in flight).
+    pub queued: usize,
+}
+
+/// The in-memory view of one job.
+#[derive(Debug, Clone)]
+struct QueuedJob {
+    attempts: u32,
+    next_run_at: DateTime<Utc>,
+    wait_reason: Option<WaitReason>,
+}
+
+/// How a provider call (with its reads around it) ended.
+enum CallOutcome {
+    /// The note is gone, trashed or no longer pending: drop the job.
+    Skipped,
+    Enriched {
+        enrichment: Enrichment,
+        latency_ms: u64,
+    },
+    Failed(JobFailed),
+    /// The database could not be read; try the job again later.
+    StoreFailed(String),
+}
+
+pub struct AiWorkerActor {
+    repository: Addr<RepositoryActor>,
+    provider: Rc<dyn EnrichmentProvider>,
+    monitor: Addr<OllamaMonitorActor>,
+    telemetry: Addr<TelemetryActor>,
+    hub: Addr<Hub>,
+    clock: SharedClock,
+    policy: WorkerSettings,
+    /// The queue: note id → job, and the same jobs ordered by (next_run_at, id).
+    jobs: HashMap<String, QueuedJob>,
+    order: BTreeSet<(DateTime<Utc>, String)>,
+    /// The note whose call (or bookkeeping) is in flight: at most one.
+    in_flight: Option<String>,
+    /// The one pending wake-up. actix's `cancel_future` cannot say whether a timer was
+    /// still pending (research/actix.md §3), so the handle is cleared when it fires.
+    wake: Option<SpawnHandle>,
+    /// Worker-wide park after an outage failure.
+    parked_until: Option<DateTime<Utc>>,
+    /// Consecutive unreachable/timeout failures (capped); reset by a success only.
+    outage_step: usize,
+    /// The queue has been loaded from the database.
+    loaded: bool,
+    /// The last health the monitor announced was "ready".
+    provider_ready: bool,
+}
+
+impl AiWorkerActor {
+    pub fn new(
+        repository: Addr<RepositoryActor>,
+        provider: Rc<dyn EnrichmentProvider>,
+        monitor: Addr<OllamaMonitorActor>,
+        telemetry: Addr<TelemetryActor>,
+        hub: Addr<Hub>,
+        clock: SharedClock,
+        policy: WorkerSettings,
+    ) -> Self {
+        AiWorkerActor {
+            repository,
+            provider,
+            monitor,
+            telemetry,
+            hub,
+            clock,
+            policy,
+            jobs: HashMap::new(),
+            order: BTreeSet::new(),
+            in_flight: None,
+            wake: None,
+            parked_until: None,
+            outage_step: 0,
+            loaded: false,
+            provider_ready: false,
+        }
+    }
+
+    // ----- the queue ---------------------------------------------------------------
+
+    fn upsert(&mut self, note_id: String, job: QueuedJob) {
+        if let Some(old) = self.jobs.get(&note_id) {
+            self.order.remove(&(old.next_run_at, note_id.clone()));
+        }
+        self.order.insert((job.next_run_at, note_id.clone()));
+        self.jobs.insert(note_id, job);
+    }
+
+    fn remove(&mut self, note_id: &str) {
+        if let Some(old) = self.jobs.remove(note_id) {
+            self.order.remove(&(old.next_run_at, note_id.to_string()));
+        }
+    }
+
+    fn reschedule_job(&mut self, note_id: &str, at: DateTime<Utc>, wait: Option<WaitReason>) {
+        if let Some(job) = self.jobs.get(note_id).cloned() {
+            self.upsert(
+                note_id.to_string(),
+                QueuedJob {
+                    next_run_at: at,
+                    wait_reason: wait,
+                    ..job
+                },
+            );
+        }
+    }
+
+    /// The provider is healthy: jobs parked by the outage are due now; jobs waiting
+    /// out their own retry delay keep their time. The outage step is kept until a real
+    /// success resets it.
+    fn resume(&mut self, why: &'static str, ctx: &mut Context<Self>) {
+        let now = self.clock.now();
+        let parked: Vec<String> = self
+            .jobs
+            .iter()
+            .filter(|(_, job)| job.wait_reason == Some(WaitReason::Provider) && job.next_run_at > now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in parked {
+            self.reschedule_job(&id, now, Some(WaitReason::Provider));
+        }
+        if self.parked_until.take().is_some() {
+            tracing::info!(why, "resuming: the provider is healthy again");
+        }
+        self.schedule(ctx);
+    }
+
+    // ----- scheduling --------------------------------------------------------------
+
+    fn cancel_wake(&mut self, ctx: &mut Context<Self>) {
+        if let Some(handle) = self.wake.take() {
+            ctx.cancel_future(handle);
+        }
+    }
+
+    fn wake_at(&mut self, at: DateTime<Utc>, ctx: &mut Context<Self>) {
+        let delay = (at - self.clock.now()).to_std().unwrap_or_default();
+        self.wake = Some(ctx.run_later(delay, |act, ctx| {
+            act.wake = None;
+            act.schedule(ctx);
+        }));
+    }
+
+    /// Runs the earliest due job, or sets the one timer for when one will be due.
+    fn schedule(&mut self, ctx: &mut Context<Self>) {
+        if !self.loaded || self.in_flight.is_some() {
+            return;
+        }
+        self.cancel_wake(ctx);
+        let now = self.clock.now();
+        if let Some(until) = self.parked_until {
+            if until > now {
+                self.wake_at(until, ctx);
+                return;
+            }
+            self.parked_until = None;
+        }
+        let Some((at, note_id)) = self.order.first().cloned() else {
+            return; // idle: nothing to wake up for
+        };
+        if at > now {
+            self.wake_at(at, ctx);
+            return;
+        }
+        self.start_call(note_id, ctx);
+    }
+
+    fn finish(&mut self, ctx: &mut Context<Self>) {
+        self.in_flight = None;
+        self.schedule(ctx);
+    }
+
+    // ----- one job -----------------------------------------------------------------
+
+    fn start_call(&mut self, note_id: String, ctx: &mut Context<Self>) {
+        self.in_flight = Some(note_id.clone());
+        tracing::debug!(%note_id, "calling the provider");
+        let repository = self.repository.clone();
+        let provider = self.provider.clone();
+        let id = note_id.clone();
+        let call = async move {
+            let note = match repository.send(GetNote { id: id.clone() }).await {
+                Ok(Ok(note)) => note,
+                Ok(Err(StoreError::NotFound(_))) => return CallOutcome::Skipped,
+                Ok(Err(e)) => return CallOutcome::StoreFailed(e.to_string()),
+                Err(e) => return CallOutcome::StoreFailed(e.to_string()),
+            };
+            if note.ai_status != AiStatus::Pending || note.deleted_at.is_some() {
+                return CallOutcome::Skipped;
+            }
+            let started = actix_rt::time::Instant::now();
+            match provider.enrich(&note.body).await {
+                Ok(enrichment) => CallOutcome::Enriched {
+                    enrichment,
+                    latency_ms: started.elapsed().as_millis() as u64,
+                },
+                Err(error) => CallOutcome::Failed(JobFailed {
+                    note_id: id,
+                    reason: classify_reason(&error),
+                    error: error.to_string(),
+                }),
+            }
+        };
+        ctx.spawn(
+            call.into_actor(self)
+                .map(move |outcome, act, ctx| act.call_ended(note_id, outcome, ctx)),
+        );
+    }
+
+    fn call_ended(&mut self, note_id: String, outcome: CallOutcome, ctx: &mut Context<Self>) {
+        match outcome {
+            CallOutcome::Skipped => {
+                tracing::debug!(%note_id, "job dropped: the note is no longer pending");
+                self.remove(&note_id);
+                self.finish(ctx);
+            }
+            CallOutcome::StoreFailed(error) => {
+                tracing::error!(%note_id, %error, "cannot read the note; trying again later");
+                let later = self.clock.now() + chrono::Duration::seconds(30);
+                let wait = self.jobs.get(&note_id).and_then(|j| j.wait_reason);
+                self.reschedule_job(&note_id, later, wait);
+                self.finish(ctx);
+            }
+            CallOutcome::Failed(failure) => ctx.notify(failure),
+            CallOutcome::Enriched {
+                enrichment,
+                latency_ms,
+            } => {
+                let save = SaveEnrichment {
+                    note_id: note_id.clone(),
+                    enrichment,
+                    now: self.clock.now(),
+                };
+                ctx.spawn(self.repository.send(save).into_actor(self).map(
+                    move |saved, act, ctx| {
+                        match saved {
+                            Ok(Ok(())) | Ok(Err(StoreError::NotFound(_))) => {
+                                if act.outage_step > 0 {
+                                    tracing::info!("provider answered; outage backoff reset");
+                                }
+                                act.outage_step = 0;
+                                act.remove(&note_id);
+                                act.telemetry
+                                    .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
+                                act.hub.do_send(NoteChanged {
+                                    note_id: note_id.clone(),
+                                });
+                                tracing::info!(%note_id, latency_ms, "note enriched");
+                            }
+                            Ok(Err(e)) => {
+                                // e.g. a full disk: the answer is lost, the job is not.
+                                tracing::error!(%note_id, error = %e, "cannot save the enrichment; trying again later");
+                                let later = act.clock.now() + chrono::Duration::seconds(30);
+                                act.reschedule_job(&note_id, later, None);
+                            }
+                            Err(e) => tracing::warn!(%note_id, error = %e, "repository gone"),
+                        }
+                        act.finish(ctx);
+                    },
+                ));
+            }
+        }
+    }
+}
+
+impl Actor for AiWorkerActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        ctx.spawn(self.repository.send(LoadJobs).into_actor(self).map(
+            |loaded, act, ctx| {
+                let jobs: Vec<Job> = match loaded {
+                    Ok(Ok(jobs)) => jobs,
+                    Ok(Err(e)) => {
+                        tracing::error!(error = %e, "cannot load the AI queue");
+                        Vec::new()
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "repository gone");
+                        Vec::new()
+                    }
+                };
+                let count = jobs.len();
+                for job in jobs {
+                    act.upsert(
+                        job.note_id,
+                        QueuedJob {
+                            attempts: job.attempts,
+                            next_run_at: job.next_run_at,
+                            wait_reason: job.wait_reason,
+                        },
+                    );
+                }
+                act.loaded = true;
+                tracing::info!(jobs = count, "AI queue loaded");
+                if act.provider_ready {
+                    act.resume("provider already healthy at start-up", ctx);
+                } else {
+                    act.schedule(ctx);
+                }
+            },
+        ));
+    }
+}
+
+impl Handler<Enqueue> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Enqueue, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        let count = msg.note_ids.len();
+        for note_id in msg.note_ids {
+            // A job already queued keeps its state (the repository's INSERT OR IGNORE
+            // kept its row too).
+            if !self.jobs.contains_key(&note_id) {
+                self.upsert(
+                    note_id,
+                    QueuedJob {
+                        attempts: 0,
+                        next_run_at: msg.at,
+                        wait_reason: None,
+                    },
+                );
+            }
+        }
+        tracing::debug!(count, "jobs enqueued");
+        self.schedule(ctx);
+        log_handled!("Enqueue", started, true);
+    }
+}
+
+impl Handler<ResumeNow> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: ResumeNow, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        self.resume(msg.why, ctx);
+        log_handled!("ResumeNow", started, true);
+    }
+}
+
+impl Handler<OllamaStatusChanged> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        self.provider_ready = msg.health.is_ready();
+        if self.provider_ready {
+            self.resume("the health monitor sees the provider ready", ctx);
+        }
+        log_handled!("OllamaStatusChanged", started, true);
+    }
+}
+
+impl Handler<JobFailed> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: JobFailed, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        let JobFailed {
+            note_id,
+            reason,
+            error,
+        } = msg;
+        let error = format!("{}: {error}", reason.as_str());
+        let attempts_before = self.jobs.get(&note_id).map_or(0, |j| j.attempts);
+        let now = self.clock.now();
+        let decision = decide(
+            reason,
+            self.outage_step,
+            attempts_before,
+            self.policy.max_attempts,
+            &self.policy.unreachable_backoffs_ms,
+            &self.policy.retry_backoffs_ms,
+        );
+        tracing::info!(%note_id, reason = reason.as_str(), %error, ?decision, "provider call failed");
+        match decision {
+            FailureDecision::ParkWorker { wait, next_step } => {
+                let until = now + chrono::Duration::from_std(wait).unwrap_or_default();
+                tracing::info!(until = %timestamp(until), step = self.outage_step,
+                    "provider unavailable; worker parked");
+                self.outage_step = next_step;
+                self.parked_until = Some(until);
+                self.reschedule_job(&note_id, until, Some(WaitReason::Provider));
+                self.monitor.do_send(SuspectDown);
+                let park = SetNextRunAt {
+                    note_id,
+                    at: until,
+                    last_error: error,
+                };
+                ctx.spawn(self.repository.send(park).into_actor(self).map(
+                    |stored, act, ctx| {
+                        if let Ok(Err(e)) = stored {
+                            tracing::warn!(error = %e, "cannot store the job's next run");
+                        }
+                        act.finish(ctx);
+                    },
+                ));
+            }
+            FailureDecision::RetryJobLater { wait, attempts } => {
+                let at = now + chrono::Duration::from_std(wait).unwrap_or_default();
+                if let Some(job) = self.jobs.get_mut(&note_id) {
+                    job.attempts = attempts;
+                }
+                self.reschedule_job(&note_id, at, Some(WaitReason::Retry));
+                let count = IncrementJobAttempt {
+                    note_id,
+                    next_run_at: at,
+                    last_error: error,
+                };
+                ctx.spawn(self.repository.send(count).into_actor(self).map(
+                    |stored, act, ctx| {
+                        if let Ok(Err(e)) = stored {
+                            tracing::warn!(error = %e, "cannot count the failed attempt");
+                        }
+                        act.finish(ctx);
+                    },
+                ));
+            }
+            FailureDecision::GiveUp { attempts } => {
+                let failed_reason = if reason == FailureReason::Schema {
+                    FailedReason::Schema
+                } else {
+                    FailedReason::Other
+                };
+                let mark = MarkAiFailed {
+                    note_id: note_id.clone(),
+                    error,
+                    now,
+                };
+                let repository = self.repository.clone();
+                let marked = async move {
+                    let marked = repository.send(mark).await;
+                    let count = repository.send(CountFailed).await;
+                    (marked, count)
+                };
+                ctx.spawn(marked.into_actor(self).map(move |(marked, count), act, ctx| {
+                    match marked {
+                        Ok(Ok(())) => {
+                            act.remove(&note_id);
+                            act.telemetry.do_send(Emit(UsageEvent::AiFailed(AiFailed {
+                                reason: failed_reason,
+                                attempts,
+                            })));
+                            act.hub.do_send(NoteChanged {
+                                note_id: note_id.clone(),
+                            });
+                            if let Ok(Ok(count)) = count {
+                                act.hub.do_send(FailedCountChanged { count });
+                            }
+                            tracing::info!(%note_id, attempts, "note marked failed");
+                        }
+                        Ok(Err(StoreError::NotFound(_))) => act.remove(&note_id),
+                        Ok(Err(e)) => {
+                            tracing::error!(%note_id, error = %e, "cannot mark the note failed; trying again later");
+                            let later = act.clock.now() + chrono::Duration::seconds(30);
+                            act.reschedule_job(&note_id, later, Some(WaitReason::Retry));
+                        }
+                        Err(e) => tracing::warn!(error = %e, "repository gone"),
+                    }
+                    act.finish(ctx);
+                }));
+            }
+        }
+        log_handled!("JobFailed", started, true);
+    }
+}
+
+impl Handler<GetWorkerStatus> for AiWorkerActor {
+    type Result = MessageResult<GetWorkerStatus>;
+
+    fn handle(&mut self, _: GetWorkerStatus, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let now = self.clock.now();
+        let state = if !self.loaded {
+            WorkerState::Starting
+        } else if let Some(note_id) = &self.in_flight {
+            WorkerState::Running {
+                note_id: note_id.clone(),
+            }
+        } else if let Some(until) = self.parked_until.filter(|u| *u > now) {
+            WorkerState::Parked {
+                until: timestamp(until),
+                step: self.outage_step,
+            }
+        } else if let Some((at, _)) = self.order.first() {
+            WorkerState::Waiting {
+                until: timestamp(*at),
+            }
+        } else {
+            WorkerState::Idle
+        };
+        log_handled!("GetWorkerStatus", started, true);
+        MessageResult(WorkerStatus {
+            state,
+            queued: self.jobs.len(),
+        })
+    }
+}

@@ -1,0 +1,146 @@
+//! `InboxActor`: the inbox use cases (the seed's CaptureService), and their messages.
+//!
+//! The HTTP API and the tray send the same typed messages here; each use case is a
+//! short sequence over the other actors:
+//! - `Capture`: store the note and its job (durable) → `note_captured` → enqueue;
+//! - `RetryAllFailed` (SPEC §5): requeue every failed note in one transaction → enqueue
+//!   each → `ai_retry_manual {failedCount}` and `FailedCountChanged`, only when at
+//!   least one note was requeued (zero is the "nothing happened" sentinel) → resume
+//!   the worker at once (a manual retry means "try now").
+
+use std::time::Instant;
+
+use actix::prelude::*;
+
+use super::ai_worker::{AiWorkerActor, Enqueue, ResumeNow};
+use super::hub::Hub;
+use super::log_handled;
+use super::repository::{CaptureNote, CountFailed, RepositoryActor, RequeueAllFailed};
+use super::telemetry::{Emit, TelemetryActor};
+use crate::clock::SharedClock;
+use crate::domain::{Note, NoteBody};
+use crate::events::{FailedCountChanged, NoteChanged};
+use crate::storage::{StoreError, StoreResult};
+use crate::telemetry::events::{AiRetryManual, NoFields, UsageEvent};
+
+/// Captures a note: durable when the reply arrives.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct Capture {
+    pub body: NoteBody,
+}
+
+/// Retries every failed note; replies with how many were requeued.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct RetryAllFailed;
+
+pub struct InboxActor {
+    repository: Addr<RepositoryActor>,
+    worker: Addr<AiWorkerActor>,
+    telemetry: Addr<TelemetryActor>,
+    hub: Addr<Hub>,
+    clock: SharedClock,
+}
+
+impl InboxActor {
+    pub fn new(
+        repository: Addr<RepositoryActor>,
+        worker: Addr<AiWorkerActor>,
+        telemetry: Addr<TelemetryActor>,
+        hub: Addr<Hub>,
+        clock: SharedClock,
+    ) -> Self {
+        InboxActor {
+            repository,
+            worker,
+            telemetry,
+            hub,
+            clock,
+        }
+    }
+}
+
+impl Actor for InboxActor {
+    type Context = Context<Self>;
+}
+
+fn mailbox(e: MailboxError) -> StoreError {
+    StoreError::Unavailable(format!("the repository is not running ({e})"))
+}
+
+impl Handler<Capture> for InboxActor {
+    type Result = ResponseFuture<StoreResult<Note>>;
+
+    fn handle(&mut self, msg: Capture, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let (repository, worker, telemetry, hub) = (
+            self.repository.clone(),
+            self.worker.clone(),
+            self.telemetry.clone(),
+            self.hub.clone(),
+        );
+        let now = self.clock.now();
+        log_handled!("Capture", started, true);
+        Box::pin(async move {
+            let note = repository
+                .send(CaptureNote {
+                    body: msg.body,
+                    now,
+                })
+                .await
+                .map_err(mailbox)??;
+            telemetry.do_send(Emit(UsageEvent::NoteCaptured(NoFields {})));
+            worker.do_send(Enqueue {
+                note_ids: vec![note.id.clone()],
+                at: now,
+            });
+            hub.do_send(NoteChanged {
+                note_id: note.id.clone(),
+            });
+            Ok(note)
+        })
+    }
+}
+
+impl Handler<RetryAllFailed> for InboxActor {
+    type Result = ResponseFuture<StoreResult<u64>>;
+
+    fn handle(&mut self, _: RetryAllFailed, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let (repository, worker, telemetry, hub) = (
+            self.repository.clone(),
+            self.worker.clone(),
+            self.telemetry.clone(),
+            self.hub.clone(),
+        );
+        let now = self.clock.now();
+        log_handled!("RetryAllFailed", started, true);
+        Box::pin(async move {
+            let ids = repository
+                .send(RequeueAllFailed { now })
+                .await
+                .map_err(mailbox)??;
+            let count = ids.len() as u64;
+            if count == 0 {
+                return Ok(0);
+            }
+            for note_id in &ids {
+                hub.do_send(NoteChanged {
+                    note_id: note_id.clone(),
+                });
+            }
+            worker.do_send(Enqueue { note_ids: ids, at: now });
+            worker.do_send(ResumeNow {
+                why: "manual retry of failed notes",
+            });
+            telemetry.do_send(Emit(UsageEvent::AiRetryManual(AiRetryManual {
+                failed_count: count,
+            })));
+            let failed = repository.send(CountFailed).await.map_err(mailbox)??;
+            hub.do_send(FailedCountChanged { count: failed });
+            tracing::info!(count, "failed notes requeued");
+            Ok(count)
+        })
+    }
+}

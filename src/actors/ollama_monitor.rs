@@ -1,0 +1,191 @@
+//! `OllamaMonitorActor`: the provider's health, and when to look at it (SPEC §6).
+//!
+//! - While the provider is not ready (not running, or the model is missing) it checks
+//!   every `ollama.health_interval_ms`: a loopback GET a second costs nothing and
+//!   bounds how long work waits after the provider returns.
+//! - While it is ready it does not poll; the worker reports a suspected outage
+//!   (`SuspectDown`) when a call fails as unreachable/timeout.
+//! - Every change is published as `OllamaStatusChanged`; a not-ready → ready change
+//!   also emits `ollama_recovered {downMs}`. The worker resumes on a ready status.
+//! - `Recheck` (tray, API, CLI) checks now, emits `ollama_recheck_manual`, and
+//!   announces the result even when unchanged, so a parked worker resumes at once.
+
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use actix::prelude::*;
+
+use super::hub::Hub;
+use super::log_handled;
+use super::telemetry::{Emit, TelemetryActor};
+use crate::ai::{EnrichmentProvider, ProviderHealth};
+use crate::events::OllamaStatusChanged;
+use crate::telemetry::events::{NoFields, OllamaRecovered, UsageEvent};
+
+/// Check now, by hand; replies with what the check found.
+#[derive(Debug, Message)]
+#[rtype(result = "ProviderHealth")]
+pub struct Recheck;
+
+/// A provider call just failed as unreachable/timeout: look again.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct SuspectDown;
+
+/// The last known health (`None` before the first check has answered).
+#[derive(Debug, Message)]
+#[rtype(result = "Option<ProviderHealth>")]
+pub struct GetProviderHealth;
+
+/// A finished health check (sent to itself).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+struct HealthChecked {
+    health: ProviderHealth,
+    announce: bool,
+}
+
+pub struct OllamaMonitorActor {
+    provider: Rc<dyn EnrichmentProvider>,
+    hub: Addr<Hub>,
+    telemetry: Addr<TelemetryActor>,
+    interval: Duration,
+    health: Option<ProviderHealth>,
+    /// When the provider was first seen not ready in the current outage (tokio's
+    /// clock, so tests on virtual time measure virtual outages).
+    down_since: Option<actix_rt::time::Instant>,
+    /// A check is in flight; another one would only repeat it.
+    checking: bool,
+    /// The next scheduled check.
+    next_check: Option<SpawnHandle>,
+}
+
+impl OllamaMonitorActor {
+    pub fn new(
+        provider: Rc<dyn EnrichmentProvider>,
+        hub: Addr<Hub>,
+        telemetry: Addr<TelemetryActor>,
+        interval: Duration,
+    ) -> Self {
+        OllamaMonitorActor {
+            provider,
+            hub,
+            telemetry,
+            interval,
+            health: None,
+            down_since: None,
+            checking: false,
+            next_check: None,
+        }
+    }
+
+    fn check_now(&mut self, ctx: &mut Context<Self>) {
+        if let Some(handle) = self.next_check.take() {
+            ctx.cancel_future(handle);
+        }
+        if self.checking {
+            return;
+        }
+        self.checking = true;
+        let check = self.provider.health();
+        ctx.spawn(check.into_actor(self).map(|health, _, ctx| {
+            ctx.notify(HealthChecked {
+                health,
+                announce: false,
+            });
+        }));
+    }
+
+    fn apply(&mut self, health: ProviderHealth, announce: bool, ctx: &mut Context<Self>) {
+        self.checking = false;
+        let changed = self.health.as_ref() != Some(&health);
+        let now = actix_rt::time::Instant::now();
+        if health.is_ready() {
+            if let Some(since) = self.down_since.take() {
+                let down_ms = now.duration_since(since).as_millis() as u64;
+                tracing::info!(down_ms, "Ollama is back");
+                self.telemetry
+                    .do_send(Emit(UsageEvent::OllamaRecovered(OllamaRecovered { down_ms })));
+            }
+        } else {
+            if self.down_since.is_none() {
+                self.down_since = Some(now);
+            }
+            // Keep looking until it is back.
+            if let Some(handle) = self.next_check.take() {
+                ctx.cancel_future(handle);
+            }
+            self.next_check = Some(ctx.run_later(self.interval, |act, ctx| {
+                act.next_check = None;
+                act.check_now(ctx);
+            }));
+        }
+        if changed {
+            tracing::info!(?health, "Ollama status changed");
+        }
+        self.health = Some(health.clone());
+        if changed || announce {
+            self.hub.do_send(OllamaStatusChanged { health });
+        }
+    }
+}
+
+impl Actor for OllamaMonitorActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        self.check_now(ctx);
+    }
+}
+
+impl Handler<Recheck> for OllamaMonitorActor {
+    type Result = ResponseActFuture<Self, ProviderHealth>;
+
+    fn handle(&mut self, _: Recheck, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        self.telemetry
+            .do_send(Emit(UsageEvent::OllamaRecheckManual(NoFields {})));
+        log_handled!("Recheck", started, true);
+        let check = self.provider.health();
+        Box::pin(check.into_actor(self).map(|health, act, ctx| {
+            if let Some(handle) = act.next_check.take() {
+                ctx.cancel_future(handle);
+            }
+            act.apply(health.clone(), true, ctx);
+            health
+        }))
+    }
+}
+
+impl Handler<SuspectDown> for OllamaMonitorActor {
+    type Result = ();
+
+    fn handle(&mut self, _: SuspectDown, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        // Already polling (not ready) or checking: that check will tell.
+        if self.next_check.is_none() && !self.checking {
+            self.check_now(ctx);
+        }
+        log_handled!("SuspectDown", started, true);
+    }
+}
+
+impl Handler<GetProviderHealth> for OllamaMonitorActor {
+    type Result = MessageResult<GetProviderHealth>;
+
+    fn handle(&mut self, _: GetProviderHealth, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        log_handled!("GetProviderHealth", started, true);
+        MessageResult(self.health.clone())
+    }
+}
+
+impl Handler<HealthChecked> for OllamaMonitorActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: HealthChecked, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        self.apply(msg.health, msg.announce, ctx);
+        log_handled!("HealthChecked", started, true);
+    }
+}

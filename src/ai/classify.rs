@@ -1,0 +1,275 @@
+//! What went wrong with a provider call ([`ProviderError`], plain data), and which
+//! retry rule it falls under ([`classify_reason`], SPEC §2).
+//!
+//! awc's errors are first turned into `ProviderError` (awc's types hold non-`Send`
+//! boxes and are not `Clone`; actors pass errors around as messages). The mapping
+//! follows the measured behaviour in research/actix.md §4 and the Ollama error
+//! catalogue in research/ollama-contract.md §4, §6.2.
+
+use std::io;
+
+use awc::error::{ConnectError, JsonPayloadError, PayloadError, SendRequestError};
+
+/// The four failure reasons of SPEC §2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailureReason {
+    /// No answer at all: refused, DNS failure, reset before the response, no route.
+    Unreachable,
+    /// Sent, but no complete answer in time; also 503 "busy" and a server-side load timeout.
+    Timeout,
+    /// A 200 answer whose content is not a valid enrichment.
+    Schema,
+    /// Everything else: 404 model missing, 500 runner crash, 4xx, unexpected answers.
+    Other,
+}
+
+impl FailureReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureReason::Unreachable => "unreachable",
+            FailureReason::Timeout => "timeout",
+            FailureReason::Schema => "schema",
+            FailureReason::Other => "other",
+        }
+    }
+
+    /// Unreachable and timeout mean "the provider cannot work now", not "this note is bad".
+    pub fn is_provider_outage(self) -> bool {
+        matches!(self, FailureReason::Unreachable | FailureReason::Timeout)
+    }
+}
+
+/// A failed provider call, as data.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    #[error("unreachable: {0}")]
+    Unreachable(String),
+    #[error("timed out: {0}")]
+    TimedOut(String),
+    /// A non-2xx status with the server's `error` message (or raw body).
+    #[error("HTTP {code}: {message}")]
+    Status { code: u16, message: String },
+    /// A 200 answer that is not a valid enrichment.
+    #[error("invalid answer: {0}")]
+    Invalid(String),
+    #[error("unexpected: {0}")]
+    Unexpected(String),
+}
+
+/// Ollama's text for a model load that stalled past `OLLAMA_LOAD_TIMEOUT` (old and new
+/// runner names): a cold-start timeout reported by the server.
+const LOAD_TIMEOUT_MARKERS: [&str; 2] = [
+    "timed out waiting for llama runner to start",
+    "timed out waiting for llama-server to start",
+];
+
+/// SPEC §2. Deliberate readings where the spec's words meet real failures:
+/// - 503 ("server busy") is `timeout`: up, but cannot take work now (SPEC says so);
+/// - a 500 whose message is Ollama's model-load timeout is `timeout`: it is the cold
+///   model load SPEC §2 names, reported by the server instead of seen by our clock;
+/// - 404 (model missing) is `other`, shown to the user with its fix by the monitor.
+pub fn classify_reason(error: &ProviderError) -> FailureReason {
+    match error {
+        ProviderError::Unreachable(_) => FailureReason::Unreachable,
+        ProviderError::TimedOut(_) => FailureReason::Timeout,
+        ProviderError::Status { code: 503, .. } => FailureReason::Timeout,
+        ProviderError::Status { code: 500, message }
+            if LOAD_TIMEOUT_MARKERS.iter().any(|m| message.contains(m)) =>
+        {
+            FailureReason::Timeout
+        }
+        ProviderError::Status { .. } => FailureReason::Other,
+        ProviderError::Invalid(_) => FailureReason::Schema,
+        ProviderError::Unexpected(_) => FailureReason::Other,
+    }
+}
+
+/// The connection went away under us (before a complete response).
+fn is_connection_drop(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::UnexpectedEof
+            | io::ErrorKind::NotConnected
+    )
+}
+
+impl ProviderError {
+    /// Sending the request or waiting for the response head failed.
+    pub fn from_send_error(error: &SendRequestError) -> Self {
+        use actix_web::error::ParseError;
+        let text = error.to_string();
+        match error {
+            SendRequestError::Connect(ConnectError::Timeout) => ProviderError::TimedOut(text),
+            // Refused, DNS (Resolver/NoRecords/Unresolved), Disconnected (accepted,
+            // then closed before answering), no route: no answer at all.
+            SendRequestError::Connect(_) => ProviderError::Unreachable(text),
+            SendRequestError::Timeout => ProviderError::TimedOut(text),
+            SendRequestError::Send(e) if is_connection_drop(e) => ProviderError::Unreachable(text),
+            SendRequestError::Response(ParseError::Incomplete) => ProviderError::Unreachable(text),
+            SendRequestError::Response(ParseError::Io(e)) if is_connection_drop(e) => {
+                ProviderError::Unreachable(text)
+            }
+            // Garbage instead of HTTP, a bad URL, …: not something waiting will fix.
+            _ => ProviderError::Unexpected(text),
+        }
+    }
+
+    /// Reading the response body failed.
+    pub fn from_payload_error(error: &PayloadError) -> Self {
+        let text = error.to_string();
+        match error {
+            PayloadError::Io(e) if e.kind() == io::ErrorKind::TimedOut => {
+                ProviderError::TimedOut(text)
+            }
+            PayloadError::Incomplete(_) => ProviderError::Unreachable(text),
+            PayloadError::Io(e) if is_connection_drop(e) => ProviderError::Unreachable(text),
+            PayloadError::Overflow => {
+                ProviderError::Invalid(format!("the answer is too large ({text})"))
+            }
+            _ => ProviderError::Unexpected(text),
+        }
+    }
+
+    /// `.json()` on a 200 answer failed.
+    pub fn from_json_error(error: &JsonPayloadError) -> Self {
+        match error {
+            JsonPayloadError::Payload(e) => Self::from_payload_error(e),
+            other => ProviderError::Invalid(other.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::error::ParseError;
+
+    fn reason_of_send(error: SendRequestError) -> FailureReason {
+        classify_reason(&ProviderError::from_send_error(&error))
+    }
+
+    fn io_error(kind: io::ErrorKind) -> io::Error {
+        io::Error::new(kind, "test")
+    }
+
+    #[test]
+    fn connection_refused_is_unreachable() {
+        let refused = SendRequestError::Connect(ConnectError::Io(io_error(
+            io::ErrorKind::ConnectionRefused,
+        )));
+        assert_eq!(reason_of_send(refused), FailureReason::Unreachable);
+    }
+
+    #[test]
+    fn a_dns_failure_is_unreachable() {
+        let dns = SendRequestError::Connect(ConnectError::Resolver(Box::new(io_error(
+            io::ErrorKind::NotFound,
+        ))));
+        assert_eq!(reason_of_send(dns), FailureReason::Unreachable);
+        assert_eq!(
+            reason_of_send(SendRequestError::Connect(ConnectError::NoRecords)),
+            FailureReason::Unreachable
+        );
+    }
+
+    #[test]
+    fn a_reset_before_the_response_is_unreachable() {
+        // awc reports "accepted, read the request, closed" as Disconnected.
+        assert_eq!(
+            reason_of_send(SendRequestError::Connect(ConnectError::Disconnected)),
+            FailureReason::Unreachable
+        );
+        assert_eq!(
+            reason_of_send(SendRequestError::Send(io_error(io::ErrorKind::ConnectionReset))),
+            FailureReason::Unreachable
+        );
+        assert_eq!(
+            reason_of_send(SendRequestError::Response(ParseError::Incomplete)),
+            FailureReason::Unreachable
+        );
+        let body_cut = PayloadError::Incomplete(Some(io_error(io::ErrorKind::ConnectionReset)));
+        assert_eq!(
+            classify_reason(&ProviderError::from_payload_error(&body_cut)),
+            FailureReason::Unreachable
+        );
+    }
+
+    #[test]
+    fn our_timeout_is_timeout() {
+        assert_eq!(reason_of_send(SendRequestError::Timeout), FailureReason::Timeout);
+        assert_eq!(
+            reason_of_send(SendRequestError::Connect(ConnectError::Timeout)),
+            FailureReason::Timeout
+        );
+        let body_stalled = PayloadError::Io(io_error(io::ErrorKind::TimedOut));
+        assert_eq!(
+            classify_reason(&ProviderError::from_payload_error(&body_stalled)),
+            FailureReason::Timeout
+        );
+    }
+
+    #[test]
+    fn busy_503_is_timeout() {
+        let busy = ProviderError::Status {
+            code: 503,
+            message: "server busy, please try again.  maximum pending requests exceeded".into(),
+        };
+        assert_eq!(classify_reason(&busy), FailureReason::Timeout);
+    }
+
+    #[test]
+    fn a_server_side_model_load_timeout_is_timeout() {
+        let load = ProviderError::Status {
+            code: 500,
+            message: "timed out waiting for llama runner to start - progress 0.00 - ".into(),
+        };
+        assert_eq!(classify_reason(&load), FailureReason::Timeout);
+    }
+
+    #[test]
+    fn invalid_json_and_wrong_fields_are_schema() {
+        let syntax = serde_json::from_str::<serde_json::Value>("{oops").unwrap_err();
+        assert_eq!(
+            classify_reason(&ProviderError::from_json_error(&JsonPayloadError::Deserialize(
+                syntax
+            ))),
+            FailureReason::Schema
+        );
+        assert_eq!(
+            classify_reason(&ProviderError::from_json_error(&JsonPayloadError::ContentType)),
+            FailureReason::Schema
+        );
+        let wrong_fields = ProviderError::Invalid("missing field `summary`".into());
+        assert_eq!(classify_reason(&wrong_fields), FailureReason::Schema);
+    }
+
+    #[test]
+    fn model_missing_404_is_other() {
+        let missing = ProviderError::Status {
+            code: 404,
+            message: "model 'llama3.2' not found".into(),
+        };
+        assert_eq!(classify_reason(&missing), FailureReason::Other);
+    }
+
+    #[test]
+    fn a_500_runner_crash_is_other() {
+        let crash = ProviderError::Status {
+            code: 500,
+            message: "model runner has unexpectedly stopped, this may be due to resource limitations".into(),
+        };
+        assert_eq!(classify_reason(&crash), FailureReason::Other);
+    }
+
+    #[test]
+    fn garbage_instead_of_http_is_other() {
+        assert_eq!(
+            reason_of_send(SendRequestError::Response(ParseError::Version)),
+            FailureReason::Other
+        );
+    }
+}

@@ -1,0 +1,306 @@
+//! `OllamaClient`: the awc client for Ollama's HTTP API (research/ollama-contract.md).
+//!
+//! - `enrich`: `POST /api/chat`, `"stream": false`, the enrichment schema as `format`,
+//!   temperature 0, a token cap. One overall deadline (`ollama.request_timeout_ms`) covers
+//!   connect, queueing, a cold model load, generation and reading the body; awc's own
+//!   5 s default would abort every cold start (and an aborted load restarts from zero).
+//! - `health`: `GET /api/tags`: is Ollama answering, and is the model pulled?
+
+use std::time::Duration;
+
+use awc::Client;
+use futures_util::future::LocalBoxFuture;
+use futures_util::FutureExt;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::enrichment::{format_schema, parse_enrichment, SYSTEM_PROMPT};
+use super::{EnrichmentProvider, ProviderError, ProviderHealth};
+use crate::configuration::OllamaSettings;
+use crate::domain::Enrichment;
+
+/// Answers larger than this are refused (a chat answer is a few hundred bytes).
+const MAX_ANSWER_BYTES: usize = 4 << 20;
+/// The health check is a cheap local GET; it must not hang the monitor.
+const HEALTH_TIMEOUT: Duration = Duration::from_secs(3);
+/// Connecting to a local server is instant when it runs; no need to wait long.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// Generation cap: enough for the JSON, and it stops a model that streams whitespace
+/// forever (contract F8).
+const MAX_OUTPUT_TOKENS: u32 = 512;
+
+/// A client for one Ollama server and model.
+#[derive(Clone)]
+pub struct OllamaClient {
+    http: Client,
+    base_url: String,
+    model: String,
+    request_timeout: Duration,
+}
+
+/// The parts of a non-streaming `/api/chat` answer that matter; unknown fields ignored.
+#[derive(Debug, Deserialize)]
+struct ChatResponse {
+    message: Option<ChatMessage>,
+    done: Option<bool>,
+    done_reason: Option<String>,
+    error: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChatMessage {
+    #[serde(default)]
+    content: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct TagsResponse {
+    models: Vec<TagsModel>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TagsModel {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    model: String,
+}
+
+impl OllamaClient {
+    pub fn new(settings: &OllamaSettings) -> Self {
+        let http = Client::builder()
+            // The overall deadline is applied around the whole call instead.
+            .disable_timeout()
+            .connector(awc::Connector::new().timeout(CONNECT_TIMEOUT))
+            .finish();
+        OllamaClient {
+            http,
+            base_url: settings.url.trim_end_matches('/').to_string(),
+            model: settings.model.clone(),
+            request_timeout: settings.request_timeout(),
+        }
+    }
+
+    async fn chat(self, body: String) -> Result<Enrichment, ProviderError> {
+        let request = json!({
+            "model": self.model,
+            "stream": false,
+            "messages": [
+                { "role": "system", "content": SYSTEM_PROMPT },
+                { "role": "user", "content": body },
+            ],
+            "format": format_schema(),
+            "options": { "temperature": 0, "num_predict": MAX_OUTPUT_TOKENS },
+        });
+        let url = format!("{}/api/chat", self.base_url);
+        let (status, bytes) = self.exchange(self.http.post(url).send_json(&request)).await?;
+        if !(200..300).contains(&status) {
+            return Err(ProviderError::Status {
+                code: status,
+                message: error_message(&bytes),
+            });
+        }
+        let answer: ChatResponse = serde_json::from_slice(&bytes)
+            .map_err(|e| ProviderError::Invalid(format!("the answer is not Ollama's JSON: {e}")))?;
+        check_chat_answer(answer)
+    }
+
+    /// Sends, then reads the whole body. Returns the status code and the body.
+    async fn exchange<S>(
+        &self,
+        sent: impl std::future::Future<
+            Output = Result<awc::ClientResponse<S>, awc::error::SendRequestError>,
+        >,
+    ) -> Result<(u16, actix_web::web::Bytes), ProviderError>
+    where
+        S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
+            + Unpin,
+    {
+        let mut response = sent
+            .await
+            .map_err(|e| ProviderError::from_send_error(&e))?;
+        let bytes = response
+            .body()
+            .limit(MAX_ANSWER_BYTES)
+            .await
+            .map_err(|e| ProviderError::from_payload_error(&e))?;
+        Ok((response.status().as_u16(), bytes))
+    }
+
+    async fn check_health(self) -> ProviderHealth {
+        let url = format!("{}/api/tags", self.base_url);
+        let exchange = self.exchange(self.http.get(&url).send());
+        let (status, bytes) = match actix_rt::time::timeout(HEALTH_TIMEOUT, exchange).await {
+            Err(_) => {
+                return ProviderHealth::NotRunning {
+                    detail: format!("no answer from {} within {HEALTH_TIMEOUT:?}", self.base_url),
+                }
+            }
+            Ok(Err(e)) => {
+                return ProviderHealth::NotRunning {
+                    detail: format!("cannot reach Ollama at {}: {e}", self.base_url),
+                }
+            }
+            Ok(Ok(answer)) => answer,
+        };
+        let tags: Option<TagsResponse> = (status == 200)
+            .then(|| serde_json::from_slice(&bytes).ok())
+            .flatten();
+        match tags {
+            None => ProviderHealth::NotRunning {
+                detail: format!(
+                    "{} answered HTTP {status}, not like Ollama; check ollama.url",
+                    self.base_url
+                ),
+            },
+            Some(tags)
+                if tags
+                    .models
+                    .iter()
+                    .any(|m| same_model(&m.name, &self.model) || same_model(&m.model, &self.model)) =>
+            {
+                ProviderHealth::Ready
+            }
+            Some(_) => ProviderHealth::ModelMissing {
+                model: self.model.clone(),
+            },
+        }
+    }
+}
+
+impl EnrichmentProvider for OllamaClient {
+    fn enrich(&self, body: &str) -> LocalBoxFuture<'static, Result<Enrichment, ProviderError>> {
+        let deadline = self.request_timeout;
+        let call = self.clone().chat(body.to_string());
+        async move {
+            actix_rt::time::timeout(deadline, call)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ProviderError::TimedOut(format!(
+                        "no complete answer within {} ms",
+                        deadline.as_millis()
+                    )))
+                })
+        }
+        .boxed_local()
+    }
+
+    fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
+        self.clone().check_health().boxed_local()
+    }
+}
+
+/// Checks an answer's envelope before its content (contract §6.2, "schema").
+fn check_chat_answer(answer: ChatResponse) -> Result<Enrichment, ProviderError> {
+    if let Some(error) = answer.error {
+        // An error line with a 200 status (a runner failure mid-answer).
+        return Err(ProviderError::Status {
+            code: 500,
+            message: error,
+        });
+    }
+    if answer.done != Some(true) {
+        return Err(ProviderError::Invalid(
+            "the answer is incomplete (no \"done\": true)".into(),
+        ));
+    }
+    match answer.done_reason.as_deref() {
+        Some("length") => {
+            return Err(ProviderError::Invalid(
+                "the answer was cut off at the token limit".into(),
+            ))
+        }
+        Some("load") | Some("unload") => {
+            return Err(ProviderError::Invalid(
+                "the model only loaded and generated nothing".into(),
+            ))
+        }
+        _ => {}
+    }
+    let content = answer.message.map(|m| m.content).unwrap_or_default();
+    parse_enrichment(&content).map_err(ProviderError::Invalid)
+}
+
+/// The `error` of an Ollama JSON error body, else the raw text.
+fn error_message(bytes: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(bytes)
+        .ok()
+        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(String::from))
+        .unwrap_or_else(|| String::from_utf8_lossy(bytes).trim().to_string())
+}
+
+/// Ollama lists names with a tag (`llama3.2:latest`) and matches case-insensitively.
+fn same_model(listed: &str, wanted: &str) -> bool {
+    fn normalise(name: &str) -> String {
+        let name = name.to_lowercase();
+        if name.contains(':') {
+            name
+        } else {
+            format!("{name}:latest")
+        }
+    }
+    !listed.is_empty() && normalise(listed) == normalise(wanted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(json: &str) -> Result<Enrichment, ProviderError> {
+        check_chat_answer(serde_json::from_str(json).unwrap())
+    }
+
+    #[test]
+    fn a_complete_answer_yields_the_enrichment() {
+        let e = answer(
+            r#"{"message": {"role": "assistant", "content": "{\"title\":\"T\",\"tags\":[\"a\"],\"summary\":\"S\"}"},
+                "done": true, "done_reason": "stop", "total_duration": 5}"#,
+        )
+        .unwrap();
+        assert_eq!(e.title, "T");
+    }
+
+    #[test]
+    fn incomplete_truncated_load_only_and_empty_answers_are_invalid() {
+        let cases = [
+            (r#"{"message": {"content": "{}"}, "done": false}"#, "incomplete"),
+            (r#"{"message": {"content": "{}"}}"#, "incomplete"),
+            (
+                r#"{"message": {"content": "{\"title\":\"Foo\",\"tags\":[\"a\",\"b"}, "done": true, "done_reason": "length"}"#,
+                "cut off",
+            ),
+            (r#"{"message": {"content": ""}, "done": true, "done_reason": "load"}"#, "only loaded"),
+            (r#"{"message": {"content": ""}, "done": true, "done_reason": "stop"}"#, "empty"),
+        ];
+        for (json, expected) in cases {
+            match answer(json) {
+                Err(ProviderError::Invalid(message)) => {
+                    assert!(message.contains(expected), "{json}: {message}")
+                }
+                other => panic!("{json}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn an_error_line_in_a_200_answer_is_a_server_error() {
+        assert!(matches!(
+            answer(r#"{"error": "an error was encountered while running the model"}"#),
+            Err(ProviderError::Status { code: 500, .. })
+        ));
+    }
+
+    #[test]
+    fn model_names_match_with_an_implicit_latest_tag_and_any_case() {
+        assert!(same_model("llama3.2:latest", "llama3.2"));
+        assert!(same_model("Llama3.2:latest", "llama3.2:LATEST"));
+        assert!(!same_model("llama3.2:1b", "llama3.2"));
+        assert!(!same_model("", "llama3.2"));
+    }
+
+    #[test]
+    fn error_bodies_give_their_message() {
+        assert_eq!(error_message(br#"{"error":"model 'x' not found"}"#), "model 'x' not found");
+        assert_eq!(error_message(b"404 page not found"), "404 page not found");
+    }
+}

@@ -1,0 +1,29 @@
+//! Notifications that several actors hear. Published to the [`Hub`], which fans them
+//! out to subscribers (the worker, and later the tray and the live inbox page).
+//!
+//! [`Hub`]: crate::actors::hub::Hub
+
+use actix::Message;
+
+use crate::ai::ProviderHealth;
+
+/// The number of failed, active notes changed (a note failed, or retry-all ran).
+#[derive(Debug, Clone, PartialEq, Eq, Message)]
+#[rtype(result = "()")]
+pub struct FailedCountChanged {
+    pub count: u64,
+}
+
+/// The provider's health changed, or a manual recheck asked for it to be announced.
+#[derive(Debug, Clone, PartialEq, Eq, Message)]
+#[rtype(result = "()")]
+pub struct OllamaStatusChanged {
+    pub health: ProviderHealth,
+}
+
+/// A note's stored state changed (captured, enriched, failed, requeued).
+#[derive(Debug, Clone, PartialEq, Eq, Message)]
+#[rtype(result = "()")]
+pub struct NoteChanged {
+    pub note_id: String,
+}

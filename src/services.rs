@@ -1,0 +1,87 @@
+//! `Services`: the actor graph, started in dependency order and wired together.
+//!
+//! `Application` starts it behind the HTTP server; tests start it alone (on virtual
+//! time, with a fake provider).
+
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use actix::{Actor, Addr};
+
+use crate::actors::ai_worker::AiWorkerActor;
+use crate::actors::hub::{Hub, Subscribe};
+use crate::actors::inbox::InboxActor;
+use crate::actors::ollama_monitor::OllamaMonitorActor;
+use crate::actors::repository::RepositoryActor;
+use crate::actors::telemetry::TelemetryActor;
+use crate::ai::EnrichmentProvider;
+use crate::clock::SharedClock;
+use crate::configuration::Settings;
+use crate::storage::Store;
+
+/// The running actors.
+#[derive(Clone)]
+pub struct Services {
+    pub repository: Addr<RepositoryActor>,
+    pub hub: Addr<Hub>,
+    pub telemetry: Addr<TelemetryActor>,
+    pub monitor: Addr<OllamaMonitorActor>,
+    pub worker: Addr<AiWorkerActor>,
+    pub inbox: Addr<InboxActor>,
+}
+
+impl Services {
+    /// Starts every actor. Must run inside an actix `System`.
+    pub fn start(
+        settings: &Settings,
+        clock: SharedClock,
+        store: Store,
+        db_path: PathBuf,
+        provider: Rc<dyn EnrichmentProvider>,
+    ) -> Self {
+        let repository = RepositoryActor::start(store, db_path, settings.expiry.days);
+        let hub = Hub::default().start();
+        let telemetry = TelemetryActor::new(
+            settings.data_dir().join("telemetry"),
+            settings.telemetry.enabled,
+            clock.clone(),
+        )
+        .start();
+        let monitor = OllamaMonitorActor::new(
+            provider.clone(),
+            hub.clone(),
+            telemetry.clone(),
+            settings.ollama.health_interval(),
+        )
+        .start();
+        let worker = AiWorkerActor::new(
+            repository.clone(),
+            provider,
+            monitor.clone(),
+            telemetry.clone(),
+            hub.clone(),
+            clock.clone(),
+            settings.worker.clone(),
+        )
+        .start();
+        hub.do_send(Subscribe(
+            worker.clone().recipient::<crate::events::OllamaStatusChanged>(),
+        ));
+        let inbox = InboxActor::new(
+            repository.clone(),
+            worker.clone(),
+            telemetry.clone(),
+            hub.clone(),
+            clock,
+        )
+        .start();
+        Services {
+            repository,
+            hub,
+            telemetry,
+            monitor,
+            worker,
+            inbox,
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! The usage events and their strict schema (SPEC §7, seed §7).
+//!
+//! One JSON line per event: `{"ts": RFC 3339, "kind": "...", "payload": {...}}`. Every
+//! payload refuses unknown fields, and [`UsageEvent::validate`] checks ranges
+//! (`failedCount` ≥ 1, …). An event that fails either is refused and never written.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Why an event was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {kind} event: {reason}")]
+pub struct InvalidEvent {
+    pub kind: String,
+    pub reason: String,
+}
+
+/// A payload with no fields (`{}`); anything in it is refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoFields {}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AiDone {
+    pub latency_ms: u64,
+}
+
+/// The reasons a note can end failed: unreachable/timeout never fail a note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailedReason {
+    Schema,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AiFailed {
+    pub reason: FailedReason,
+    pub attempts: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AiRetryManual {
+    pub failed_count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OllamaRecovered {
+    pub down_ms: u64,
+}
+
+/// Every event kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "payload", rename_all = "snake_case")]
+pub enum UsageEvent {
+    NoteCaptured(NoFields),
+    AiDone(AiDone),
+    AiFailed(AiFailed),
+    AiRetryManual(AiRetryManual),
+    OllamaRecheckManual(NoFields),
+    OllamaRecovered(OllamaRecovered),
+    NoteTrashed(NoFields),
+    NoteRestored(NoFields),
+    UsageLogExported(NoFields),
+}
+
+impl UsageEvent {
+    /// The `kind` string as written in the log.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            UsageEvent::NoteCaptured(_) => "note_captured",
+            UsageEvent::AiDone(_) => "ai_done",
+            UsageEvent::AiFailed(_) => "ai_failed",
+            UsageEvent::AiRetryManual(_) => "ai_retry_manual",
+            UsageEvent::OllamaRecheckManual(_) => "ollama_recheck_manual",
+            UsageEvent::OllamaRecovered(_) => "ollama_recovered",
+            UsageEvent::NoteTrashed(_) => "note_trashed",
+            UsageEvent::NoteRestored(_) => "note_restored",
+            UsageEvent::UsageLogExported(_) => "usage_log_exported",
+        }
+    }
+
+    /// Range checks that types cannot express.
+    pub fn validate(&self) -> Result<(), InvalidEvent> {
+        let refuse = |reason: &str| {
+            Err(InvalidEvent {
+                kind: self.kind().to_string(),
+                reason: reason.to_string(),
+            })
+        };
+        match self {
+            UsageEvent::AiRetryManual(p) if p.failed_count == 0 => {
+                refuse("failedCount must be at least 1 (nothing retried is not an event)")
+            }
+            UsageEvent::AiFailed(p) if p.attempts == 0 => refuse("attempts must be at least 1"),
+            _ => Ok(()),
+        }
+    }
+
+    /// Parses and validates a `kind` and its `payload` (the log reader, and tests).
+    pub fn parse(kind: &str, payload: Value) -> Result<Self, InvalidEvent> {
+        let event: UsageEvent =
+            serde_json::from_value(serde_json::json!({ "kind": kind, "payload": payload }))
+                .map_err(|e| InvalidEvent {
+                    kind: kind.to_string(),
+                    reason: e.to_string(),
+                })?;
+        event.validate()?;
+        Ok(event)
+    }
+
+    /// The log line (without its newline) for this event at `ts`.
+    pub fn to_line(&self, ts: &str) -> Result<String, InvalidEvent> {
+        self.validate()?;
+        let mut record = serde_json::to_value(self).map_err(|e| InvalidEvent {
+            kind: self.kind().to_string(),
+            reason: e.to_string(),
+        })?;
+        if let Value::Object(map) = &mut record {
+            map.insert("ts".into(), Value::String(ts.to_string()));
+        }
+        Ok(record.to_string())
+    }
+}
+
+/// One line of the log, strictly: exactly `ts`, `kind`, `payload`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRecord {
+    ts: String,
+    kind: String,
+    payload: Value,
+}
+
+/// Parses one log line into its timestamp and event.
+pub fn parse_line(line: &str) -> Result<(String, UsageEvent), InvalidEvent> {
+    let raw: RawRecord = serde_json::from_str(line).map_err(|e| InvalidEvent {
+        kind: "?".into(),
+        reason: e.to_string(),
+    })?;
+    let event = UsageEvent::parse(&raw.kind, raw.payload)?;
+    Ok((raw.ts, event))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_kind_accepts_its_valid_payload_and_round_trips_through_a_line() {
+        let valid = [
+            ("note_captured", json!({})),
+            ("ai_done", json!({ "latencyMs": 1234 })),
+            ("ai_failed", json!({ "reason": "schema", "attempts": 3 })),
+            ("ai_failed", json!({ "reason": "other", "attempts": 3 })),
+            ("ai_retry_manual", json!({ "failedCount": 2 })),
+            ("ollama_recheck_manual", json!({})),
+            ("ollama_recovered", json!({ "downMs": 60000 })),
+            ("note_trashed", json!({})),
+            ("note_restored", json!({})),
+            ("usage_log_exported", json!({})),
+        ];
+        for (kind, payload) in valid {
+            let event = UsageEvent::parse(kind, payload.clone())
+                .unwrap_or_else(|e| panic!("{kind} {payload}: {e}"));
+            assert_eq!(event.kind(), kind);
+            let line = event.to_line("2026-03-01T12:00:00.000Z").unwrap();
+            let (ts, parsed) = parse_line(&line).unwrap();
+            assert_eq!((ts.as_str(), &parsed), ("2026-03-01T12:00:00.000Z", &event));
+            let record: Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(record["payload"], payload, "{kind}");
+        }
+    }
+
+    #[test]
+    fn an_extra_field_is_refused() {
+        for (kind, payload) in [
+            ("ai_retry_manual", json!({ "failedCount": 1, "extra": true })),
+            ("note_captured", json!({ "noteId": "x" })),
+            ("ai_done", json!({ "latencyMs": 5, "model": "m" })),
+        ] {
+            assert!(UsageEvent::parse(kind, payload).is_err(), "{kind}");
+        }
+    }
+
+    #[test]
+    fn a_wrong_type_or_an_out_of_range_value_is_refused() {
+        let invalid = [
+            ("ai_retry_manual", json!({ "failedCount": 0 })),
+            ("ai_retry_manual", json!({ "failedCount": -1 })),
+            ("ai_retry_manual", json!({ "failedCount": "2" })),
+            ("ai_failed", json!({ "reason": "unreachable", "attempts": 3 })),
+            ("ai_failed", json!({ "reason": "schema", "attempts": 0 })),
+            ("ai_done", json!({})),
+            ("ollama_recovered", json!({ "downMs": 1.5 })),
+            ("no_such_kind", json!({})),
+        ];
+        for (kind, payload) in invalid {
+            assert!(
+                UsageEvent::parse(kind, payload.clone()).is_err(),
+                "{kind} {payload} was accepted"
+            );
+        }
+        let zero = UsageEvent::AiRetryManual(AiRetryManual { failed_count: 0 });
+        assert!(zero.to_line("t").is_err(), "an invalid event is never turned into a line");
+    }
+
+    #[test]
+    fn a_torn_or_foreign_line_is_an_error_not_a_panic() {
+        assert!(parse_line(r#"{"ts":"t","kind":"note_captured","payl"#).is_err());
+        assert!(parse_line(r#"{"ts":"t","kind":"note_captured","payload":{},"x":1}"#).is_err());
+    }
+}
