@@ -65,7 +65,9 @@ impl Services {
         )
         .start();
         hub.do_send(Subscribe(
-            worker.clone().recipient::<crate::events::OllamaStatusChanged>(),
+            worker
+                .clone()
+                .recipient::<crate::events::OllamaStatusChanged>(),
         ));
         let inbox = InboxActor::new(
             repository.clone(),

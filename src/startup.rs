@@ -14,10 +14,10 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
-use std::rc::Rc;
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::{web, App, HttpServer};
 use anyhow::Context;
+use std::rc::Rc;
 
 use crate::actors::repository::Checkpoint;
 use crate::ai::ollama::OllamaClient;

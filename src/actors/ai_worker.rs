@@ -208,7 +208,9 @@ impl AiWorkerActor {
         let parked: Vec<String> = self
             .jobs
             .iter()
-            .filter(|(_, job)| job.wait_reason == Some(WaitReason::Provider) && job.next_run_at > now)
+            .filter(|(_, job)| {
+                job.wait_reason == Some(WaitReason::Provider) && job.next_run_at > now
+            })
             .map(|(id, _)| id.clone())
             .collect();
         for id in parked {
@@ -362,39 +364,42 @@ impl Actor for AiWorkerActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        ctx.spawn(self.repository.send(LoadJobs).into_actor(self).map(
-            |loaded, act, ctx| {
-                let jobs: Vec<Job> = match loaded {
-                    Ok(Ok(jobs)) => jobs,
-                    Ok(Err(e)) => {
-                        tracing::error!(error = %e, "cannot load the AI queue");
-                        Vec::new()
+        ctx.spawn(
+            self.repository
+                .send(LoadJobs)
+                .into_actor(self)
+                .map(|loaded, act, ctx| {
+                    let jobs: Vec<Job> = match loaded {
+                        Ok(Ok(jobs)) => jobs,
+                        Ok(Err(e)) => {
+                            tracing::error!(error = %e, "cannot load the AI queue");
+                            Vec::new()
+                        }
+                        Err(e) => {
+                            tracing::error!(error = %e, "repository gone");
+                            Vec::new()
+                        }
+                    };
+                    let count = jobs.len();
+                    for job in jobs {
+                        act.upsert(
+                            job.note_id,
+                            QueuedJob {
+                                attempts: job.attempts,
+                                next_run_at: job.next_run_at,
+                                wait_reason: job.wait_reason,
+                            },
+                        );
                     }
-                    Err(e) => {
-                        tracing::error!(error = %e, "repository gone");
-                        Vec::new()
+                    act.loaded = true;
+                    tracing::info!(jobs = count, "AI queue loaded");
+                    if act.provider_ready {
+                        act.resume("provider already healthy at start-up", ctx);
+                    } else {
+                        act.schedule(ctx);
                     }
-                };
-                let count = jobs.len();
-                for job in jobs {
-                    act.upsert(
-                        job.note_id,
-                        QueuedJob {
-                            attempts: job.attempts,
-                            next_run_at: job.next_run_at,
-                            wait_reason: job.wait_reason,
-                        },
-                    );
-                }
-                act.loaded = true;
-                tracing::info!(jobs = count, "AI queue loaded");
-                if act.provider_ready {
-                    act.resume("provider already healthy at start-up", ctx);
-                } else {
-                    act.schedule(ctx);
-                }
-            },
-        ));
+                }),
+        );
     }
 }
 
@@ -405,18 +410,17 @@ impl Handler<Enqueue> for AiWorkerActor {
         let started = Instant::now();
         let count = msg.note_ids.len();
         for note_id in msg.note_ids {
-            // A job already queued keeps its state (the repository's INSERT OR IGNORE
-            // kept its row too).
-            if !self.jobs.contains_key(&note_id) {
-                self.upsert(
-                    note_id,
-                    QueuedJob {
-                        attempts: 0,
-                        next_run_at: msg.at,
-                        wait_reason: None,
-                    },
-                );
-            }
+            // The database says these notes are pending from `at` with no attempts
+            // (fresh captures, or failed notes just requeued): any entry still here
+            // is stale bookkeeping from before, and is replaced.
+            self.upsert(
+                note_id,
+                QueuedJob {
+                    attempts: 0,
+                    next_run_at: msg.at,
+                    wait_reason: None,
+                },
+            );
         }
         tracing::debug!(count, "jobs enqueued");
         self.schedule(ctx);
@@ -483,14 +487,17 @@ impl Handler<JobFailed> for AiWorkerActor {
                     at: until,
                     last_error: error,
                 };
-                ctx.spawn(self.repository.send(park).into_actor(self).map(
-                    |stored, act, ctx| {
-                        if let Ok(Err(e)) = stored {
-                            tracing::warn!(error = %e, "cannot store the job's next run");
-                        }
-                        act.finish(ctx);
-                    },
-                ));
+                ctx.spawn(
+                    self.repository
+                        .send(park)
+                        .into_actor(self)
+                        .map(|stored, act, ctx| {
+                            if let Ok(Err(e)) = stored {
+                                tracing::warn!(error = %e, "cannot store the job's next run");
+                            }
+                            act.finish(ctx);
+                        }),
+                );
             }
             FailureDecision::RetryJobLater { wait, attempts } => {
                 let at = now + chrono::Duration::from_std(wait).unwrap_or_default();
@@ -503,14 +510,17 @@ impl Handler<JobFailed> for AiWorkerActor {
                     next_run_at: at,
                     last_error: error,
                 };
-                ctx.spawn(self.repository.send(count).into_actor(self).map(
-                    |stored, act, ctx| {
-                        if let Ok(Err(e)) = stored {
-                            tracing::warn!(error = %e, "cannot count the failed attempt");
-                        }
-                        act.finish(ctx);
-                    },
-                ));
+                ctx.spawn(
+                    self.repository
+                        .send(count)
+                        .into_actor(self)
+                        .map(|stored, act, ctx| {
+                            if let Ok(Err(e)) = stored {
+                                tracing::warn!(error = %e, "cannot count the failed attempt");
+                            }
+                            act.finish(ctx);
+                        }),
+                );
             }
             FailureDecision::GiveUp { attempts } => {
                 let failed_reason = if reason == FailureReason::Schema {
@@ -518,6 +528,9 @@ impl Handler<JobFailed> for AiWorkerActor {
                 } else {
                     FailedReason::Other
                 };
+                // Out of the queue before the database says "failed": a retry-all that
+                // requeues the note in between then adds a fresh entry that stays.
+                self.remove(&note_id);
                 let mark = MarkAiFailed {
                     note_id: note_id.clone(),
                     error,
@@ -532,7 +545,6 @@ impl Handler<JobFailed> for AiWorkerActor {
                 ctx.spawn(marked.into_actor(self).map(move |(marked, count), act, ctx| {
                     match marked {
                         Ok(Ok(())) => {
-                            act.remove(&note_id);
                             act.telemetry.do_send(Emit(UsageEvent::AiFailed(AiFailed {
                                 reason: failed_reason,
                                 attempts,
@@ -545,11 +557,20 @@ impl Handler<JobFailed> for AiWorkerActor {
                             }
                             tracing::info!(%note_id, attempts, "note marked failed");
                         }
-                        Ok(Err(StoreError::NotFound(_))) => act.remove(&note_id),
+                        Ok(Err(StoreError::NotFound(_))) => {}
                         Ok(Err(e)) => {
+                            // Still pending in the database: keep it queued, try later.
                             tracing::error!(%note_id, error = %e, "cannot mark the note failed; trying again later");
-                            let later = act.clock.now() + chrono::Duration::seconds(30);
-                            act.reschedule_job(&note_id, later, Some(WaitReason::Retry));
+                            if !act.jobs.contains_key(&note_id) {
+                                act.upsert(
+                                    note_id.clone(),
+                                    QueuedJob {
+                                        attempts: attempts.saturating_sub(1),
+                                        next_run_at: act.clock.now() + chrono::Duration::seconds(30),
+                                        wait_reason: Some(WaitReason::Retry),
+                                    },
+                                );
+                            }
                         }
                         Err(e) => tracing::warn!(error = %e, "repository gone"),
                     }

@@ -85,7 +85,11 @@ macro_rules! hub_topic {
             fn handle(&mut self, msg: Subscribe<$message>, _: &mut Context<Self>) {
                 let started = Instant::now();
                 self.$field.subscribe(msg.0);
-                log_handled!(concat!("Subscribe<", stringify!($message), ">"), started, true);
+                log_handled!(
+                    concat!("Subscribe<", stringify!($message), ">"),
+                    started,
+                    true
+                );
             }
         }
 

@@ -130,7 +130,10 @@ impl Handler<RetryAllFailed> for InboxActor {
                     note_id: note_id.clone(),
                 });
             }
-            worker.do_send(Enqueue { note_ids: ids, at: now });
+            worker.do_send(Enqueue {
+                note_ids: ids,
+                at: now,
+            });
             worker.do_send(ResumeNow {
                 why: "manual retry of failed notes",
             });

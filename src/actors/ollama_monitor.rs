@@ -105,7 +105,9 @@ impl OllamaMonitorActor {
                 let down_ms = now.duration_since(since).as_millis() as u64;
                 tracing::info!(down_ms, "Ollama is back");
                 self.telemetry
-                    .do_send(Emit(UsageEvent::OllamaRecovered(OllamaRecovered { down_ms })));
+                    .do_send(Emit(UsageEvent::OllamaRecovered(OllamaRecovered {
+                        down_ms,
+                    })));
             }
         } else {
             if self.down_since.is_none() {

@@ -158,9 +158,8 @@ mod tests {
 
     #[test]
     fn connection_refused_is_unreachable() {
-        let refused = SendRequestError::Connect(ConnectError::Io(io_error(
-            io::ErrorKind::ConnectionRefused,
-        )));
+        let refused =
+            SendRequestError::Connect(ConnectError::Io(io_error(io::ErrorKind::ConnectionRefused)));
         assert_eq!(reason_of_send(refused), FailureReason::Unreachable);
     }
 
@@ -184,7 +183,9 @@ mod tests {
             FailureReason::Unreachable
         );
         assert_eq!(
-            reason_of_send(SendRequestError::Send(io_error(io::ErrorKind::ConnectionReset))),
+            reason_of_send(SendRequestError::Send(io_error(
+                io::ErrorKind::ConnectionReset
+            ))),
             FailureReason::Unreachable
         );
         assert_eq!(
@@ -200,7 +201,10 @@ mod tests {
 
     #[test]
     fn our_timeout_is_timeout() {
-        assert_eq!(reason_of_send(SendRequestError::Timeout), FailureReason::Timeout);
+        assert_eq!(
+            reason_of_send(SendRequestError::Timeout),
+            FailureReason::Timeout
+        );
         assert_eq!(
             reason_of_send(SendRequestError::Connect(ConnectError::Timeout)),
             FailureReason::Timeout
@@ -234,13 +238,15 @@ mod tests {
     fn invalid_json_and_wrong_fields_are_schema() {
         let syntax = serde_json::from_str::<serde_json::Value>("{oops").unwrap_err();
         assert_eq!(
-            classify_reason(&ProviderError::from_json_error(&JsonPayloadError::Deserialize(
-                syntax
-            ))),
+            classify_reason(&ProviderError::from_json_error(
+                &JsonPayloadError::Deserialize(syntax)
+            )),
             FailureReason::Schema
         );
         assert_eq!(
-            classify_reason(&ProviderError::from_json_error(&JsonPayloadError::ContentType)),
+            classify_reason(&ProviderError::from_json_error(
+                &JsonPayloadError::ContentType
+            )),
             FailureReason::Schema
         );
         let wrong_fields = ProviderError::Invalid("missing field `summary`".into());
@@ -260,7 +266,9 @@ mod tests {
     fn a_500_runner_crash_is_other() {
         let crash = ProviderError::Status {
             code: 500,
-            message: "model runner has unexpectedly stopped, this may be due to resource limitations".into(),
+            message:
+                "model runner has unexpectedly stopped, this may be due to resource limitations"
+                    .into(),
         };
         assert_eq!(classify_reason(&crash), FailureReason::Other);
     }

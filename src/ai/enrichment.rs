@@ -67,11 +67,15 @@ pub fn parse_enrichment(content: &str) -> Result<Enrichment, String> {
         return Err("the title is empty".into());
     }
     if title.chars().count() > MAX_TITLE_CHARS {
-        return Err(format!("the title is longer than {MAX_TITLE_CHARS} characters"));
+        return Err(format!(
+            "the title is longer than {MAX_TITLE_CHARS} characters"
+        ));
     }
     let summary = raw.summary.trim().to_string();
     if summary.chars().count() > MAX_SUMMARY_CHARS {
-        return Err(format!("the summary is longer than {MAX_SUMMARY_CHARS} characters"));
+        return Err(format!(
+            "the summary is longer than {MAX_SUMMARY_CHARS} characters"
+        ));
     }
     let mut tags: Vec<String> = Vec::new();
     for tag in raw.tags {
@@ -80,7 +84,9 @@ pub fn parse_enrichment(content: &str) -> Result<Enrichment, String> {
             continue;
         }
         if tag.chars().count() > MAX_TAG_CHARS {
-            return Err(format!("the tag \"{tag}\" is longer than {MAX_TAG_CHARS} characters"));
+            return Err(format!(
+                "the tag \"{tag}\" is longer than {MAX_TAG_CHARS} characters"
+            ));
         }
         tags.push(tag);
     }
@@ -130,13 +136,31 @@ mod tests {
         let cases = [
             ("", "empty"),
             ("not json", "not the expected JSON"),
-            (r#"{"title": "T", "tags": ["a", "b"#, "not the expected JSON"),
+            (
+                r#"{"title": "T", "tags": ["a", "b"#,
+                "not the expected JSON",
+            ),
             (r#"{"title": "T", "tags": []}"#, "missing field"),
-            (r#"{"title": "T", "tags": "a", "summary": "S"}"#, "invalid type"),
-            (r#"{"title": "T", "tags": [], "summary": "S", "mood": "ok"}"#, "unknown field"),
-            (r#"{"title": " ", "tags": [], "summary": "S"}"#, "title is empty"),
-            (&format!(r#"{{"title": "{long}", "tags": [], "summary": "S"}}"#), "longer than 80"),
-            (r#"{"title": "T", "tags": ["a","b","c","d","e","f"], "summary": "S"}"#, "at most 5"),
+            (
+                r#"{"title": "T", "tags": "a", "summary": "S"}"#,
+                "invalid type",
+            ),
+            (
+                r#"{"title": "T", "tags": [], "summary": "S", "mood": "ok"}"#,
+                "unknown field",
+            ),
+            (
+                r#"{"title": " ", "tags": [], "summary": "S"}"#,
+                "title is empty",
+            ),
+            (
+                &format!(r#"{{"title": "{long}", "tags": [], "summary": "S"}}"#),
+                "longer than 80",
+            ),
+            (
+                r#"{"title": "T", "tags": ["a","b","c","d","e","f"], "summary": "S"}"#,
+                "at most 5",
+            ),
         ];
         for (answer, expected) in cases {
             let err = parse_enrichment(answer).unwrap_err();

@@ -93,7 +93,9 @@ impl OllamaClient {
             "options": { "temperature": 0, "num_predict": MAX_OUTPUT_TOKENS },
         });
         let url = format!("{}/api/chat", self.base_url);
-        let (status, bytes) = self.exchange(self.http.post(url).send_json(&request)).await?;
+        let (status, bytes) = self
+            .exchange(self.http.post(url).send_json(&request))
+            .await?;
         if !(200..300).contains(&status) {
             return Err(ProviderError::Status {
                 code: status,
@@ -116,9 +118,7 @@ impl OllamaClient {
         S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
             + Unpin,
     {
-        let mut response = sent
-            .await
-            .map_err(|e| ProviderError::from_send_error(&e))?;
+        let mut response = sent.await.map_err(|e| ProviderError::from_send_error(&e))?;
         let bytes = response
             .body()
             .limit(MAX_ANSWER_BYTES)
@@ -154,10 +154,9 @@ impl OllamaClient {
                 ),
             },
             Some(tags)
-                if tags
-                    .models
-                    .iter()
-                    .any(|m| same_model(&m.name, &self.model) || same_model(&m.model, &self.model)) =>
+                if tags.models.iter().any(|m| {
+                    same_model(&m.name, &self.model) || same_model(&m.model, &self.model)
+                }) =>
             {
                 ProviderHealth::Ready
             }
@@ -263,14 +262,23 @@ mod tests {
     #[test]
     fn incomplete_truncated_load_only_and_empty_answers_are_invalid() {
         let cases = [
-            (r#"{"message": {"content": "{}"}, "done": false}"#, "incomplete"),
+            (
+                r#"{"message": {"content": "{}"}, "done": false}"#,
+                "incomplete",
+            ),
             (r#"{"message": {"content": "{}"}}"#, "incomplete"),
             (
                 r#"{"message": {"content": "{\"title\":\"Foo\",\"tags\":[\"a\",\"b"}, "done": true, "done_reason": "length"}"#,
                 "cut off",
             ),
-            (r#"{"message": {"content": ""}, "done": true, "done_reason": "load"}"#, "only loaded"),
-            (r#"{"message": {"content": ""}, "done": true, "done_reason": "stop"}"#, "empty"),
+            (
+                r#"{"message": {"content": ""}, "done": true, "done_reason": "load"}"#,
+                "only loaded",
+            ),
+            (
+                r#"{"message": {"content": ""}, "done": true, "done_reason": "stop"}"#,
+                "empty",
+            ),
         ];
         for (json, expected) in cases {
             match answer(json) {
@@ -300,7 +308,10 @@ mod tests {
 
     #[test]
     fn error_bodies_give_their_message() {
-        assert_eq!(error_message(br#"{"error":"model 'x' not found"}"#), "model 'x' not found");
+        assert_eq!(
+            error_message(br#"{"error":"model 'x' not found"}"#),
+            "model 'x' not found"
+        );
         assert_eq!(error_message(b"404 page not found"), "404 page not found");
     }
 }

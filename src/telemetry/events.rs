@@ -180,7 +180,10 @@ mod tests {
     #[test]
     fn an_extra_field_is_refused() {
         for (kind, payload) in [
-            ("ai_retry_manual", json!({ "failedCount": 1, "extra": true })),
+            (
+                "ai_retry_manual",
+                json!({ "failedCount": 1, "extra": true }),
+            ),
             ("note_captured", json!({ "noteId": "x" })),
             ("ai_done", json!({ "latencyMs": 5, "model": "m" })),
         ] {
@@ -194,7 +197,10 @@ mod tests {
             ("ai_retry_manual", json!({ "failedCount": 0 })),
             ("ai_retry_manual", json!({ "failedCount": -1 })),
             ("ai_retry_manual", json!({ "failedCount": "2" })),
-            ("ai_failed", json!({ "reason": "unreachable", "attempts": 3 })),
+            (
+                "ai_failed",
+                json!({ "reason": "unreachable", "attempts": 3 }),
+            ),
             ("ai_failed", json!({ "reason": "schema", "attempts": 0 })),
             ("ai_done", json!({})),
             ("ollama_recovered", json!({ "downMs": 1.5 })),
@@ -207,7 +213,10 @@ mod tests {
             );
         }
         let zero = UsageEvent::AiRetryManual(AiRetryManual { failed_count: 0 });
-        assert!(zero.to_line("t").is_err(), "an invalid event is never turned into a line");
+        assert!(
+            zero.to_line("t").is_err(),
+            "an invalid event is never turned into a line"
+        );
     }
 
     #[test]

@@ -1,0 +1,303 @@
+//! The actor graph on virtual time.
+//!
+//! Tests run under `#[actix_rt::test(system = "PausedSystem")]`: tokio's clock starts
+//! paused and moves only when the test calls `advance`, so a 900 s backoff takes no
+//! real time. Two rules keep that exact (research/actix.md §3):
+//! - the runtime must never go idle while real work is pending (an idle paused
+//!   runtime jumps to its next timer). The repository answers from its own thread, so
+//!   tests never `.await` an actor's reply while timers are pending; they wait with
+//!   [`Pipeline::settle_until`], which keeps yielding (never idle) and reads the
+//!   database through its own connection;
+//! - the fake provider runs on the same runtime, so its answers need no real time.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix::prelude::*;
+use chrono::{DateTime, Utc};
+use inkling::actors::hub::Subscribe;
+use inkling::ai::ollama::OllamaClient;
+use inkling::clock::{Clock, TokioClock};
+use inkling::configuration::{Settings, UserFile};
+use inkling::events::FailedCountChanged;
+use inkling::services::Services;
+use inkling::storage::Store;
+use rusqlite::OptionalExtension;
+
+use crate::fake_ollama::FakeOllama;
+
+pub struct PausedSystem;
+
+impl PausedSystem {
+    /// `#[actix_rt::test(system = "...")]` calls `<System>::new()` and wants a runner.
+    #[allow(clippy::new_ret_no_self)]
+    pub fn new() -> actix_rt::SystemRunner {
+        actix_rt::System::with_tokio_rt(|| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .start_paused(true)
+                .build()
+                .expect("a paused runtime")
+        })
+    }
+}
+
+pub fn t0() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+/// Records every `FailedCountChanged` the hub publishes.
+#[derive(Default, Clone)]
+pub struct FailedCounts(pub Arc<Mutex<Vec<u64>>>);
+
+struct FailedCountRecorder(FailedCounts);
+
+impl Actor for FailedCountRecorder {
+    type Context = Context<Self>;
+}
+
+impl Handler<FailedCountChanged> for FailedCountRecorder {
+    type Result = ();
+    fn handle(&mut self, msg: FailedCountChanged, _: &mut Context<Self>) {
+        self.0 .0.lock().unwrap().push(msg.count);
+    }
+}
+
+/// A note's row, read from the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteRow {
+    pub status: String,
+    pub error: Option<String>,
+    /// `(attempts, next_run_at, wait_reason)` while it has a job row.
+    pub job: Option<(u32, String, Option<String>)>,
+}
+
+pub struct Pipeline {
+    pub services: Services,
+    pub fake: FakeOllama,
+    pub clock: TokioClock,
+    pub failed_counts: FailedCounts,
+    pub settings: Settings,
+    reader: rusqlite::Connection,
+    _dir: tempfile::TempDir,
+}
+
+/// Settings for a pipeline test: the fake's URL, a fresh data dir, plus `extra`.
+pub fn pipeline_settings(dir: &std::path::Path, url: &str, extra: &[(&str, &str)]) -> Settings {
+    let mut env: HashMap<String, String> = HashMap::from([
+        ("INKLING_OLLAMA__URL".into(), url.into()),
+        ("INKLING_LOG__FILE".into(), "false".into()),
+    ]);
+    for (k, v) in extra {
+        env.insert(k.to_string(), v.to_string());
+    }
+    let mut settings = Settings::load_with_env(&UserFile::None, env).unwrap();
+    settings.set_data_dir(dir);
+    settings
+}
+
+impl Pipeline {
+    /// Starts the actors with the fake provider up and answering `Ok`.
+    pub async fn start(extra: &[(&str, &str)]) -> Pipeline {
+        let fake = FakeOllama::start_new().await;
+        Self::start_with(fake, tempfile::tempdir().unwrap(), extra).await
+    }
+
+    /// Starts the actors on an existing data dir (a restart) with a given fake.
+    pub async fn start_with(
+        fake: FakeOllama,
+        dir: tempfile::TempDir,
+        extra: &[(&str, &str)],
+    ) -> Pipeline {
+        let settings = pipeline_settings(dir.path(), &fake.url(), extra);
+        let clock = TokioClock::starting_at(t0());
+        let db_path = settings.database_path();
+        let store = Store::open(&db_path, settings.expiry.days).unwrap();
+        let provider = Rc::new(OllamaClient::new(&settings.ollama));
+        let services =
+            Services::start(&settings, Arc::new(clock), store, db_path.clone(), provider);
+        let failed_counts = FailedCounts::default();
+        let recorder = FailedCountRecorder(failed_counts.clone()).start();
+        services.hub.do_send(Subscribe(recorder.recipient()));
+        let reader = rusqlite::Connection::open(&db_path).unwrap();
+        let pipeline = Pipeline {
+            services,
+            fake,
+            clock,
+            failed_counts,
+            settings,
+            reader,
+            _dir: dir,
+        };
+        pipeline.settle().await;
+        pipeline
+    }
+
+    /// Seconds of virtual time since the pipeline started.
+    pub fn elapsed(&self) -> f64 {
+        (self.clock.now() - t0()).num_milliseconds() as f64 / 1000.0
+    }
+
+    /// Lets virtual time pass (timers due in it fire), then lets the work settle.
+    pub async fn advance(&self, by: Duration) {
+        tokio::time::advance(by).await;
+        self.settle().await;
+    }
+
+    /// Yields for a little real time without ever idling: everything already due
+    /// runs (including the repository's thread and the fake's socket I/O) while
+    /// virtual time stands still.
+    pub async fn settle(&self) {
+        let until = std::time::Instant::now() + Duration::from_millis(40);
+        while std::time::Instant::now() < until {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Yields (never idling, virtual time frozen) until `condition` holds; fails the
+    /// test after 10 s of real time.
+    pub async fn settle_until(&self, what: &str, condition: impl Fn(&Self) -> bool) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !condition(self) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "never happened: {what}"
+            );
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Sends a message and waits for the reply without letting the runtime idle
+    /// (a plain `.await` could let the paused clock jump while the repository works).
+    pub async fn ask<A, M>(&self, addr: &Addr<A>, message: M) -> M::Result
+    where
+        A: Actor + Handler<M>,
+        A::Context: actix::dev::ToEnvelope<A, M>,
+        M: Message + Send + 'static,
+        M::Result: Send + 'static,
+    {
+        let slot = Rc::new(std::cell::RefCell::new(None));
+        let filled = slot.clone();
+        let request = addr.send(message);
+        actix_rt::spawn(async move {
+            *filled.borrow_mut() = Some(request.await);
+        });
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(reply) = slot.borrow_mut().take() {
+                return reply.expect("the actor is running");
+            }
+            assert!(std::time::Instant::now() < deadline, "no reply within 10 s");
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Captures a note through the inbox use case; returns its id.
+    pub async fn capture(&self, text: &str) -> String {
+        let body = inkling::domain::NoteBody::parse(text.to_string(), 65536).unwrap();
+        self.ask(
+            &self.services.inbox,
+            inkling::actors::inbox::Capture { body },
+        )
+        .await
+        .expect("captured")
+        .id
+    }
+
+    /// A note's row and job row, read through the test's own connection.
+    pub fn note(&self, id: &str) -> NoteRow {
+        let (status, error) = self
+            .reader
+            .query_row(
+                "SELECT ai_status, ai_error FROM notes WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        let job = self
+            .reader
+            .query_row(
+                "SELECT attempts, next_run_at, wait_reason FROM pending_jobs WHERE note_id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .unwrap();
+        NoteRow { status, error, job }
+    }
+
+    pub fn count_with_status(&self, status: &str) -> i64 {
+        self.reader
+            .query_row(
+                "SELECT COUNT(*) FROM notes WHERE ai_status = ?1",
+                [status],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    /// The highest `attempts` of any job row.
+    pub fn max_attempts_spent(&self) -> i64 {
+        self.reader
+            .query_row(
+                "SELECT COALESCE(MAX(attempts), 0) FROM pending_jobs",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    /// Every usage event written so far, as `(kind, payload)`.
+    pub fn usage_events(&self) -> Vec<(String, serde_json::Value)> {
+        let dir = self.settings.data_dir().join("telemetry");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+            .iter()
+            .flat_map(|f| {
+                std::fs::read_to_string(f)
+                    .unwrap_or_default()
+                    .lines()
+                    .map(|line| {
+                        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+                        (
+                            record["kind"].as_str().unwrap().to_string(),
+                            record["payload"].clone(),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    pub fn events_of(&self, kind: &str) -> Vec<serde_json::Value> {
+        self.usage_events()
+            .into_iter()
+            .filter(|(k, _)| k == kind)
+            .map(|(_, payload)| payload)
+            .collect()
+    }
+
+    /// Seconds (virtual) from the pipeline's start to each `/api/chat` call.
+    pub fn call_times(&self, start: tokio::time::Instant) -> Vec<f64> {
+        self.fake
+            .calls()
+            .iter()
+            .map(|c| (c.at - start).as_secs_f64())
+            .collect()
+    }
+}
+
+/// Seconds between now (virtual) and a job's `next_run_at`.
+pub fn seconds_until(clock: &TokioClock, next_run_at: &str) -> f64 {
+    let at = DateTime::parse_from_rfc3339(next_run_at)
+        .unwrap()
+        .with_timezone(&Utc);
+    (at - clock.now()).num_milliseconds() as f64 / 1000.0
+}

@@ -1,0 +1,17 @@
+//! The AI pipeline: the worker's retry policy, health and instant resume, restart,
+//! retry-all, and the provider client's failure modes, against a fake Ollama server.
+//!
+//! - `harness`: the actor graph on a paused tokio clock (virtual time) with a fake
+//!   provider on the same runtime.
+//! - `provider`: `OllamaClient` against every failure mode, classified (real time).
+//! - `worker`: the seed's AiWorker rows (seed §8) on virtual time.
+//! - `outage`: a 24-hour outage, instant resume, restart.
+//! - `retry_all`: the retry-all use case.
+
+#[path = "../support/fake_ollama.rs"]
+mod fake_ollama;
+mod harness;
+mod outage;
+mod provider;
+mod retry_all;
+mod worker;

@@ -1,0 +1,168 @@
+//! Outages of any length, instant resume (SPEC §3, §6) and restart.
+
+use std::time::Duration;
+
+use chrono::Duration as ChronoDuration;
+use inkling::actors::ollama_monitor::{GetProviderHealth, Recheck};
+use inkling::ai::ProviderHealth;
+use inkling::domain::NoteBody;
+use inkling::storage::Store;
+
+use crate::fake_ollama::{FakeOllama, Reply};
+use crate::harness::{t0, PausedSystem, Pipeline};
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn fifty_notes_sit_through_a_24_hour_outage_and_finish_right_after_the_provider_returns() {
+    let mut p = Pipeline::start(&[]).await;
+    p.fake.stop();
+    let mut ids = Vec::new();
+    for i in 0..50 {
+        ids.push(p.capture(&format!("thought {i} during the outage")).await);
+    }
+
+    // A day passes, in quarter hours: the worker probes on its backoff, the monitor
+    // checks every second it gets, nothing is counted or failed.
+    for _ in 0..96 {
+        p.advance(Duration::from_secs(15 * 60)).await;
+    }
+    assert_eq!(p.count_with_status("pending"), 50);
+    assert_eq!(p.max_attempts_spent(), 0, "no attempt spent on an outage");
+
+    // Ollama returns. One health interval (1 s) of virtual time passes, then time
+    // stands still: the first note must be done without any more of it.
+    p.fake.start().await;
+    let returned = tokio::time::Instant::now();
+    p.advance(Duration::from_secs(1)).await;
+    p.settle_until(
+        "a note done within one health interval of the return",
+        |p| p.count_with_status("done") > 0,
+    )
+    .await;
+    let first_done = p
+        .fake
+        .calls()
+        .iter()
+        .find(|c| c.reply == Reply::Ok)
+        .unwrap()
+        .at;
+    assert!(first_done - returned <= Duration::from_secs(1));
+    p.settle_until("all 50 done", |p| p.count_with_status("done") == 50)
+        .await;
+
+    assert_eq!(p.count_with_status("failed"), 0);
+    assert!(p.events_of("ai_failed").is_empty());
+    p.settle_until("ai_done written", |p| p.events_of("ai_done").len() == 50)
+        .await;
+    let recovered = p.events_of("ollama_recovered");
+    assert_eq!(recovered.len(), 1);
+    let down_ms = recovered[0]["downMs"].as_u64().unwrap();
+    assert!(down_ms >= 24 * 3600 * 1000, "downMs {down_ms}");
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_manual_recheck_resumes_a_worker_parked_on_timeouts_at_once() {
+    let p = Pipeline::start(&[]).await;
+    p.fake.set_default(Reply::Hang);
+    let id = p.capture("slow model").await;
+    p.settle_until("calling", |p| p.fake.calls().len() == 1)
+        .await;
+    p.advance(Duration::from_secs(120)).await; // times out: parked for 30 s
+    p.settle_until("parked", |p| {
+        p.note(&id).job.unwrap().2.as_deref() == Some("provider")
+    })
+    .await;
+
+    p.fake.set_default(Reply::Ok);
+    let health = p.ask(&p.services.monitor, Recheck).await;
+
+    assert_eq!(health, ProviderHealth::Ready);
+    p.settle_until("done without waiting out the 30 s", |p| {
+        p.note(&id).status == "done"
+    })
+    .await;
+    assert_eq!(p.elapsed(), 120.0);
+    p.settle_until("recheck logged", |p| {
+        p.events_of("ollama_recheck_manual").len() == 1
+    })
+    .await;
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn the_monitor_tells_a_missing_model_from_a_stopped_server() {
+    let mut p = Pipeline::start(&[]).await;
+    assert_eq!(
+        p.ask(&p.services.monitor, GetProviderHealth).await,
+        Some(ProviderHealth::Ready)
+    );
+
+    p.fake.set_models(&["qwen3:latest"]);
+    assert_eq!(
+        p.ask(&p.services.monitor, Recheck).await,
+        ProviderHealth::ModelMissing {
+            model: "llama3.2".into()
+        }
+    );
+
+    p.fake.stop();
+    assert!(matches!(
+        p.ask(&p.services.monitor, Recheck).await,
+        ProviderHealth::NotRunning { .. }
+    ));
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn after_a_restart_outage_jobs_run_when_healthy_and_retry_delays_keep_their_time() {
+    // Before the restart: three jobs, written by the previous run.
+    let dir = tempfile::tempdir().unwrap();
+    let (parked, delayed, overdue) = {
+        let mut store = Store::open(&dir.path().join("inkling.db"), 30).unwrap();
+        let body = |t: &str| NoteBody::parse(t.into(), 1000).unwrap();
+        let before = t0() - ChronoDuration::minutes(5);
+        let parked = store
+            .capture(&body("parked on the outage"), before)
+            .unwrap()
+            .id;
+        store
+            .set_next_run_at(
+                &parked,
+                t0() + ChronoDuration::seconds(900),
+                "unreachable: refused",
+            )
+            .unwrap();
+        let delayed = store
+            .capture(&body("waiting out a retry"), before)
+            .unwrap()
+            .id;
+        store
+            .increment_job_attempt(&delayed, t0() + ChronoDuration::seconds(100), "schema: bad")
+            .unwrap();
+        let overdue = store.capture(&body("never tried"), before).unwrap().id;
+        (parked, delayed, overdue)
+    };
+
+    let fake = FakeOllama::start_new().await;
+    let start = tokio::time::Instant::now();
+    let p = Pipeline::start_with(fake, dir, &[]).await;
+
+    p.settle_until("the parked and overdue jobs ran", |p| {
+        p.note(&parked).status == "done" && p.note(&overdue).status == "done"
+    })
+    .await;
+    assert_eq!(
+        p.elapsed(),
+        0.0,
+        "at once: the first health check saw the provider ready"
+    );
+    assert_eq!(p.note(&delayed).status, "pending");
+    p.advance(Duration::from_secs(100) - Duration::from_millis(1))
+        .await;
+    assert_eq!(
+        p.note(&delayed).status,
+        "pending",
+        "not before its own time"
+    );
+    p.advance(Duration::from_millis(1)).await;
+    p.settle_until("the delayed job ran", |p| p.note(&delayed).status == "done")
+        .await;
+    assert_eq!(p.call_times(start).last(), Some(&100.0));
+}

@@ -1,0 +1,96 @@
+//! `OllamaClient` against every failure mode of the fake server, classified (SPEC §2).
+//! Real time, with a short request deadline: nothing here is a timed rule.
+
+use inkling::ai::ollama::OllamaClient;
+use inkling::ai::{classify_reason, EnrichmentProvider, FailureReason, ProviderHealth};
+
+use crate::fake_ollama::{FakeOllama, Reply};
+use crate::harness::pipeline_settings;
+
+fn client(url: &str) -> OllamaClient {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = pipeline_settings(
+        dir.path(),
+        url,
+        &[("INKLING_OLLAMA__REQUEST_TIMEOUT_MS", "300")],
+    );
+    OllamaClient::new(&settings.ollama)
+}
+
+#[actix_rt::test]
+async fn every_failure_mode_is_classified_as_spec_2_says() {
+    let fake = FakeOllama::start_new().await;
+    let client = client(&fake.url());
+    let cases = [
+        (Reply::Hang, FailureReason::Timeout),
+        (Reply::Busy, FailureReason::Timeout),
+        (Reply::LoadTimeout, FailureReason::Timeout),
+        (Reply::Reset, FailureReason::Unreachable),
+        (Reply::InvalidJson, FailureReason::Schema),
+        (Reply::WrongSchema, FailureReason::Schema),
+        (Reply::Truncated, FailureReason::Schema),
+        (Reply::NotDone, FailureReason::Schema),
+        (Reply::EmptyContent, FailureReason::Schema),
+        (Reply::GarbageBody, FailureReason::Schema),
+        (Reply::ModelMissing, FailureReason::Other),
+        (Reply::RunnerCrash, FailureReason::Other),
+    ];
+    for (reply, expected) in cases {
+        fake.push(&[reply]);
+        let error = client
+            .enrich("a note")
+            .await
+            .expect_err(&format!("{reply:?} must fail"));
+        assert_eq!(classify_reason(&error), expected, "{reply:?}: {error}");
+    }
+}
+
+#[actix_rt::test]
+async fn a_refused_connection_and_an_unknown_host_are_unreachable() {
+    let mut fake = FakeOllama::start_new().await;
+    let url = fake.url();
+    fake.stop();
+    let error = client(&url).enrich("a note").await.unwrap_err();
+    assert_eq!(
+        classify_reason(&error),
+        FailureReason::Unreachable,
+        "{error}"
+    );
+}
+
+#[actix_rt::test]
+async fn good_and_fenced_answers_give_the_enrichment() {
+    let fake = FakeOllama::start_new().await;
+    let client = client(&fake.url());
+    for reply in [Reply::Ok, Reply::Fenced] {
+        fake.push(&[reply]);
+        let enrichment = client.enrich("buy oat milk").await.unwrap();
+        assert_eq!(enrichment.title, "About: buy oat milk");
+        assert_eq!(enrichment.tags, ["fake", "test"]);
+    }
+}
+
+#[actix_rt::test]
+async fn health_says_ready_model_missing_or_not_running() {
+    let mut fake = FakeOllama::start_new().await;
+    let client = client(&fake.url());
+    assert_eq!(client.health().await, ProviderHealth::Ready);
+    fake.set_models(&["LLAMA3.2:latest"]);
+    assert_eq!(
+        client.health().await,
+        ProviderHealth::Ready,
+        "case-insensitive"
+    );
+    fake.set_models(&["llama3.2:1b"]);
+    assert_eq!(
+        client.health().await,
+        ProviderHealth::ModelMissing {
+            model: "llama3.2".into()
+        }
+    );
+    fake.stop();
+    assert!(matches!(
+        client.health().await,
+        ProviderHealth::NotRunning { .. }
+    ));
+}

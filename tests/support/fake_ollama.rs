@@ -1,0 +1,337 @@
+//! A fake Ollama HTTP server, written from research/ollama-contract.md, with the
+//! failure modes inkling must survive.
+//!
+//! It runs on the test's own runtime (so it follows tokio's paused clock) and speaks
+//! just enough HTTP/1.1: one request per connection, `Connection: close`.
+//! - `GET /api/tags` lists the installed models (`set_models`), `GET /api/version`;
+//! - `POST /api/chat` answers with the next scripted [`Reply`] (`push`), else the
+//!   default (`set_default`), and records the call (`calls`);
+//! - `stop()` closes the listening socket (connection refused) and `start()` opens
+//!   the same port again: the provider going down and coming back.
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// How the fake answers one `/api/chat` call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// 200, a valid enrichment.
+    Ok,
+    /// 200, the enrichment inside a ```json fence (accepted).
+    Fenced,
+    /// Reads the request, never answers.
+    Hang,
+    /// Reads the request, closes the connection without a response.
+    Reset,
+    /// 200, content that is not JSON.
+    InvalidJson,
+    /// 200, JSON with the wrong fields (`tags` a string, `summary` missing).
+    WrongSchema,
+    /// 200, `done_reason: "length"`, the JSON cut off.
+    Truncated,
+    /// 200, `done: false` and whitespace (the whitespace abort).
+    NotDone,
+    /// 200, empty content (the answer went to `thinking`).
+    EmptyContent,
+    /// 200 with a body that is not JSON at all.
+    GarbageBody,
+    /// 404 model not found.
+    ModelMissing,
+    /// 500 runner crash.
+    RunnerCrash,
+    /// 500 model load timed out on the server.
+    LoadTimeout,
+    /// 503 server busy.
+    Busy,
+}
+
+/// One recorded `/api/chat` call.
+#[derive(Debug, Clone)]
+pub struct ChatCall {
+    /// When it arrived (tokio's clock: virtual under a paused runtime).
+    pub at: Instant,
+    pub request: serde_json::Value,
+    pub reply: Reply,
+}
+
+struct State {
+    default: Reply,
+    script: VecDeque<Reply>,
+    models: Vec<String>,
+    calls: Vec<ChatCall>,
+    health_checks: usize,
+}
+
+pub struct FakeOllama {
+    pub addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl FakeOllama {
+    /// Starts on a free loopback port, answering `Ok` with `llama3.2:latest` installed.
+    pub async fn start_new() -> FakeOllama {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut fake = FakeOllama {
+            addr,
+            state: Arc::new(Mutex::new(State {
+                default: Reply::Ok,
+                script: VecDeque::new(),
+                models: vec!["llama3.2:latest".into()],
+                calls: Vec::new(),
+                health_checks: 0,
+            })),
+            accept: None,
+        };
+        fake.serve(listener);
+        fake
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Closes the listening socket: connections are refused from now on.
+    pub fn stop(&mut self) {
+        if let Some(task) = self.accept.take() {
+            task.abort();
+        }
+    }
+
+    /// Listens again on the same port.
+    pub async fn start(&mut self) {
+        if self.accept.is_some() {
+            return;
+        }
+        // The aborted accept task drops its listener when the runtime next polls it.
+        for _ in 0..1000 {
+            match TcpListener::bind(self.addr).await {
+                Ok(listener) => return self.serve(listener),
+                Err(_) => tokio::task::yield_now().await,
+            }
+        }
+        panic!("cannot listen on {} again", self.addr);
+    }
+
+    pub fn set_default(&self, reply: Reply) {
+        self.state.lock().unwrap().default = reply;
+    }
+
+    /// Queues replies for the next calls, before the default applies again.
+    pub fn push(&self, replies: &[Reply]) {
+        self.state.lock().unwrap().script.extend(replies);
+    }
+
+    pub fn set_models(&self, models: &[&str]) {
+        self.state.lock().unwrap().models = models.iter().map(|m| m.to_string()).collect();
+    }
+
+    pub fn calls(&self) -> Vec<ChatCall> {
+        self.state.lock().unwrap().calls.clone()
+    }
+
+    pub fn health_checks(&self) -> usize {
+        self.state.lock().unwrap().health_checks
+    }
+
+    fn serve(&mut self, listener: TcpListener) {
+        let state = self.state.clone();
+        self.accept = Some(tokio::task::spawn_local(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                tokio::task::spawn_local(handle(stream, state.clone()));
+            }
+        }));
+    }
+}
+
+impl Drop for FakeOllama {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+async fn read_request(stream: &mut TcpStream) -> Option<(String, String, Vec<u8>)> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let header_end = loop {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buffer[..header_end]).to_string();
+    let mut words = head.split_whitespace();
+    let method = words.next()?.to_string();
+    let path = words.next()?.to_string();
+    let length = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())
+                .flatten()
+        })
+        .unwrap_or(0);
+    let mut body = buffer[header_end..].to_vec();
+    while body.len() < length {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Some((method, path, body))
+}
+
+async fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str) {
+    let response = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(response.as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+const JSON: &str = "application/json; charset=utf-8";
+
+fn chat_answer(model: &str, content: &str, done: bool, done_reason: Option<&str>) -> String {
+    let mut answer = serde_json::json!({
+        "model": model,
+        "created_at": "2026-03-01T12:00:00.123456789Z",
+        "message": { "role": "assistant", "content": content },
+        "done": done,
+    });
+    if let Some(reason) = done_reason {
+        answer["done_reason"] = reason.into();
+        answer["total_duration"] = 174_560_334.into();
+        answer["eval_count"] = 18.into();
+    }
+    answer.to_string()
+}
+
+fn enrichment_for(request: &serde_json::Value) -> String {
+    let text = request["messages"][1]["content"].as_str().unwrap_or("");
+    let title: String = text.chars().take(40).collect();
+    serde_json::json!({
+        "title": format!("About: {}", title.trim()),
+        "tags": ["fake", "test"],
+        "summary": "A note the fake model read.",
+    })
+    .to_string()
+}
+
+async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
+    let Some((method, path, body)) = read_request(&mut stream).await else {
+        return;
+    };
+    match (method.as_str(), path.as_str()) {
+        ("GET", "/api/tags") => {
+            let models = {
+                let mut state = state.lock().unwrap();
+                state.health_checks += 1;
+                state.models.clone()
+            };
+            let listed: Vec<_> = models
+                .iter()
+                .map(|m| serde_json::json!({ "name": m, "model": m, "size": 2019393189 }))
+                .collect();
+            respond(
+                &mut stream,
+                "200 OK",
+                JSON,
+                &serde_json::json!({ "models": listed }).to_string(),
+            )
+            .await;
+        }
+        ("GET", "/api/version") => {
+            respond(&mut stream, "200 OK", JSON, r#"{"version":"0.33.0"}"#).await;
+        }
+        ("POST", "/api/chat") => {
+            let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let reply = {
+                let mut state = state.lock().unwrap();
+                let reply = state.script.pop_front().unwrap_or(state.default);
+                state.calls.push(ChatCall {
+                    at: Instant::now(),
+                    request: request.clone(),
+                    reply,
+                });
+                reply
+            };
+            let model = request["model"].as_str().unwrap_or("").to_string();
+            match reply {
+                Reply::Ok => {
+                    let answer = chat_answer(&model, &enrichment_for(&request), true, Some("stop"));
+                    respond(&mut stream, "200 OK", JSON, &answer).await
+                }
+                Reply::Fenced => {
+                    let fenced = format!("```json\n{}\n```", enrichment_for(&request));
+                    respond(&mut stream, "200 OK", JSON, &chat_answer(&model, &fenced, true, Some("stop"))).await
+                }
+                Reply::Hang => std::future::pending::<()>().await,
+                Reply::Reset => drop(stream),
+                Reply::InvalidJson => {
+                    let answer = chat_answer(&model, "Sure! Here is your note: {title", true, Some("stop"));
+                    respond(&mut stream, "200 OK", JSON, &answer).await
+                }
+                Reply::WrongSchema => {
+                    let answer = chat_answer(&model, r#"{"title":"T","tags":"a"}"#, true, Some("stop"));
+                    respond(&mut stream, "200 OK", JSON, &answer).await
+                }
+                Reply::Truncated => {
+                    let answer = chat_answer(&model, r#"{"title":"Foo","tags":["a","b"#, true, Some("length"));
+                    respond(&mut stream, "200 OK", JSON, &answer).await
+                }
+                Reply::NotDone => {
+                    let answer = chat_answer(&model, "{}\n \n \n  \n", false, None);
+                    respond(&mut stream, "200 OK", JSON, &answer).await
+                }
+                Reply::EmptyContent => {
+                    let answer = chat_answer(&model, "", true, Some("stop"));
+                    respond(&mut stream, "200 OK", JSON, &answer).await
+                }
+                Reply::GarbageBody => respond(&mut stream, "200 OK", JSON, "<html>oops</html>").await,
+                Reply::ModelMissing => {
+                    let error = format!(r#"{{"error":"model '{model}' not found"}}"#);
+                    respond(&mut stream, "404 Not Found", JSON, &error).await
+                }
+                Reply::RunnerCrash => {
+                    respond(&mut stream, "500 Internal Server Error", JSON,
+                        r#"{"error":"model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"}"#).await
+                }
+                Reply::LoadTimeout => {
+                    respond(&mut stream, "500 Internal Server Error", JSON,
+                        r#"{"error":"timed out waiting for llama runner to start - progress 0.00 - "}"#).await
+                }
+                Reply::Busy => {
+                    respond(&mut stream, "503 Service Unavailable", JSON,
+                        r#"{"error":"server busy, please try again.  maximum pending requests exceeded"}"#).await
+                }
+            }
+        }
+        _ => {
+            respond(
+                &mut stream,
+                "404 Not Found",
+                "text/plain",
+                "404 page not found",
+            )
+            .await
+        }
+    }
+}
