@@ -72,3 +72,27 @@ fn refused_input_is_one_line_on_stderr_with_exit_status_1() {
         assert_eq!(message.trim().lines().count(), 1, "{args:?}: {message}");
     }
 }
+
+#[test]
+fn retry_failed_failed_count_and_recheck_print_plain_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    // The service's Ollama URL points at a port nothing listens on.
+    let service = ServiceProcess::start(dir.path(), free_port());
+
+    let failed = service.cli(&["failed-count"]);
+    assert!(failed.status.success());
+    assert_eq!(text(&failed.stdout).trim(), "0");
+    let retried = service.cli(&["retry-failed"]);
+    assert!(retried.status.success());
+    assert_eq!(text(&retried.stdout).trim(), "0");
+    let recheck = service.cli(&["recheck"]);
+    assert!(recheck.status.success(), "{}", text(&recheck.stderr));
+    assert!(
+        text(&recheck.stdout).starts_with("ollama: not running"),
+        "{}",
+        text(&recheck.stdout)
+    );
+    let status = text(&service.cli(&["status"]).stdout);
+    assert!(status.contains("ollama: not running"), "{status}");
+    assert!(status.contains("worker: idle"), "{status}");
+}

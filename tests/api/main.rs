@@ -6,9 +6,13 @@
 //! - `auth`: the token guard.
 //! - `process`: the binary: restart, SIGTERM, kill -9 under load, config errors.
 //! - `cli`: the client subcommands against a running service.
+//! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 
 mod auth;
 mod cli;
+#[path = "../support/fake_ollama.rs"]
+mod fake_ollama;
 mod helpers;
+mod inbox;
 mod notes;
 mod process;

@@ -232,3 +232,25 @@ async fn the_request_asks_for_json_by_schema_at_temperature_0_without_streaming(
     let done = p.events_of("ai_done");
     assert!(done[0]["latencyMs"].is_u64());
 }
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn with_nothing_due_and_the_provider_ready_nothing_polls() {
+    let p = Pipeline::start(&[]).await;
+    let id = p.capture("one note").await;
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+    let (calls, checks) = (p.fake.calls().len(), p.fake.health_checks());
+
+    p.advance(secs(24 * 3600)).await;
+
+    assert_eq!(
+        p.fake.calls().len(),
+        calls,
+        "no provider call without a due job"
+    );
+    assert_eq!(
+        p.fake.health_checks(),
+        checks,
+        "no health polling while ready"
+    );
+}

@@ -1,0 +1,131 @@
+//! The AI routes over HTTP, end to end against the fake Ollama (real time: these
+//! check wiring, not timed rules; those are in tests/pipeline on virtual time).
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::fake_ollama::{FakeOllama, Reply};
+use crate::helpers::{spawn_app_with, TestApp};
+
+/// Polls a condition over HTTP; waiting for background work to finish, not timing it.
+async fn eventually(
+    app: &TestApp,
+    what: &str,
+    condition: impl Fn(&Value) -> bool,
+    path: &str,
+) -> Value {
+    for _ in 0..500 {
+        let (_, body) = app.get(path).await;
+        if condition(&body) {
+            return body;
+        }
+        actix_rt::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("never happened: {what}");
+}
+
+async fn app_with_fake(fake: &FakeOllama) -> TestApp {
+    spawn_app_with(&[
+        ("INKLING_OLLAMA__URL", &fake.url()),
+        ("INKLING_WORKER__RETRY_BACKOFFS_MS", "0,0,0"),
+    ])
+    .await
+}
+
+#[actix_rt::test]
+async fn a_captured_note_is_enriched_and_the_status_shows_provider_and_worker() {
+    let fake = FakeOllama::start_new().await;
+    let app = app_with_fake(&fake).await;
+
+    let note = app.capture("buy oat milk and coffee").await;
+    let id = note["id"].as_str().unwrap();
+
+    let done = eventually(
+        &app,
+        "enriched",
+        |n| n["ai_status"] == "done",
+        &format!("/api/notes/{id}"),
+    )
+    .await;
+    assert_eq!(done["title"], "About: buy oat milk and coffee");
+    assert_eq!(done["tags"], json!(["fake", "test"]));
+    let (status, body) = app.get("/api/status").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["provider"], json!({ "state": "ready" }));
+    assert_eq!(body["worker"], json!({ "state": "idle", "queued": 0 }));
+    assert_eq!(body["counts"]["pending"], 0);
+}
+
+#[actix_rt::test]
+async fn failed_count_and_retry_all_over_http() {
+    let fake = FakeOllama::start_new().await;
+    fake.set_default(Reply::WrongSchema);
+    let app = app_with_fake(&fake).await;
+    app.capture("one").await;
+    app.capture("two").await;
+
+    eventually(
+        &app,
+        "two failed",
+        |n| n == &json!(2),
+        "/api/inbox/failed-count",
+    )
+    .await;
+    fake.set_default(Reply::Ok);
+    let (status, body) = app
+        .post_json("/api/inbox/retry-all-failed", &json!({}))
+        .await;
+    assert_eq!((status, body), (200, json!({ "count": 2 })));
+
+    eventually(
+        &app,
+        "all done",
+        |n| n.as_array().is_some_and(|a| a.len() == 2),
+        "/api/notes?status=done",
+    )
+    .await;
+    let (_, count) = app.get("/api/inbox/failed-count").await;
+    assert_eq!(count, json!(0));
+    let (_, again) = app
+        .post_json("/api/inbox/retry-all-failed", &json!({}))
+        .await;
+    assert_eq!(again, json!({ "count": 0 }));
+}
+
+#[actix_rt::test]
+async fn recheck_reports_the_provider_and_tells_a_missing_model_apart() {
+    let mut fake = FakeOllama::start_new().await;
+    let app = app_with_fake(&fake).await;
+
+    let (status, body) = app.post_json("/api/ollama/recheck", &json!({})).await;
+    assert_eq!((status, body), (200, json!({ "state": "ready" })));
+    fake.set_models(&[]);
+    let (_, body) = app.post_json("/api/ollama/recheck", &json!({})).await;
+    assert_eq!(
+        body,
+        json!({ "state": "model_missing", "model": "llama3.2" })
+    );
+    fake.stop();
+    let (_, body) = app.post_json("/api/ollama/recheck", &json!({})).await;
+    assert_eq!(body["state"], "not_running");
+}
+
+#[actix_rt::test]
+async fn a_usage_log_that_cannot_be_written_never_fails_a_capture() {
+    let fake = FakeOllama::start_new().await;
+    let app = app_with_fake(&fake).await;
+    // A file where the telemetry directory should be: every write fails.
+    std::fs::write(app.data_dir.path().join("telemetry"), b"in the way").unwrap();
+
+    let note = app.capture("still captured").await;
+    let id = note["id"].as_str().unwrap();
+    eventually(
+        &app,
+        "enriched",
+        |n| n["ai_status"] == "done",
+        &format!("/api/notes/{id}"),
+    )
+    .await;
+    assert_eq!(app.note_count_in_db(), 1);
+}
