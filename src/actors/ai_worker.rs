@@ -81,7 +81,8 @@ pub enum WorkerState {
     Idle,
     /// A provider call (or its bookkeeping) is in flight for this note.
     Running { note_id: String },
-    /// The provider is down: no call before `until`; `step` is the outage step.
+    /// The provider is down: no call before `until`; `step` is the index of the wait
+    /// in `worker.unreachable_backoffs_ms` (0: 30 s, …, 5: 900 s).
     Parked { until: String, step: usize },
     /// Jobs are queued, none due before `until`.
     Waiting { until: String },
@@ -132,8 +133,9 @@ pub struct AiWorkerActor {
     /// The one pending wake-up. actix's `cancel_future` cannot say whether a timer was
     /// still pending (research/actix.md §3), so the handle is cleared when it fires.
     wake: Option<SpawnHandle>,
-    /// Worker-wide park after an outage failure.
-    parked_until: Option<DateTime<Utc>>,
+    /// Worker-wide park after an outage failure: until when, and at which step of
+    /// `worker.unreachable_backoffs_ms` (0 = the first wait).
+    parked_until: Option<(DateTime<Utc>, usize)>,
     /// Consecutive unreachable/timeout failures (capped); reset by a success only.
     outage_step: usize,
     /// The queue has been loaded from the database.
@@ -245,7 +247,7 @@ impl AiWorkerActor {
         }
         self.cancel_wake(ctx);
         let now = self.clock.now();
-        if let Some(until) = self.parked_until {
+        if let Some((until, _)) = self.parked_until {
             if until > now {
                 self.wake_at(until, ctx);
                 return;
@@ -478,8 +480,8 @@ impl Handler<JobFailed> for AiWorkerActor {
                 let until = now + chrono::Duration::from_std(wait).unwrap_or_default();
                 tracing::info!(until = %timestamp(until), step = self.outage_step,
                     "provider unavailable; worker parked");
+                self.parked_until = Some((until, self.outage_step));
                 self.outage_step = next_step;
-                self.parked_until = Some(until);
                 self.reschedule_job(&note_id, until, Some(WaitReason::Provider));
                 self.monitor.do_send(SuspectDown);
                 let park = SetNextRunAt {
@@ -594,10 +596,10 @@ impl Handler<GetWorkerStatus> for AiWorkerActor {
             WorkerState::Running {
                 note_id: note_id.clone(),
             }
-        } else if let Some(until) = self.parked_until.filter(|u| *u > now) {
+        } else if let Some((until, step)) = self.parked_until.filter(|(u, _)| *u > now) {
             WorkerState::Parked {
                 until: timestamp(until),
-                step: self.outage_step,
+                step,
             }
         } else if let Some((at, _)) = self.order.first() {
             WorkerState::Waiting {

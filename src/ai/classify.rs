@@ -40,20 +40,21 @@ impl FailureReason {
     }
 }
 
-/// A failed provider call, as data.
+/// A failed provider call, as data. The message is what the user sees after the
+/// reason (`ai_error` = "schema: the model's answer is not the expected JSON: …").
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
-    #[error("unreachable: {0}")]
+    #[error("{0}")]
     Unreachable(String),
-    #[error("timed out: {0}")]
+    #[error("{0}")]
     TimedOut(String),
     /// A non-2xx status with the server's `error` message (or raw body).
     #[error("HTTP {code}: {message}")]
     Status { code: u16, message: String },
     /// A 200 answer that is not a valid enrichment.
-    #[error("invalid answer: {0}")]
+    #[error("{0}")]
     Invalid(String),
-    #[error("unexpected: {0}")]
+    #[error("{0}")]
     Unexpected(String),
 }
 

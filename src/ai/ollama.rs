@@ -138,7 +138,7 @@ impl OllamaClient {
             }
             Ok(Err(e)) => {
                 return ProviderHealth::NotRunning {
-                    detail: format!("cannot reach Ollama at {}: {e}", self.base_url),
+                    detail: format!("no answer from Ollama at {}: {e}", self.base_url),
                 }
             }
             Ok(Ok(answer)) => answer,
