@@ -39,7 +39,7 @@ use crate::clock::SharedClock;
 use crate::configuration::WorkerSettings;
 use crate::domain::{timestamp, AiStatus, Enrichment};
 use crate::events::{FailedCountChanged, NoteChanged, OllamaStatusChanged};
-use crate::storage::{Job, StoreError, WaitReason};
+use crate::storage::{Job, StoreError, StoreResult, WaitReason};
 use crate::telemetry::events::{AiDone, AiFailed, FailedReason, UsageEvent};
 
 /// New jobs: freshly captured or requeued notes, due at `at`.
@@ -269,6 +269,29 @@ impl AiWorkerActor {
         self.schedule(ctx);
     }
 
+    /// Stores a job's bookkeeping after a failure, then goes on with the queue. The
+    /// in-memory view is already updated; a failed write is logged (the job keeps its
+    /// previous row, which at worst makes it due a little early after a restart).
+    fn write_then_finish<M, T>(&mut self, message: M, what: &'static str, ctx: &mut Context<Self>)
+    where
+        M: Message<Result = StoreResult<T>> + Send + 'static,
+        T: Send + 'static,
+        RepositoryActor: Handler<M>,
+        SyncContext<RepositoryActor>: actix::dev::ToEnvelope<RepositoryActor, M>,
+    {
+        ctx.spawn(
+            self.repository
+                .send(message)
+                .into_actor(self)
+                .map(move |stored, act, ctx| {
+                    if let Ok(Err(e)) = stored {
+                        tracing::warn!(error = %e, "cannot store {what}");
+                    }
+                    act.finish(ctx);
+                }),
+        );
+    }
+
     // ----- one job -----------------------------------------------------------------
 
     fn start_call(&mut self, note_id: String, ctx: &mut Context<Self>) {
@@ -489,17 +512,7 @@ impl Handler<JobFailed> for AiWorkerActor {
                     at: until,
                     last_error: error,
                 };
-                ctx.spawn(
-                    self.repository
-                        .send(park)
-                        .into_actor(self)
-                        .map(|stored, act, ctx| {
-                            if let Ok(Err(e)) = stored {
-                                tracing::warn!(error = %e, "cannot store the job's next run");
-                            }
-                            act.finish(ctx);
-                        }),
-                );
+                self.write_then_finish(park, "the job's next run", ctx);
             }
             FailureDecision::RetryJobLater { wait, attempts } => {
                 let at = now + chrono::Duration::from_std(wait).unwrap_or_default();
@@ -512,17 +525,7 @@ impl Handler<JobFailed> for AiWorkerActor {
                     next_run_at: at,
                     last_error: error,
                 };
-                ctx.spawn(
-                    self.repository
-                        .send(count)
-                        .into_actor(self)
-                        .map(|stored, act, ctx| {
-                            if let Ok(Err(e)) = stored {
-                                tracing::warn!(error = %e, "cannot count the failed attempt");
-                            }
-                            act.finish(ctx);
-                        }),
-                );
+                self.write_then_finish(count, "the failed attempt", ctx);
             }
             FailureDecision::GiveUp { attempts } => {
                 let failed_reason = if reason == FailureReason::Schema {

@@ -35,11 +35,17 @@ pub struct Capture {
 #[rtype(result = "StoreResult<u64>")]
 pub struct RetryAllFailed;
 
-pub struct InboxActor {
+/// The actors a use case talks to; cloned into each handler's future.
+#[derive(Clone)]
+struct Collaborators {
     repository: Addr<RepositoryActor>,
     worker: Addr<AiWorkerActor>,
     telemetry: Addr<TelemetryActor>,
     hub: Addr<Hub>,
+}
+
+pub struct InboxActor {
+    with: Collaborators,
     clock: SharedClock,
 }
 
@@ -52,10 +58,12 @@ impl InboxActor {
         clock: SharedClock,
     ) -> Self {
         InboxActor {
-            repository,
-            worker,
-            telemetry,
-            hub,
+            with: Collaborators {
+                repository,
+                worker,
+                telemetry,
+                hub,
+            },
             clock,
         }
     }
@@ -74,12 +82,12 @@ impl Handler<Capture> for InboxActor {
 
     fn handle(&mut self, msg: Capture, _: &mut Context<Self>) -> Self::Result {
         let started = Instant::now();
-        let (repository, worker, telemetry, hub) = (
-            self.repository.clone(),
-            self.worker.clone(),
-            self.telemetry.clone(),
-            self.hub.clone(),
-        );
+        let Collaborators {
+            repository,
+            worker,
+            telemetry,
+            hub,
+        } = self.with.clone();
         let now = self.clock.now();
         log_handled!("Capture", started, true);
         Box::pin(async move {
@@ -108,12 +116,12 @@ impl Handler<RetryAllFailed> for InboxActor {
 
     fn handle(&mut self, _: RetryAllFailed, _: &mut Context<Self>) -> Self::Result {
         let started = Instant::now();
-        let (repository, worker, telemetry, hub) = (
-            self.repository.clone(),
-            self.worker.clone(),
-            self.telemetry.clone(),
-            self.hub.clone(),
-        );
+        let Collaborators {
+            repository,
+            worker,
+            telemetry,
+            hub,
+        } = self.with.clone();
         let now = self.clock.now();
         log_handled!("RetryAllFailed", started, true);
         Box::pin(async move {
