@@ -68,6 +68,29 @@ pub enum Command {
     FailedCount,
     /// Check Ollama now (and resume the AI work at once if it is back).
     Recheck,
+    /// Print the usage report (stats.md), built from the local usage log.
+    Stats,
+    /// Copy the usage log and a fresh stats.md into a new folder; prints its path.
+    ExportLog {
+        /// Create the export folder in DIR instead of <data_dir>/exports/.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Move a note to the trash.
+    Trash {
+        /// The note's id.
+        id: String,
+    },
+    /// Take a note out of the trash.
+    Restore {
+        /// The note's id.
+        id: String,
+    },
+    /// Keep a note past expiry.
+    Keep {
+        /// The note's id.
+        id: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -206,6 +229,32 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
                 println!("ollama: {}", describe_health(&health));
             }
         }
+        Command::Stats => {
+            let report = client.get_text("/api/stats").await?;
+            print!("{report}");
+        }
+        Command::ExportLog { out } => {
+            // The service writes the folder; a relative --out means relative to here.
+            let out = match out {
+                Some(dir) if dir.is_relative() => Some(
+                    std::env::current_dir()
+                        .map_err(|e| anyhow::anyhow!("cannot resolve {}: {e}", dir.display()))?
+                        .join(dir),
+                ),
+                other => other,
+            };
+            let reply: Value = client
+                .post("/api/usage-log/export", &serde_json::json!({ "out": out }))
+                .await?;
+            if json {
+                print_json(&reply);
+            } else {
+                println!("{}", reply["path"].as_str().unwrap_or(""));
+            }
+        }
+        Command::Trash { id } => note_action(client, &id, "trash", "trashed", json).await?,
+        Command::Restore { id } => note_action(client, &id, "restore", "restored", json).await?,
+        Command::Keep { id } => note_action(client, &id, "keep", "kept", json).await?,
         Command::Show { id } => {
             let note: Note = client.get(&format!("/api/notes/{}", encode(&id))).await?;
             if json {
@@ -214,6 +263,28 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
                 print_note(&note);
             }
         }
+    }
+    Ok(())
+}
+
+/// `POST /api/notes/{id}/{action}`, then one line (or the note as JSON).
+async fn note_action(
+    client: &ServiceClient,
+    id: &str,
+    action: &str,
+    done: &str,
+    json: bool,
+) -> Result<(), ClientError> {
+    let note: Note = client
+        .post(
+            &format!("/api/notes/{}/{action}", encode(id)),
+            &serde_json::json!({}),
+        )
+        .await?;
+    if json {
+        print_json(&note);
+    } else {
+        println!("{done} {}", note.id);
     }
     Ok(())
 }

@@ -61,6 +61,16 @@ impl ServiceClient {
         self.finish(request.send().await).await
     }
 
+    /// A GET whose answer is text (stats.md), not JSON.
+    pub async fn get_text(&self, path: &str) -> Result<String, ClientError> {
+        let request = self
+            .http
+            .get(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.token);
+        let body = self.answer(request.send().await).await?;
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+
     pub async fn post<B: Serialize, T: DeserializeOwned>(
         &self,
         path: &str,
@@ -77,6 +87,21 @@ impl ServiceClient {
         &self,
         sent: Result<awc::ClientResponse<S>, SendRequestError>,
     ) -> Result<T, ClientError>
+    where
+        S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
+            + Unpin,
+    {
+        let body = self.answer(sent).await?;
+        serde_json::from_slice(&body).map_err(|e| {
+            ClientError::Other(anyhow::anyhow!("unexpected answer from the service: {e}"))
+        })
+    }
+
+    /// The body of a successful answer; a refusal becomes `ClientError::Api`.
+    async fn answer<S>(
+        &self,
+        sent: Result<awc::ClientResponse<S>, SendRequestError>,
+    ) -> Result<actix_web::web::Bytes, ClientError>
     where
         S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
             + Unpin,
@@ -108,8 +133,6 @@ impl ServiceClient {
                 response.status()
             )));
         }
-        serde_json::from_slice(&body).map_err(|e| {
-            ClientError::Other(anyhow::anyhow!("unexpected answer from the service: {e}"))
-        })
+        Ok(body)
     }
 }

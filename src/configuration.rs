@@ -79,6 +79,8 @@ pub struct WorkerSettings {
 #[serde(deny_unknown_fields)]
 pub struct TelemetrySettings {
     pub enabled: bool,
+    pub max_file_bytes: u64,
+    pub retention_days: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -104,6 +106,25 @@ pub struct TraySettings {
 pub struct LogSettings {
     pub level: String,
     pub file: bool,
+}
+
+/// The language of what inkling writes for people (stats.md, the tray, the inbox page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Locale {
+    En,
+    Ko,
+}
+
+impl Locale {
+    /// The configured value wins; else `LANG`; else English.
+    pub fn resolve(configured: &str, lang: Option<&str>) -> Locale {
+        match configured {
+            "ko" => Locale::Ko,
+            "en" => Locale::En,
+            _ if lang.is_some_and(|l| l.starts_with("ko")) => Locale::Ko,
+            _ => Locale::En,
+        }
+    }
 }
 
 /// Where the user file comes from.
@@ -213,6 +234,12 @@ impl Settings {
         if self.worker.max_attempts == 0 {
             return bad("worker.max_attempts", "must be at least 1");
         }
+        if self.telemetry.max_file_bytes < 1024 {
+            return bad("telemetry.max_file_bytes", "must be at least 1024");
+        }
+        if self.telemetry.retention_days == 0 {
+            return bad("telemetry.retention_days", "must be at least 1");
+        }
         if let Err(reason) = crate::logging::parse_filter(&self.log.level) {
             return bad("log.level", reason);
         }
@@ -247,6 +274,16 @@ impl Settings {
     /// The service log directory.
     pub fn logs_dir(&self) -> PathBuf {
         self.data_dir().join("logs")
+    }
+
+    /// The usage log directory.
+    pub fn telemetry_dir(&self) -> PathBuf {
+        self.data_dir().join("telemetry")
+    }
+
+    /// `locale`, or when empty the environment's `LANG` (`ko_KR.UTF-8` → Korean).
+    pub fn locale(&self) -> Locale {
+        Locale::resolve(&self.locale, std::env::var("LANG").ok().as_deref())
     }
 }
 
@@ -404,6 +441,15 @@ mod tests {
                 "{what}: message {err:?} is not one line"
             );
         }
+    }
+
+    #[test]
+    fn the_locale_comes_from_the_config_else_from_lang() {
+        assert_eq!(Locale::resolve("ko", Some("en_US.UTF-8")), Locale::Ko);
+        assert_eq!(Locale::resolve("en", Some("ko_KR.UTF-8")), Locale::En);
+        assert_eq!(Locale::resolve("", Some("ko_KR.UTF-8")), Locale::Ko);
+        assert_eq!(Locale::resolve("", Some("de_DE.UTF-8")), Locale::En);
+        assert_eq!(Locale::resolve("", None), Locale::En);
     }
 
     #[test]

@@ -41,12 +41,7 @@ impl Services {
     ) -> Self {
         let repository = RepositoryActor::start(store, db_path, settings.expiry.days);
         let hub = Hub::default().start();
-        let telemetry = TelemetryActor::new(
-            settings.data_dir().join("telemetry"),
-            settings.telemetry.enabled,
-            clock.clone(),
-        )
-        .start();
+        let telemetry = TelemetryActor::new(settings, clock.clone()).start();
         let monitor = OllamaMonitorActor::new(
             provider.clone(),
             hub.clone(),

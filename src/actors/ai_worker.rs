@@ -29,7 +29,7 @@ use super::hub::Hub;
 use super::log_handled;
 use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
 use super::repository::{
-    CountFailed, GetNote, IncrementJobAttempt, LoadJobs, MarkAiFailed, RepositoryActor,
+    CountFailed, GetJob, GetNote, IncrementJobAttempt, LoadJobs, MarkAiFailed, RepositoryActor,
     SaveEnrichment, SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
@@ -48,6 +48,14 @@ use crate::telemetry::events::{AiDone, AiFailed, FailedReason, UsageEvent};
 pub struct Enqueue {
     pub note_ids: Vec<String>,
     pub at: DateTime<Utc>,
+}
+
+/// A note came back from the trash: take its job (as stored, attempts included) into
+/// the queue again.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct TrackJob {
+    pub note_id: String,
 }
 
 /// The provider was seen healthy by hand (recheck, retry-all): resume at once.
@@ -181,6 +189,18 @@ impl AiWorkerActor {
         }
         self.order.insert((job.next_run_at, note_id.clone()));
         self.jobs.insert(note_id, job);
+    }
+
+    /// Queues a job as the database has it.
+    fn track(&mut self, job: Job) {
+        self.upsert(
+            job.note_id,
+            QueuedJob {
+                attempts: job.attempts,
+                next_run_at: job.next_run_at,
+                wait_reason: job.wait_reason,
+            },
+        );
     }
 
     fn remove(&mut self, note_id: &str) {
@@ -450,6 +470,24 @@ impl Handler<Enqueue> for AiWorkerActor {
         tracing::debug!(count, "jobs enqueued");
         self.schedule(ctx);
         log_handled!("Enqueue", started, true);
+    }
+}
+
+impl Handler<TrackJob> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: TrackJob, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        let lookup = self.repository.send(GetJob {
+            note_id: msg.note_id,
+        });
+        ctx.spawn(lookup.into_actor(self).map(|found, act, ctx| {
+            if let Ok(Ok(Some(job))) = found {
+                act.track(job);
+                act.schedule(ctx);
+            }
+        }));
+        log_handled!("TrackJob", started, true);
     }
 }
 

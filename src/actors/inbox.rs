@@ -6,19 +6,24 @@
 //! - `RetryAllFailed` (SPEC §5): requeue every failed note in one transaction → enqueue
 //!   each → `ai_retry_manual {failedCount}` and `FailedCountChanged`, only when at
 //!   least one note was requeued (zero is the "nothing happened" sentinel) → resume
-//!   the worker at once (a manual retry means "try now").
+//!   the worker at once (a manual retry means "try now");
+//! - `Trash`, `Restore`, `Keep`: the notes' lifecycle, with `note_trashed` and
+//!   `note_restored` when something changed; a restored pending note is queued again
+//!   with its stored attempts.
 
 use std::time::Instant;
 
 use actix::prelude::*;
 
-use super::ai_worker::{AiWorkerActor, Enqueue, ResumeNow};
+use super::ai_worker::{AiWorkerActor, Enqueue, ResumeNow, TrackJob};
 use super::hub::Hub;
 use super::log_handled;
-use super::repository::{CaptureNote, CountFailed, RepositoryActor, RequeueAllFailed};
+use super::repository::{
+    CaptureNote, CountFailed, KeepNote, RepositoryActor, RequeueAllFailed, RestoreNote, TrashNote,
+};
 use super::telemetry::{Emit, TelemetryActor};
 use crate::clock::SharedClock;
-use crate::domain::{Note, NoteBody};
+use crate::domain::{AiStatus, Note, NoteBody};
 use crate::events::{FailedCountChanged, NoteChanged};
 use crate::storage::{StoreError, StoreResult};
 use crate::telemetry::events::{AiRetryManual, NoFields, UsageEvent};
@@ -28,6 +33,27 @@ use crate::telemetry::events::{AiRetryManual, NoFields, UsageEvent};
 #[rtype(result = "StoreResult<Note>")]
 pub struct Capture {
     pub body: NoteBody,
+}
+
+/// Moves a note to the trash (`note_trashed` when it was not there yet).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct Trash {
+    pub id: String,
+}
+
+/// Takes a note out of the trash (`note_restored`); a pending one is queued again.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct Restore {
+    pub id: String,
+}
+
+/// Keeps a note past expiry.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct Keep {
+    pub id: String,
 }
 
 /// Retries every failed note; replies with how many were requeued.
@@ -152,6 +178,103 @@ impl Handler<RetryAllFailed> for InboxActor {
             hub.do_send(FailedCountChanged { count: failed });
             tracing::info!(count, "failed notes requeued");
             Ok(count)
+        })
+    }
+}
+
+impl Handler<Trash> for InboxActor {
+    type Result = ResponseFuture<StoreResult<Note>>;
+
+    fn handle(&mut self, msg: Trash, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let Collaborators {
+            repository,
+            telemetry,
+            hub,
+            ..
+        } = self.with.clone();
+        let now = self.clock.now();
+        log_handled!("Trash", started, true);
+        Box::pin(async move {
+            let outcome = repository
+                .send(TrashNote { id: msg.id, now })
+                .await
+                .map_err(mailbox)??;
+            if outcome.changed {
+                // The worker drops the job when its turn comes (the note is trashed);
+                // counts and lists leave it out at once.
+                telemetry.do_send(Emit(UsageEvent::NoteTrashed(NoFields {})));
+                hub.do_send(NoteChanged {
+                    note_id: outcome.note.id.clone(),
+                });
+                if outcome.note.ai_status == AiStatus::Failed {
+                    let failed = repository.send(CountFailed).await.map_err(mailbox)??;
+                    hub.do_send(FailedCountChanged { count: failed });
+                }
+            }
+            Ok(outcome.note)
+        })
+    }
+}
+
+impl Handler<Restore> for InboxActor {
+    type Result = ResponseFuture<StoreResult<Note>>;
+
+    fn handle(&mut self, msg: Restore, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let Collaborators {
+            repository,
+            worker,
+            telemetry,
+            hub,
+        } = self.with.clone();
+        let now = self.clock.now();
+        log_handled!("Restore", started, true);
+        Box::pin(async move {
+            let outcome = repository
+                .send(RestoreNote { id: msg.id, now })
+                .await
+                .map_err(mailbox)??;
+            if outcome.changed {
+                telemetry.do_send(Emit(UsageEvent::NoteRestored(NoFields {})));
+                hub.do_send(NoteChanged {
+                    note_id: outcome.note.id.clone(),
+                });
+                match outcome.note.ai_status {
+                    AiStatus::Pending => worker.do_send(TrackJob {
+                        note_id: outcome.note.id.clone(),
+                    }),
+                    AiStatus::Failed => {
+                        let failed = repository.send(CountFailed).await.map_err(mailbox)??;
+                        hub.do_send(FailedCountChanged { count: failed });
+                    }
+                    AiStatus::Done => {}
+                }
+            }
+            Ok(outcome.note)
+        })
+    }
+}
+
+impl Handler<Keep> for InboxActor {
+    type Result = ResponseFuture<StoreResult<Note>>;
+
+    fn handle(&mut self, msg: Keep, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let Collaborators {
+            repository, hub, ..
+        } = self.with.clone();
+        let now = self.clock.now();
+        log_handled!("Keep", started, true);
+        Box::pin(async move {
+            let note = repository
+                .send(KeepNote { id: msg.id, now })
+                .await
+                .map_err(mailbox)??;
+            hub.do_send(NoteChanged {
+                note_id: note.id.clone(),
+            });
+            Ok(note)
         })
     }
 }

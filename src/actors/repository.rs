@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 
 use super::log_handled;
 use crate::domain::{Enrichment, ListFilter, Note, NoteBody};
-use crate::storage::{Job, NoteCounts, Store, StoreError, StoreResult};
+use crate::storage::{Changed, Job, NoteCounts, Store, StoreError, StoreResult};
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
 #[derive(Debug, Message)]
@@ -125,9 +125,16 @@ pub struct SaveEnrichment {
     pub now: DateTime<Utc>,
 }
 
+/// The job row of one active note, if it has one.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Option<Job>>")]
+pub struct GetJob {
+    pub note_id: String,
+}
+
 /// Moves a note to the trash.
 #[derive(Debug, Message)]
-#[rtype(result = "StoreResult<Note>")]
+#[rtype(result = "StoreResult<Changed>")]
 pub struct TrashNote {
     pub id: String,
     pub now: DateTime<Utc>,
@@ -135,7 +142,7 @@ pub struct TrashNote {
 
 /// Takes a note out of the trash.
 #[derive(Debug, Message)]
-#[rtype(result = "StoreResult<Note>")]
+#[rtype(result = "StoreResult<Changed>")]
 pub struct RestoreNote {
     pub id: String,
     pub now: DateTime<Utc>,
@@ -241,8 +248,9 @@ handle_with_store!(MarkAiFailed => (), |store, msg| {
 handle_with_store!(SaveEnrichment => (), |store, msg| {
     store.save_enrichment(&msg.note_id, &msg.enrichment, msg.now)
 });
-handle_with_store!(TrashNote => Note, |store, msg| store.trash(&msg.id, msg.now));
-handle_with_store!(RestoreNote => Note, |store, msg| store.restore(&msg.id, msg.now));
+handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
+handle_with_store!(TrashNote => Changed, |store, msg| store.trash(&msg.id, msg.now));
+handle_with_store!(RestoreNote => Changed, |store, msg| store.restore(&msg.id, msg.now));
 handle_with_store!(KeepNote => Note, |store, msg| store.keep(&msg.id, msg.now));
 handle_with_store!(PurgeTrash => u64, |store, msg| store.purge_trash(msg.older_than));
 handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());

@@ -7,9 +7,10 @@ use serde::Deserialize;
 use super::error::ApiError;
 use super::AppState;
 use crate::actors::ai_worker::GetWorkerStatus;
-use crate::actors::inbox::{Capture, RetryAllFailed};
+use crate::actors::inbox::{Capture, Keep, Restore, RetryAllFailed, Trash};
 use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
 use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes};
+use crate::actors::telemetry::{ExportUsageLog, GetStats};
 use crate::domain::{AiStatus, ListFilter, NoteBody};
 
 /// `POST /api/notes` body.
@@ -135,6 +136,79 @@ pub async fn retry_all_failed(state: web::Data<AppState>) -> Result<HttpResponse
 pub async fn recheck(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let health = state.services.monitor.send(Recheck).await?;
     Ok(HttpResponse::Ok().json(health))
+}
+
+/// `POST /api/notes/{id}/trash` → the note, now in the trash.
+pub async fn trash(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let note = state.services.inbox.send(Trash { id }).await??;
+    Ok(HttpResponse::Ok().json(note))
+}
+
+/// `POST /api/notes/{id}/restore` → the note, out of the trash.
+pub async fn restore(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let note = state.services.inbox.send(Restore { id }).await??;
+    Ok(HttpResponse::Ok().json(note))
+}
+
+/// `POST /api/notes/{id}/keep` → the note, kept past expiry.
+pub async fn keep(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let note = state.services.inbox.send(Keep { id }).await??;
+    Ok(HttpResponse::Ok().json(note))
+}
+
+/// `GET /api/stats` → stats.md, freshly built from the usage log.
+pub async fn stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let report = state
+        .services
+        .telemetry
+        .send(GetStats)
+        .await?
+        .map_err(|e| ApiError::Unexpected(anyhow::anyhow!(e)))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/markdown; charset=utf-8")
+        .body(report))
+}
+
+/// `POST /api/usage-log/export` body (optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportRequest {
+    /// The folder to create the export in, instead of `<data_dir>/exports/`.
+    pub out: Option<std::path::PathBuf>,
+}
+
+/// `POST /api/usage-log/export` → `{"path": "..."}` of the new export folder. The body
+/// may be empty; when given it must be a valid `ExportRequest`.
+pub async fn export_usage_log(
+    state: web::Data<AppState>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let request: ExportRequest = if body.iter().all(u8::is_ascii_whitespace) {
+        ExportRequest::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::BadRequest(format!("invalid JSON body: {e}")))?
+    };
+    let parent = request.out;
+    let path = state
+        .services
+        .telemetry
+        .send(ExportUsageLog { parent })
+        .await?
+        .map_err(|e| ApiError::Unexpected(anyhow::anyhow!(e)))?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "path": path })))
 }
 
 /// Any known path with a method it does not take.

@@ -33,37 +33,28 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
     cfg.app_data(json).app_data(query).service(
         web::scope("/api")
             .wrap(from_fn(auth::require_token))
+            .service(endpoint("/status").route(web::get().to(api::status)))
             .service(
-                web::resource("/status")
-                    .route(web::get().to(api::status))
-                    .default_service(web::to(api::method_not_allowed)),
-            )
-            .service(
-                web::resource("/notes")
+                endpoint("/notes")
                     .route(web::get().to(api::list))
-                    .route(web::post().to(api::capture))
-                    .default_service(web::to(api::method_not_allowed)),
+                    .route(web::post().to(api::capture)),
             )
+            .service(endpoint("/notes/{id}").route(web::get().to(api::show)))
+            .service(endpoint("/notes/{id}/trash").route(web::post().to(api::trash)))
+            .service(endpoint("/notes/{id}/restore").route(web::post().to(api::restore)))
+            .service(endpoint("/notes/{id}/keep").route(web::post().to(api::keep)))
+            .service(endpoint("/inbox/failed-count").route(web::get().to(api::failed_count)))
             .service(
-                web::resource("/notes/{id}")
-                    .route(web::get().to(api::show))
-                    .default_service(web::to(api::method_not_allowed)),
+                endpoint("/inbox/retry-all-failed").route(web::post().to(api::retry_all_failed)),
             )
-            .service(
-                web::resource("/inbox/failed-count")
-                    .route(web::get().to(api::failed_count))
-                    .default_service(web::to(api::method_not_allowed)),
-            )
-            .service(
-                web::resource("/inbox/retry-all-failed")
-                    .route(web::post().to(api::retry_all_failed))
-                    .default_service(web::to(api::method_not_allowed)),
-            )
-            .service(
-                web::resource("/ollama/recheck")
-                    .route(web::post().to(api::recheck))
-                    .default_service(web::to(api::method_not_allowed)),
-            )
+            .service(endpoint("/ollama/recheck").route(web::post().to(api::recheck)))
+            .service(endpoint("/stats").route(web::get().to(api::stats)))
+            .service(endpoint("/usage-log/export").route(web::post().to(api::export_usage_log)))
             .default_service(web::to(api::not_found)),
     );
+}
+
+/// A route whose other methods get 405 with a JSON error.
+fn endpoint(path: &str) -> actix_web::Resource {
+    web::resource(path).default_service(web::to(api::method_not_allowed))
 }

@@ -8,4 +8,4 @@
 pub mod migrations;
 pub mod store;
 
-pub use store::{Job, NoteCounts, Store, StoreError, StoreResult, WaitReason};
+pub use store::{Changed, Job, NoteCounts, Store, StoreError, StoreResult, WaitReason};

@@ -85,6 +85,14 @@ pub struct Job {
     pub wait_reason: Option<WaitReason>,
 }
 
+/// A note after an operation that may have found nothing to do (trashing a note
+/// already in the trash): `changed` says whether anything was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changed {
+    pub note: Note,
+    pub changed: bool,
+}
+
 /// The counts the status route and the inbox banners show.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct NoteCounts {
@@ -514,25 +522,46 @@ impl Store {
     // ----- trash and expiry --------------------------------------------------------
 
     /// Moves a note to the trash. Trashing a trashed note changes nothing.
-    pub fn trash(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Note> {
-        self.conn
+    pub fn trash(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Changed> {
+        let changed = self
+            .conn
             .prepare_cached(
                 "UPDATE notes SET deleted_at = ?2, updated_at = ?2
                  WHERE id = ?1 AND deleted_at IS NULL",
             )?
             .execute(params![note_id, timestamp(now)])?;
-        self.get(note_id)
+        Ok(Changed {
+            note: self.get(note_id)?,
+            changed: changed > 0,
+        })
     }
 
     /// Takes a note out of the trash; a pending one resumes with its job row.
-    pub fn restore(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Note> {
-        self.conn
+    pub fn restore(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Changed> {
+        let changed = self
+            .conn
             .prepare_cached(
                 "UPDATE notes SET deleted_at = NULL, updated_at = ?2
                  WHERE id = ?1 AND deleted_at IS NOT NULL",
             )?
             .execute(params![note_id, timestamp(now)])?;
-        self.get(note_id)
+        Ok(Changed {
+            note: self.get(note_id)?,
+            changed: changed > 0,
+        })
+    }
+
+    /// The job row of one active note, if it has one.
+    pub fn job(&self, note_id: &str) -> StoreResult<Option<Job>> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT j.note_id, n.body, j.attempts, j.next_run_at, j.last_error, j.wait_reason
+                 FROM pending_jobs j JOIN notes n ON n.id = j.note_id
+                 WHERE j.note_id = ?1 AND n.deleted_at IS NULL",
+            )?
+            .query_row([note_id], job_from_row)
+            .optional()?)
     }
 
     /// Keeps a note past expiry.

@@ -1,7 +1,12 @@
-//! Usage telemetry: the local event log (SPEC §7). Nothing here ever leaves the machine.
+//! Usage telemetry: the local event log and its report (SPEC §7). Nothing here ever
+//! leaves the machine.
 //!
-//! - [`events`]: the strict schema of every event kind.
+//! - [`events`]: the strict schema of every event kind;
+//! - [`log`]: the files on disk: reading (torn lines skipped), pruning, exporting;
+//! - [`stats`]: the per-day aggregation and `stats.md`.
 //!
 //! The `TelemetryActor` (`crate::actors::telemetry`) is the one writer of the log.
 
 pub mod events;
+pub mod log;
+pub mod stats;

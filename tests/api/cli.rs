@@ -96,3 +96,28 @@ fn retry_failed_failed_count_and_recheck_print_plain_answers() {
     assert!(status.contains("ollama: not running"), "{status}");
     assert!(status.contains("worker: idle"), "{status}");
 }
+
+#[test]
+fn stats_export_log_trash_and_restore_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    let captured: serde_json::Value =
+        serde_json::from_slice(&service.cli(&["--json", "capture", "a note"]).stdout).unwrap();
+    let id = captured["id"].as_str().unwrap();
+
+    let trashed = service.cli(&["trash", id]);
+    assert_eq!(text(&trashed.stdout).trim(), format!("trashed {id}"));
+    let restored = service.cli(&["restore", id]);
+    assert_eq!(text(&restored.stdout).trim(), format!("restored {id}"));
+    let kept = service.cli(&["keep", id]);
+    assert_eq!(text(&kept.stdout).trim(), format!("kept {id}"));
+
+    let stats = text(&service.cli(&["stats"]).stdout);
+    assert!(stats.starts_with("# inkling usage"), "{stats}");
+    let out = tempfile::tempdir().unwrap();
+    let exported = service.cli(&["export-log", "--out", out.path().to_str().unwrap()]);
+    assert!(exported.status.success(), "{}", text(&exported.stderr));
+    let path = std::path::PathBuf::from(text(&exported.stdout).trim());
+    assert!(path.starts_with(out.path()));
+    assert!(path.join("stats.md").exists());
+}

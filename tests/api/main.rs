@@ -6,6 +6,7 @@
 //! - `auth`: the token guard.
 //! - `process`: the binary: restart, SIGTERM, kill -9 under load, config errors.
 //! - `cli`: the client subcommands against a running service.
+//! - `usage`: trash, restore, keep; the usage report and export.
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 
 mod auth;
@@ -16,3 +17,4 @@ mod helpers;
 mod inbox;
 mod notes;
 mod process;
+mod usage;

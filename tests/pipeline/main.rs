@@ -7,10 +7,12 @@
 //! - `worker`: the seed's AiWorker rows (seed §8) on virtual time.
 //! - `outage`: a 24-hour outage, instant resume, restart.
 //! - `retry_all`: the retry-all use case.
+//! - `lifecycle`: trash and restore as the worker sees them.
 
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod harness;
+mod lifecycle;
 mod outage;
 mod provider;
 mod retry_all;

@@ -1,0 +1,210 @@
+//! The usage log on disk: file names, reading (tolerant of a torn last line), pruning
+//! old files, and exporting a copy.
+//!
+//! Files: `events-YYYY-MM-DD.jsonl` (UTC date), continued in `events-YYYY-MM-DD.N.jsonl`
+//! when a day's file reaches `telemetry.max_file_bytes`. Only the `TelemetryActor`
+//! writes; readers may read at any time, since lines are only ever appended.
+
+use std::fs;
+use std::io::{self, BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use super::events::{parse_line, UsageEvent};
+
+/// One log file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogFile {
+    pub date: NaiveDate,
+    /// 0 for the day's first file, then 1, 2, … as it rotates by size.
+    pub part: u32,
+    pub path: PathBuf,
+}
+
+pub fn file_name(date: NaiveDate, part: u32) -> String {
+    match part {
+        0 => format!("events-{date}.jsonl"),
+        n => format!("events-{date}.{n}.jsonl"),
+    }
+}
+
+fn parse_file_name(name: &str) -> Option<(NaiveDate, u32)> {
+    let stem = name.strip_prefix("events-")?.strip_suffix(".jsonl")?;
+    let (date, part) = match stem.split_once('.') {
+        Some((date, part)) => (date, part.parse().ok()?),
+        None => (stem, 0),
+    };
+    Some((NaiveDate::parse_from_str(date, "%Y-%m-%d").ok()?, part))
+}
+
+/// The log files in `dir`, oldest first. A missing dir has none.
+pub fn list_files(dir: &Path) -> io::Result<Vec<LogFile>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut files: Vec<LogFile> = entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let (date, part) = parse_file_name(entry.file_name().to_str()?)?;
+            Some(LogFile {
+                date,
+                part,
+                path: entry.path(),
+            })
+        })
+        .collect();
+    files.sort_by_key(|f| (f.date, f.part));
+    Ok(files)
+}
+
+/// What reading the log found.
+#[derive(Debug, Default)]
+pub struct LogContents {
+    pub events: Vec<(DateTime<Utc>, UsageEvent)>,
+    /// Lines that are not a valid event (a torn last line after a crash, a hand edit):
+    /// skipped, never fatal.
+    pub skipped_lines: usize,
+}
+
+/// Reads every event in `dir`, oldest file first.
+pub fn read_events(dir: &Path) -> io::Result<LogContents> {
+    let mut contents = LogContents::default();
+    for file in list_files(dir)? {
+        let reader = BufReader::new(fs::File::open(&file.path)?);
+        for line in reader.split(b'\n') {
+            let line = line?;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let parsed = std::str::from_utf8(&line)
+                .ok()
+                .and_then(|text| parse_line(text).ok())
+                .and_then(|(ts, event)| {
+                    let at = DateTime::parse_from_rfc3339(&ts).ok()?;
+                    Some((at.with_timezone(&Utc), event))
+                });
+            match parsed {
+                Some(event) => contents.events.push(event),
+                None => contents.skipped_lines += 1,
+            }
+        }
+    }
+    Ok(contents)
+}
+
+/// Deletes the files of days before `keep_from`. Returns how many were deleted.
+pub fn prune(dir: &Path, keep_from: NaiveDate) -> io::Result<usize> {
+    let mut deleted = 0;
+    for file in list_files(dir)? {
+        if file.date < keep_from {
+            fs::remove_file(&file.path)?;
+            deleted += 1;
+        }
+    }
+    Ok(deleted)
+}
+
+/// Copies every log file and writes `stats_md` into the new folder `out`. Fails if
+/// `out` exists: an export never overwrites anything.
+pub fn export(dir: &Path, out: &Path, stats_md: &str) -> io::Result<()> {
+    if out.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} already exists", out.display()),
+        ));
+    }
+    fs::create_dir_all(out)?;
+    for file in list_files(dir)? {
+        if let Some(name) = file.path.file_name() {
+            fs::copy(&file.path, out.join(name))?;
+        }
+    }
+    fs::write(out.join("stats.md"), stats_md)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn date(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn file_names_round_trip_and_sort_by_date_then_part() {
+        let dir = tempfile::tempdir().unwrap();
+        for (d, part) in [
+            ("2026-03-02", 0),
+            ("2026-03-01", 1),
+            ("2026-03-01", 0),
+            ("2026-03-01", 10),
+        ] {
+            fs::write(dir.path().join(file_name(date(d), part)), "").unwrap();
+        }
+        fs::write(dir.path().join("notes.txt"), "").unwrap();
+        let order: Vec<(String, u32)> = list_files(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.date.to_string(), f.part))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("2026-03-01".to_string(), 0),
+                ("2026-03-01".to_string(), 1),
+                ("2026-03-01".to_string(), 10),
+                ("2026-03-02".to_string(), 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_torn_last_line_and_garbage_are_skipped_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(
+            dir.path().join(file_name(date("2026-03-01"), 0)),
+            concat!(
+                r#"{"ts":"2026-03-01T10:00:00.000Z","kind":"note_captured","payload":{}}"#,
+                "\n",
+                "not json\n",
+                r#"{"ts":"2026-03-01T10:01:00.000Z","kind":"ai_done","payload":{"latencyMs":5}}"#,
+                "\n",
+                r#"{"ts":"2026-03-01T10:02:00.000Z","kind":"ai_do"#,
+            ),
+        )
+        .unwrap();
+        let contents = read_events(dir.path()).unwrap();
+        assert_eq!(contents.events.len(), 2);
+        assert_eq!(contents.skipped_lines, 2);
+    }
+
+    #[test]
+    fn prune_deletes_only_days_before_the_cutoff() {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["2026-01-01", "2026-02-01", "2026-03-01"] {
+            fs::write(dir.path().join(file_name(date(d), 0)), "").unwrap();
+        }
+        assert_eq!(prune(dir.path(), date("2026-02-01")).unwrap(), 1);
+        assert_eq!(list_files(dir.path()).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn an_export_copies_the_log_and_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("telemetry");
+        fs::create_dir(&log).unwrap();
+        fs::write(log.join(file_name(date("2026-03-01"), 0)), "line\n").unwrap();
+        let out = dir.path().join("exports").join("one");
+        export(&log, &out, "# stats").unwrap();
+        assert_eq!(
+            fs::read_to_string(out.join("events-2026-03-01.jsonl")).unwrap(),
+            "line\n"
+        );
+        assert_eq!(fs::read_to_string(out.join("stats.md")).unwrap(), "# stats");
+        assert!(export(&log, &out, "# again").is_err());
+        assert_eq!(fs::read_to_string(out.join("stats.md")).unwrap(), "# stats");
+    }
+}

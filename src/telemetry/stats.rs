@@ -1,0 +1,324 @@
+//! `stats.md`: the usage log aggregated per UTC day, with totals (SPEC §7, seed §7.3).
+//!
+//! Pure functions: [`aggregate`] counts events, [`render_markdown`] writes the report.
+//! Days between the first and the last event that have no events get a row of zeros,
+//! so quiet days show as quiet instead of vanishing.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+
+use super::events::{FailedReason, UsageEvent};
+use crate::configuration::Locale;
+
+/// What happened on one day (or in total).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    pub captured: u64,
+    pub ai_done: u64,
+    pub ai_failed_schema: u64,
+    pub ai_failed_other: u64,
+    pub ollama_rechecks: u64,
+    pub ollama_recoveries: u64,
+    /// Manual "retry all failed" uses.
+    pub ai_retries: u64,
+    /// Notes those retries sent back (Σ failedCount).
+    pub ai_retried_notes: u64,
+    pub trashed: u64,
+    pub restored: u64,
+    pub exports: u64,
+}
+
+impl Counts {
+    fn add(&mut self, event: &UsageEvent) {
+        match event {
+            UsageEvent::NoteCaptured(_) => self.captured += 1,
+            UsageEvent::AiDone(_) => self.ai_done += 1,
+            UsageEvent::AiFailed(p) => match p.reason {
+                FailedReason::Schema => self.ai_failed_schema += 1,
+                FailedReason::Other => self.ai_failed_other += 1,
+            },
+            UsageEvent::AiRetryManual(p) => {
+                self.ai_retries += 1;
+                self.ai_retried_notes += p.failed_count;
+            }
+            UsageEvent::OllamaRecheckManual(_) => self.ollama_rechecks += 1,
+            UsageEvent::OllamaRecovered(_) => self.ollama_recoveries += 1,
+            UsageEvent::NoteTrashed(_) => self.trashed += 1,
+            UsageEvent::NoteRestored(_) => self.restored += 1,
+            UsageEvent::UsageLogExported(_) => self.exports += 1,
+        }
+    }
+
+    pub fn ai_failed(&self) -> u64 {
+        self.ai_failed_schema + self.ai_failed_other
+    }
+}
+
+/// The aggregated log.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct UsageStats {
+    /// One entry per day from the first to the last event, gaps filled with zeros.
+    pub days: BTreeMap<NaiveDate, Counts>,
+    pub total: Counts,
+}
+
+/// Counts events per UTC day and in total.
+pub fn aggregate(events: impl IntoIterator<Item = (DateTime<Utc>, UsageEvent)>) -> UsageStats {
+    let mut stats = UsageStats::default();
+    for (at, event) in events {
+        stats.days.entry(at.date_naive()).or_default().add(&event);
+        stats.total.add(&event);
+    }
+    let range = stats
+        .days
+        .first_key_value()
+        .map(|(d, _)| *d)
+        .zip(stats.days.last_key_value().map(|(d, _)| *d));
+    if let Some((first, last)) = range {
+        for day in first.iter_days().take_while(|d| *d <= last) {
+            stats.days.entry(day).or_default();
+        }
+    }
+    stats
+}
+
+struct Words {
+    title: &'static str,
+    generated: &'static str,
+    empty: &'static str,
+    columns: [&'static str; 7],
+    totals: &'static str,
+}
+
+const EN: Words = Words {
+    title: "# inkling usage",
+    generated: "Generated {at} from the local usage log. Nothing in it ever leaves this machine.",
+    empty: "No events yet.",
+    columns: [
+        "date (UTC)",
+        "captured",
+        "AI done",
+        "AI failed (schema)",
+        "AI failed (other)",
+        "Ollama rechecks",
+        "AI retries",
+    ],
+    totals: "## Totals",
+};
+
+const KO: Words = Words {
+    title: "# inkling 사용 통계",
+    generated:
+        "{at} 에 로컬 사용 로그로 만든 보고서입니다. 이 기기 밖으로는 아무것도 보내지 않습니다.",
+    empty: "아직 기록이 없습니다.",
+    columns: [
+        "날짜 (UTC)",
+        "캡처",
+        "AI 완료",
+        "AI 실패 (schema)",
+        "AI 실패 (other)",
+        "Ollama 재확인",
+        "AI 재시도",
+    ],
+    totals: "## 누적",
+};
+
+/// The report, in the user's language.
+pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -> String {
+    let words = match locale {
+        Locale::En => &EN,
+        Locale::Ko => &KO,
+    };
+    let mut out = String::new();
+    out.push_str(words.title);
+    out.push_str("\n\n");
+    out.push_str(&words.generated.replace("{at}", generated_at));
+    out.push_str("\n\n");
+    if stats.days.is_empty() {
+        out.push_str(words.empty);
+        out.push_str("\n\n");
+    } else {
+        out.push_str(&format!("| {} |\n", words.columns.join(" | ")));
+        out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
+        for (day, c) in &stats.days {
+            out.push_str(&format!(
+                "| {day} | {} | {} | {} | {} | {} | {} |\n",
+                c.captured,
+                c.ai_done,
+                c.ai_failed_schema,
+                c.ai_failed_other,
+                c.ollama_rechecks,
+                c.ai_retries
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str(words.totals);
+    out.push_str("\n\n");
+    let t = &stats.total;
+    let lines = match locale {
+        Locale::En => vec![
+            format!("- Notes captured: {}", t.captured),
+            format!("- AI done: {}", t.ai_done),
+            format!(
+                "- AI failed: {} (schema {}, other {})",
+                t.ai_failed(),
+                t.ai_failed_schema,
+                t.ai_failed_other
+            ),
+            format!("- Manual Ollama rechecks: {}", t.ollama_rechecks),
+            format!("- Ollama recoveries: {}", t.ollama_recoveries),
+            format!(
+                "- AI manual retry usage: {} times / {} notes total",
+                t.ai_retries, t.ai_retried_notes
+            ),
+            format!("- Notes trashed: {}, restored: {}", t.trashed, t.restored),
+        ],
+        Locale::Ko => vec![
+            format!("- 캡처한 노트: {} 건", t.captured),
+            format!("- AI 완료: {} 건", t.ai_done),
+            format!(
+                "- AI 실패: {} 건 (schema {}, other {})",
+                t.ai_failed(),
+                t.ai_failed_schema,
+                t.ai_failed_other
+            ),
+            format!("- Ollama 수동 재확인 사용량: {} 회", t.ollama_rechecks),
+            format!("- Ollama 회복: {} 회", t.ollama_recoveries),
+            format!(
+                "- AI 수동 재시도 사용량: {} 회 / 누적 {} 건",
+                t.ai_retries, t.ai_retried_notes
+            ),
+            format!("- 휴지통으로: {} 건, 복원: {} 건", t.trashed, t.restored),
+        ],
+    };
+    for line in lines {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::events::{AiDone, AiFailed, AiRetryManual, NoFields};
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    fn day(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    fn sample() -> Vec<(DateTime<Utc>, UsageEvent)> {
+        vec![
+            (
+                at("2026-03-01T09:00:00Z"),
+                UsageEvent::NoteCaptured(NoFields {}),
+            ),
+            (
+                at("2026-03-01T09:00:01Z"),
+                UsageEvent::AiDone(AiDone { latency_ms: 900 }),
+            ),
+            (
+                at("2026-03-01T23:59:59Z"),
+                UsageEvent::NoteCaptured(NoFields {}),
+            ),
+            (
+                at("2026-03-04T08:00:00Z"),
+                UsageEvent::AiFailed(AiFailed {
+                    reason: FailedReason::Schema,
+                    attempts: 3,
+                }),
+            ),
+            (
+                at("2026-03-04T08:00:00Z"),
+                UsageEvent::AiFailed(AiFailed {
+                    reason: FailedReason::Other,
+                    attempts: 3,
+                }),
+            ),
+            (
+                at("2026-03-04T09:00:00Z"),
+                UsageEvent::AiRetryManual(AiRetryManual { failed_count: 2 }),
+            ),
+            (
+                at("2026-03-04T10:00:00Z"),
+                UsageEvent::AiRetryManual(AiRetryManual { failed_count: 5 }),
+            ),
+            (
+                at("2026-03-04T11:00:00Z"),
+                UsageEvent::OllamaRecheckManual(NoFields {}),
+            ),
+        ]
+    }
+
+    #[test]
+    fn events_are_counted_per_utc_day_and_in_total() {
+        let stats = aggregate(sample());
+        let first = stats.days[&day("2026-03-01")];
+        assert_eq!((first.captured, first.ai_done), (2, 1));
+        let fourth = stats.days[&day("2026-03-04")];
+        assert_eq!((fourth.ai_failed_schema, fourth.ai_failed_other), (1, 1));
+        assert_eq!((fourth.ai_retries, fourth.ai_retried_notes), (2, 7));
+        assert_eq!(fourth.ollama_rechecks, 1);
+        assert_eq!(stats.total.captured, 2);
+        assert_eq!(stats.total.ai_failed(), 2);
+    }
+
+    #[test]
+    fn days_without_events_between_the_first_and_last_get_zero_rows() {
+        let stats = aggregate(sample());
+        let days: Vec<String> = stats.days.keys().map(|d| d.to_string()).collect();
+        assert_eq!(
+            days,
+            ["2026-03-01", "2026-03-02", "2026-03-03", "2026-03-04"]
+        );
+        assert_eq!(stats.days[&day("2026-03-02")], Counts::default());
+    }
+
+    #[test]
+    fn the_report_has_a_row_per_day_and_the_manual_retry_line() {
+        let report = render_markdown(&aggregate(sample()), Locale::En, "2026-03-05T00:00:00Z");
+        assert!(
+            report.contains("| 2026-03-01 | 2 | 1 | 0 | 0 | 0 | 0 |"),
+            "{report}"
+        );
+        assert!(
+            report.contains("| 2026-03-02 | 0 | 0 | 0 | 0 | 0 | 0 |"),
+            "{report}"
+        );
+        assert!(
+            report.contains("| 2026-03-04 | 0 | 0 | 1 | 1 | 1 | 2 |"),
+            "{report}"
+        );
+        assert!(
+            report.contains("- AI manual retry usage: 2 times / 7 notes total"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn the_korean_report_uses_the_seed_wording() {
+        let report = render_markdown(&aggregate(sample()), Locale::Ko, "t");
+        assert!(
+            report.contains("AI 수동 재시도 사용량: 2 회 / 누적 7 건"),
+            "{report}"
+        );
+        assert!(report.contains("| 날짜 (UTC) |"), "{report}");
+    }
+
+    #[test]
+    fn an_empty_log_gives_an_empty_report_with_zero_totals() {
+        let stats = aggregate(Vec::new());
+        assert!(stats.days.is_empty());
+        let report = render_markdown(&stats, Locale::En, "t");
+        assert!(report.contains("No events yet."));
+        assert!(report.contains("- AI manual retry usage: 0 times / 0 notes total"));
+    }
+}

@@ -1,0 +1,77 @@
+//! Trashed notes are never processed; restored ones resume with their stored attempts.
+
+use std::time::Duration;
+
+use inkling::actors::ai_worker::GetWorkerStatus;
+use inkling::actors::inbox::{Restore, Trash};
+
+use crate::fake_ollama::Reply;
+use crate::harness::{PausedSystem, Pipeline};
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_trashed_note_is_never_sent_to_the_provider() {
+    let mut p = Pipeline::start(&[]).await;
+    p.fake.stop();
+    let kept = p.capture("keep me").await;
+    let trashed = p.capture("throw me away").await;
+    p.ask(
+        &p.services.inbox,
+        Trash {
+            id: trashed.clone(),
+        },
+    )
+    .await
+    .unwrap();
+
+    p.fake.start().await;
+    p.advance(Duration::from_secs(1)).await;
+    p.settle_until("the kept note is done", |p| p.note(&kept).status == "done")
+        .await;
+    p.settle().await;
+
+    let asked: Vec<String> = p
+        .fake
+        .calls()
+        .iter()
+        .map(|c| {
+            c.request["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(asked, ["keep me"]);
+    assert_eq!(
+        p.note(&trashed).status,
+        "pending",
+        "still pending, in the trash"
+    );
+    let status = p.ask(&p.services.worker, GetWorkerStatus).await;
+    assert_eq!(status.queued, 0, "the trashed job left the queue");
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_restored_note_resumes_with_the_attempts_it_had() {
+    let p = Pipeline::start(&[]).await;
+    p.fake.set_default(Reply::InvalidJson);
+    let id = p.capture("fails twice, is trashed, comes back").await;
+    p.settle_until("attempt 1", |p| p.note(&id).job.is_some_and(|j| j.0 == 1))
+        .await;
+    p.advance(Duration::from_secs(30)).await;
+    p.settle_until("attempt 2", |p| p.note(&id).job.is_some_and(|j| j.0 == 2))
+        .await;
+    p.ask(&p.services.inbox, Trash { id: id.clone() })
+        .await
+        .unwrap();
+    p.advance(Duration::from_secs(120)).await; // its retry time passes in the trash
+    assert_eq!(p.fake.calls().len(), 2, "not tried while in the trash");
+
+    p.ask(&p.services.inbox, Restore { id: id.clone() })
+        .await
+        .unwrap();
+
+    // Its third attempt is its last: it fails for good, not after three more.
+    p.settle_until("failed", |p| p.note(&id).status == "failed")
+        .await;
+    assert_eq!(p.fake.calls().len(), 3);
+}
