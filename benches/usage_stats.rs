@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use inkling::configuration::Locale;
-use inkling::telemetry::events::{AiDone, AiFailed, AiRetryManual, FailedReason, NoFields, UsageEvent};
+use inkling::telemetry::events::{
+    AiDone, AiFailed, AiRetryManual, FailedReason, NoFields, UsageEvent,
+};
 use inkling::telemetry::{log, stats};
 
 const EVENTS: usize = 100_000;
@@ -26,9 +28,16 @@ fn main() {
         let at = start + step * i as i32;
         let event = match i % 10 {
             0..=3 => UsageEvent::NoteCaptured(NoFields {}),
-            4..=7 => UsageEvent::AiDone(AiDone { latency_ms: 1200 + i as u64 % 500 }),
-            8 => UsageEvent::AiFailed(AiFailed { reason: FailedReason::Schema, attempts: 3 }),
-            _ => UsageEvent::AiRetryManual(AiRetryManual { failed_count: 1 + i as u64 % 4 }),
+            4..=7 => UsageEvent::AiDone(AiDone {
+                latency_ms: 1200 + i as u64 % 500,
+            }),
+            8 => UsageEvent::AiFailed(AiFailed {
+                reason: FailedReason::Schema,
+                attempts: 3,
+            }),
+            _ => UsageEvent::AiRetryManual(AiRetryManual {
+                failed_count: 1 + i as u64 % 4,
+            }),
         };
         let line = event
             .to_line(&inkling::domain::timestamp(at))

@@ -91,6 +91,8 @@ pub enum Command {
         /// The note's id.
         id: String,
     },
+    /// Move every expired note to the trash; prints how many.
+    TrashExpired,
 }
 
 #[derive(Debug, Args)]
@@ -205,16 +207,7 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
                 }
             }
         }
-        Command::RetryFailed => {
-            let reply: Value = client
-                .post("/api/inbox/retry-all-failed", &serde_json::json!({}))
-                .await?;
-            if json {
-                print_json(&reply);
-            } else {
-                println!("{}", reply["count"].as_u64().unwrap_or(0));
-            }
-        }
+        Command::RetryFailed => post_count(client, "/api/inbox/retry-all-failed", json).await?,
         Command::FailedCount => {
             let count: u64 = client.get("/api/inbox/failed-count").await?;
             println!("{count}");
@@ -255,6 +248,7 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
         Command::Trash { id } => note_action(client, &id, "trash", "trashed", json).await?,
         Command::Restore { id } => note_action(client, &id, "restore", "restored", json).await?,
         Command::Keep { id } => note_action(client, &id, "keep", "kept", json).await?,
+        Command::TrashExpired => post_count(client, "/api/inbox/trash-expired", json).await?,
         Command::Show { id } => {
             let note: Note = client.get(&format!("/api/notes/{}", encode(&id))).await?;
             if json {
@@ -263,6 +257,17 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
                 print_note(&note);
             }
         }
+    }
+    Ok(())
+}
+
+/// A POST that answers `{"count": n}`; prints n (or the JSON).
+async fn post_count(client: &ServiceClient, path: &str, json: bool) -> Result<(), ClientError> {
+    let reply: Value = client.post(path, &serde_json::json!({})).await?;
+    if json {
+        print_json(&reply);
+    } else {
+        println!("{}", reply["count"].as_u64().unwrap_or(0));
     }
     Ok(())
 }

@@ -55,7 +55,18 @@ pub struct Settings {
 pub struct HttpSettings {
     /// 0 asks the OS for a free port (tests use it).
     pub port: u16,
+    pub bind: String,
+    pub allow_non_loopback: bool,
     pub max_body_bytes: usize,
+}
+
+impl HttpSettings {
+    /// The address to listen on (validated at load time).
+    pub fn bind_address(&self) -> std::net::IpAddr {
+        self.bind
+            .parse()
+            .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -203,6 +214,24 @@ impl Settings {
                 "locale",
                 format!("\"{}\" is not one of en, ko", self.locale),
             );
+        }
+        match self.http.bind.parse::<std::net::IpAddr>() {
+            Err(_) => {
+                return bad(
+                    "http.bind",
+                    format!("\"{}\" is not an IP address", self.http.bind),
+                )
+            }
+            Ok(ip) if !ip.is_loopback() && !self.http.allow_non_loopback => {
+                return bad(
+                    "http.bind",
+                    format!(
+                        "{ip} is not a loopback address; the API would be reachable from the \
+                         network. Set http.allow_non_loopback = true to do it anyway"
+                    ),
+                )
+            }
+            Ok(_) => {}
         }
         if self.http.max_body_bytes == 0 {
             return bad("http.max_body_bytes", "must be at least 1");
@@ -425,6 +454,16 @@ mod tests {
             ),
             ("locale = \"fr\"\n", "locale", "unknown locale"),
             ("[log]\nlevel = \"loud\"\n", "log.level", "bad log level"),
+            (
+                "[http]\nbind = \"0.0.0.0\"\n",
+                "http.bind",
+                "non-loopback bind",
+            ),
+            (
+                "[http]\nbind = \"localhost\"\n",
+                "http.bind",
+                "bind not an address",
+            ),
             ("[http]\nprot = 1\n", "prot", "unknown key"),
         ];
         for (toml, key, what) in cases {
@@ -441,6 +480,13 @@ mod tests {
                 "{what}: message {err:?} is not one line"
             );
         }
+    }
+
+    #[test]
+    fn a_non_loopback_bind_needs_an_explicit_yes() {
+        let (_dir, path) = write_file("[http]\nbind = \"0.0.0.0\"\nallow_non_loopback = true\n");
+        let s = Settings::load_with_env(&UserFile::Explicit(path), HashMap::new()).unwrap();
+        assert_eq!(s.http.bind_address().to_string(), "0.0.0.0");
     }
 
     #[test]

@@ -70,6 +70,7 @@ impl Services {
             telemetry.clone(),
             hub.clone(),
             clock,
+            settings.trash.retention_days,
         )
         .start();
         Services {

@@ -33,6 +33,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// A built, not yet running, service.
 pub struct Application {
+    local_addr: std::net::SocketAddr,
     port: u16,
     server: Server,
     services: Services,
@@ -51,12 +52,13 @@ impl Application {
         let provider = Rc::new(OllamaClient::new(&settings.ollama));
         let services = Services::start(&settings, clock.clone(), store, db_path, provider);
 
-        // Loopback only: the API is for this desktop's user, never the network.
-        let address = format!("127.0.0.1:{}", settings.http.port);
-        let listener = TcpListener::bind(&address).with_context(|| {
+        // Loopback unless the user explicitly said otherwise (checked with the config).
+        let address = std::net::SocketAddr::new(settings.http.bind_address(), settings.http.port);
+        let listener = TcpListener::bind(address).with_context(|| {
             format!("cannot listen on {address} (is another inkling, or another program, using the port? set http.port)")
         })?;
-        let port = listener.local_addr()?.port();
+        let local_addr = listener.local_addr()?;
+        let port = local_addr.port();
 
         let state = web::Data::new(AppState {
             services: services.clone(),
@@ -64,11 +66,19 @@ impl Application {
             max_body_bytes: settings.http.max_body_bytes,
         });
         let token = web::Data::new(ApiToken(token));
+        let origins = web::Data::new(http::guard::AllowedOrigins::for_port(
+            port,
+            settings.http.bind_address(),
+        ));
         let max_body_bytes = settings.http.max_body_bytes;
         let server = HttpServer::new(move || {
             App::new()
+                .wrap(actix_web::middleware::from_fn(
+                    http::guard::check_host_and_origin,
+                ))
                 .app_data(state.clone())
                 .app_data(token.clone())
+                .app_data(origins.clone())
                 .configure(|cfg| http::configure(cfg, max_body_bytes))
         })
         // One worker: requests only hop to actors, and a desktop service should be cheap
@@ -77,12 +87,18 @@ impl Application {
         .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
         .listen(listener)?
         .run();
-        tracing::info!(%port, data_dir = %data_dir.display(), "inkling is listening on http://127.0.0.1:{port}");
+        tracing::info!(%local_addr, data_dir = %data_dir.display(), "inkling is listening on http://{local_addr}");
         Ok(Application {
+            local_addr,
             port,
             server,
             services,
         })
+    }
+
+    /// The address actually bound.
+    pub fn local_addr(&self) -> std::net::SocketAddr {
+        self.local_addr
     }
 
     /// The port actually bound (useful with `http.port = 0`).

@@ -588,3 +588,21 @@ async fn the_actor_serves_every_message_in_order_from_its_own_thread() {
         .unwrap();
     assert_eq!(listed.len(), 50);
 }
+
+#[test]
+fn trash_expired_moves_every_expired_note_and_nothing_else() {
+    let mut store = store();
+    let old = capture(&mut store, "old", t0());
+    let old_kept = capture(&mut store, "old, kept", t0());
+    store.keep(&old_kept, t0()).unwrap();
+    let recent = capture(&mut store, "recent", t0() + Duration::days(20));
+    let now = t0() + Duration::days(31);
+
+    assert_eq!(store.trash_expired(now).unwrap(), vec![old.clone()]);
+
+    assert!(store.get(&old).unwrap().deleted_at.is_some());
+    assert!(store.get(&old_kept).unwrap().deleted_at.is_none());
+    assert!(store.get(&recent).unwrap().deleted_at.is_none());
+    assert_eq!(store.count_expired(now).unwrap(), 0);
+    assert_invariants(&store);
+}

@@ -7,6 +7,8 @@
 //!   each → `ai_retry_manual {failedCount}` and `FailedCountChanged`, only when at
 //!   least one note was requeued (zero is the "nothing happened" sentinel) → resume
 //!   the worker at once (a manual retry means "try now");
+//! - `TrashExpired`: every expired note to the trash in one statement;
+//! - an hourly timer purges notes trashed longer than `trash.retention_days`;
 //! - `Trash`, `Restore`, `Keep`: the notes' lifecycle, with `note_trashed` and
 //!   `note_restored` when something changed; a restored pending note is queued again
 //!   with its stored attempts.
@@ -19,7 +21,8 @@ use super::ai_worker::{AiWorkerActor, Enqueue, ResumeNow, TrackJob};
 use super::hub::Hub;
 use super::log_handled;
 use super::repository::{
-    CaptureNote, CountFailed, KeepNote, RepositoryActor, RequeueAllFailed, RestoreNote, TrashNote,
+    CaptureNote, CountFailed, KeepNote, PurgeTrash, RepositoryActor, RequeueAllFailed, RestoreNote,
+    TrashExpiredNotes, TrashNote,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::clock::SharedClock;
@@ -56,6 +59,21 @@ pub struct Keep {
     pub id: String,
 }
 
+/// Moves every expired note to the trash; replies with how many.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct TrashExpired;
+
+/// Deletes for good the notes in the trash longer than `trash.retention_days`
+/// (sent by the actor's own hourly timer).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+struct PurgeOldTrash;
+
+/// How often the trash is checked for notes past their retention. Hourly: 24 wake-ups
+/// a day is nothing, and a note lingers at most an hour past its time.
+const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Retries every failed note; replies with how many were requeued.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<u64>")]
@@ -73,6 +91,7 @@ struct Collaborators {
 pub struct InboxActor {
     with: Collaborators,
     clock: SharedClock,
+    trash_retention: chrono::Duration,
 }
 
 impl InboxActor {
@@ -82,6 +101,7 @@ impl InboxActor {
         telemetry: Addr<TelemetryActor>,
         hub: Addr<Hub>,
         clock: SharedClock,
+        trash_retention_days: u32,
     ) -> Self {
         InboxActor {
             with: Collaborators {
@@ -91,12 +111,37 @@ impl InboxActor {
                 hub,
             },
             clock,
+            trash_retention: chrono::Duration::days(i64::from(trash_retention_days)),
         }
     }
 }
 
 impl Actor for InboxActor {
     type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        ctx.notify(PurgeOldTrash);
+        ctx.run_interval(PURGE_EVERY, |_, ctx| ctx.notify(PurgeOldTrash));
+    }
+}
+
+impl Handler<PurgeOldTrash> for InboxActor {
+    type Result = ResponseFuture<()>;
+
+    fn handle(&mut self, _: PurgeOldTrash, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let repository = self.with.repository.clone();
+        let older_than = self.clock.now() - self.trash_retention;
+        log_handled!("PurgeOldTrash", started, true);
+        Box::pin(async move {
+            match repository.send(PurgeTrash { older_than }).await {
+                Ok(Ok(0)) => {}
+                Ok(Ok(purged)) => tracing::info!(purged, "old notes deleted from the trash"),
+                Ok(Err(e)) => tracing::warn!(error = %e, "cannot purge the trash"),
+                Err(e) => tracing::warn!(error = %e, "repository gone"),
+            }
+        })
+    }
 }
 
 fn mailbox(e: MailboxError) -> StoreError {
@@ -275,6 +320,40 @@ impl Handler<Keep> for InboxActor {
                 note_id: note.id.clone(),
             });
             Ok(note)
+        })
+    }
+}
+
+impl Handler<TrashExpired> for InboxActor {
+    type Result = ResponseFuture<StoreResult<u64>>;
+
+    fn handle(&mut self, _: TrashExpired, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let Collaborators {
+            repository,
+            telemetry,
+            hub,
+            ..
+        } = self.with.clone();
+        let now = self.clock.now();
+        log_handled!("TrashExpired", started, true);
+        Box::pin(async move {
+            let ids = repository
+                .send(TrashExpiredNotes { now })
+                .await
+                .map_err(mailbox)??;
+            for id in &ids {
+                telemetry.do_send(Emit(UsageEvent::NoteTrashed(NoFields {})));
+                hub.do_send(NoteChanged {
+                    note_id: id.clone(),
+                });
+            }
+            if !ids.is_empty() {
+                let failed = repository.send(CountFailed).await.map_err(mailbox)??;
+                hub.do_send(FailedCountChanged { count: failed });
+                tracing::info!(count = ids.len(), "expired notes moved to the trash");
+            }
+            Ok(ids.len() as u64)
         })
     }
 }

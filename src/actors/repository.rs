@@ -148,6 +148,13 @@ pub struct RestoreNote {
     pub now: DateTime<Utc>,
 }
 
+/// Moves every expired note to the trash; replies with their ids.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct TrashExpiredNotes {
+    pub now: DateTime<Utc>,
+}
+
 /// Keeps a note past expiry.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Note>")]
@@ -251,6 +258,7 @@ handle_with_store!(SaveEnrichment => (), |store, msg| {
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
 handle_with_store!(TrashNote => Changed, |store, msg| store.trash(&msg.id, msg.now));
 handle_with_store!(RestoreNote => Changed, |store, msg| store.restore(&msg.id, msg.now));
+handle_with_store!(TrashExpiredNotes => Vec<String>, |store, msg| store.trash_expired(msg.now));
 handle_with_store!(KeepNote => Note, |store, msg| store.keep(&msg.id, msg.now));
 handle_with_store!(PurgeTrash => u64, |store, msg| store.purge_trash(msg.older_than));
 handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::error::ApiError;
 use super::AppState;
 use crate::actors::ai_worker::GetWorkerStatus;
-use crate::actors::inbox::{Capture, Keep, Restore, RetryAllFailed, Trash};
+use crate::actors::inbox::{Capture, Keep, Restore, RetryAllFailed, Trash, TrashExpired};
 use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
 use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes};
 use crate::actors::telemetry::{ExportUsageLog, GetStats};
@@ -166,6 +166,12 @@ pub async fn keep(
     let id = id.into_inner();
     let note = state.services.inbox.send(Keep { id }).await??;
     Ok(HttpResponse::Ok().json(note))
+}
+
+/// `POST /api/inbox/trash-expired` → `{"count": n}` notes moved to the trash.
+pub async fn trash_expired(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let count = state.services.inbox.send(TrashExpired).await??;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "count": count })))
 }
 
 /// `GET /api/stats` → stats.md, freshly built from the usage log.

@@ -3,11 +3,13 @@
 //!
 //! - [`api`]: the `/api` handlers;
 //! - [`auth`]: the bearer-token guard;
+//! - [`guard`]: the Host/Origin guard in front of everything;
 //! - [`error`]: `ApiError` and the JSON error body.
 
 pub mod api;
 pub mod auth;
 pub mod error;
+pub mod guard;
 
 use actix_web::middleware::from_fn;
 use actix_web::web;
@@ -47,6 +49,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
             .service(
                 endpoint("/inbox/retry-all-failed").route(web::post().to(api::retry_all_failed)),
             )
+            .service(endpoint("/inbox/trash-expired").route(web::post().to(api::trash_expired)))
             .service(endpoint("/ollama/recheck").route(web::post().to(api::recheck)))
             .service(endpoint("/stats").route(web::get().to(api::stats)))
             .service(endpoint("/usage-log/export").route(web::post().to(api::export_usage_log)))

@@ -564,6 +564,22 @@ impl Store {
             .optional()?)
     }
 
+    /// Moves every expired note (active, older than `expiry.days`, never kept) to the
+    /// trash in one statement. Returns their ids.
+    pub fn trash_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached(
+            "UPDATE notes SET deleted_at = ?2, updated_at = ?2
+             WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
+             RETURNING id",
+        )?;
+        let ids = stmt
+            .query_map(params![self.expired_before(now), timestamp(now)], |r| {
+                r.get(0)
+            })?
+            .collect::<Result<Vec<String>, _>>()?;
+        Ok(ids)
+    }
+
     /// Keeps a note past expiry.
     pub fn keep(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Note> {
         self.conn

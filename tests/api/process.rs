@@ -180,3 +180,38 @@ fn client_commands_say_in_one_line_when_the_service_is_not_running() {
     assert!(stderr(&output).contains("not running"));
     assert!(blocking_request(port, "GET", "/api/status", None, None).is_err());
 }
+
+#[cfg(unix)]
+#[test]
+fn the_service_refuses_to_start_with_a_token_file_others_can_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut service = ServiceProcess::start(dir.path(), port);
+    service.signal("TERM");
+    service.wait_for_exit(Duration::from_secs(10)).unwrap();
+    let token = dir.path().join("api-token");
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    let output = run_cli(dir.path(), port, &["run"], None);
+
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("readable by others"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_non_loopback_bind_address_is_refused_unless_explicitly_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(inkling_binary())
+        .env("INKLING_DATA_DIR", dir.path())
+        .env("INKLING_HTTP__BIND", "0.0.0.0")
+        .arg("run")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("http.bind"), "{}", stderr(&output));
+}

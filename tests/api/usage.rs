@@ -157,3 +157,22 @@ async fn export_writes_a_new_folder_with_the_log_and_stats_and_logs_itself() {
         .await;
     assert_eq!(status, 400, "unknown fields are refused");
 }
+
+#[actix_rt::test]
+async fn trash_expired_moves_all_expired_notes_in_one_call() {
+    let app = spawn_app().await;
+    app.capture("old one").await;
+    app.capture("old two").await;
+    app.clock.advance(chrono::Duration::days(31));
+    app.capture("fresh").await;
+
+    let (status, body) = app.post_json("/api/inbox/trash-expired", &json!({})).await;
+
+    assert_eq!((status, body), (200, json!({ "count": 2 })));
+    let (_, status) = app.get("/api/status").await;
+    assert_eq!(status["counts"]["expired"], 0);
+    let (_, active) = app.get("/api/notes").await;
+    assert_eq!(active.as_array().unwrap().len(), 1);
+    settle().await;
+    assert_eq!(count(&app, "note_trashed"), 2);
+}

@@ -75,3 +75,26 @@ async fn a_restored_note_resumes_with_the_attempts_it_had() {
         .await;
     assert_eq!(p.fake.calls().len(), 3);
 }
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn the_trash_is_purged_by_the_hourly_timer_once_past_its_retention() {
+    // trash.retention_days = 30 (default).
+    let p = Pipeline::start(&[]).await;
+    let id = p.capture("goes away for good").await;
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+    p.ask(&p.services.inbox, Trash { id: id.clone() })
+        .await
+        .unwrap();
+
+    p.advance(Duration::from_secs(30 * 24 * 3600 - 3600)).await;
+    assert_eq!(
+        p.count_with_status("done"),
+        1,
+        "kept until its retention is over"
+    );
+
+    p.advance(Duration::from_secs(2 * 3600)).await;
+    p.settle_until("purged", |p| p.count_with_status("done") == 0)
+        .await;
+}

@@ -1,0 +1,96 @@
+//! The guard in front of every route: only this machine's own pages and programs get in.
+//!
+//! - **Host** must name the service itself (`127.0.0.1:PORT` or `localhost:PORT`).
+//!   A DNS-rebinding attack makes a browser send requests for `evil.example` to
+//!   127.0.0.1; its `Host` gives it away, and it is refused with 403.
+//! - **Origin**, when a browser sends one, must be the service's own origin. A page
+//!   from anywhere else in the user's browser is refused with 403, even if it somehow
+//!   had a credential: no web page can drive the API.
+//!
+//! Programs (the CLI, curl) send no `Origin` and pass on their token alone.
+
+use std::net::IpAddr;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HOST, ORIGIN};
+use actix_web::middleware::Next;
+use actix_web::{web, HttpResponse};
+
+/// The `Host` values and origins that are this service.
+#[derive(Debug, Clone)]
+pub struct AllowedOrigins {
+    hosts: Vec<String>,
+    origins: Vec<String>,
+}
+
+impl AllowedOrigins {
+    pub fn for_port(port: u16, bind: IpAddr) -> Self {
+        let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+        if !bind.is_loopback() && !bind.is_unspecified() {
+            hosts.push(match bind {
+                IpAddr::V4(ip) => format!("{ip}:{port}"),
+                IpAddr::V6(ip) => format!("[{ip}]:{port}"),
+            });
+        }
+        let origins = hosts.iter().map(|h| format!("http://{h}")).collect();
+        AllowedOrigins { hosts, origins }
+    }
+
+    pub fn host_allowed(&self, host: &str) -> bool {
+        self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
+    }
+
+    pub fn origin_allowed(&self, origin: &str) -> bool {
+        self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin))
+    }
+}
+
+fn forbidden(reason: &str) -> HttpResponse {
+    HttpResponse::Forbidden().json(serde_json::json!({ "error": reason }))
+}
+
+/// Refuses foreign `Host` and `Origin` headers before any route runs.
+pub async fn check_host_and_origin(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    let Some(allowed) = req.app_data::<web::Data<AllowedOrigins>>().cloned() else {
+        return Ok(req.into_response(forbidden("no allowed origins configured")));
+    };
+    let host = req.headers().get(HOST).and_then(|h| h.to_str().ok());
+    if !host.is_some_and(|h| allowed.host_allowed(h)) {
+        tracing::warn!(host = ?host, path = %req.path(), "request for a foreign host refused");
+        return Ok(req.into_response(forbidden(
+            "this service answers only to 127.0.0.1 and localhost on its own port",
+        )));
+    }
+    if let Some(origin) = req.headers().get(ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        if !allowed.origin_allowed(origin) {
+            tracing::warn!(%origin, path = %req.path(), "cross-origin request refused");
+            return Ok(req.into_response(forbidden(
+                "cross-origin requests are refused: only inkling's own page may call its API",
+            )));
+        }
+    }
+    Ok(next.call(req).await?.map_into_boxed_body())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_service_itself_is_allowed() {
+        let allowed = AllowedOrigins::for_port(7373, "127.0.0.1".parse().unwrap());
+        assert!(allowed.host_allowed("127.0.0.1:7373"));
+        assert!(allowed.host_allowed("LOCALHOST:7373"));
+        assert!(!allowed.host_allowed("127.0.0.1:7374"));
+        assert!(!allowed.host_allowed("evil.example:7373"));
+        assert!(!allowed.host_allowed("127.0.0.1"));
+        assert!(allowed.origin_allowed("http://localhost:7373"));
+        assert!(!allowed.origin_allowed("https://evil.example"));
+        assert!(!allowed.origin_allowed("null"));
+    }
+}
