@@ -4,12 +4,14 @@
 //! - [`api`]: the `/api` handlers;
 //! - [`auth`]: the bearer-token guard;
 //! - [`guard`]: the Host/Origin guard in front of everything;
+//! - [`live`]: `GET /api/events`, live updates as server-sent events;
 //! - [`error`]: `ApiError` and the JSON error body.
 
 pub mod api;
 pub mod auth;
 pub mod error;
 pub mod guard;
+pub mod live;
 
 use actix_web::middleware::from_fn;
 use actix_web::web;
@@ -51,6 +53,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
             )
             .service(endpoint("/inbox/trash-expired").route(web::post().to(api::trash_expired)))
             .service(endpoint("/ollama/recheck").route(web::post().to(api::recheck)))
+            .service(endpoint("/events").route(web::get().to(live::events)))
             .service(endpoint("/stats").route(web::get().to(api::stats)))
             .service(endpoint("/usage-log/export").route(web::post().to(api::export_usage_log)))
             .default_service(web::to(api::not_found)),

@@ -129,3 +129,68 @@ async fn a_usage_log_that_cannot_be_written_never_fails_a_capture() {
     .await;
     assert_eq!(app.note_count_in_db(), 1);
 }
+
+/// Reads SSE frames until one of `event` arrives; returns its data.
+async fn next_event<S>(stream: &mut S, event: &str) -> Value
+where
+    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin,
+{
+    use futures_util::StreamExt;
+    let mut buffer = String::new();
+    let wait = async {
+        loop {
+            let chunk = stream.next().await.expect("the stream is open").unwrap();
+            buffer.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = buffer.find("\n\n") {
+                let frame: String = buffer.drain(..end + 2).collect();
+                let mut lines = frame.lines();
+                if lines.next() == Some(&format!("event: {event}")) {
+                    let data = lines.next().unwrap().trim_start_matches("data: ");
+                    return serde_json::from_str::<Value>(data).unwrap();
+                }
+            }
+        }
+    };
+    actix_rt::time::timeout(Duration::from_secs(10), wait)
+        .await
+        .unwrap_or_else(|_| panic!("no {event} event"))
+}
+
+#[actix_rt::test]
+async fn live_events_report_notes_counts_and_provider_health() {
+    let fake = FakeOllama::start_new().await;
+    fake.set_default(Reply::WrongSchema);
+    let app = app_with_fake(&fake).await;
+    let mut stream = awc::Client::new()
+        .get(format!("{}/api/events", app.address))
+        .bearer_auth(&app.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert_eq!(
+        stream
+            .headers()
+            .get("content-type")
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        "text/event-stream"
+    );
+    // The hub replays the provider's last health to a new subscriber.
+    assert_eq!(
+        next_event(&mut stream, "ollama_status").await,
+        json!({ "state": "ready" })
+    );
+
+    let note = app.capture("watch me fail").await;
+
+    assert_eq!(
+        next_event(&mut stream, "note_changed").await,
+        json!({ "id": note["id"] })
+    );
+    assert_eq!(
+        next_event(&mut stream, "failed_count").await,
+        json!({ "count": 1 })
+    );
+}

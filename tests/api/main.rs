@@ -3,7 +3,8 @@
 //! - `helpers`: `spawn_app()` (in-process service, random port, fresh data dir) and
 //!   `ServiceProcess` (the real binary, for signals, kill -9 and the CLI).
 //! - `notes`: capture, get, list, status over HTTP, and bad input.
-//! - `auth`: the token guard.
+//! - `auth`: the token, Host and Origin guards.
+//! - `fuzz`: random bytes at the capture route.
 //! - `process`: the binary: restart, SIGTERM, kill -9 under load, config errors.
 //! - `cli`: the client subcommands against a running service.
 //! - `usage`: trash, restore, keep; the usage report and export.
@@ -13,6 +14,7 @@ mod auth;
 mod cli;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
+mod fuzz;
 mod helpers;
 mod inbox;
 mod notes;

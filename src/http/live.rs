@@ -1,0 +1,102 @@
+//! `GET /api/events`: live updates as server-sent events.
+//!
+//! Each connection gets a small `LiveFeed` actor that subscribes to the hub and turns
+//! every notification into one SSE frame:
+//!
+//! ```text
+//! event: failed_count      data: {"count":3}
+//! event: ollama_status     data: {"state":"not_running","detail":"…"}
+//! event: note_changed      data: {"id":"…"}
+//! ```
+//!
+//! A comment line every 30 s keeps the connection alive and notices a client that
+//! went away (the send fails, the actor stops, the hub drops its subscriptions).
+
+use std::time::Duration;
+
+use actix::prelude::*;
+use actix_web::web::Bytes;
+use actix_web::{web, HttpResponse};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+
+use super::AppState;
+use crate::actors::hub::Subscribe;
+use crate::events::{FailedCountChanged, NoteChanged, OllamaStatusChanged};
+
+const KEEP_ALIVE: Duration = Duration::from_secs(30);
+
+/// One SSE frame.
+pub fn frame(event: &str, data: &serde_json::Value) -> Bytes {
+    Bytes::from(format!("event: {event}\ndata: {data}\n\n"))
+}
+
+struct LiveFeed {
+    out: UnboundedSender<Bytes>,
+}
+
+impl LiveFeed {
+    fn send(&self, bytes: Bytes, ctx: &mut Context<Self>) {
+        if self.out.send(bytes).is_err() {
+            ctx.stop(); // the client went away
+        }
+    }
+}
+
+impl Actor for LiveFeed {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        ctx.run_interval(KEEP_ALIVE, |act, ctx| {
+            act.send(Bytes::from_static(b": keep-alive\n\n"), ctx)
+        });
+    }
+}
+
+impl Handler<FailedCountChanged> for LiveFeed {
+    type Result = ();
+    fn handle(&mut self, msg: FailedCountChanged, ctx: &mut Context<Self>) {
+        self.send(
+            frame("failed_count", &serde_json::json!({ "count": msg.count })),
+            ctx,
+        );
+    }
+}
+
+impl Handler<OllamaStatusChanged> for LiveFeed {
+    type Result = ();
+    fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
+        let health = serde_json::to_value(&msg.health).unwrap_or_default();
+        self.send(frame("ollama_status", &health), ctx);
+    }
+}
+
+impl Handler<NoteChanged> for LiveFeed {
+    type Result = ();
+    fn handle(&mut self, msg: NoteChanged, ctx: &mut Context<Self>) {
+        self.send(
+            frame("note_changed", &serde_json::json!({ "id": msg.note_id })),
+            ctx,
+        );
+    }
+}
+
+/// `GET /api/events` → `text/event-stream`.
+pub async fn events(state: web::Data<AppState>) -> HttpResponse {
+    let (out, mut receiver) = unbounded_channel();
+    // The first bytes go out at once, so the client knows it is connected.
+    let _ = out.send(Bytes::from_static(b": connected\n\n"));
+    let feed = LiveFeed { out }.start();
+    let hub = &state.services.hub;
+    hub.do_send(Subscribe(feed.clone().recipient::<FailedCountChanged>()));
+    hub.do_send(Subscribe(feed.clone().recipient::<OllamaStatusChanged>()));
+    hub.do_send(Subscribe(feed.recipient::<NoteChanged>()));
+    let stream = futures_util::stream::poll_fn(move |cx| {
+        receiver
+            .poll_recv(cx)
+            .map(|frame| frame.map(Ok::<_, actix_web::Error>))
+    });
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("Cache-Control", "no-cache"))
+        .streaming(stream)
+}
