@@ -8,14 +8,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # --- what the test suites need from the system -------------------------------------
-# Debian packages, by the command that shows they are there. Later suites add theirs
-# here (a browser for the inbox tests, a D-Bus daemon for the tray tests).
+# Debian packages, by the command that shows they are there: Chromium and its
+# WebDriver for the inbox page's tests (tests/browser).
 declare -A needed=(
   [kill]=procps
+  [chromium]=chromium
+  [chromedriver]=chromium-driver
 )
+# Fonts for the inbox page's Korean strings and emoji in the browser tests.
+fonts=(fonts-noto-cjk fonts-noto-color-emoji)
 missing=()
 for command in "${!needed[@]}"; do
   command -v "$command" >/dev/null 2>&1 || missing+=("${needed[$command]}")
+done
+for package in "${fonts[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing: ${missing[*]}"

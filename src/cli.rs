@@ -93,6 +93,8 @@ pub enum Command {
     },
     /// Move every expired note to the trash; prints how many.
     TrashExpired,
+    /// Open the inbox page in the default browser (and print its address).
+    Open,
 }
 
 #[derive(Debug, Args)]
@@ -249,6 +251,13 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
         Command::Restore { id } => note_action(client, &id, "restore", "restored", json).await?,
         Command::Keep { id } => note_action(client, &id, "keep", "kept", json).await?,
         Command::TrashExpired => post_count(client, "/api/inbox/trash-expired", json).await?,
+        Command::Open => {
+            // Only open a page that will answer.
+            let _: Value = client.get("/api/status").await?;
+            let url = client.inbox_url();
+            println!("{url}");
+            open_in_browser(&url);
+        }
         Command::Show { id } => {
             let note: Note = client.get(&format!("/api/notes/{}", encode(&id))).await?;
             if json {
@@ -259,6 +268,28 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
         }
     }
     Ok(())
+}
+
+/// Hands a URL to the desktop's browser (`xdg-open`, `open` on macOS). Failing that,
+/// the printed address is there to copy.
+fn open_in_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    match std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        Ok(_) => {}
+        Err(e) => {
+            eprintln!("inkling: cannot start {opener} ({e}); open the address above yourself")
+        }
+    }
 }
 
 /// A POST that answers `{"count": n}`; prints n (or the JSON).

@@ -53,6 +53,12 @@ impl ServiceClient {
         &self.base_url
     }
 
+    /// The inbox page's address with the token, which the page trades for a session
+    /// cookie and removes from the address bar.
+    pub fn inbox_url(&self) -> String {
+        format!("{}/?token={}", self.base_url, self.token)
+    }
+
     pub async fn get<T: DeserializeOwned>(&self, path_and_query: &str) -> Result<T, ClientError> {
         let request = self
             .http

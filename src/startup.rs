@@ -24,7 +24,8 @@ use crate::ai::ollama::OllamaClient;
 use crate::api_token;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
-use crate::http::{self, auth::ApiToken, AppState};
+use crate::http::auth::{ApiToken, SessionSecret};
+use crate::http::{self, AppState};
 use crate::services::Services;
 use crate::storage::Store;
 
@@ -45,6 +46,8 @@ impl Application {
         let data_dir = settings.data_dir();
         create_private_dir(&data_dir)?;
         let token = api_token::load_or_create(&settings.api_token_path())?;
+        // Same kind of secret, its own file: the page's cookie is never the API token.
+        let session = api_token::load_or_create(&data_dir.join("session-secret"))?;
 
         let db_path = settings.database_path();
         let store = Store::open(&db_path, settings.expiry.days)
@@ -64,8 +67,10 @@ impl Application {
             services: services.clone(),
             clock,
             max_body_bytes: settings.http.max_body_bytes,
+            locale: settings.locale(),
         });
         let token = web::Data::new(ApiToken(token));
+        let session = web::Data::new(SessionSecret(session));
         let origins = web::Data::new(http::guard::AllowedOrigins::for_port(
             port,
             settings.http.bind_address(),
@@ -78,6 +83,7 @@ impl Application {
                 ))
                 .app_data(state.clone())
                 .app_data(token.clone())
+                .app_data(session.clone())
                 .app_data(origins.clone())
                 .configure(|cfg| http::configure(cfg, max_body_bytes))
         })

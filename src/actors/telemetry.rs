@@ -47,6 +47,11 @@ pub struct EmitJson {
 #[rtype(result = "Result<String, String>")]
 pub struct GetStats;
 
+/// The aggregated log as data (the inbox page's stats view and chart).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<stats::UsageStats, String>")]
+pub struct GetUsageStats;
+
 /// Copies the log and a fresh `stats.md` into a new folder under `<data_dir>/exports/`
 /// (or under `parent`); replies with the folder's path.
 #[derive(Debug, Message)]
@@ -172,8 +177,8 @@ impl TelemetryActor {
     }
 }
 
-/// Reads the log and renders `stats.md` (blocking).
-fn build_report(dir: &Path, locale: Locale, now: DateTime<Utc>) -> Result<String, String> {
+/// Reads and aggregates the log (blocking).
+fn read_stats(dir: &Path) -> Result<stats::UsageStats, String> {
     let contents = log::read_events(dir).map_err(|e| format!("cannot read the usage log: {e}"))?;
     if contents.skipped_lines > 0 {
         tracing::warn!(
@@ -181,8 +186,13 @@ fn build_report(dir: &Path, locale: Locale, now: DateTime<Utc>) -> Result<String
             "unreadable usage log lines skipped"
         );
     }
+    Ok(stats::aggregate(contents.events))
+}
+
+/// Reads the log and renders `stats.md` (blocking).
+fn build_report(dir: &Path, locale: Locale, now: DateTime<Utc>) -> Result<String, String> {
     Ok(stats::render_markdown(
-        &stats::aggregate(contents.events),
+        &read_stats(dir)?,
         locale,
         &timestamp(now),
     ))
@@ -234,6 +244,21 @@ impl Handler<GetStats> for TelemetryActor {
             })
             .await
             .map_err(|e| format!("stats failed: {e}"))?
+        })
+    }
+}
+
+impl Handler<GetUsageStats> for TelemetryActor {
+    type Result = ResponseFuture<Result<stats::UsageStats, String>>;
+
+    fn handle(&mut self, _: GetUsageStats, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let dir = self.dir.clone();
+        log_handled!("GetUsageStats", started, true);
+        Box::pin(async move {
+            actix_rt::task::spawn_blocking(move || read_stats(&dir))
+                .await
+                .map_err(|e| format!("stats failed: {e}"))?
         })
     }
 }

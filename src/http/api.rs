@@ -10,7 +10,7 @@ use crate::actors::ai_worker::GetWorkerStatus;
 use crate::actors::inbox::{Capture, Keep, Restore, RetryAllFailed, Trash, TrashExpired};
 use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
 use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes};
-use crate::actors::telemetry::{ExportUsageLog, GetStats};
+use crate::actors::telemetry::{ExportUsageLog, GetStats, GetUsageStats};
 use crate::domain::{AiStatus, ListFilter, NoteBody};
 
 /// `POST /api/notes` body.
@@ -114,6 +114,10 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
     let worker = services.worker.send(GetWorkerStatus).await?;
     Ok(HttpResponse::Ok().json(serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
+        "locale": match state.locale {
+            crate::configuration::Locale::En => "en",
+            crate::configuration::Locale::Ko => "ko",
+        },
         "counts": counts,
         "provider": provider,
         "worker": worker,
@@ -174,8 +178,37 @@ pub async fn trash_expired(state: web::Data<AppState>) -> Result<HttpResponse, A
     Ok(HttpResponse::Ok().json(serde_json::json!({ "count": count })))
 }
 
-/// `GET /api/stats` → stats.md, freshly built from the usage log.
-pub async fn stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+/// `GET /api/stats` query.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatsQuery {
+    /// `json` for the aggregated numbers instead of the Markdown report.
+    pub format: Option<String>,
+}
+
+/// `GET /api/stats` → stats.md, freshly built from the usage log;
+/// `?format=json` → the same numbers as JSON (`days` by date, `total`).
+pub async fn stats(
+    state: web::Data<AppState>,
+    query: web::Query<StatsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    match query.format.as_deref() {
+        None | Some("markdown") => {}
+        Some("json") => {
+            let stats = state
+                .services
+                .telemetry
+                .send(GetUsageStats)
+                .await?
+                .map_err(|e| ApiError::Unexpected(anyhow::anyhow!(e)))?;
+            return Ok(HttpResponse::Ok().json(stats));
+        }
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "unknown format \"{other}\": use markdown or json"
+            )))
+        }
+    }
     let report = state
         .services
         .telemetry

@@ -5,6 +5,7 @@
 //! - [`auth`]: the bearer-token guard;
 //! - [`guard`]: the Host/Origin guard in front of everything;
 //! - [`live`]: `GET /api/events`, live updates as server-sent events;
+//! - [`page`]: `GET /`, the inbox page, its assets, and its session;
 //! - [`error`]: `ApiError` and the JSON error body.
 
 pub mod api;
@@ -12,6 +13,7 @@ pub mod auth;
 pub mod error;
 pub mod guard;
 pub mod live;
+pub mod page;
 
 use actix_web::middleware::from_fn;
 use actix_web::web;
@@ -25,6 +27,8 @@ pub struct AppState {
     pub clock: SharedClock,
     /// Largest note body, in bytes (`http.max_body_bytes`).
     pub max_body_bytes: usize,
+    /// The language of the inbox page.
+    pub locale: crate::configuration::Locale,
 }
 
 /// Registers the routes. The JSON limit leaves room for escaping: the body text itself
@@ -34,30 +38,36 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
         .limit(max_body_bytes.saturating_mul(2).saturating_add(1024))
         .error_handler(|err, _| error::json_error(err).into());
     let query = web::QueryConfig::default().error_handler(|err, _| error::query_error(err).into());
-    cfg.app_data(json).app_data(query).service(
-        web::scope("/api")
-            .wrap(from_fn(auth::require_token))
-            .service(endpoint("/status").route(web::get().to(api::status)))
-            .service(
-                endpoint("/notes")
-                    .route(web::get().to(api::list))
-                    .route(web::post().to(api::capture)),
-            )
-            .service(endpoint("/notes/{id}").route(web::get().to(api::show)))
-            .service(endpoint("/notes/{id}/trash").route(web::post().to(api::trash)))
-            .service(endpoint("/notes/{id}/restore").route(web::post().to(api::restore)))
-            .service(endpoint("/notes/{id}/keep").route(web::post().to(api::keep)))
-            .service(endpoint("/inbox/failed-count").route(web::get().to(api::failed_count)))
-            .service(
-                endpoint("/inbox/retry-all-failed").route(web::post().to(api::retry_all_failed)),
-            )
-            .service(endpoint("/inbox/trash-expired").route(web::post().to(api::trash_expired)))
-            .service(endpoint("/ollama/recheck").route(web::post().to(api::recheck)))
-            .service(endpoint("/events").route(web::get().to(live::events)))
-            .service(endpoint("/stats").route(web::get().to(api::stats)))
-            .service(endpoint("/usage-log/export").route(web::post().to(api::export_usage_log)))
-            .default_service(web::to(api::not_found)),
-    );
+    cfg.app_data(json)
+        .app_data(query)
+        .service(endpoint("/").route(web::get().to(page::index)))
+        .service(endpoint("/assets/{name}").route(web::get().to(page::assets)))
+        .service(endpoint("/session").route(web::post().to(page::open_session)))
+        .service(
+            web::scope("/api")
+                .wrap(from_fn(auth::require_token))
+                .service(endpoint("/status").route(web::get().to(api::status)))
+                .service(
+                    endpoint("/notes")
+                        .route(web::get().to(api::list))
+                        .route(web::post().to(api::capture)),
+                )
+                .service(endpoint("/notes/{id}").route(web::get().to(api::show)))
+                .service(endpoint("/notes/{id}/trash").route(web::post().to(api::trash)))
+                .service(endpoint("/notes/{id}/restore").route(web::post().to(api::restore)))
+                .service(endpoint("/notes/{id}/keep").route(web::post().to(api::keep)))
+                .service(endpoint("/inbox/failed-count").route(web::get().to(api::failed_count)))
+                .service(
+                    endpoint("/inbox/retry-all-failed")
+                        .route(web::post().to(api::retry_all_failed)),
+                )
+                .service(endpoint("/inbox/trash-expired").route(web::post().to(api::trash_expired)))
+                .service(endpoint("/ollama/recheck").route(web::post().to(api::recheck)))
+                .service(endpoint("/events").route(web::get().to(live::events)))
+                .service(endpoint("/stats").route(web::get().to(api::stats)))
+                .service(endpoint("/usage-log/export").route(web::post().to(api::export_usage_log)))
+                .default_service(web::to(api::not_found)),
+        );
 }
 
 /// A route whose other methods get 405 with a JSON error.

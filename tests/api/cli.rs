@@ -121,3 +121,19 @@ fn stats_export_log_trash_and_restore_from_the_command_line() {
     assert!(path.starts_with(out.path()));
     assert!(path.join("stats.md").exists());
 }
+
+#[test]
+fn open_prints_the_inbox_address_with_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start(dir.path(), port);
+
+    let output = service.cli(&["open"]);
+
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let token = service.token().unwrap();
+    assert_eq!(
+        text(&output.stdout).trim(),
+        format!("http://127.0.0.1:{port}/?token={token}")
+    );
+}

@@ -1,0 +1,273 @@
+//! A browser session per test: chromedriver on a free port, Chromium headless, and
+//! the service with a fake Ollama and a fresh data dir.
+
+use std::collections::HashMap;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use inkling::clock::SystemClock;
+use inkling::configuration::{Settings, UserFile};
+use inkling::startup::Application;
+use serde_json::{json, Value};
+
+use crate::fake_ollama::FakeOllama;
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// chromedriver, killed when dropped.
+pub struct Driver {
+    child: Child,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A JS expression: the element takes up space on the page.
+pub fn shown(id: &str) -> String {
+    format!("document.getElementById('{id}').getClientRects().length > 0")
+}
+
+pub struct Browser {
+    pub client: Client,
+    settings: Settings,
+    handle: actix_web::dev::ServerHandle,
+    pub app_url: String,
+    pub token: String,
+    pub fake: FakeOllama,
+    _data_dir: tempfile::TempDir,
+    _profile: tempfile::TempDir,
+    _driver: Driver,
+}
+
+/// Starts the service (with `extra` settings) and a browser, not yet on the page.
+pub async fn start(extra: &[(&str, &str)]) -> Browser {
+    start_with_notes(extra, 0).await
+}
+
+/// Like [`start`], with `notes` notes already in the database (done, so the AI is idle).
+pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
+    assert!(
+        Path::new(CHROMEDRIVER).exists() && Path::new(CHROMIUM).exists(),
+        "Chromium and chromedriver are missing: run scripts/test.sh, which installs them"
+    );
+    let fake = FakeOllama::start_new().await;
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut env: HashMap<String, String> = HashMap::from([
+        ("INKLING_HTTP__PORT".into(), "0".into()),
+        ("INKLING_LOG__FILE".into(), "false".into()),
+        ("INKLING_OLLAMA__URL".into(), fake.url()),
+        ("INKLING_WORKER__RETRY_BACKOFFS_MS".into(), "0,0,0".into()),
+    ]);
+    for (k, v) in extra {
+        env.insert(k.to_string(), v.to_string());
+    }
+    let mut settings = Settings::load_with_env(&UserFile::None, env).unwrap();
+    settings.set_data_dir(data_dir.path());
+    if notes > 0 {
+        let mut store = inkling::storage::Store::open(&settings.database_path(), 30).unwrap();
+        let start = chrono::Utc::now() - chrono::Duration::hours(1);
+        for i in 0..notes {
+            let body = inkling::domain::NoteBody::parse(format!("stored note {i}"), 1000).unwrap();
+            let id = store
+                .capture(&body, start + chrono::Duration::milliseconds(i as i64))
+                .unwrap()
+                .id;
+            let enrichment = inkling::domain::Enrichment {
+                title: format!("Note {i}"),
+                tags: vec!["bulk".into()],
+                summary: "Stored before the test.".into(),
+            };
+            store.save_enrichment(&id, &enrichment, start).unwrap();
+        }
+    }
+    let app = Application::build(settings.clone(), Arc::new(SystemClock))
+        .await
+        .unwrap();
+    let app_url = format!("http://127.0.0.1:{}", app.port());
+    let handle = app.handle();
+    actix_rt::spawn(app.run_until_stopped());
+    let token = std::fs::read_to_string(settings.api_token_path()).unwrap();
+
+    let port = free_port();
+    let child = Command::new(CHROMEDRIVER)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let driver = Driver { child };
+    let profile = tempfile::tempdir().unwrap();
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": CHROMIUM,
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", "--window-size=1000,1000",
+                format!("--user-data-dir={}", profile.path().display()),
+            ],
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    let mut client = None;
+    for _ in 0..100 {
+        match ClientBuilder::new(connector.clone())
+            .capabilities(capabilities.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            Ok(c) => {
+                client = Some(c);
+                break;
+            }
+            // chromedriver is still starting: waiting for a process, not a timed rule.
+            Err(_) => actix_rt::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    Browser {
+        client: client.expect("a WebDriver session"),
+        settings,
+        handle,
+        app_url,
+        token,
+        fake,
+        _data_dir: data_dir,
+        _profile: profile,
+        _driver: driver,
+    }
+}
+
+impl Browser {
+    /// Stops the service and starts it again on the same port and data dir.
+    pub async fn restart_service(&mut self) {
+        self.handle.stop(true).await;
+        let port: u16 = self.app_url.rsplit(':').next().unwrap().parse().unwrap();
+        let mut settings = self.settings.clone();
+        settings.http.port = port;
+        let mut app = None;
+        for _ in 0..100 {
+            match Application::build(settings.clone(), Arc::new(SystemClock)).await {
+                Ok(built) => {
+                    app = Some(built);
+                    break;
+                }
+                // The old listener is still closing: waiting for the OS, not a timed rule.
+                Err(_) => actix_rt::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+        let app = app.expect("the service starts again");
+        self.handle = app.handle();
+        actix_rt::spawn(app.run_until_stopped());
+    }
+
+    /// Opens the page as `inkling open` does, with the token in the URL.
+    pub async fn open_inbox(&self) {
+        self.client
+            .goto(&format!("{}/?token={}", self.app_url, self.token))
+            .await
+            .unwrap();
+        self.wait_visible("app").await;
+    }
+
+    /// Calls the API as the CLI would.
+    pub async fn api(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let client = awc::Client::new();
+        let url = format!("{}{path}", self.app_url);
+        let request = match method {
+            "POST" => client.post(url),
+            _ => client.get(url),
+        }
+        .bearer_auth(&self.token);
+        let mut response = match body {
+            Some(body) => request.send_json(&body).await.unwrap(),
+            None => request.send().await.unwrap(),
+        };
+        response.json().await.unwrap_or(Value::Null)
+    }
+
+    /// Runs a script in the page and returns its value.
+    pub async fn eval(&self, script: &str) -> Value {
+        self.client.execute(script, vec![]).await.unwrap()
+    }
+
+    /// Polls `condition` (a JS expression) until true; the page updates asynchronously.
+    pub async fn wait_until(&self, what: &str, condition: &str) {
+        for _ in 0..200 {
+            if self.eval(&format!("return Boolean({condition});")).await == json!(true) {
+                return;
+            }
+            actix_rt::time::sleep(Duration::from_millis(50)).await;
+        }
+        let body = self.eval("return document.body.innerText;").await;
+        panic!(
+            "never happened: {what}\npage text:\n{}",
+            body.as_str().unwrap_or("")
+        );
+    }
+
+    /// Waits until the element is on screen (rendered with a size, not just without
+    /// the `hidden` attribute: CSS can override that).
+    pub async fn wait_visible(&self, id: &str) {
+        self.wait_until(&format!("#{id} visible"), &shown(id)).await;
+    }
+
+    /// Whether the element is on screen now.
+    pub async fn is_shown(&self, id: &str) -> bool {
+        self.eval(&format!("return {};", shown(id))).await == json!(true)
+    }
+
+    pub async fn text(&self, css: &str) -> String {
+        self.client
+            .find(Locator::Css(css))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
+    pub async fn click(&self, css: &str) {
+        self.client
+            .find(Locator::Css(css))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+
+    /// Saves a screenshot to `docs/NAME` when `INKLING_SCREENSHOTS` is set.
+    pub async fn screenshot(&self, name: &str) {
+        if std::env::var_os("INKLING_SCREENSHOTS").is_none() {
+            return;
+        }
+        let png = self.client.screenshot().await.unwrap();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join(name);
+        std::fs::write(path, png).unwrap();
+    }
+
+    pub async fn close(self) {
+        let _ = self.client.close().await;
+    }
+}

@@ -1,0 +1,446 @@
+//! The inbox page's behaviour in Chromium (issue: banners, notes, capture, live).
+
+use serde_json::json;
+
+use crate::fake_ollama::Reply;
+use crate::harness::{start, Browser};
+
+/// Captures through the API (as the CLI does) and waits until the failed count is `n`.
+async fn failed_notes(browser: &Browser, n: usize) {
+    browser.fake.push(&vec![Reply::WrongSchema; 3 * n]);
+    for i in 0..n {
+        browser
+            .api(
+                "POST",
+                "/api/notes",
+                Some(json!({ "body": format!("note {i} that fails") })),
+            )
+            .await;
+    }
+    for _ in 0..200 {
+        if browser.api("GET", "/api/inbox/failed-count", None).await == json!(n) {
+            return;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the notes did not fail");
+}
+
+#[actix_rt::test]
+async fn without_a_session_the_page_shows_how_to_open_it_and_no_data() {
+    let browser = start(&[]).await;
+    browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "a private thought" })),
+        )
+        .await;
+
+    browser.client.goto(&browser.app_url).await.unwrap();
+    browser.wait_visible("no-session").await;
+
+    assert!(!browser.is_shown("app").await);
+    let text = browser.eval("return document.body.innerText;").await;
+    let text = text.as_str().unwrap();
+    assert!(text.contains("inkling open"), "{text}");
+    assert!(
+        !text.contains("a private thought"),
+        "no data without a session"
+    );
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_token_is_traded_for_a_cookie_and_dropped_from_the_address_bar() {
+    let browser = start(&[]).await;
+    browser.open_inbox().await;
+
+    let url = browser.client.current_url().await.unwrap();
+    assert_eq!(url.query(), None, "{url}");
+    // The cookie is HttpOnly: the page's scripts cannot see it.
+    assert_eq!(browser.eval("return document.cookie;").await, json!(""));
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_failed_banner_shows_n_retry_hides_it_at_once_and_the_notes_finish() {
+    let browser = start(&[]).await;
+    failed_notes(&browser, 2).await;
+    browser.open_inbox().await;
+    browser.wait_visible("failed-banner").await;
+    assert_eq!(
+        browser.text("#failed-banner .text").await,
+        "❌ AI failed for 2 notes"
+    );
+    let colours = browser
+        .eval("const s = getComputedStyle(document.getElementById('failed-banner')); return [s.backgroundColor, s.color];")
+        .await;
+    assert_eq!(colours, json!(["rgb(252, 228, 228)", "rgb(170, 51, 51)"]));
+
+    browser.fake.set_default(Reply::Ok);
+    // Clicking Retry hides the banner before any answer comes back (optimistic).
+    let shown_after_click = browser
+        .eval(&format!(
+            "document.getElementById('retry').click(); return {};",
+            crate::harness::shown("failed-banner")
+        ))
+        .await;
+
+    assert_eq!(shown_after_click, json!(false), "hidden at once");
+    browser
+        .wait_until(
+            "both notes done",
+            "document.querySelectorAll('#notes li[data-status=done]').length === 2",
+        )
+        .await;
+    assert!(!browser.is_shown("failed-banner").await);
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn a_note_captured_and_finished_elsewhere_appears_on_the_open_page_live() {
+    let browser = start(&[]).await;
+    browser.open_inbox().await;
+
+    browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "captured from the command line" })),
+        )
+        .await;
+
+    browser
+        .wait_until(
+            "the note shows up enriched, without a reload",
+            "[...document.querySelectorAll('#notes li[data-status=done] h3')].some(h => h.textContent === 'About: captured from the command line')",
+        )
+        .await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn a_note_captured_on_the_page_with_ctrl_enter_lands_in_the_database() {
+    let browser = start(&[]).await;
+    browser.open_inbox().await;
+
+    let textarea = browser
+        .client
+        .find(fantoccini::Locator::Id("capture-body"))
+        .await
+        .unwrap();
+    textarea.send_keys("typed on the page").await.unwrap();
+    // WebDriver key codes: Control (held), Enter.
+    textarea
+        .send_keys("\u{E009}\u{E007}\u{E000}")
+        .await
+        .unwrap();
+
+    browser
+        .wait_until(
+            "the box is cleared",
+            "document.getElementById('capture-body').value === ''",
+        )
+        .await;
+    let notes = browser.api("GET", "/api/notes", None).await;
+    assert_eq!(notes[0]["body"], "typed on the page");
+    browser
+        .wait_until(
+            "the new note is listed",
+            "[...document.querySelectorAll('#notes .body')].some(p => p.textContent === 'typed on the page')",
+        )
+        .await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_korean_page_shows_the_seed_strings() {
+    let browser = start(&[("INKLING_LOCALE", "ko")]).await;
+    failed_notes(&browser, 1).await;
+    browser.open_inbox().await;
+    browser.wait_visible("failed-banner").await;
+
+    assert_eq!(
+        browser.text("#failed-banner .text").await,
+        "❌ AI 처리 실패 1건"
+    );
+    assert_eq!(browser.text("#retry").await, "재시도");
+    assert_eq!(
+        browser.eval("return document.documentElement.lang;").await,
+        json!("ko")
+    );
+    for id in [
+        "ollama-banner",
+        "recovery-toast",
+        "pending-banner",
+        "expiry-banner",
+        "filter-chip",
+    ] {
+        assert!(
+            !browser.is_shown(id).await,
+            "{id} shows with nothing to say"
+        );
+    }
+    browser.screenshot("inbox-ko.png").await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_banners_stack_in_the_seed_order() {
+    // Every note counts as expired at once, so the expiry banner shows too.
+    let browser = start(&[("INKLING_EXPIRY__DAYS", "0")]).await;
+    failed_notes(&browser, 1).await;
+    browser.fake.set_default(Reply::Hang);
+    browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "waiting for the model" })),
+        )
+        .await;
+    browser.fake.set_models(&[]);
+    browser
+        .api("POST", "/api/ollama/recheck", Some(json!({})))
+        .await;
+
+    browser.open_inbox().await;
+    for id in [
+        "ollama-banner",
+        "pending-banner",
+        "failed-banner",
+        "expiry-banner",
+    ] {
+        browser.wait_visible(id).await;
+    }
+    browser.click("#review-expired").await;
+    browser.wait_visible("filter-chip").await;
+    browser
+        .wait_until(
+            "notes listed",
+            "document.querySelectorAll('#notes li').length === 2",
+        )
+        .await;
+
+    let order = browser
+        .eval(
+            "const ids = ['ollama-banner', 'recovery-toast', 'pending-banner', 'failed-banner', 'expiry-banner', 'filter-chip', 'notes'];
+             const nodes = ids.map(id => document.getElementById(id));
+             const inDomOrder = nodes.every((n, i) => i === 0 || (nodes[i - 1].compareDocumentPosition(n) & Node.DOCUMENT_POSITION_FOLLOWING));
+             const visible = nodes.filter(n => n.getClientRects().length > 0).map(n => n.getBoundingClientRect().top);
+             const topToBottom = visible.every((y, i) => i === 0 || visible[i - 1] < y);
+             return [inDomOrder, topToBottom, visible.length];",
+        )
+        .await;
+    assert_eq!(order, json!([true, true, 6]));
+    assert!(browser
+        .text("#ollama-banner .text")
+        .await
+        .contains("ollama pull llama3.2"));
+    assert_eq!(
+        browser.text("#pending-banner").await,
+        "AI processing 1 notes"
+    );
+    assert!(
+        !browser.is_shown("recovery-toast").await,
+        "no toast without a recovery"
+    );
+    browser.screenshot("inbox-en.png").await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn every_control_is_reachable_with_the_keyboard() {
+    let browser = start(&[]).await;
+    failed_notes(&browser, 1).await;
+    browser.open_inbox().await;
+    browser.wait_visible("failed-banner").await;
+
+    // Everything clickable is a <button> (or the text box): focusable and operable by keys.
+    let not_focusable = browser
+        .eval("return [...document.querySelectorAll('[onclick], a, [role=button]')].length;")
+        .await;
+    assert_eq!(not_focusable, json!(0));
+    let focus = browser
+        .eval("const b = document.getElementById('retry'); b.focus(); return document.activeElement === b;")
+        .await;
+    assert_eq!(focus, json!(true));
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn ten_thousand_notes_are_shown_a_page_at_a_time() {
+    let browser = crate::harness::start_with_notes(&[], 10_000).await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "the first page",
+            "document.querySelectorAll('#notes li').length === 50",
+        )
+        .await;
+    assert_eq!(
+        browser.text("#notes li h3").await,
+        "Note 9999",
+        "newest first"
+    );
+
+    browser.click("#load-more").await;
+
+    browser
+        .wait_until(
+            "the second page",
+            "document.querySelectorAll('#notes li').length === 100",
+        )
+        .await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn tags_filter_the_list_and_the_chip_clears_it() {
+    let browser = crate::harness::start_with_notes(&[], 3).await;
+    browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "enriched with fake and test tags" })),
+        )
+        .await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "four notes",
+            "document.querySelectorAll('#notes li').length === 4",
+        )
+        .await;
+
+    browser.click("#notes li button.tag").await; // #fake on the newest note
+
+    browser.wait_visible("filter-chip").await;
+    assert_eq!(browser.text("#filter-chip .text").await, "Tag: fake");
+    browser
+        .wait_until(
+            "one note",
+            "document.querySelectorAll('#notes li').length === 1",
+        )
+        .await;
+    browser.click("#clear-filter").await;
+    browser
+        .wait_until(
+            "all notes again",
+            "document.querySelectorAll('#notes li').length === 4",
+        )
+        .await;
+    assert!(!browser.is_shown("filter-chip").await);
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn trash_and_restore_from_the_page() {
+    let browser = crate::harness::start_with_notes(&[], 1).await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "one note",
+            "document.querySelectorAll('#notes li').length === 1",
+        )
+        .await;
+
+    browser.click("#notes li button.trash").await;
+    browser
+        .wait_until(
+            "the inbox is empty",
+            "document.querySelectorAll('#notes li').length === 0",
+        )
+        .await;
+    browser.click("button[data-view=trash]").await;
+    browser
+        .wait_until(
+            "in the trash",
+            "document.querySelectorAll('#trash-notes li').length === 1",
+        )
+        .await;
+    browser.click("#trash-notes li button.restore").await;
+    browser
+        .wait_until(
+            "out of the trash",
+            "document.querySelectorAll('#trash-notes li').length === 0",
+        )
+        .await;
+    browser.click("button[data-view=inbox]").await;
+    browser
+        .wait_until(
+            "back in the inbox",
+            "document.querySelectorAll('#notes li').length === 1",
+        )
+        .await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_stats_view_shows_the_daily_table_and_a_chart() {
+    let browser = start(&[]).await;
+    for i in 0..3 {
+        browser
+            .api(
+                "POST",
+                "/api/notes",
+                Some(json!({ "body": format!("counted {i}") })),
+            )
+            .await;
+    }
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "three done",
+            "document.querySelectorAll('#notes li[data-status=done]').length === 3",
+        )
+        .await;
+
+    browser.click("button[data-view=stats]").await;
+
+    browser
+        .wait_until(
+            "a row for today",
+            "document.querySelectorAll('#stats-table tbody tr').length === 1",
+        )
+        .await;
+    let row = browser
+        .eval("return [...document.querySelectorAll('#stats-table tbody td')].map(td => td.textContent);")
+        .await;
+    assert_eq!(row[1], "3", "captured: {row}");
+    assert_eq!(row[2], "3", "AI done: {row}");
+    let bars = browser
+        .eval("return document.querySelectorAll('#chart rect.bar').length;")
+        .await;
+    assert_eq!(bars, json!(1));
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_page_reconnects_by_itself_after_the_service_restarts() {
+    let mut browser = start(&[]).await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "the live channel is open",
+            "document.readyState === 'complete'",
+        )
+        .await;
+
+    browser.restart_service().await;
+    browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "captured after the restart" })),
+        )
+        .await;
+
+    browser
+        .wait_until(
+            "the note shows up without a reload",
+            "[...document.querySelectorAll('#notes h3')].some(h => h.textContent.includes('captured after the restart'))",
+        )
+        .await;
+    browser.close().await;
+}

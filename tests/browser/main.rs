@@ -1,0 +1,10 @@
+//! The inbox page in a real browser: headless Chromium driven through chromedriver
+//! (WebDriver), against the service in-process with the fake Ollama.
+//!
+//! Needs Debian's `chromium` and `chromium-driver`; `scripts/test.sh` installs them.
+//! Set `INKLING_SCREENSHOTS=1` to write the README's screenshots to `docs/`.
+
+#[path = "../support/fake_ollama.rs"]
+mod fake_ollama;
+mod harness;
+mod inbox;

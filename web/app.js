@@ -1,0 +1,465 @@
+// inkling inbox page. Plain JavaScript, no build step, no external library: the page
+// must work offline, served from the binary.
+//
+// Data comes from the local API with the session cookie (see src/http/page.rs); live
+// changes arrive as server-sent events from /api/events. Note text is always inserted
+// with textContent, never as HTML.
+"use strict";
+
+const PAGE_SIZE = 50;
+
+const state = {
+  strings: {},
+  locale: "en",
+  counts: { pending: 0, failed: 0, expired: 0 },
+  health: null, // {state: "ready" | "model_missing" | "not_running", ...}
+  filter: { tag: null, expired: false },
+  view: "inbox",
+  notes: [], // the inbox list, newest first
+  hasMore: false,
+  refreshTimer: null,
+};
+
+const $ = (id) => document.getElementById(id);
+
+function t(key, values = {}) {
+  let text = state.strings[key] ?? key;
+  for (const [name, value] of Object.entries(values)) {
+    text = text.split(`{${name}}`).join(String(value));
+  }
+  return text;
+}
+
+// ----- the API -------------------------------------------------------------------
+
+class NoSession extends Error {}
+
+async function api(path, options = {}) {
+  const init = { credentials: "same-origin", ...options };
+  if (options.json !== undefined) {
+    init.method = init.method || "POST";
+    init.headers = { "Content-Type": "application/json" };
+    init.body = JSON.stringify(options.json);
+  }
+  const response = await fetch(path, init);
+  if (response.status === 401) throw new NoSession();
+  const type = response.headers.get("content-type") || "";
+  const body = type.includes("json") ? await response.json() : await response.text();
+  if (!response.ok) throw new Error(body && body.error ? body.error : `HTTP ${response.status}`);
+  return body;
+}
+
+// ----- start-up --------------------------------------------------------------------
+
+async function start() {
+  const all = await (await fetch("/assets/i18n.json")).json();
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token");
+  if (token) {
+    // Trade the token for the HttpOnly session cookie, then drop it from the address bar.
+    await fetch("/session", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token }),
+    });
+    history.replaceState(null, "", "/");
+  }
+  let status;
+  try {
+    status = await api("/api/status");
+  } catch (error) {
+    if (error instanceof NoSession) {
+      applyStrings(all, navigator.language && navigator.language.startsWith("ko") ? "ko" : "en");
+      $("no-session").hidden = false;
+      return;
+    }
+    throw error;
+  }
+  applyStrings(all, status.locale);
+  $("app").hidden = false;
+  $("views").hidden = false;
+  applyStatus(status);
+  wireControls();
+  await loadNotes();
+  connectLive();
+}
+
+function applyStrings(all, locale) {
+  state.locale = all[locale] ? locale : "en";
+  state.strings = all[state.locale];
+  document.documentElement.lang = state.locale;
+  for (const element of document.querySelectorAll("[data-i18n]")) {
+    element.textContent = t(element.dataset.i18n);
+  }
+  for (const element of document.querySelectorAll("[data-i18n-placeholder]")) {
+    element.placeholder = t(element.dataset.i18nPlaceholder);
+  }
+}
+
+function applyStatus(status) {
+  state.counts = status.counts;
+  if (status.provider) state.health = status.provider;
+  renderBanners();
+}
+
+// ----- banners ---------------------------------------------------------------------
+
+function renderBanners() {
+  const { pending, failed, expired } = state.counts;
+  const health = state.health;
+
+  const ollama = $("ollama-banner");
+  ollama.hidden = !health || health.state === "ready";
+  if (health && health.state === "model_missing") {
+    ollama.querySelector(".text").textContent = t("ollamaModelMissing", { model: health.model });
+  } else if (health && health.state === "not_running") {
+    ollama.querySelector(".text").textContent = t("ollamaNotRunning", { detail: health.detail });
+  }
+
+  $("pending-banner").hidden = pending === 0;
+  $("pending-banner").textContent = t("pending", { n: pending });
+
+  $("failed-banner").hidden = failed === 0;
+  $("failed-banner").querySelector(".text").textContent = t("failed", { n: failed });
+
+  $("expiry-banner").hidden = expired === 0;
+  $("expiry-banner").querySelector(".text").textContent = t("expired", { n: expired });
+
+  const chip = $("filter-chip");
+  chip.hidden = !state.filter.tag && !state.filter.expired;
+  chip.querySelector(".text").textContent = state.filter.tag
+    ? t("filterTag", { tag: state.filter.tag })
+    : t("filterExpired");
+}
+
+function showRecoveryToast() {
+  const toast = $("recovery-toast");
+  toast.textContent = t("recovered");
+  toast.classList.remove("fading");
+  toast.hidden = false;
+  setTimeout(() => toast.classList.add("fading"), 3000);
+  setTimeout(() => {
+    toast.hidden = true;
+    toast.classList.remove("fading");
+  }, 4000);
+}
+
+// ----- notes -----------------------------------------------------------------------
+
+function listQuery(before) {
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  if (state.filter.tag) query.set("tag", state.filter.tag);
+  if (state.filter.expired) query.set("expired", "true");
+  if (before) query.set("before", before);
+  return `/api/notes?${query}`;
+}
+
+async function loadNotes() {
+  const notes = await api(listQuery());
+  state.notes = notes;
+  state.hasMore = notes.length === PAGE_SIZE;
+  renderNotes();
+}
+
+async function loadMore() {
+  const last = state.notes[state.notes.length - 1];
+  if (!last) return;
+  const more = await api(listQuery(last.id));
+  state.notes = state.notes.concat(more);
+  state.hasMore = more.length === PAGE_SIZE;
+  renderNotes();
+}
+
+function headline(note) {
+  if (note.title) return note.title;
+  const first = note.body.split("\n").find((line) => line.trim()) || note.body;
+  return first.length > 80 ? `${first.slice(0, 79)}…` : first;
+}
+
+function button(label, onClick, className) {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = label;
+  if (className) element.className = className;
+  element.addEventListener("click", onClick);
+  return element;
+}
+
+function noteElement(note, inTrash) {
+  const item = document.createElement("li");
+  item.className = "note";
+  item.dataset.id = note.id;
+  item.dataset.status = note.ai_status;
+
+  const title = document.createElement("h3");
+  title.textContent = headline(note);
+  item.append(title);
+
+  if (note.summary) {
+    const summary = document.createElement("p");
+    summary.className = "summary";
+    summary.textContent = note.summary;
+    item.append(summary);
+  }
+  // A pending one-line note is its own headline: no need to say it twice.
+  if (note.title || note.body.trim().includes("\n") || headline(note) !== note.body.trim()) {
+    const body = document.createElement("p");
+    body.className = "body";
+    body.textContent = note.body;
+    item.append(body);
+  }
+
+  const meta = document.createElement("div");
+  meta.className = "meta";
+  const badge = document.createElement("span");
+  badge.className = `badge ${note.ai_status}`;
+  badge.textContent = t(
+    { pending: "badgePending", done: "badgeDone", failed: "badgeFailed" }[note.ai_status],
+  );
+  meta.append(badge);
+  for (const tag of note.tags) {
+    meta.append(button(`#${tag}`, () => setFilter({ tag, expired: false }), "tag"));
+  }
+  const time = document.createElement("time");
+  time.dateTime = note.created_at;
+  time.textContent = new Date(note.created_at).toLocaleString(state.locale);
+  meta.append(time);
+  const spacer = document.createElement("span");
+  spacer.className = "spacer";
+  meta.append(spacer);
+  if (inTrash) {
+    meta.append(button(t("restore"), () => noteAction(note.id, "restore"), "restore"));
+  } else {
+    if (state.filter.expired) {
+      meta.append(button(t("keep"), () => noteAction(note.id, "keep"), "keep"));
+    }
+    meta.append(button(t("trash"), () => noteAction(note.id, "trash"), "trash"));
+  }
+  item.append(meta);
+
+  if (note.ai_status === "failed" && note.ai_error) {
+    const error = document.createElement("p");
+    error.className = "ai-error";
+    error.textContent = note.ai_error;
+    item.append(error);
+  }
+  return item;
+}
+
+function renderNotes() {
+  const list = $("notes");
+  list.replaceChildren(...state.notes.map((note) => noteElement(note, false)));
+  $("notes-empty").hidden = state.notes.length > 0;
+  $("load-more").hidden = !state.hasMore;
+}
+
+function matchesFilter(note) {
+  if (note.deleted_at) return false;
+  if (state.filter.tag && !note.tags.includes(state.filter.tag)) return false;
+  return !state.filter.expired;
+}
+
+/// A note changed somewhere (this page, the CLI, the AI): update it in place, add it
+/// on top if it is new, drop it if it left the list.
+async function noteChanged(id) {
+  let note;
+  try {
+    note = await api(`/api/notes/${encodeURIComponent(id)}`);
+  } catch {
+    note = null; // purged
+  }
+  const index = state.notes.findIndex((n) => n.id === id);
+  if (note && matchesFilter(note)) {
+    if (index >= 0) state.notes[index] = note;
+    else if (!state.notes.length || note.created_at >= state.notes[0].created_at) state.notes.unshift(note);
+  } else if (index >= 0) {
+    state.notes.splice(index, 1);
+  }
+  renderNotes();
+  if (state.view === "trash") loadTrash();
+  scheduleCountsRefresh();
+}
+
+async function noteAction(id, action) {
+  await api(`/api/notes/${encodeURIComponent(id)}/${action}`, { json: {} });
+  await noteChanged(id);
+}
+
+function setFilter(filter) {
+  state.filter = filter;
+  renderBanners();
+  showView("inbox");
+  loadNotes();
+}
+
+// ----- counts ------------------------------------------------------------------------
+
+function scheduleCountsRefresh() {
+  clearTimeout(state.refreshTimer);
+  state.refreshTimer = setTimeout(async () => {
+    const status = await api("/api/status");
+    applyStatus(status);
+  }, 150);
+}
+
+// ----- live updates ------------------------------------------------------------------
+
+function connectLive() {
+  const events = new EventSource("/api/events");
+  events.addEventListener("open", () => {
+    // After a reconnect (the service restarted), catch up on what was missed.
+    scheduleCountsRefresh();
+    loadNotes();
+  });
+  events.addEventListener("failed_count", (event) => {
+    state.counts.failed = JSON.parse(event.data).count;
+    renderBanners();
+  });
+  events.addEventListener("ollama_status", (event) => {
+    const health = JSON.parse(event.data);
+    const wasDown = state.health && state.health.state !== "ready";
+    state.health = health;
+    if (wasDown && health.state === "ready") showRecoveryToast();
+    renderBanners();
+  });
+  events.addEventListener("note_changed", (event) => {
+    noteChanged(JSON.parse(event.data).id);
+  });
+  // EventSource reconnects by itself; nothing else to do on error.
+}
+
+// ----- views -------------------------------------------------------------------------
+
+function showView(view) {
+  state.view = view;
+  for (const name of ["inbox", "trash", "stats"]) {
+    $(`${name}-view`).hidden = name !== view;
+  }
+  for (const tab of document.querySelectorAll("#views button")) {
+    tab.setAttribute("aria-pressed", String(tab.dataset.view === view));
+  }
+  if (view === "trash") loadTrash();
+  if (view === "stats") loadStats();
+}
+
+async function loadTrash() {
+  const notes = await api("/api/notes?trash=true&limit=500");
+  $("trash-notes").replaceChildren(...notes.map((note) => noteElement(note, true)));
+  $("trash-empty").hidden = notes.length > 0;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(name, attributes) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  return element;
+}
+
+async function loadStats() {
+  const stats = await api("/api/stats?format=json");
+  const days = Object.entries(stats.days).sort(([a], [b]) => (a < b ? -1 : 1));
+  const head = document.createElement("tr");
+  for (const column of state.strings.columns) {
+    const th = document.createElement("th");
+    th.textContent = column;
+    head.append(th);
+  }
+  $("stats-table").tHead.replaceChildren(head);
+  const rows = days
+    .slice()
+    .reverse()
+    .map(([day, c]) => {
+      const row = document.createElement("tr");
+      const values = [day, c.captured, c.aiDone, c.aiFailedSchema, c.aiFailedOther, c.ollamaRechecks, c.aiRetries];
+      for (const value of values) {
+        const td = document.createElement("td");
+        td.textContent = String(value);
+        row.append(td);
+      }
+      return row;
+    });
+  if (!rows.length) {
+    const row = document.createElement("tr");
+    const td = document.createElement("td");
+    td.colSpan = 7;
+    td.textContent = t("noStats");
+    row.append(td);
+    rows.push(row);
+  }
+  $("stats-table").tBodies[0].replaceChildren(...rows);
+
+  // The chart: captured per day as bars, AI done as a line, last 30 days.
+  const recent = days.slice(-30);
+  const chart = $("chart");
+  chart.replaceChildren();
+  const max = Math.max(1, ...recent.map(([, c]) => Math.max(c.captured, c.aiDone)));
+  const width = 600 / Math.max(recent.length, 1);
+  const y = (value) => 150 - (value / max) * 140;
+  recent.forEach(([day, c], i) => {
+    const bar = svg("rect", { class: "bar", x: i * width + 2, y: y(c.captured), width: Math.max(width - 4, 1), height: 150 - y(c.captured) });
+    const title = svg("title", {});
+    title.textContent = `${day}: ${c.captured} / ${c.aiDone}`;
+    bar.append(title);
+    chart.append(bar);
+  });
+  if (recent.length) {
+    const points = recent.map(([, c], i) => `${i * width + width / 2},${y(c.aiDone)}`).join(" ");
+    chart.append(svg("polyline", { class: "line", points }));
+  }
+}
+
+// ----- controls ----------------------------------------------------------------------
+
+function wireControls() {
+  for (const tab of document.querySelectorAll("#views button")) {
+    tab.addEventListener("click", () => showView(tab.dataset.view));
+  }
+  $("capture").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = $("capture-body").value;
+    if (!body.trim()) return;
+    try {
+      const note = await api("/api/notes", { json: { body } });
+      $("capture-body").value = "";
+      $("capture-error").hidden = true;
+      await noteChanged(note.id);
+    } catch (error) {
+      $("capture-error").textContent = error.message;
+      $("capture-error").hidden = false;
+    }
+  });
+  $("capture-body").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      $("capture").requestSubmit();
+    }
+  });
+  $("retry").addEventListener("click", async () => {
+    // Optimistic (seed §6): the banner goes at once; the real count follows live.
+    state.counts.failed = 0;
+    renderBanners();
+    await api("/api/inbox/retry-all-failed", { json: {} });
+  });
+  $("recheck").addEventListener("click", async () => {
+    state.health = await api("/api/ollama/recheck", { json: {} });
+    renderBanners();
+  });
+  $("review-expired").addEventListener("click", () => setFilter({ tag: null, expired: true }));
+  $("trash-expired").addEventListener("click", async () => {
+    await api("/api/inbox/trash-expired", { json: {} });
+    setFilter({ tag: null, expired: false });
+    scheduleCountsRefresh();
+  });
+  $("clear-filter").addEventListener("click", () => setFilter({ tag: null, expired: false }));
+  $("load-more").addEventListener("click", loadMore);
+  $("export").addEventListener("click", async () => {
+    const result = await api("/api/usage-log/export", { json: {} });
+    $("export-result").textContent = t("exported", { path: result.path });
+  });
+}
+
+start().catch((error) => {
+  console.error(error);
+});
