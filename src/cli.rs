@@ -17,6 +17,7 @@ pub mod exit {
     pub const FAILURE: u8 = 1;
     pub const USAGE_OR_CONFIG: u8 = 2;
     pub const NOT_RUNNING: u8 = 3;
+    pub const ALREADY_RUNNING: u8 = 4;
 }
 
 const EXIT_CODES_HELP: &str = "\
@@ -24,7 +25,8 @@ Exit status:
   0  success
   1  the command failed (the service refused it, or an I/O error)
   2  bad usage or an invalid configuration
-  3  the service is not running";
+  3  the service is not running
+  4  `run`: another inkling is already running with this data dir";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -95,6 +97,21 @@ pub enum Command {
     TrashExpired,
     /// Open the inbox page in the default browser (and print its address).
     Open,
+    /// Start inkling when you log in: on, off, or status.
+    Autostart {
+        #[arg(value_enum)]
+        action: AutostartAction,
+        /// A systemd user unit instead of an XDG autostart entry.
+        #[arg(long)]
+        systemd: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum AutostartAction {
+    On,
+    Off,
+    Status,
 }
 
 #[derive(Debug, Args)]
@@ -125,6 +142,63 @@ impl Cli {
     }
 }
 
+/// `inkling autostart on|off|status [--systemd]`; needs no running service.
+pub fn run_autostart(
+    action: AutostartAction,
+    systemd: bool,
+    config: Option<&std::path::Path>,
+) -> u8 {
+    use crate::autostart::{self, Kind, Paths};
+    let kind = if systemd { Kind::Systemd } else { Kind::Xdg };
+    let outcome = (|| -> anyhow::Result<()> {
+        let paths = Paths::from_environment()?;
+        match action {
+            AutostartAction::On => {
+                let exe = std::env::current_exe()
+                    .map_err(|e| anyhow::anyhow!("cannot find this program's path: {e}"))?;
+                let config = config
+                    .map(std::path::absolute)
+                    .transpose()
+                    .map_err(|e| anyhow::anyhow!("cannot resolve the config path: {e}"))?;
+                let entry = autostart::turn_on(
+                    &paths,
+                    kind,
+                    &exe,
+                    config.as_deref(),
+                    crate::http::page::icon_svg(),
+                )?;
+                println!("on: {}", entry.display());
+                if systemd {
+                    println!(
+                        "to start it now and at every login: systemctl --user enable --now inkling"
+                    );
+                }
+            }
+            AutostartAction::Off => match autostart::turn_off(&paths, kind)? {
+                Some(entry) => println!("off: removed {}", entry.display()),
+                None => println!("off"),
+            },
+            AutostartAction::Status => {
+                let entries = autostart::status(&paths);
+                if entries.is_empty() {
+                    println!("off");
+                }
+                for (_, entry) in entries {
+                    println!("on: {}", entry.display());
+                }
+            }
+        }
+        Ok(())
+    })();
+    match outcome {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("inkling: {e:#}");
+            exit::FAILURE
+        }
+    }
+}
+
 /// Runs a client subcommand against the running service; returns the exit status.
 pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
     let system = actix_rt::System::new();
@@ -146,7 +220,9 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
 
 async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result<(), ClientError> {
     match command {
-        Command::Run => unreachable!("`run` is not a client command"),
+        Command::Run | Command::Autostart { .. } => {
+            unreachable!("`run` and `autostart` are not client commands")
+        }
         Command::Capture { text } => {
             let body = if text == "-" {
                 let mut buffer = String::new();

@@ -16,10 +16,13 @@
 //! - [`cli`] and [`client`]: the command line and its client of the running service.
 //! - [`logging`]: the service log (`tracing`), per-actor targets.
 //! - [`api_token`], [`clock`]: the per-install token; injectable time.
+//! - [`instance`]: one service per data dir (the lock file).
+//! - [`autostart`]: start at login (XDG autostart entry or systemd user unit).
 
 pub mod actors;
 pub mod ai;
 pub mod api_token;
+pub mod autostart;
 pub mod cli;
 pub mod client;
 pub mod clock;
@@ -27,6 +30,7 @@ pub mod configuration;
 pub mod domain;
 pub mod events;
 pub mod http;
+pub mod instance;
 pub mod logging;
 pub mod services;
 pub mod startup;

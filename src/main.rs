@@ -4,9 +4,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use inkling::cli::{exit, run_client, Cli, Command};
+use inkling::cli::{exit, run_autostart, run_client, Cli, Command};
 use inkling::clock::SystemClock;
 use inkling::configuration::Settings;
+use inkling::instance::LockError;
 use inkling::startup::Application;
 
 fn main() -> ExitCode {
@@ -20,6 +21,9 @@ fn main() -> ExitCode {
     };
     match cli.command {
         None | Some(Command::Run) => run_service(settings),
+        Some(Command::Autostart { action, systemd }) => {
+            ExitCode::from(run_autostart(action, systemd, cli.config.as_deref()))
+        }
         Some(command) => ExitCode::from(run_client(command, &settings, cli.json)),
     }
 }
@@ -48,8 +52,11 @@ fn run_service(settings: Settings) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            tracing::error!(error = %format!("{e:#}"), "inkling stopped on an error");
             eprintln!("inkling: {e:#}");
+            if let Some(LockError::AlreadyRunning(_)) = e.downcast_ref::<LockError>() {
+                return ExitCode::from(exit::ALREADY_RUNNING);
+            }
+            tracing::error!(error = %format!("{e:#}"), "inkling stopped on an error");
             ExitCode::from(exit::FAILURE)
         }
     }

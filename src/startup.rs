@@ -26,6 +26,7 @@ use crate::clock::SharedClock;
 use crate::configuration::Settings;
 use crate::http::auth::{ApiToken, SessionSecret};
 use crate::http::{self, AppState};
+use crate::instance::{Holder, InstanceLock};
 use crate::services::Services;
 use crate::storage::Store;
 
@@ -34,6 +35,8 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// A built, not yet running, service.
 pub struct Application {
+    /// Held until the process ends (or the application is dropped).
+    _lock: InstanceLock,
     local_addr: std::net::SocketAddr,
     port: u16,
     server: Server,
@@ -45,6 +48,8 @@ impl Application {
     pub async fn build(settings: Settings, clock: SharedClock) -> anyhow::Result<Self> {
         let data_dir = settings.data_dir();
         create_private_dir(&data_dir)?;
+        // Before anything else touches the data dir: one service per data dir.
+        let mut lock = InstanceLock::acquire(&data_dir)?;
         let token = api_token::load_or_create(&settings.api_token_path())?;
         // Same kind of secret, its own file: the page's cookie is never the API token.
         let session = api_token::load_or_create(&data_dir.join("session-secret"))?;
@@ -62,6 +67,10 @@ impl Application {
         })?;
         let local_addr = listener.local_addr()?;
         let port = local_addr.port();
+        lock.record(&Holder {
+            pid: std::process::id(),
+            url: format!("http://{local_addr}"),
+        })?;
 
         let state = web::Data::new(AppState {
             services: services.clone(),
@@ -95,6 +104,7 @@ impl Application {
         .run();
         tracing::info!(%local_addr, data_dir = %data_dir.display(), "inkling is listening on http://{local_addr}");
         Ok(Application {
+            _lock: lock,
             local_addr,
             port,
             server,

@@ -174,7 +174,13 @@ pub struct ServiceProcess {
 
 impl ServiceProcess {
     pub fn start(data_dir: &Path, port: u16) -> ServiceProcess {
+        Self::start_with(data_dir, port, &[])
+    }
+
+    /// Starts with extra environment (e.g. `INKLING_OLLAMA__URL`).
+    pub fn start_with(data_dir: &Path, port: u16, env: &[(&str, &str)]) -> ServiceProcess {
         let child = inkling_command(data_dir, port)
+            .envs(env.iter().copied())
             .arg("run")
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -7,11 +7,13 @@
 //! - `fuzz`: random bytes at the capture route.
 //! - `process`: the binary: restart, SIGTERM, kill -9 under load, config errors.
 //! - `cli`: the client subcommands against a running service.
+//! - `desktop`: one instance per data dir, autostart, graceful stop.
 //! - `usage`: trash, restore, keep; the usage report and export.
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 
 mod auth;
 mod cli;
+mod desktop;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod fuzz;

@@ -1,0 +1,203 @@
+//! Behaving like a desktop service (SPEC §15): one instance per data dir, start at
+//! login, a quick graceful stop even while the provider hangs.
+
+use std::process::Command;
+use std::time::Duration;
+
+use inkling::storage::Store;
+
+use crate::fake_ollama::{FakeOllama, Reply};
+use crate::helpers::{free_port, inkling_binary, run_cli, ServiceProcess};
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn a_second_instance_on_the_same_data_dir_exits_at_once_saying_who_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let first = ServiceProcess::start(dir.path(), port);
+
+    let second = run_cli(dir.path(), free_port(), &["run"], None);
+
+    assert_eq!(second.status.code(), Some(4));
+    assert_eq!(
+        stderr(&second).trim(),
+        format!(
+            "inkling: already running (pid {}, http://127.0.0.1:{port})",
+            first.child.id()
+        )
+    );
+}
+
+#[test]
+fn a_lock_left_by_a_killed_instance_is_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = ServiceProcess::start(dir.path(), free_port());
+    first.child.kill().unwrap(); // SIGKILL: no clean-up at all
+    first.child.wait().unwrap();
+    assert!(
+        dir.path().join("inkling.lock").exists(),
+        "the file stays behind"
+    );
+
+    let port = free_port();
+    let second = ServiceProcess::start(dir.path(), port);
+
+    let lock = std::fs::read_to_string(dir.path().join("inkling.lock")).unwrap();
+    assert!(
+        lock.contains(&format!("\"pid\":{}", second.child.id())),
+        "{lock}"
+    );
+    assert!(lock.contains(&format!("http://127.0.0.1:{port}")), "{lock}");
+}
+
+#[test]
+fn two_instances_on_two_data_dirs_run_side_by_side() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let first = ServiceProcess::start(a.path(), free_port());
+    let second = ServiceProcess::start(b.path(), free_port());
+    assert!(first.cli(&["status"]).status.success());
+    assert!(second.cli(&["status"]).status.success());
+}
+
+fn autostart(home: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(inkling_binary())
+        .env_clear()
+        .env("HOME", home)
+        .env("INKLING_DATA_DIR", home.join("data"))
+        .arg("autostart")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn autostart_writes_and_removes_an_xdg_entry_or_a_systemd_unit_in_home() {
+    let home = tempfile::tempdir().unwrap();
+    let entry = home.path().join(".config/autostart/inkling.desktop");
+    let unit = home.path().join(".config/systemd/user/inkling.service");
+
+    assert_eq!(
+        String::from_utf8_lossy(&autostart(home.path(), &["status"]).stdout).trim(),
+        "off"
+    );
+    for _ in 0..2 {
+        assert!(
+            autostart(home.path(), &["on"]).status.success(),
+            "idempotent"
+        );
+    }
+    let text = std::fs::read_to_string(&entry).unwrap();
+    assert!(
+        text.contains(&format!("Exec=\"{}\" run", inkling_binary())),
+        "{text}"
+    );
+    assert!(home
+        .path()
+        .join(".local/share/icons/hicolor/scalable/apps/inkling.svg")
+        .exists());
+    assert!(autostart(home.path(), &["on", "--systemd"])
+        .status
+        .success());
+    assert!(std::fs::read_to_string(&unit)
+        .unwrap()
+        .contains("Restart=on-failure"));
+    let status = String::from_utf8_lossy(&autostart(home.path(), &["status"]).stdout).into_owned();
+    assert!(
+        status.contains("inkling.desktop") && status.contains("inkling.service"),
+        "{status}"
+    );
+
+    assert!(autostart(home.path(), &["off"]).status.success());
+    assert!(!entry.exists());
+    assert!(unit.exists(), "off without --systemd leaves the unit");
+    assert!(autostart(home.path(), &["off", "--systemd"])
+        .status
+        .success());
+    assert!(!unit.exists());
+    // A file the user wrote there is left alone.
+    std::fs::write(&entry, "[Desktop Entry]\nExec=something-else\n").unwrap();
+    let refused = autostart(home.path(), &["off"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(entry.exists());
+}
+
+#[test]
+fn sigterm_while_the_provider_hangs_exits_0_quickly_and_the_note_survives() {
+    // The fake Ollama runs on its own thread; this one hangs on every call.
+    let (hanging_url, calls) = fake_on_a_thread(Reply::Hang);
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut service =
+        ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &hanging_url)]);
+    let captured = service.cli(&["--json", "capture", "in flight at shutdown"]);
+    let id = serde_json::from_slice::<serde_json::Value>(&captured.stdout).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    calls
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the provider is called");
+
+    let stopping = std::time::Instant::now();
+    service.signal("TERM");
+    let status = service
+        .wait_for_exit(Duration::from_secs(10))
+        .expect("stopped within 10 s");
+
+    assert!(status.success(), "{status}");
+    assert!(
+        stopping.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        stopping.elapsed()
+    );
+    {
+        let store = Store::open(&dir.path().join("inkling.db"), 30).unwrap();
+        let job = store.job(&id).unwrap().expect("still queued");
+        assert_eq!(job.attempts, 0, "an abandoned call is not a failure");
+        assert_eq!(
+            store.get(&id).unwrap().ai_status,
+            inkling::domain::AiStatus::Pending
+        );
+    }
+
+    // Next start, with a provider that answers: the note is processed.
+    let (answering_url, _) = fake_on_a_thread(Reply::Ok);
+    let service =
+        ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &answering_url)]);
+    for _ in 0..500 {
+        let shown = service.cli(&["--json", "show", &id]);
+        let note: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+        if note["ai_status"] == "done" {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the note was not processed after the restart");
+}
+
+/// A fake Ollama on its own thread (the service under test is another process).
+/// Returns its URL and a channel that gets a message per `/api/chat` call.
+fn fake_on_a_thread(reply: Reply) -> (String, std::sync::mpsc::Receiver<()>) {
+    let (url_tx, url_rx) = std::sync::mpsc::channel();
+    let (call_tx, call_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        actix_rt::System::new().block_on(async move {
+            let fake = FakeOllama::start_new().await;
+            fake.set_default(reply);
+            url_tx.send(fake.url()).unwrap();
+            let mut seen = 0;
+            loop {
+                let calls = fake.calls().len();
+                while seen < calls {
+                    let _ = call_tx.send(());
+                    seen += 1;
+                }
+                actix_rt::time::sleep(Duration::from_millis(10)).await;
+            }
+        });
+    });
+    (url_rx.recv().unwrap(), call_rx)
+}
