@@ -9,11 +9,13 @@ cd "$(dirname "$0")/.."
 
 # --- what the test suites need from the system -------------------------------------
 # Debian packages, by the command that shows they are there: Chromium and its
-# WebDriver for the inbox page's tests (tests/browser).
+# WebDriver for the inbox page's tests (tests/browser), a D-Bus daemon for the tray's
+# (tests/tray.rs).
 declare -A needed=(
   [kill]=procps
   [chromium]=chromium
   [chromedriver]=chromium-driver
+  [dbus-daemon]=dbus-daemon
 )
 # Fonts for the inbox page's Korean strings and emoji in the browser tests.
 fonts=(fonts-noto-cjk fonts-noto-color-emoji)

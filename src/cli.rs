@@ -332,7 +332,9 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
             let _: Value = client.get("/api/status").await?;
             let url = client.inbox_url();
             println!("{url}");
-            open_in_browser(&url);
+            if let Err(e) = crate::desktop::open(&url) {
+                eprintln!("inkling: {e}; open the address above yourself");
+            }
         }
         Command::Show { id } => {
             let note: Note = client.get(&format!("/api/notes/{}", encode(&id))).await?;
@@ -344,28 +346,6 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
         }
     }
     Ok(())
-}
-
-/// Hands a URL to the desktop's browser (`xdg-open`, `open` on macOS). Failing that,
-/// the printed address is there to copy.
-fn open_in_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    match std::process::Command::new(opener)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    {
-        Ok(_) => {}
-        Err(e) => {
-            eprintln!("inkling: cannot start {opener} ({e}); open the address above yourself")
-        }
-    }
 }
 
 /// A POST that answers `{"count": n}`; prints n (or the JSON).

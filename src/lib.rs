@@ -9,7 +9,8 @@
 //! - [`actors`]: the actors; each owns one resource (the database, the AI queue, …).
 //! - [`ai`]: the Ollama client, the enrichment schema, `classify_reason`, the retry policy.
 //! - [`events`]: notifications several actors hear (`FailedCountChanged`, …).
-//! - [`telemetry`]: the local usage log's event schema.
+//! - [`telemetry`]: the local usage log: event schema, files, stats.md.
+//! - [`tray`]: the tray menu model, icons, and the D-Bus tray backend.
 //! - [`storage`]: the SQLite schema, migrations and repository operations.
 //! - [`http`]: the local API on 127.0.0.1.
 //! - [`domain`]: notes, statuses, validated bodies, filters.
@@ -27,6 +28,7 @@ pub mod cli;
 pub mod client;
 pub mod clock;
 pub mod configuration;
+pub mod desktop;
 pub mod domain;
 pub mod events;
 pub mod http;
@@ -36,3 +38,4 @@ pub mod services;
 pub mod startup;
 pub mod storage;
 pub mod telemetry;
+pub mod tray;

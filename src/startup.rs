@@ -18,8 +18,10 @@ use actix_web::dev::{Server, ServerHandle};
 use actix_web::{web, App, HttpServer};
 use anyhow::Context;
 use std::rc::Rc;
+use std::sync::Arc;
 
-use crate::actors::repository::Checkpoint;
+use crate::actors::repository::{Checkpoint, CountFailed};
+use crate::actors::tray::{self, TrayWiring};
 use crate::ai::ollama::OllamaClient;
 use crate::api_token;
 use crate::clock::SharedClock;
@@ -78,6 +80,7 @@ impl Application {
             max_body_bytes: settings.http.max_body_bytes,
             locale: settings.locale(),
         });
+        let tray_token = token.clone();
         let token = web::Data::new(ApiToken(token));
         let session = web::Data::new(SessionSecret(session));
         let origins = web::Data::new(http::guard::AllowedOrigins::for_port(
@@ -102,6 +105,24 @@ impl Application {
         .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
         .listen(listener)?
         .run();
+
+        if settings.tray.enabled {
+            let failed = match services.repository.send(CountFailed).await {
+                Ok(Ok(count)) => count,
+                _ => 0,
+            };
+            let wiring = TrayWiring {
+                inbox: services.inbox.clone(),
+                monitor: services.monitor.clone(),
+                telemetry: services.telemetry.clone(),
+                server: Some(server.handle()),
+                inbox_url: format!("http://127.0.0.1:{port}/?token={tray_token}"),
+                opener: Arc::new(crate::desktop::open),
+            };
+            tray::start_on_desktop(wiring, &services.hub, settings.locale(), failed).await;
+        } else {
+            tracing::info!("tray disabled in the configuration (tray.enabled = false)");
+        }
         tracing::info!(%local_addr, data_dir = %data_dir.display(), "inkling is listening on http://{local_addr}");
         Ok(Application {
             _lock: lock,

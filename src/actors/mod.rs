@@ -8,6 +8,7 @@
 //! | `InboxActor` | [`inbox`] | the use cases: capture, retry all failed |
 //! | `TelemetryActor` | [`telemetry`] | the usage log file |
 //! | `Hub` | [`hub`] | the subscribers of the shared notifications |
+//! | `TrayActor` | [`tray`] | the tray's menu model and backend |
 //!
 //! Mailbox traffic: every handler logs the message it handled at `debug`, under the
 //! actor's own target (`inkling::actors::repository`, …), with the time it took, so
@@ -19,6 +20,7 @@ pub mod inbox;
 pub mod ollama_monitor;
 pub mod repository;
 pub mod telemetry;
+pub mod tray;
 
 /// Logs one handled message at `debug` under the calling module's target.
 ///

@@ -201,3 +201,28 @@ fn fake_on_a_thread(reply: Reply) -> (String, std::sync::mpsc::Receiver<()>) {
     });
     (url_rx.recv().unwrap(), call_rx)
 }
+
+#[test]
+fn without_a_session_bus_the_service_runs_headless_and_says_so_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime_dir = tempfile::tempdir().unwrap(); // no `bus` socket in it
+    let runtime = runtime_dir.path().to_str().unwrap();
+    let service = ServiceProcess::start_with(
+        dir.path(),
+        free_port(),
+        &[
+            ("INKLING_TRAY__ENABLED", "true"),
+            ("XDG_RUNTIME_DIR", runtime),
+        ],
+    );
+
+    assert!(
+        service.cli(&["status"]).status.success(),
+        "it serves without a tray"
+    );
+    let logs: String = std::fs::read_dir(dir.path().join("logs"))
+        .unwrap()
+        .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(logs.matches("running without a tray").count(), 1, "{logs}");
+}

@@ -8,6 +8,7 @@
 //! - `outage`: a 24-hour outage, instant resume, restart.
 //! - `retry_all`: the retry-all use case.
 //! - `lifecycle`: trash and restore as the worker sees them.
+//! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
 
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
@@ -16,4 +17,5 @@ mod lifecycle;
 mod outage;
 mod provider;
 mod retry_all;
+mod tray;
 mod worker;

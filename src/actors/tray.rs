@@ -1,0 +1,212 @@
+//! `TrayActor`: the tray's state and menu, and what its clicks do.
+//!
+//! It hears `FailedCountChanged` and `OllamaStatusChanged` (through the hub), rebuilds
+//! the menu model (`crate::tray::menu::build`) and hands it to the backend. A click
+//! arrives as `TrayClicked(action)` and sends the same typed message the HTTP API
+//! sends: `RetryAllFailed` to the inbox, `Recheck` to the monitor, `ExportUsageLog` to
+//! telemetry; Open inbox opens the page; Quit stops the service through the same
+//! graceful path as SIGTERM. A click on a disabled item does nothing, whatever the
+//! desktop sends.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use actix::prelude::*;
+use actix_web::dev::ServerHandle;
+
+use super::inbox::{InboxActor, RetryAllFailed};
+use super::log_handled;
+use super::ollama_monitor::{OllamaMonitorActor, Recheck};
+use super::telemetry::{ExportUsageLog, TelemetryActor};
+use crate::ai::ProviderHealth;
+use crate::configuration::Locale;
+use crate::events::{FailedCountChanged, OllamaStatusChanged};
+use crate::tray::menu::{self, MenuModel, TrayAction};
+use crate::tray::TrayBackend;
+
+/// A menu item was clicked.
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "()")]
+pub struct TrayClicked(pub TrayAction);
+
+/// The menu as it is now (tests, diagnostics).
+#[derive(Debug, Message)]
+#[rtype(result = "MenuModel")]
+pub struct GetMenu;
+
+/// Opens a URL or a folder on the desktop (injectable for tests).
+pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
+
+/// What the tray talks to.
+pub struct TrayWiring {
+    pub inbox: Addr<InboxActor>,
+    pub monitor: Addr<OllamaMonitorActor>,
+    pub telemetry: Addr<TelemetryActor>,
+    /// Stops the HTTP server; `run_until_stopped` then drains and exits 0.
+    pub server: Option<ServerHandle>,
+    /// The inbox page's address with the token (what `inkling open` opens).
+    pub inbox_url: String,
+    pub opener: Opener,
+}
+
+pub struct TrayActor {
+    backend: Arc<dyn TrayBackend>,
+    wiring: TrayWiring,
+    locale: Locale,
+    failed: u64,
+    health: Option<ProviderHealth>,
+    model: MenuModel,
+}
+
+impl TrayActor {
+    pub fn new(
+        backend: Arc<dyn TrayBackend>,
+        wiring: TrayWiring,
+        locale: Locale,
+        failed: u64,
+    ) -> Self {
+        TrayActor {
+            backend,
+            wiring,
+            locale,
+            failed,
+            health: None,
+            model: menu::build(failed, None, locale),
+        }
+    }
+
+    fn refresh(&mut self, ctx: &mut Context<Self>) {
+        let model = menu::build(self.failed, self.health.as_ref(), self.locale);
+        if model != self.model {
+            self.model = model.clone();
+            ctx.spawn(self.backend.show(model).into_actor(self));
+        }
+    }
+
+    fn open(&self, target: &str) {
+        if let Err(e) = (self.wiring.opener)(target) {
+            tracing::warn!(error = %e, %target, "cannot open it on the desktop");
+        }
+    }
+}
+
+impl Actor for TrayActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        ctx.spawn(self.backend.show(self.model.clone()).into_actor(self));
+    }
+}
+
+impl Handler<FailedCountChanged> for TrayActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: FailedCountChanged, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        self.failed = msg.count;
+        self.refresh(ctx);
+        log_handled!("FailedCountChanged", started, true);
+    }
+}
+
+impl Handler<OllamaStatusChanged> for TrayActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        self.health = Some(msg.health);
+        self.refresh(ctx);
+        log_handled!("OllamaStatusChanged", started, true);
+    }
+}
+
+impl Handler<GetMenu> for TrayActor {
+    type Result = MessageResult<GetMenu>;
+
+    fn handle(&mut self, _: GetMenu, _: &mut Context<Self>) -> Self::Result {
+        MessageResult(self.model.clone())
+    }
+}
+
+impl Handler<TrayClicked> for TrayActor {
+    type Result = ();
+
+    fn handle(&mut self, TrayClicked(action): TrayClicked, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        if !self.model.is_enabled(action) {
+            tracing::debug!(?action, "click on a disabled tray item ignored");
+            log_handled!("TrayClicked", started, false);
+            return;
+        }
+        tracing::info!(?action, "tray menu clicked");
+        match action {
+            TrayAction::OpenInbox => self.open(&self.wiring.inbox_url.clone()),
+            TrayAction::ProcessAiNow => {
+                let retry = self.wiring.inbox.send(RetryAllFailed);
+                ctx.spawn(retry.into_actor(self).map(|sent, _, _| match sent {
+                    Ok(Ok(count)) => tracing::info!(count, "failed notes sent back to the AI"),
+                    Ok(Err(e)) => tracing::warn!(error = %e, "retry from the tray failed"),
+                    Err(e) => tracing::warn!(error = %e, "inbox gone"),
+                }));
+            }
+            TrayAction::RecheckOllama => {
+                self.wiring.monitor.do_send(Recheck);
+            }
+            TrayAction::ExportUsageLog => {
+                let export = self.wiring.telemetry.send(ExportUsageLog { parent: None });
+                ctx.spawn(
+                    export
+                        .into_actor(self)
+                        .map(|exported, act, _| match exported {
+                            Ok(Ok(path)) => act.open(&path.to_string_lossy()),
+                            Ok(Err(e)) => tracing::warn!(error = %e, "export from the tray failed"),
+                            Err(e) => tracing::warn!(error = %e, "telemetry gone"),
+                        }),
+                );
+            }
+            TrayAction::Quit => match &self.wiring.server {
+                Some(server) => {
+                    let stop = server.stop(true);
+                    actix_rt::spawn(stop);
+                }
+                None => System::current().stop(),
+            },
+        }
+        log_handled!("TrayClicked", started, true);
+    }
+}
+
+/// Puts inkling in the desktop's tray, if there is one. Without a session bus (a
+/// server, CI, `ssh`) it logs once that it runs without a tray and returns `None`; it
+/// never panics and never waits more than a few seconds.
+pub async fn start_on_desktop(
+    wiring: TrayWiring,
+    hub: &Addr<super::hub::Hub>,
+    locale: Locale,
+    failed: u64,
+) -> Option<Addr<TrayActor>> {
+    let (clicks, mut clicked) = tokio::sync::mpsc::unbounded_channel();
+    let model = menu::build(failed, None, locale);
+    let handle = match crate::tray::ksni_backend::spawn(model, clicks).await {
+        Ok(handle) => handle,
+        Err(reason) => {
+            tracing::warn!(%reason, "no desktop tray available; running without a tray");
+            return None;
+        }
+    };
+    let tray = TrayActor::new(Arc::new(handle), wiring, locale, failed).start();
+    hub.do_send(super::hub::Subscribe(
+        tray.clone().recipient::<FailedCountChanged>(),
+    ));
+    hub.do_send(super::hub::Subscribe(
+        tray.clone().recipient::<OllamaStatusChanged>(),
+    ));
+    let clicked_tray = tray.clone();
+    actix_rt::spawn(async move {
+        while let Some(action) = clicked.recv().await {
+            clicked_tray.do_send(TrayClicked(action));
+        }
+    });
+    tracing::info!("tray icon shown");
+    Some(tray)
+}

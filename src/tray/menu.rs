@@ -1,0 +1,193 @@
+//! The tray menu as data: labels, enabled flags, order, and which icon to show.
+//!
+//! Open inbox · Export usage log… · Recheck Ollama (enabled only while the provider is
+//! not ready) · Process AI now (N failed) (enabled only when N > 0) · Quit.
+
+use serde::Serialize;
+
+use crate::ai::ProviderHealth;
+use crate::configuration::Locale;
+
+/// What a menu item does when clicked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum TrayAction {
+    OpenInbox,
+    ExportUsageLog,
+    RecheckOllama,
+    ProcessAiNow,
+    Quit,
+}
+
+/// One menu item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MenuEntry {
+    pub action: TrayAction,
+    pub label: String,
+    pub enabled: bool,
+}
+
+/// Which icon the tray shows, most urgent first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TrayIcon {
+    /// Ollama is not ready: notes wait.
+    ProviderDown,
+    /// Some notes failed: "Process AI now" would help.
+    FailedNotes,
+    Normal,
+}
+
+/// The whole menu.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MenuModel {
+    pub entries: Vec<MenuEntry>,
+    pub icon: TrayIcon,
+    /// The hover text.
+    pub tooltip: String,
+}
+
+impl MenuModel {
+    /// The entry for an action.
+    pub fn entry(&self, action: TrayAction) -> Option<&MenuEntry> {
+        self.entries.iter().find(|e| e.action == action)
+    }
+
+    /// Whether a click on `action` should do anything now.
+    pub fn is_enabled(&self, action: TrayAction) -> bool {
+        self.entry(action).is_some_and(|e| e.enabled)
+    }
+}
+
+/// Builds the menu. `health` is `None` until the first health check answers.
+pub fn build(failed: u64, health: Option<&ProviderHealth>, locale: Locale) -> MenuModel {
+    let provider_down = health.is_some_and(|h| !h.is_ready());
+    let ko = locale == Locale::Ko;
+    let entry = |action, en: String, ko_label: String, enabled| MenuEntry {
+        action,
+        label: if ko { ko_label } else { en },
+        enabled,
+    };
+    let entries = vec![
+        entry(
+            TrayAction::OpenInbox,
+            "Open inbox".into(),
+            "받은 노트 열기".into(),
+            true,
+        ),
+        entry(
+            TrayAction::ExportUsageLog,
+            "Export usage log…".into(),
+            "사용 로그 내보내기...".into(),
+            true,
+        ),
+        entry(
+            TrayAction::RecheckOllama,
+            "Recheck Ollama".into(),
+            "Ollama 재확인".into(),
+            provider_down,
+        ),
+        entry(
+            TrayAction::ProcessAiNow,
+            format!("Process AI now ({failed} failed)"),
+            format!("지금 AI 처리 (실패 {failed}건)"),
+            failed > 0,
+        ),
+        entry(TrayAction::Quit, "Quit".into(), "종료".into(), true),
+    ];
+    let icon = if provider_down {
+        TrayIcon::ProviderDown
+    } else if failed > 0 {
+        TrayIcon::FailedNotes
+    } else {
+        TrayIcon::Normal
+    };
+    let tooltip = match (icon, ko) {
+        (TrayIcon::ProviderDown, false) => "inkling: Ollama is not available".to_string(),
+        (TrayIcon::ProviderDown, true) => "inkling: Ollama 를 사용할 수 없습니다".to_string(),
+        (TrayIcon::FailedNotes, false) => format!("inkling: AI failed for {failed} notes"),
+        (TrayIcon::FailedNotes, true) => format!("inkling: AI 처리 실패 {failed}건"),
+        (TrayIcon::Normal, _) => "inkling".to_string(),
+    };
+    MenuModel {
+        entries,
+        icon,
+        tooltip,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(model: &MenuModel) -> Vec<&str> {
+        model.entries.iter().map(|e| e.label.as_str()).collect()
+    }
+
+    fn enabled(model: &MenuModel) -> Vec<bool> {
+        model.entries.iter().map(|e| e.enabled).collect()
+    }
+
+    fn down() -> ProviderHealth {
+        ProviderHealth::NotRunning {
+            detail: "refused".into(),
+        }
+    }
+
+    #[test]
+    fn provider_ready_and_nothing_failed_leaves_recheck_and_process_greyed() {
+        let model = build(0, Some(&ProviderHealth::Ready), Locale::En);
+        assert_eq!(
+            labels(&model),
+            [
+                "Open inbox",
+                "Export usage log…",
+                "Recheck Ollama",
+                "Process AI now (0 failed)",
+                "Quit"
+            ]
+        );
+        assert_eq!(enabled(&model), [true, true, false, false, true]);
+        assert_eq!(model.icon, TrayIcon::Normal);
+    }
+
+    #[test]
+    fn failed_notes_enable_process_ai_now_with_the_count_in_the_label() {
+        let model = build(3, Some(&ProviderHealth::Ready), Locale::En);
+        assert_eq!(model.entries[3].label, "Process AI now (3 failed)");
+        assert_eq!(enabled(&model), [true, true, false, true, true]);
+        assert_eq!(model.icon, TrayIcon::FailedNotes);
+        assert!(model.is_enabled(TrayAction::ProcessAiNow));
+    }
+
+    #[test]
+    fn a_provider_down_enables_recheck_and_wins_the_icon() {
+        let model = build(2, Some(&down()), Locale::En);
+        assert_eq!(enabled(&model), [true, true, true, true, true]);
+        assert_eq!(model.icon, TrayIcon::ProviderDown);
+        let missing = ProviderHealth::ModelMissing {
+            model: "llama3.2".into(),
+        };
+        assert!(build(0, Some(&missing), Locale::En).is_enabled(TrayAction::RecheckOllama));
+    }
+
+    #[test]
+    fn before_the_first_health_check_recheck_stays_greyed() {
+        let model = build(0, None, Locale::En);
+        assert!(!model.is_enabled(TrayAction::RecheckOllama));
+        assert_eq!(model.icon, TrayIcon::Normal);
+    }
+
+    #[test]
+    fn korean_labels_are_the_seed_strings() {
+        let model = build(4, Some(&down()), Locale::Ko);
+        assert_eq!(
+            labels(&model),
+            [
+                "받은 노트 열기",
+                "사용 로그 내보내기...",
+                "Ollama 재확인",
+                "지금 AI 처리 (실패 4건)",
+                "종료"
+            ]
+        );
+    }
+}
