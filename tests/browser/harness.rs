@@ -245,14 +245,22 @@ impl Browser {
             .unwrap()
     }
 
+    /// Clicks the first element matching `css`. The page re-renders lists when live
+    /// updates arrive, so an element found a moment ago may be gone: find it again.
     pub async fn click(&self, css: &str) {
-        self.client
-            .find(Locator::Css(css))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        for _ in 0..50 {
+            let element = self.client.find(Locator::Css(css)).await.unwrap();
+            match element.click().await {
+                Ok(()) => return,
+                Err(fantoccini::error::CmdError::Standard(e))
+                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference =>
+                {
+                    actix_rt::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => panic!("cannot click {css}: {e}"),
+            }
+        }
+        panic!("{css} kept going stale");
     }
 
     /// Saves a screenshot to `docs/NAME` when `INKLING_SCREENSHOTS` is set.
