@@ -35,6 +35,11 @@ impl Tray for KsniTray {
         "inkling".into()
     }
 
+    /// A left click on the icon opens the inbox (the menu is on the right button).
+    fn activate(&mut self, _x: i32, _y: i32) {
+        let _ = self.clicks.send(TrayAction::OpenInbox);
+    }
+
     fn icon_pixmap(&self) -> Vec<Icon> {
         [22, 32, 48]
             .into_iter()
