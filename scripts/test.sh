@@ -40,4 +40,14 @@ cargo fmt --all -- --check
 echo "==> cargo clippy"
 cargo clippy --all-targets --locked -- -D warnings
 echo "==> cargo test"
-cargo test --all-targets --locked
+# Benches are compiled by clippy above and run with `cargo bench` (docs/PERFORMANCE.md).
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cargo test --locked --lib --bins --tests 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+passed=$(grep -oE '^test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')
+failed=$(grep -oE '[0-9]+ failed;' "$log" | awk '{s += $1} END {print s + 0}')
+echo "tests: $passed passed, $failed failed"
+exit "$status"

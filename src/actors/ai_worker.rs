@@ -29,15 +29,15 @@ use super::hub::Hub;
 use super::log_handled;
 use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
 use super::repository::{
-    CountFailed, GetJob, GetNote, IncrementJobAttempt, LoadJobs, MarkAiFailed, RepositoryActor,
-    SaveEnrichment, SetNextRunAt,
+    CountFailed, GetJob, GetPendingBodies, IncrementJobAttempt, LoadJobs, MarkAiFailed,
+    RepositoryActor, SaveEnrichment, SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::ai::policy::{decide, FailureDecision};
 use crate::ai::{classify_reason, EnrichmentProvider, FailureReason};
 use crate::clock::SharedClock;
 use crate::configuration::WorkerSettings;
-use crate::domain::{timestamp, AiStatus, Enrichment};
+use crate::domain::{timestamp, Enrichment};
 use crate::events::{FailedCountChanged, NoteChanged, OllamaStatusChanged};
 use crate::storage::{Job, StoreError, StoreResult, WaitReason};
 use crate::telemetry::events::{AiDone, AiFailed, FailedReason, UsageEvent};
@@ -57,6 +57,16 @@ pub struct Enqueue {
 pub struct TrackJob {
     pub note_id: String,
 }
+
+/// A note left the queue outside the worker (trashed): forget its job and its body.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Forget {
+    pub note_ids: Vec<String>,
+}
+
+/// How many upcoming jobs' bodies are read in one query (at most 64 KiB each).
+const PREFETCH: usize = 32;
 
 /// The provider was seen healthy by hand (recheck, retry-all): resume at once.
 #[derive(Debug, Message)]
@@ -138,6 +148,8 @@ pub struct AiWorkerActor {
     order: BTreeSet<(DateTime<Utc>, String)>,
     /// The note whose call (or bookkeeping) is in flight: at most one.
     in_flight: Option<String>,
+    /// Bodies of the next few jobs, read in one query ([`PREFETCH`]).
+    bodies: HashMap<String, String>,
     /// The one pending wake-up. actix's `cancel_future` cannot say whether a timer was
     /// still pending (research/actix.md §3), so the handle is cleared when it fires.
     wake: Option<SpawnHandle>,
@@ -173,6 +185,7 @@ impl AiWorkerActor {
             jobs: HashMap::new(),
             order: BTreeSet::new(),
             in_flight: None,
+            bodies: HashMap::new(),
             wake: None,
             parked_until: None,
             outage_step: 0,
@@ -204,6 +217,7 @@ impl AiWorkerActor {
     }
 
     fn remove(&mut self, note_id: &str) {
+        self.bodies.remove(note_id);
         if let Some(old) = self.jobs.remove(note_id) {
             self.order.remove(&(old.next_run_at, note_id.to_string()));
         }
@@ -316,22 +330,41 @@ impl AiWorkerActor {
 
     fn start_call(&mut self, note_id: String, ctx: &mut Context<Self>) {
         self.in_flight = Some(note_id.clone());
-        tracing::debug!(%note_id, "calling the provider");
-        let repository = self.repository.clone();
-        let provider = self.provider.clone();
-        let id = note_id.clone();
-        let call = async move {
-            let note = match repository.send(GetNote { id: id.clone() }).await {
-                Ok(Ok(note)) => note,
-                Ok(Err(StoreError::NotFound(_))) => return CallOutcome::Skipped,
-                Ok(Err(e)) => return CallOutcome::StoreFailed(e.to_string()),
-                Err(e) => return CallOutcome::StoreFailed(e.to_string()),
-            };
-            if note.ai_status != AiStatus::Pending || note.deleted_at.is_some() {
-                return CallOutcome::Skipped;
+        if let Some(body) = self.bodies.remove(&note_id) {
+            return self.call_provider(note_id, body, ctx);
+        }
+        // Read this job's body and the next ones' in one query.
+        let ids: Vec<String> = std::iter::once(note_id.clone())
+            .chain(
+                self.order
+                    .iter()
+                    .map(|(_, id)| id.clone())
+                    .filter(|id| *id != note_id)
+                    .take(PREFETCH - 1),
+            )
+            .collect();
+        let read = self.repository.send(GetPendingBodies { ids });
+        ctx.spawn(read.into_actor(self).map(move |read, act, ctx| match read {
+            Ok(Ok(bodies)) => {
+                act.bodies.extend(bodies);
+                match act.bodies.remove(&note_id) {
+                    Some(body) => act.call_provider(note_id, body, ctx),
+                    // Gone, trashed or no longer pending: not a job any more.
+                    None => act.call_ended(note_id, CallOutcome::Skipped, ctx),
+                }
             }
-            let started = actix_rt::time::Instant::now();
-            match provider.enrich(&note.body).await {
+            Ok(Err(e)) => act.call_ended(note_id, CallOutcome::StoreFailed(e.to_string()), ctx),
+            Err(e) => act.call_ended(note_id, CallOutcome::StoreFailed(e.to_string()), ctx),
+        }));
+    }
+
+    fn call_provider(&mut self, note_id: String, body: String, ctx: &mut Context<Self>) {
+        tracing::debug!(%note_id, "calling the provider");
+        let started = actix_rt::time::Instant::now();
+        let call = self.provider.enrich(&body);
+        let id = note_id.clone();
+        ctx.spawn(call.into_actor(self).map(move |answer, act, ctx| {
+            let outcome = match answer {
                 Ok(enrichment) => CallOutcome::Enriched {
                     enrichment,
                     latency_ms: started.elapsed().as_millis() as u64,
@@ -341,12 +374,9 @@ impl AiWorkerActor {
                     reason: classify_reason(&error),
                     error: error.to_string(),
                 }),
-            }
-        };
-        ctx.spawn(
-            call.into_actor(self)
-                .map(move |outcome, act, ctx| act.call_ended(note_id, outcome, ctx)),
-        );
+            };
+            act.call_ended(note_id, outcome, ctx);
+        }));
     }
 
     fn call_ended(&mut self, note_id: String, outcome: CallOutcome, ctx: &mut Context<Self>) {
@@ -368,38 +398,50 @@ impl AiWorkerActor {
                 enrichment,
                 latency_ms,
             } => {
+                // The answer is in hand. Its commit runs on the repository's thread while
+                // the next provider call starts: the two use different resources, and
+                // there is still only one provider call in flight. The job leaves the
+                // queue now so nothing picks it again; a failed save puts it back.
+                let attempts = self.jobs.get(&note_id).map_or(0, |j| j.attempts);
+                self.remove(&note_id);
+                if self.outage_step > 0 {
+                    tracing::info!("provider answered; outage backoff reset");
+                }
+                self.outage_step = 0;
                 let save = SaveEnrichment {
                     note_id: note_id.clone(),
                     enrichment,
                     now: self.clock.now(),
                 };
                 ctx.spawn(self.repository.send(save).into_actor(self).map(
-                    move |saved, act, ctx| {
-                        match saved {
-                            Ok(Ok(())) | Ok(Err(StoreError::NotFound(_))) => {
-                                if act.outage_step > 0 {
-                                    tracing::info!("provider answered; outage backoff reset");
-                                }
-                                act.outage_step = 0;
-                                act.remove(&note_id);
-                                act.telemetry
-                                    .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
-                                act.hub.do_send(NoteChanged {
-                                    note_id: note_id.clone(),
-                                });
-                                tracing::info!(%note_id, latency_ms, "note enriched");
-                            }
-                            Ok(Err(e)) => {
-                                // e.g. a full disk: the answer is lost, the job is not.
-                                tracing::error!(%note_id, error = %e, "cannot save the enrichment; trying again later");
-                                let later = act.clock.now() + chrono::Duration::seconds(30);
-                                act.reschedule_job(&note_id, later, None);
-                            }
-                            Err(e) => tracing::warn!(%note_id, error = %e, "repository gone"),
+                    move |saved, act, ctx| match saved {
+                        Ok(Ok(())) | Ok(Err(StoreError::NotFound(_))) => {
+                            act.telemetry
+                                .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
+                            act.hub.do_send(NoteChanged {
+                                note_id: note_id.clone(),
+                            });
+                            tracing::info!(%note_id, latency_ms, "note enriched");
                         }
-                        act.finish(ctx);
+                        Ok(Err(e)) => {
+                            // e.g. a full disk: the answer is lost, the job is not.
+                            tracing::error!(%note_id, error = %e, "cannot save the enrichment; trying again later");
+                            if !act.jobs.contains_key(&note_id) {
+                                act.upsert(
+                                    note_id.clone(),
+                                    QueuedJob {
+                                        attempts,
+                                        next_run_at: act.clock.now() + chrono::Duration::seconds(30),
+                                        wait_reason: None,
+                                    },
+                                );
+                                act.schedule(ctx);
+                            }
+                        }
+                        Err(e) => tracing::warn!(%note_id, error = %e, "repository gone"),
                     },
                 ));
+                self.finish(ctx);
             }
         }
     }
@@ -488,6 +530,20 @@ impl Handler<TrackJob> for AiWorkerActor {
             }
         }));
         log_handled!("TrackJob", started, true);
+    }
+}
+
+impl Handler<Forget> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Forget, _: &mut Context<Self>) {
+        let started = Instant::now();
+        for note_id in &msg.note_ids {
+            // A call already in flight for it still finishes and its answer is saved
+            // to the note, now in the trash: harmless, and restoring shows it enriched.
+            self.remove(note_id);
+        }
+        log_handled!("Forget", started, true);
     }
 }
 

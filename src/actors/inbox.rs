@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use actix::prelude::*;
 
-use super::ai_worker::{AiWorkerActor, Enqueue, ResumeNow, TrackJob};
+use super::ai_worker::{AiWorkerActor, Enqueue, Forget, ResumeNow, TrackJob};
 use super::hub::Hub;
 use super::log_handled;
 use super::repository::{
@@ -234,9 +234,9 @@ impl Handler<Trash> for InboxActor {
         let started = Instant::now();
         let Collaborators {
             repository,
+            worker,
             telemetry,
             hub,
-            ..
         } = self.with.clone();
         let now = self.clock.now();
         log_handled!("Trash", started, true);
@@ -246,8 +246,10 @@ impl Handler<Trash> for InboxActor {
                 .await
                 .map_err(mailbox)??;
             if outcome.changed {
-                // The worker drops the job when its turn comes (the note is trashed);
-                // counts and lists leave it out at once.
+                // Out of the AI queue at once; counts and lists leave it out too.
+                worker.do_send(Forget {
+                    note_ids: vec![outcome.note.id.clone()],
+                });
                 telemetry.do_send(Emit(UsageEvent::NoteTrashed(NoFields {})));
                 hub.do_send(NoteChanged {
                     note_id: outcome.note.id.clone(),
@@ -331,9 +333,9 @@ impl Handler<TrashExpired> for InboxActor {
         let started = Instant::now();
         let Collaborators {
             repository,
+            worker,
             telemetry,
             hub,
-            ..
         } = self.with.clone();
         let now = self.clock.now();
         log_handled!("TrashExpired", started, true);
@@ -349,6 +351,9 @@ impl Handler<TrashExpired> for InboxActor {
                 });
             }
             if !ids.is_empty() {
+                worker.do_send(Forget {
+                    note_ids: ids.clone(),
+                });
                 let failed = repository.send(CountFailed).await.map_err(mailbox)??;
                 hub.do_send(FailedCountChanged { count: failed });
                 tracing::info!(count = ids.len(), "expired notes moved to the trash");

@@ -125,6 +125,13 @@ pub struct SaveEnrichment {
     pub now: DateTime<Utc>,
 }
 
+/// The bodies of those notes that are still pending and active.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<(String, String)>>")]
+pub struct GetPendingBodies {
+    pub ids: Vec<String>,
+}
+
 /// The job row of one active note, if it has one.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Option<Job>>")]
@@ -255,6 +262,7 @@ handle_with_store!(MarkAiFailed => (), |store, msg| {
 handle_with_store!(SaveEnrichment => (), |store, msg| {
     store.save_enrichment(&msg.note_id, &msg.enrichment, msg.now)
 });
+handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
 handle_with_store!(TrashNote => Changed, |store, msg| store.trash(&msg.id, msg.now));
 handle_with_store!(RestoreNote => Changed, |store, msg| store.restore(&msg.id, msg.now));
