@@ -226,3 +226,41 @@ fn without_a_session_bus_the_service_runs_headless_and_says_so_once() {
         .collect();
     assert_eq!(logs.matches("running without a tray").count(), 1, "{logs}");
 }
+
+#[test]
+fn kill_9_in_the_middle_of_a_provider_call_loses_nothing_and_costs_no_attempt() {
+    let (hanging_url, calls) = fake_on_a_thread(Reply::Hang);
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut service =
+        ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &hanging_url)]);
+    let captured = service.cli(&["--json", "capture", "in flight when killed"]);
+    let id = serde_json::from_slice::<serde_json::Value>(&captured.stdout).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    calls
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the provider is called");
+
+    service.child.kill().unwrap(); // SIGKILL mid-call
+    service.child.wait().unwrap();
+
+    {
+        let store = Store::open(&dir.path().join("inkling.db"), 30).unwrap();
+        assert_eq!(store.job(&id).unwrap().expect("still queued").attempts, 0);
+        assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+    }
+    let (answering_url, _) = fake_on_a_thread(Reply::Ok);
+    let service =
+        ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &answering_url)]);
+    for _ in 0..500 {
+        let shown = service.cli(&["--json", "show", &id]);
+        let note: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+        if note["ai_status"] == "done" {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the note was not processed after the restart");
+}

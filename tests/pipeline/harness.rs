@@ -152,7 +152,13 @@ impl Pipeline {
     /// runs (including the repository's thread and the fake's socket I/O) while
     /// virtual time stands still.
     pub async fn settle(&self) {
-        let until = std::time::Instant::now() + Duration::from_millis(40);
+        self.settle_for(Duration::from_millis(40)).await;
+    }
+
+    /// [`Pipeline::settle`] for `real` time (tests that only need progress, not a
+    /// quiet system, use less).
+    pub async fn settle_for(&self, real: Duration) {
+        let until = std::time::Instant::now() + real;
         while std::time::Instant::now() < until {
             tokio::task::yield_now().await;
         }

@@ -8,8 +8,10 @@
 //! - `outage`: a 24-hour outage, instant resume, restart.
 //! - `retry_all`: the retry-all use case.
 //! - `lifecycle`: trash and restore as the worker sees them.
+//! - `chaos`: a provider that switches at random between every failure mode.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
 
+mod chaos;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod harness;

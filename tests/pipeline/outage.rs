@@ -166,3 +166,42 @@ async fn after_a_restart_outage_jobs_run_when_healthy_and_retry_delays_keep_thei
         .await;
     assert_eq!(p.call_times(start).last(), Some(&100.0));
 }
+
+/// Recovery latency (issue: "provider back → first note done ≤ health interval + 1 s"),
+/// after outages of 1 minute, 1 hour and 24 hours. Time is virtual; the outage is lived
+/// through in steps, so the worker has climbed to its longest backoff.
+#[actix_rt::test(system = "PausedSystem")]
+async fn after_outages_of_a_minute_an_hour_and_a_day_work_resumes_within_a_health_interval() {
+    for outage in [60u64, 3600, 24 * 3600] {
+        let mut p = Pipeline::start(&[]).await;
+        p.fake.stop();
+        let id = p.capture("waiting out the outage").await;
+        // Steps no longer than the backoff cap (15 min): every probe still happens.
+        let step = Duration::from_secs((outage / 4).min(900));
+        let mut lived = Duration::ZERO;
+        while lived < Duration::from_secs(outage) {
+            p.advance(step).await;
+            lived += step;
+        }
+
+        p.fake.start().await;
+        let back = tokio::time::Instant::now();
+        p.advance(Duration::from_secs(1)).await; // one health interval
+        p.settle_until("done", |p| p.note(&id).status == "done")
+            .await;
+
+        let done_at = p
+            .fake
+            .calls()
+            .iter()
+            .find(|c| c.reply == Reply::Ok)
+            .unwrap()
+            .at;
+        assert!(
+            done_at - back <= Duration::from_secs(2),
+            "after a {outage} s outage the note waited {:?}",
+            done_at - back
+        );
+        assert_eq!(p.max_attempts_spent(), 0);
+    }
+}
