@@ -94,7 +94,7 @@ impl OllamaClient {
         });
         let url = format!("{}/api/chat", self.base_url);
         let (status, bytes) = self
-            .exchange(self.http.post(url).send_json(&request))
+            .exchange(|| self.http.post(&url).send_json(&request))
             .await?;
         if !(200..300).contains(&status) {
             return Err(ProviderError::Status {
@@ -108,17 +108,34 @@ impl OllamaClient {
     }
 
     /// Sends, then reads the whole body. Returns the status code and the body.
-    async fn exchange<S>(
+    ///
+    /// awc keeps connections for reuse. A server that closed one meanwhile (Ollama was
+    /// restarted; an HTTP/1.0 server that closes after each answer) makes the next
+    /// request on it fail with no answer at all: `ConnectError::Disconnected`, or a reset
+    /// while sending or before the response head. That says nothing about the provider,
+    /// so the request goes out once more on a fresh connection; only a second failure
+    /// counts (as "unreachable"). Without this, every Ollama restart would park the
+    /// worker for 30 s while the health check says all is well.
+    async fn exchange<S, F, Fut>(
         &self,
-        sent: impl std::future::Future<
-            Output = Result<awc::ClientResponse<S>, awc::error::SendRequestError>,
-        >,
+        send: F,
     ) -> Result<(u16, actix_web::web::Bytes), ProviderError>
     where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<
+            Output = Result<awc::ClientResponse<S>, awc::error::SendRequestError>,
+        >,
         S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
             + Unpin,
     {
-        let mut response = sent.await.map_err(|e| ProviderError::from_send_error(&e))?;
+        let mut sent = send().await;
+        if let Err(error) = &sent {
+            if died_on_a_kept_connection(error) {
+                tracing::debug!(%error, "a kept connection was closed by the server; sending on a fresh one");
+                sent = send().await;
+            }
+        }
+        let mut response = sent.map_err(|e| ProviderError::from_send_error(&e))?;
         let bytes = response
             .body()
             .limit(MAX_ANSWER_BYTES)
@@ -129,7 +146,7 @@ impl OllamaClient {
 
     async fn check_health(self) -> ProviderHealth {
         let url = format!("{}/api/tags", self.base_url);
-        let exchange = self.exchange(self.http.get(&url).send());
+        let exchange = self.exchange(|| self.http.get(&url).send());
         let (status, bytes) = match actix_rt::time::timeout(HEALTH_TIMEOUT, exchange).await {
             Err(_) => {
                 return ProviderHealth::NotRunning {
@@ -186,6 +203,29 @@ impl EnrichmentProvider for OllamaClient {
 
     fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
         self.clone().check_health().boxed_local()
+    }
+}
+
+/// A request that got no answer because the connection under it died (as opposed to a
+/// new connection that could not be made: refused, unresolvable).
+fn died_on_a_kept_connection(error: &awc::error::SendRequestError) -> bool {
+    use awc::error::{ConnectError, SendRequestError};
+    use std::io::ErrorKind;
+    let dropped = |e: &std::io::Error| {
+        matches!(
+            e.kind(),
+            ErrorKind::ConnectionReset
+                | ErrorKind::ConnectionAborted
+                | ErrorKind::BrokenPipe
+                | ErrorKind::UnexpectedEof
+        )
+    };
+    match error {
+        SendRequestError::Connect(ConnectError::Disconnected) => true,
+        SendRequestError::Send(e) => dropped(e),
+        SendRequestError::Response(actix_web::error::ParseError::Incomplete) => true,
+        SendRequestError::Response(actix_web::error::ParseError::Io(e)) => dropped(e),
+        _ => false,
     }
 }
 

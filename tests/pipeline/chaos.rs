@@ -65,7 +65,7 @@ async fn under_a_chaotic_provider_every_note_ends_done_or_failed_exactly_once() 
             break;
         }
         // Now and then the provider goes away or comes back.
-        if rng.next() % 20 == 0 {
+        if rng.next().is_multiple_of(20) {
             if down {
                 p.fake.start().await;
             } else {

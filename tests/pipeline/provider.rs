@@ -25,7 +25,6 @@ async fn every_failure_mode_is_classified_as_spec_2_says() {
         (Reply::Hang, FailureReason::Timeout),
         (Reply::Busy, FailureReason::Timeout),
         (Reply::LoadTimeout, FailureReason::Timeout),
-        (Reply::Reset, FailureReason::Unreachable),
         (Reply::InvalidJson, FailureReason::Schema),
         (Reply::WrongSchema, FailureReason::Schema),
         (Reply::Truncated, FailureReason::Schema),
@@ -43,6 +42,26 @@ async fn every_failure_mode_is_classified_as_spec_2_says() {
             .expect_err(&format!("{reply:?} must fail"));
         assert_eq!(classify_reason(&error), expected, "{reply:?}: {error}");
     }
+}
+
+#[actix_rt::test]
+async fn a_reset_is_tried_once_more_on_a_fresh_connection_and_twice_is_unreachable() {
+    let fake = FakeOllama::start_new().await;
+    let client = client(&fake.url());
+
+    fake.push(&[Reply::Reset]);
+    assert!(
+        client.enrich("reset once").await.is_ok(),
+        "the second try answers"
+    );
+
+    fake.push(&[Reply::Reset, Reply::Reset]);
+    let error = client.enrich("reset twice").await.unwrap_err();
+    assert_eq!(
+        classify_reason(&error),
+        FailureReason::Unreachable,
+        "{error}"
+    );
 }
 
 #[actix_rt::test]
@@ -93,4 +112,22 @@ async fn health_says_ready_model_missing_or_not_running() {
         client.health().await,
         ProviderHealth::NotRunning { .. }
     ));
+}
+
+#[actix_rt::test]
+async fn a_kept_connection_the_server_closed_is_not_mistaken_for_an_outage() {
+    // Ollama restarts: the connection the client kept for reuse is dead. The next
+    // request must go out on a fresh connection, not count as "unreachable" (which
+    // would park the worker for 30 s while the health check says all is well).
+    let fake = FakeOllama::start_new().await;
+    fake.set_default(Reply::OkThenCloseKeptConnection);
+    let client = client(&fake.url());
+    for i in 0..10 {
+        // The next call goes out at once, on the kept connection, which the server
+        // closes a few milliseconds after each answer.
+        client
+            .enrich(&format!("note {i}"))
+            .await
+            .unwrap_or_else(|e| panic!("call {i}: {e}"));
+    }
 }

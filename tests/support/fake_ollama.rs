@@ -50,6 +50,10 @@ pub enum Reply {
     LoadTimeout,
     /// 503 server busy.
     Busy,
+    /// 200, a valid enrichment on a kept-alive HTTP/1.1 connection, which the server
+    /// then closes a moment later (as when Ollama restarts): a client that kept it for
+    /// reuse finds it dead on its next request.
+    OkThenCloseKeptConnection,
 }
 
 /// One recorded `/api/chat` call.
@@ -278,6 +282,17 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 Reply::Ok => {
                     let answer = chat_answer(&model, &enrichment_for(&request), true, Some("stop"));
                     respond(&mut stream, "200 OK", JSON, &answer).await
+                }
+                Reply::OkThenCloseKeptConnection => {
+                    let answer = chat_answer(&model, &enrichment_for(&request), true, Some("stop"));
+                    let response = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: {JSON}\r\nContent-Length: {}\r\n\r\n{answer}",
+                        answer.len()
+                    );
+                    let _ = stream.write_all(response.as_bytes()).await;
+                    // The client keeps the connection; the server goes away later.
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                    drop(stream);
                 }
                 Reply::Fenced => {
                     let fenced = format!("```json\n{}\n```", enrichment_for(&request));
