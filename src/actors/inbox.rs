@@ -88,6 +88,24 @@ struct Collaborators {
     hub: Addr<Hub>,
 }
 
+impl Collaborators {
+    /// What follows notes moving to the trash: out of the AI queue at once, one
+    /// `note_trashed` each, announced, and the failed count (they may have been failed).
+    async fn trashed(&self, ids: Vec<String>) -> StoreResult<()> {
+        for id in &ids {
+            self.telemetry
+                .do_send(Emit(UsageEvent::NoteTrashed(NoFields {})));
+            self.hub.do_send(NoteChanged {
+                note_id: id.clone(),
+            });
+        }
+        self.worker.do_send(Forget { note_ids: ids });
+        let failed = self.repository.send(CountFailed).await.map_err(mailbox)??;
+        self.hub.do_send(FailedCountChanged { count: failed });
+        Ok(())
+    }
+}
+
 pub struct InboxActor {
     with: Collaborators,
     clock: SharedClock,
@@ -232,32 +250,17 @@ impl Handler<Trash> for InboxActor {
 
     fn handle(&mut self, msg: Trash, _: &mut Context<Self>) -> Self::Result {
         let started = Instant::now();
-        let Collaborators {
-            repository,
-            worker,
-            telemetry,
-            hub,
-        } = self.with.clone();
+        let with = self.with.clone();
         let now = self.clock.now();
         log_handled!("Trash", started, true);
         Box::pin(async move {
-            let outcome = repository
+            let outcome = with
+                .repository
                 .send(TrashNote { id: msg.id, now })
                 .await
                 .map_err(mailbox)??;
             if outcome.changed {
-                // Out of the AI queue at once; counts and lists leave it out too.
-                worker.do_send(Forget {
-                    note_ids: vec![outcome.note.id.clone()],
-                });
-                telemetry.do_send(Emit(UsageEvent::NoteTrashed(NoFields {})));
-                hub.do_send(NoteChanged {
-                    note_id: outcome.note.id.clone(),
-                });
-                if outcome.note.ai_status == AiStatus::Failed {
-                    let failed = repository.send(CountFailed).await.map_err(mailbox)??;
-                    hub.do_send(FailedCountChanged { count: failed });
-                }
+                with.trashed(vec![outcome.note.id.clone()]).await?;
             }
             Ok(outcome.note)
         })
@@ -331,34 +334,21 @@ impl Handler<TrashExpired> for InboxActor {
 
     fn handle(&mut self, _: TrashExpired, _: &mut Context<Self>) -> Self::Result {
         let started = Instant::now();
-        let Collaborators {
-            repository,
-            worker,
-            telemetry,
-            hub,
-        } = self.with.clone();
+        let with = self.with.clone();
         let now = self.clock.now();
         log_handled!("TrashExpired", started, true);
         Box::pin(async move {
-            let ids = repository
+            let ids = with
+                .repository
                 .send(TrashExpiredNotes { now })
                 .await
                 .map_err(mailbox)??;
-            for id in &ids {
-                telemetry.do_send(Emit(UsageEvent::NoteTrashed(NoFields {})));
-                hub.do_send(NoteChanged {
-                    note_id: id.clone(),
-                });
+            let count = ids.len() as u64;
+            if count > 0 {
+                with.trashed(ids).await?;
+                tracing::info!(count, "expired notes moved to the trash");
             }
-            if !ids.is_empty() {
-                worker.do_send(Forget {
-                    note_ids: ids.clone(),
-                });
-                let failed = repository.send(CountFailed).await.map_err(mailbox)??;
-                hub.do_send(FailedCountChanged { count: failed });
-                tracing::info!(count = ids.len(), "expired notes moved to the trash");
-            }
-            Ok(ids.len() as u64)
+            Ok(count)
         })
     }
 }

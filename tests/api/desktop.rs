@@ -124,15 +124,11 @@ fn autostart_writes_and_removes_an_xdg_entry_or_a_systemd_unit_in_home() {
     assert!(entry.exists());
 }
 
-#[test]
-fn sigterm_while_the_provider_hangs_exits_0_quickly_and_the_note_survives() {
-    // The fake Ollama runs on its own thread; this one hangs on every call.
+/// A service whose provider hangs, with one note whose call is in flight.
+fn service_with_a_call_in_flight(dir: &std::path::Path, port: u16) -> (ServiceProcess, String) {
     let (hanging_url, calls) = fake_on_a_thread(Reply::Hang);
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let mut service =
-        ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &hanging_url)]);
-    let captured = service.cli(&["--json", "capture", "in flight at shutdown"]);
+    let service = ServiceProcess::start_with(dir, port, &[("INKLING_OLLAMA__URL", &hanging_url)]);
+    let captured = service.cli(&["--json", "capture", "in flight when stopped"]);
     let id = serde_json::from_slice::<serde_json::Value>(&captured.stdout).unwrap()["id"]
         .as_str()
         .unwrap()
@@ -140,6 +136,41 @@ fn sigterm_while_the_provider_hangs_exits_0_quickly_and_the_note_survives() {
     calls
         .recv_timeout(Duration::from_secs(10))
         .expect("the provider is called");
+    (service, id)
+}
+
+/// The note is still queued with no attempt spent, and a restart with a provider that
+/// answers processes it.
+fn assert_pending_then_processed_after_a_restart(dir: &std::path::Path, port: u16, id: &str) {
+    {
+        let store = Store::open(&dir.join("inkling.db"), 30).unwrap();
+        let job = store.job(id).unwrap().expect("still queued");
+        assert_eq!(job.attempts, 0, "an abandoned call is not a failure");
+        assert_eq!(
+            store.get(id).unwrap().ai_status,
+            inkling::domain::AiStatus::Pending
+        );
+        assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+    }
+    let (answering_url, _) = fake_on_a_thread(Reply::Ok);
+    let service = ServiceProcess::start_with(dir, port, &[("INKLING_OLLAMA__URL", &answering_url)]);
+    for _ in 0..500 {
+        let shown = service.cli(&["--json", "show", id]);
+        let note: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+        if note["ai_status"] == "done" {
+            return;
+        }
+        // Waiting for background work in another process, not a timed rule.
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the note was not processed after the restart");
+}
+
+#[test]
+fn sigterm_while_the_provider_hangs_exits_0_quickly_and_the_note_survives() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let (mut service, id) = service_with_a_call_in_flight(dir.path(), port);
 
     let stopping = std::time::Instant::now();
     service.signal("TERM");
@@ -153,29 +184,19 @@ fn sigterm_while_the_provider_hangs_exits_0_quickly_and_the_note_survives() {
         "took {:?}",
         stopping.elapsed()
     );
-    {
-        let store = Store::open(&dir.path().join("inkling.db"), 30).unwrap();
-        let job = store.job(&id).unwrap().expect("still queued");
-        assert_eq!(job.attempts, 0, "an abandoned call is not a failure");
-        assert_eq!(
-            store.get(&id).unwrap().ai_status,
-            inkling::domain::AiStatus::Pending
-        );
-    }
+    assert_pending_then_processed_after_a_restart(dir.path(), port, &id);
+}
 
-    // Next start, with a provider that answers: the note is processed.
-    let (answering_url, _) = fake_on_a_thread(Reply::Ok);
-    let service =
-        ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &answering_url)]);
-    for _ in 0..500 {
-        let shown = service.cli(&["--json", "show", &id]);
-        let note: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
-        if note["ai_status"] == "done" {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("the note was not processed after the restart");
+#[test]
+fn kill_9_in_the_middle_of_a_provider_call_loses_nothing_and_costs_no_attempt() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let (mut service, id) = service_with_a_call_in_flight(dir.path(), port);
+
+    service.child.kill().unwrap(); // SIGKILL mid-call
+    service.child.wait().unwrap();
+
+    assert_pending_then_processed_after_a_restart(dir.path(), port, &id);
 }
 
 /// A fake Ollama on its own thread (the service under test is another process).
@@ -225,42 +246,4 @@ fn without_a_session_bus_the_service_runs_headless_and_says_so_once() {
         .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
         .collect();
     assert_eq!(logs.matches("running without a tray").count(), 1, "{logs}");
-}
-
-#[test]
-fn kill_9_in_the_middle_of_a_provider_call_loses_nothing_and_costs_no_attempt() {
-    let (hanging_url, calls) = fake_on_a_thread(Reply::Hang);
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let mut service =
-        ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &hanging_url)]);
-    let captured = service.cli(&["--json", "capture", "in flight when killed"]);
-    let id = serde_json::from_slice::<serde_json::Value>(&captured.stdout).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    calls
-        .recv_timeout(Duration::from_secs(10))
-        .expect("the provider is called");
-
-    service.child.kill().unwrap(); // SIGKILL mid-call
-    service.child.wait().unwrap();
-
-    {
-        let store = Store::open(&dir.path().join("inkling.db"), 30).unwrap();
-        assert_eq!(store.job(&id).unwrap().expect("still queued").attempts, 0);
-        assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
-    }
-    let (answering_url, _) = fake_on_a_thread(Reply::Ok);
-    let service =
-        ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &answering_url)]);
-    for _ in 0..500 {
-        let shown = service.cli(&["--json", "show", &id]);
-        let note: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
-        if note["ai_status"] == "done" {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("the note was not processed after the restart");
 }
