@@ -12,11 +12,13 @@
 //!
 //! Mailbox traffic: every handler logs the message it handled at `debug`, under the
 //! actor's own target (`inkling::actors::repository`, …), with the time it took, so
-//! `RUST_LOG=info,inkling::actors::repository=debug` shows one actor's mailbox.
+//! `RUST_LOG=info,inkling::actors::repository=debug` shows one actor's mailbox, and
+//! [`mailbox_stats`] counts them for `/api/status`.
 
 pub mod ai_worker;
 pub mod hub;
 pub mod inbox;
+pub mod mailbox_stats;
 pub mod ollama_monitor;
 pub mod repository;
 pub mod telemetry;
@@ -27,13 +29,18 @@ pub mod tray;
 /// A macro, not a function: tracing's target is fixed at the call site, and the call
 /// site must be the actor's own module for per-actor filtering to work.
 macro_rules! log_handled {
-    ($message_type:expr, $started:expr, $ok:expr) => {
+    ($message_type:expr, $started:expr, $ok:expr) => {{
+        let took = $started.elapsed();
+        $crate::actors::mailbox_stats::record(
+            $crate::actors::mailbox_stats::actor_name(module_path!()),
+            took,
+        );
         tracing::debug!(
             message_type = $message_type,
-            elapsed_us = $started.elapsed().as_micros() as u64,
+            elapsed_us = took.as_micros() as u64,
             ok = $ok,
             "handled"
         )
-    };
+    }};
 }
 pub(crate) use log_handled;

@@ -101,7 +101,8 @@ pub async fn show(
 }
 
 /// `GET /api/status` → counts of pending, failed and expired notes, the provider's
-/// health (`null` until the first check answers) and the worker's state.
+/// health (`null` until the first check answers), the worker's state, and per-actor
+/// counters (messages handled, time busy, slowest handler).
 pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let services = &state.services;
     let counts = services
@@ -121,6 +122,7 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
         "counts": counts,
         "provider": provider,
         "worker": worker,
+        "actors": crate::actors::mailbox_stats::snapshot(),
     })))
 }
 

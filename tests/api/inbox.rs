@@ -54,6 +54,19 @@ async fn a_captured_note_is_enriched_and_the_status_shows_provider_and_worker() 
     assert_eq!(status, 200);
     assert_eq!(body["provider"], json!({ "state": "ready" }));
     assert_eq!(body["worker"], json!({ "state": "idle", "queued": 0 }));
+    for actor in [
+        "repository",
+        "ai_worker",
+        "inbox",
+        "ollama_monitor",
+        "telemetry",
+    ] {
+        assert!(
+            body["actors"][actor]["handled"].as_u64().unwrap_or(0) > 0,
+            "{actor} counted no message: {}",
+            body["actors"]
+        );
+    }
     assert_eq!(body["counts"]["pending"], 0);
 }
 
