@@ -7,28 +7,10 @@ use inkling::storage::Store;
 use serde_json::json;
 
 use crate::helpers::spawn_app;
+use crate::xorshift::XorShift;
 
 const SEED: u64 = 0x5eed_1234_abcd_ef01;
 const REQUESTS: usize = 400;
-
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next() as u8).collect()
-    }
-}
 
 /// One payload: pure noise, a valid body, or a valid body with bytes mutated.
 fn payload(rng: &mut XorShift) -> Vec<u8> {

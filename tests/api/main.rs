@@ -22,3 +22,5 @@ mod inbox;
 mod notes;
 mod process;
 mod usage;
+#[path = "../support/xorshift.rs"]
+mod xorshift;

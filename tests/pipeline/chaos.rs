@@ -12,19 +12,9 @@ use std::time::Duration;
 
 use crate::fake_ollama::Reply;
 use crate::harness::{PausedSystem, Pipeline};
+use crate::xorshift::XorShift;
 
 const SEED: u64 = 0xc4a0_5eed_0000_0001;
-
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 #[actix_rt::test(system = "PausedSystem")]
 async fn under_a_chaotic_provider_every_note_ends_done_or_failed_exactly_once() {
@@ -50,7 +40,7 @@ async fn under_a_chaotic_provider_every_note_ends_done_or_failed_exactly_once() 
         Reply::Reset,
     ];
     let script: Vec<Reply> = (0..notes * 8)
-        .map(|_| replies[(rng.next() % replies.len() as u64) as usize])
+        .map(|_| replies[rng.below(replies.len())])
         .collect();
     p.fake.push(&script);
     p.fake.set_default(Reply::Ok);

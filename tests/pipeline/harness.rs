@@ -290,6 +290,16 @@ impl Pipeline {
             .collect()
     }
 
+    /// When (virtual time) the fake first answered with an enrichment.
+    pub fn first_enrichment_at(&self) -> tokio::time::Instant {
+        self.fake
+            .calls()
+            .iter()
+            .find(|c| c.reply == crate::fake_ollama::Reply::Ok)
+            .expect("an enrichment was answered")
+            .at
+    }
+
     /// Seconds (virtual) from the pipeline's start to each `/api/chat` call.
     pub fn call_times(&self, start: tokio::time::Instant) -> Vec<f64> {
         self.fake

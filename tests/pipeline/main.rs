@@ -21,3 +21,5 @@ mod provider;
 mod retry_all;
 mod tray;
 mod worker;
+#[path = "../support/xorshift.rs"]
+mod xorshift;

@@ -38,13 +38,7 @@ async fn fifty_notes_sit_through_a_24_hour_outage_and_finish_right_after_the_pro
         |p| p.count_with_status("done") > 0,
     )
     .await;
-    let first_done = p
-        .fake
-        .calls()
-        .iter()
-        .find(|c| c.reply == Reply::Ok)
-        .unwrap()
-        .at;
+    let first_done = p.first_enrichment_at();
     assert!(first_done - returned <= Duration::from_secs(1));
     p.settle_until("all 50 done", |p| p.count_with_status("done") == 50)
         .await;
@@ -190,13 +184,7 @@ async fn after_outages_of_a_minute_an_hour_and_a_day_work_resumes_within_a_healt
         p.settle_until("done", |p| p.note(&id).status == "done")
             .await;
 
-        let done_at = p
-            .fake
-            .calls()
-            .iter()
-            .find(|c| c.reply == Reply::Ok)
-            .unwrap()
-            .at;
+        let done_at = p.first_enrichment_at();
         assert!(
             done_at - back <= Duration::from_secs(2),
             "after a {outage} s outage the note waited {:?}",
