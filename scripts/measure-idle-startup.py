@@ -7,13 +7,18 @@ Usage: cargo build --release && scripts/measure-idle-startup.py [--idle-seconds 
    schema made by the binary itself.
 2. Start-up: time from spawning `inkling run` to the first 200 on /api/status, best and
    median of 5 starts.
-3. Idle: with Ollama down (nothing listens on its port), RSS and wake-ups (context
-   switches of all the process's threads) over the idle window, after a 5 s settle.
+3. Idle: RSS and wake-ups (context switches of each of the process's threads) over the
+   idle window, after a 5 s settle and one API request (so the HTTP service has been
+   built and dropped once): first with Ollama down (nothing listens on its port), then
+   with a stub Ollama that answers the health check and every note already enriched
+   (nothing to do).
 
 Python standard library only; quoted in docs/PERFORMANCE.md.
 """
 import argparse
 import http.client
+import http.server
+import threading
 import json
 import os
 import pathlib
@@ -36,14 +41,14 @@ def free_port():
         return s.getsockname()[1]
 
 
-def env_for(data_dir, port):
+def env_for(data_dir, port, ollama_url="http://127.0.0.1:9"):
     env = {k: v for k, v in os.environ.items() if not k.startswith("INKLING_")}
     env.update(
         INKLING_DATA_DIR=str(data_dir),
         INKLING_HTTP__PORT=str(port),
         INKLING_TRAY__ENABLED="false",
         INKLING_LOG__LEVEL="warn",
-        INKLING_OLLAMA__URL="http://127.0.0.1:9",
+        INKLING_OLLAMA__URL=ollama_url,
     )
     return env
 
@@ -57,8 +62,8 @@ def status_ok(port, token):
         return False
 
 
-def start(data_dir, port):
-    proc = subprocess.Popen([BINARY, "run"], env=env_for(data_dir, port),
+def start(data_dir, port, ollama_url="http://127.0.0.1:9"):
+    proc = subprocess.Popen([BINARY, "run"], env=env_for(data_dir, port, ollama_url),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     started = time.perf_counter()
     token_file = data_dir / "api-token"
@@ -98,12 +103,51 @@ def fill(data_dir, notes, pending):
 
 
 def threads_switches(pid):
-    total = 0
+    """Context switches so far, per thread ("tid name" -> count)."""
+    counts = {}
     for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        name = (task / "comm").read_text().strip()
+        total = 0
         for line in (task / "status").read_text().splitlines():
             if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
                 total += int(line.split()[1])
-    return total
+        counts[f"{task.name} {name}"] = total
+    return counts
+
+
+class StubOllama(http.server.BaseHTTPRequestHandler):
+    """Answers the health check (GET /api/tags) with the configured model."""
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        body = json.dumps({"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def measure_idle(data_dir, seconds, ollama_url, label):
+    port = free_port()
+    proc, _ = start(data_dir, port, ollama_url)
+    status_ok(port, (data_dir / "api-token").read_text().strip())
+    time.sleep(5)
+    before = threads_switches(proc.pid)
+    time.sleep(seconds)
+    after = threads_switches(proc.pid)
+    rss = rss_kib(proc.pid)
+    stop(proc)
+    per_thread = {k: (after[k] - before.get(k, 0)) / seconds for k in after}
+    total = sum(per_thread.values())
+    print(f"idle {seconds} s, {label}: RSS {rss / 1024:.1f} MiB, "
+          f"{total:.2f} wake-ups/s over {len(after)} threads")
+    for thread, rate in sorted(per_thread.items()):
+        print(f"    {thread:<28} {rate:.2f}/s")
+    return rss, total
 
 
 def rss_kib(pid):
@@ -132,19 +176,22 @@ def main():
         print(f"start-up with {args.notes} notes, {args.pending} pending: "
               f"best {min(times) * 1000:.0f} ms, median {statistics.median(times) * 1000:.0f} ms")
 
-        proc, _ = start(data_dir, free_port())
-        time.sleep(5)
-        before = threads_switches(proc.pid)
-        time.sleep(args.idle_seconds)
-        after = threads_switches(proc.pid)
-        rss = rss_kib(proc.pid)
-        threads = len(list(pathlib.Path(f"/proc/{proc.pid}/task").iterdir()))
-        stop(proc)
-        print(f"idle {args.idle_seconds} s, Ollama down: RSS {rss / 1024:.1f} MiB, "
-              f"{(after - before) / args.idle_seconds:.1f} wake-ups/s over {threads} threads")
+        rss, down = measure_idle(data_dir, args.idle_seconds, "http://127.0.0.1:9", "Ollama down")
+        # Nothing to do: the same notes, all enriched (the stub answers no chat).
+        db = sqlite3.connect(data_dir / "inkling.db")
+        with db:
+            db.execute("DELETE FROM pending_jobs")
+            db.execute("UPDATE notes SET ai_status = 'done' WHERE ai_status = 'pending'")
+        db.close()
+        stub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StubOllama)
+        threading.Thread(target=stub.serve_forever, daemon=True).start()
+        _, up = measure_idle(data_dir, args.idle_seconds,
+                             f"http://127.0.0.1:{stub.server_address[1]}", "Ollama up, nothing to do")
+        stub.shutdown()
         print(json.dumps({"startup_ms": [round(t * 1000) for t in times],
                           "rss_mib": round(rss / 1024, 1),
-                          "wakeups_per_s": round((after - before) / args.idle_seconds, 2)}))
+                          "wakeups_per_s_ollama_down": round(down, 2),
+                          "wakeups_per_s_ollama_up": round(up, 2)}))
 
 
 if __name__ == "__main__":

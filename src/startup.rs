@@ -12,10 +12,8 @@
 
 use std::net::TcpListener;
 use std::path::Path;
-use std::time::Duration;
 
-use actix_web::dev::{Server, ServerHandle};
-use actix_web::{web, App, HttpServer};
+use actix_web::{web, App};
 use anyhow::Context;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -27,13 +25,11 @@ use crate::api_token;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
 use crate::http::auth::{ApiToken, SessionSecret};
+use crate::http::server::{RunningServer, Server, ServerHandle, ServerOptions};
 use crate::http::{self, AppState};
 use crate::instance::{Holder, InstanceLock};
 use crate::services::Services;
 use crate::storage::Store;
-
-/// How long in-flight requests get once a stop is asked for.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// A built, not yet running, service.
 pub struct Application {
@@ -41,7 +37,7 @@ pub struct Application {
     _lock: InstanceLock,
     local_addr: std::net::SocketAddr,
     port: u16,
-    server: Server,
+    server: RunningServer,
     services: Services,
 }
 
@@ -74,7 +70,9 @@ impl Application {
             url: format!("http://{local_addr}"),
         })?;
 
+        let server = Server::new(listener, ServerOptions::default());
         let state = web::Data::new(AppState {
+            server: server.handle(),
             services: services.clone(),
             clock,
             max_body_bytes: settings.http.max_body_bytes,
@@ -88,7 +86,7 @@ impl Application {
             settings.http.bind_address(),
         ));
         let max_body_bytes = settings.http.max_body_bytes;
-        let server = HttpServer::new(move || {
+        let app = move || {
             App::new()
                 .wrap(actix_web::middleware::from_fn(
                     http::guard::check_host_and_origin,
@@ -98,13 +96,10 @@ impl Application {
                 .app_data(session.clone())
                 .app_data(origins.clone())
                 .configure(|cfg| http::configure(cfg, max_body_bytes))
-        })
-        // One worker: requests only hop to actors, and a desktop service should be cheap
-        // when idle. SQLite's single writer is the bottleneck, not the HTTP thread.
-        .workers(1)
-        .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
-        .listen(listener)?
-        .run();
+        };
+        // One thread: requests only hop to actors, and SQLite's single writer is the
+        // bottleneck, not HTTP. Not actix-web's HttpServer: see src/http/server.rs.
+        let server = server.start(app).context("cannot start the HTTP server")?;
 
         if settings.tray.enabled {
             let failed = match services.repository.send(CountFailed).await {
@@ -155,7 +150,7 @@ impl Application {
 
     /// Serves until stopped, then drains the actors (see the module docs).
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
-        self.server.await.context("the HTTP server failed")?;
+        self.server.run().await.context("the HTTP server failed")?;
         tracing::info!("HTTP server stopped; draining the repository");
         match self.services.repository.send(Checkpoint).await {
             Ok(Ok(())) => {}

@@ -11,8 +11,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::http::server::ServerHandle;
 use actix::prelude::*;
-use actix_web::dev::ServerHandle;
 
 use super::inbox::{InboxActor, RetryAllFailed};
 use super::log_handled;

@@ -10,13 +10,16 @@
 //! ```
 //!
 //! A comment line every 30 s keeps the connection alive and notices a client that
-//! went away (the send fails, the actor stops, the hub drops its subscriptions).
+//! went away (the send fails, the actor stops, the hub drops its subscriptions). The
+//! stream ends when the server stops; the page's EventSource then retries until the
+//! service is back.
 
 use std::time::Duration;
 
 use actix::prelude::*;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpResponse};
+use futures_util::StreamExt;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 use super::AppState;
@@ -90,11 +93,13 @@ pub async fn events(state: web::Data<AppState>) -> HttpResponse {
     hub.do_send(Subscribe(feed.clone().recipient::<FailedCountChanged>()));
     hub.do_send(Subscribe(feed.clone().recipient::<OllamaStatusChanged>()));
     hub.do_send(Subscribe(feed.recipient::<NoteChanged>()));
+    // The stream ends when the server stops, so a graceful stop does not wait for it.
     let stream = futures_util::stream::poll_fn(move |cx| {
         receiver
             .poll_recv(cx)
             .map(|frame| frame.map(Ok::<_, actix_web::Error>))
-    });
+    })
+    .take_until(state.server.stopping());
     HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-cache"))

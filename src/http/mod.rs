@@ -6,6 +6,7 @@
 //! - [`guard`]: the Host/Origin guard in front of everything;
 //! - [`live`]: `GET /api/events`, live updates as server-sent events;
 //! - [`page`]: `GET /`, the inbox page, its assets, and its session;
+//! - [`server`]: the listener and its thread, with no timer while no client is connected;
 //! - [`error`]: `ApiError` and the JSON error body.
 
 pub mod api;
@@ -14,6 +15,7 @@ pub mod error;
 pub mod guard;
 pub mod live;
 pub mod page;
+pub mod server;
 
 use actix_web::middleware::from_fn;
 use actix_web::web;
@@ -29,6 +31,8 @@ pub struct AppState {
     pub max_body_bytes: usize,
     /// The language of the inbox page.
     pub locale: crate::configuration::Locale,
+    /// The server serving these routes: long responses end when it stops.
+    pub server: server::ServerHandle,
 }
 
 /// Registers the routes. The JSON limit leaves room for escaping: the body text itself

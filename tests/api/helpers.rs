@@ -8,10 +8,10 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actix_web::dev::ServerHandle;
 use chrono::{DateTime, Utc};
 use inkling::clock::ManualClock;
 use inkling::configuration::{Settings, UserFile};
+use inkling::http::server::ServerHandle;
 use inkling::startup::Application;
 use serde_json::Value;
 

@@ -206,4 +206,18 @@ async fn live_events_report_notes_counts_and_provider_health() {
         next_event(&mut stream, "failed_count").await,
         json!({ "count": 1 })
     );
+
+    // A graceful stop ends the feed at once: it does not wait out the 5 s grace period
+    // that an unfinished response would get.
+    let stopping = actix_rt::spawn(app.handle.stop(true));
+    let feed_ended = async {
+        use futures_util::StreamExt;
+        while let Some(chunk) = stream.next().await {
+            assert!(chunk.is_ok(), "the live feed was cut off: {chunk:?}");
+        }
+    };
+    actix_rt::time::timeout(Duration::from_secs(4), feed_ended)
+        .await
+        .expect("the live feed outlived the stop");
+    stopping.await.expect("stopped");
 }

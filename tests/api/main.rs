@@ -10,6 +10,7 @@
 //! - `desktop`: one instance per data dir, autostart, graceful stop.
 //! - `usage`: trash, restore, keep; the usage report and export.
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
+//! - `server`: the HTTP server itself: no service while idle, the connection cap, stop.
 
 mod auth;
 mod cli;
@@ -21,6 +22,7 @@ mod helpers;
 mod inbox;
 mod notes;
 mod process;
+mod server;
 mod usage;
 #[path = "../support/xorshift.rs"]
 mod xorshift;

@@ -47,7 +47,7 @@ pub fn shown(id: &str) -> String {
 pub struct Browser {
     pub client: Client,
     settings: Settings,
-    handle: actix_web::dev::ServerHandle,
+    handle: inkling::http::server::ServerHandle,
     pub app_url: String,
     pub token: String,
     pub fake: FakeOllama,
