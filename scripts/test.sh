@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 # --- what the test suites need from the system -------------------------------------
 # Debian packages, by the command that shows they are there: Chromium and its
 # WebDriver for the inbox page's tests (tests/browser), a D-Bus daemon for the tray's
-# (tests/tray.rs).
+# (tests/tray.rs), mount for the disk-full tests' small tmpfs (tests/support/small_disk.rs).
 declare -A needed=(
   [kill]=procps
+  [mount]=mount
   [chromium]=chromium
   [chromedriver]=chromium-driver
   [dbus-daemon]=dbus-daemon
@@ -33,6 +34,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
+
+# The disk-full tests mount a small tmpfs; without root or CAP_SYS_ADMIN they pass
+# without asserting anything. Say so here, where it is seen.
+probe=$(mktemp -d)
+if mount -t tmpfs -o size=64k tmpfs "$probe" 2>/dev/null; then
+  umount "$probe"
+else
+  echo "==> note: cannot mount a tmpfs here; the disk-full tests (tests/*/disk.rs) will be skipped"
+fi
+rmdir "$probe"
 
 # --- checks and tests ----------------------------------------------------------------
 echo "==> cargo fmt --check"

@@ -410,6 +410,10 @@ fn describe_worker(worker: &Value) -> String {
             worker["until"].as_str().unwrap_or("?"),
             worker["step"].as_u64().unwrap_or(0)
         ),
+        Some("storage_unavailable") => format!(
+            "cannot save answers (disk full?); next try at {} ({queued} queued)",
+            worker["until"].as_str().unwrap_or("?")
+        ),
         Some("waiting") => format!(
             "next job due at {} ({queued} queued)",
             worker["until"].as_str().unwrap_or("?")

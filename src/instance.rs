@@ -24,10 +24,10 @@ pub struct Holder {
 pub enum LockError {
     #[error("already running (pid {}, {})", .0.pid, if .0.url.is_empty() { "starting" } else { .0.url.as_str() })]
     AlreadyRunning(Holder),
-    #[error("cannot use the lock file {path}: {source}")]
+    #[error("cannot use the lock file {path}: {reason}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
 }
 
@@ -42,9 +42,9 @@ impl InstanceLock {
     /// Takes the data dir's lock, or says who has it.
     pub fn acquire(data_dir: &Path) -> Result<Self, LockError> {
         let path = data_dir.join("inkling.lock");
-        let io = |source| LockError::Io {
+        let io = |reason| LockError::Io {
             path: path.clone(),
-            source,
+            reason,
         };
         let mut file = OpenOptions::new()
             .read(true)
@@ -73,9 +73,9 @@ impl InstanceLock {
 
     /// Writes who holds the lock (again once the URL is known).
     pub fn record(&mut self, holder: &Holder) -> Result<(), LockError> {
-        let io = |source| LockError::Io {
+        let io = |reason| LockError::Io {
             path: self.path.clone(),
-            source,
+            reason,
         };
         let text = serde_json::to_string(holder).unwrap_or_default();
         self.file.set_len(0).map_err(io)?;

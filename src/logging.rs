@@ -42,7 +42,8 @@ pub fn parse_filter(directives: &str) -> Result<Targets, String> {
 }
 
 /// Installs the global subscriber: stderr, plus a daily-rotated file in `logs_dir` when
-/// given. Returns the guard that flushes the file writer; keep it alive until exit.
+/// given and writable. Returns the guard that flushes the file writer; keep it alive
+/// until exit.
 ///
 /// Must be called once per process; later calls are ignored (tests call it freely).
 pub fn init(level: &str, logs_dir: Option<&Path>) -> anyhow::Result<Option<WorkerGuard>> {
@@ -54,17 +55,17 @@ pub fn init(level: &str, logs_dir: Option<&Path>) -> anyhow::Result<Option<Worke
         .with_target(true)
         .with_filter(filter.clone());
 
-    let (file_layer, guard) = match logs_dir {
-        Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| anyhow::anyhow!("cannot create log dir {}: {e}", dir.display()))?;
-            let appender = tracing_appender::rolling::Builder::new()
-                .rotation(tracing_appender::rolling::Rotation::DAILY)
-                .filename_prefix("inkling")
-                .filename_suffix("log")
-                .max_log_files(14)
-                .build(dir)
-                .map_err(|e| anyhow::anyhow!("cannot open log file in {}: {e}", dir.display()))?;
+    // The log file is a convenience: when it cannot be written (a read-only or full
+    // data dir) the service still runs, logging to stderr, and says so once.
+    let appender = logs_dir.and_then(|dir| match open_log_file(dir) {
+        Ok(appender) => Some(appender),
+        Err(e) => {
+            eprintln!("inkling: {e:#}; logging to stderr only");
+            None
+        }
+    });
+    let (file_layer, guard) = match appender {
+        Some(appender) => {
             let (writer, guard) = tracing_appender::non_blocking(appender);
             let layer = tracing_subscriber::fmt::layer()
                 .with_writer(writer)
@@ -82,6 +83,19 @@ pub fn init(level: &str, logs_dir: Option<&Path>) -> anyhow::Result<Option<Worke
         .with(file_layer)
         .try_init();
     Ok(guard)
+}
+
+/// The daily-rotated log file in `dir` (14 days kept).
+fn open_log_file(dir: &Path) -> anyhow::Result<tracing_appender::rolling::RollingFileAppender> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("cannot create the log dir {}: {e}", dir.display()))?;
+    tracing_appender::rolling::Builder::new()
+        .rotation(tracing_appender::rolling::Rotation::DAILY)
+        .filename_prefix("inkling")
+        .filename_suffix("log")
+        .max_log_files(14)
+        .build(dir)
+        .map_err(|e| anyhow::anyhow!("cannot open a log file in {}: {e}", dir.display()))
 }
 
 #[cfg(test)]

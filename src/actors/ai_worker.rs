@@ -68,6 +68,11 @@ pub struct Forget {
 /// How many upcoming jobs' bodies are read in one query (at most 64 KiB each).
 const PREFETCH: usize = 32;
 
+/// How long the worker waits after the database failed it (a full disk): long enough
+/// not to burn provider calls on answers that cannot be kept, short enough that work
+/// resumes soon after space returns.
+const STORAGE_RETRY_DELAY: chrono::TimeDelta = chrono::TimeDelta::seconds(30);
+
 /// The provider was seen healthy by hand (recheck, retry-all): resume at once.
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
@@ -104,6 +109,9 @@ pub enum WorkerState {
     Parked { until: String, step: usize },
     /// Jobs are queued, none due before `until`.
     Waiting { until: String },
+    /// An answer could not be saved (a full disk, an I/O error): no call before `until`,
+    /// since its answer would be lost too.
+    StorageUnavailable { until: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -158,6 +166,10 @@ pub struct AiWorkerActor {
     parked_until: Option<(DateTime<Utc>, usize)>,
     /// Consecutive unreachable/timeout failures (capped); reset by a success only.
     outage_step: usize,
+    /// Worker-wide wait after an answer could not be saved: every answer would be lost
+    /// the same way, so the provider is not asked again before this. Kept (in the past)
+    /// until a save succeeds; meanwhile each answer is saved before the next call.
+    storage_wait_until: Option<DateTime<Utc>>,
     /// The queue has been loaded from the database.
     loaded: bool,
     /// The last health the monitor announced was "ready".
@@ -189,6 +201,7 @@ impl AiWorkerActor {
             wake: None,
             parked_until: None,
             outage_step: 0,
+            storage_wait_until: None,
             loaded: false,
             provider_ready: false,
         }
@@ -281,6 +294,12 @@ impl AiWorkerActor {
         }
         self.cancel_wake(ctx);
         let now = self.clock.now();
+        // Not cleared when it passes: it also means "the last save failed" until one
+        // succeeds (see `call_ended`).
+        if let Some(until) = self.storage_wait_until.filter(|until| *until > now) {
+            self.wake_at(until, ctx);
+            return;
+        }
         if let Some((until, _)) = self.parked_until {
             if until > now {
                 self.wake_at(until, ctx);
@@ -388,7 +407,7 @@ impl AiWorkerActor {
             }
             CallOutcome::StoreFailed(error) => {
                 tracing::error!(%note_id, %error, "cannot read the note; trying again later");
-                let later = self.clock.now() + chrono::Duration::seconds(30);
+                let later = self.clock.now() + STORAGE_RETRY_DELAY;
                 let wait = self.jobs.get(&note_id).and_then(|j| j.wait_reason);
                 self.reschedule_job(&note_id, later, wait);
                 self.finish(ctx);
@@ -401,7 +420,10 @@ impl AiWorkerActor {
                 // The answer is in hand. Its commit runs on the repository's thread while
                 // the next provider call starts: the two use different resources, and
                 // there is still only one provider call in flight. The job leaves the
-                // queue now so nothing picks it again; a failed save puts it back.
+                // queue now so nothing picks it again; a failed save puts it back. After
+                // a failed save, until one succeeds, the next call waits for the commit:
+                // no answers are bought that cannot be kept.
+                let overlap = self.storage_wait_until.is_none();
                 let attempts = self.jobs.get(&note_id).map_or(0, |j| j.attempts);
                 self.remove(&note_id);
                 if self.outage_step > 0 {
@@ -414,35 +436,53 @@ impl AiWorkerActor {
                     now: self.clock.now(),
                 };
                 ctx.spawn(self.repository.send(save).into_actor(self).map(
-                    move |saved, act, ctx| match saved {
-                        Ok(Ok(())) | Ok(Err(StoreError::NotFound(_))) => {
-                            act.telemetry
-                                .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
-                            act.hub.do_send(NoteChanged {
-                                note_id: note_id.clone(),
-                            });
-                            tracing::info!(%note_id, latency_ms, "note enriched");
-                        }
-                        Ok(Err(e)) => {
-                            // e.g. a full disk: the answer is lost, the job is not.
-                            tracing::error!(%note_id, error = %e, "cannot save the enrichment; trying again later");
-                            if !act.jobs.contains_key(&note_id) {
-                                act.upsert(
-                                    note_id.clone(),
-                                    QueuedJob {
-                                        attempts,
-                                        next_run_at: act.clock.now() + chrono::Duration::seconds(30),
-                                        wait_reason: None,
-                                    },
-                                );
-                                act.schedule(ctx);
+                    move |saved, act, ctx| {
+                        match saved {
+                            Ok(Ok(())) | Ok(Err(StoreError::NotFound(_))) => {
+                                if act.storage_wait_until.take().is_some() {
+                                    tracing::info!("an answer was saved again; storage is back");
+                                }
+                                act.telemetry
+                                    .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
+                                act.hub.do_send(NoteChanged {
+                                    note_id: note_id.clone(),
+                                });
+                                tracing::info!(%note_id, latency_ms, "note enriched");
                             }
+                            Ok(Err(e)) => act.save_failed(note_id, attempts, e),
+                            Err(e) => tracing::warn!(%note_id, error = %e, "repository gone"),
                         }
-                        Err(e) => tracing::warn!(%note_id, error = %e, "repository gone"),
+                        if overlap {
+                            act.schedule(ctx); // after a failure: wait, not call
+                        } else {
+                            act.finish(ctx);
+                        }
                     },
                 ));
-                self.finish(ctx);
+                if overlap {
+                    self.finish(ctx);
+                }
             }
+        }
+    }
+
+    /// An answer could not be saved (e.g. a full disk): the answer is lost, the job is
+    /// not (its row and attempts are untouched). Every other answer would be lost the
+    /// same way, so the whole worker waits.
+    fn save_failed(&mut self, note_id: String, attempts: u32, error: StoreError) {
+        let until = self.clock.now() + STORAGE_RETRY_DELAY;
+        tracing::error!(%note_id, %error, until = %timestamp(until),
+            "cannot save the enrichment; the worker waits, then tries again");
+        self.storage_wait_until = Some(until);
+        if !self.jobs.contains_key(&note_id) {
+            self.upsert(
+                note_id,
+                QueuedJob {
+                    attempts,
+                    next_run_at: until,
+                    wait_reason: None,
+                },
+            );
         }
     }
 }
@@ -692,6 +732,10 @@ impl Handler<GetWorkerStatus> for AiWorkerActor {
         } else if let Some(note_id) = &self.in_flight {
             WorkerState::Running {
                 note_id: note_id.clone(),
+            }
+        } else if let Some(until) = self.storage_wait_until.filter(|u| *u > now) {
+            WorkerState::StorageUnavailable {
+                until: timestamp(until),
             }
         } else if let Some((until, step)) = self.parked_until.filter(|(u, _)| *u > now) {
             WorkerState::Parked {

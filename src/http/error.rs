@@ -23,7 +23,8 @@ pub enum ApiError {
     /// The disk is full: nothing was written; the caller may try again later.
     #[error("{0}")]
     InsufficientStorage(String),
-    /// A part of the service is not running (e.g. stopping).
+    /// A part of the service is not running (e.g. stopping), or the disk cannot be
+    /// written (read-only, I/O error): nothing was written; try again later.
     #[error("{0}")]
     Unavailable(String),
     #[error("internal error: {0:#}")]
@@ -45,8 +46,13 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let ApiError::Unexpected(e) = self {
-            tracing::error!(error = %format!("{e:#}"), "request failed");
+        match self {
+            ApiError::Unexpected(e) => tracing::error!(error = %format!("{e:#}"), "request failed"),
+            // The service's own trouble, not the caller's: the log should say so too.
+            ApiError::InsufficientStorage(e) | ApiError::Unavailable(e) => {
+                tracing::warn!(error = %e, "request refused")
+            }
+            _ => {}
         }
         HttpResponse::build(self.status_code())
             .json(serde_json::json!({ "error": self.to_string() }))
@@ -58,6 +64,7 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound(_) => ApiError::NotFound(e.to_string()),
             StoreError::Full(_) => ApiError::InsufficientStorage(e.to_string()),
+            StoreError::ReadOnly(_) | StoreError::DiskIo(_) => ApiError::Unavailable(e.to_string()),
             other => ApiError::Unexpected(anyhow::Error::new(other)),
         }
     }
@@ -99,4 +106,37 @@ pub fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {
 /// Maps actix-web's query-string extractor errors to our JSON errors.
 pub fn query_error(err: actix_web::error::QueryPayloadError) -> ApiError {
     ApiError::BadRequest(format!("invalid query: {err}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite_failure(code: std::ffi::c_int) -> StoreError {
+        StoreError::from(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            None,
+        ))
+    }
+
+    #[test]
+    fn disk_trouble_is_the_service_s_error_with_a_message_that_says_what_to_do() {
+        let cases = [
+            (rusqlite::ffi::SQLITE_FULL, 507, "free some disk space"),
+            (rusqlite::ffi::SQLITE_READONLY, 503, "read-only"),
+            (rusqlite::ffi::SQLITE_IOERR_WRITE, 503, "disk failed"),
+            (rusqlite::ffi::SQLITE_IOERR_FSYNC, 503, "disk failed"),
+        ];
+        for (code, status, says) in cases {
+            let error = ApiError::from(sqlite_failure(code));
+            assert_eq!(error.status_code().as_u16(), status, "code {code}");
+            assert!(error.to_string().contains(says), "{error}");
+        }
+    }
+
+    #[test]
+    fn other_database_errors_are_internal_errors() {
+        let error = ApiError::from(sqlite_failure(rusqlite::ffi::SQLITE_CORRUPT));
+        assert_eq!(error.status_code().as_u16(), 500);
+    }
 }

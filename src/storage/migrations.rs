@@ -33,10 +33,10 @@ pub enum MigrationError {
          run a newer inkling"
     )]
     TooNew { found: usize, known: usize },
-    #[error("migration {name} failed: {source}")]
+    #[error("migration {name} failed: {reason}")]
     Failed {
         name: &'static str,
-        source: rusqlite::Error,
+        reason: rusqlite::Error,
     },
     #[error("cannot read the schema version: {0}")]
     Version(rusqlite::Error),
@@ -63,7 +63,7 @@ pub fn migrate(conn: &mut Connection, migrations: &[Migration]) -> Result<usize,
     if pending.is_empty() {
         return Ok(0);
     }
-    let failed = |name| move |source| MigrationError::Failed { name, source };
+    let failed = |name| move |reason| MigrationError::Failed { name, reason };
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(failed("(begin)"))?;

@@ -28,6 +28,15 @@ pub enum StoreError {
     /// `SQLITE_FULL`: the disk (or `max_page_count`) is full. Nothing was written.
     #[error("the database is full; free some disk space ({0})")]
     Full(rusqlite::Error),
+    /// `SQLITE_READONLY`: the database cannot be written (a read-only file system, or
+    /// permissions). Nothing was written.
+    #[error(
+        "the database is read-only; check the data directory's file system and permissions ({0})"
+    )]
+    ReadOnly(rusqlite::Error),
+    /// `SQLITE_IOERR`: the disk failed a read or a write. Nothing was written.
+    #[error("the disk failed a read or write; nothing was saved ({0})")]
+    DiskIo(rusqlite::Error),
     #[error(transparent)]
     Migration(#[from] MigrationError),
     #[error("the database cannot be opened: {0}")]
@@ -40,6 +49,8 @@ impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
         match e.sqlite_error_code() {
             Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full(e),
+            Some(rusqlite::ErrorCode::ReadOnly) => StoreError::ReadOnly(e),
+            Some(rusqlite::ErrorCode::SystemIoFailure) => StoreError::DiskIo(e),
             _ => StoreError::Sqlite(e),
         }
     }

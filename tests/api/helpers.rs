@@ -55,7 +55,11 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(extra: &[(&str, &str)]) -> TestApp {
-    let data_dir = tempfile::tempdir().unwrap();
+    spawn_app_in(tempfile::tempdir().unwrap(), extra).await
+}
+
+/// A service on a given data dir (e.g. one on a small disk).
+pub async fn spawn_app_in(data_dir: tempfile::TempDir, extra: &[(&str, &str)]) -> TestApp {
     let settings = test_settings(data_dir.path(), extra);
     let clock = ManualClock::new(start_time());
     let app = Application::build(settings.clone(), Arc::new(clock.clone()))

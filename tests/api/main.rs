@@ -8,6 +8,7 @@
 //! - `process`: the binary: restart, SIGTERM, kill -9 under load, config errors.
 //! - `cli`: the client subcommands against a running service.
 //! - `desktop`: one instance per data dir, autostart, graceful stop.
+//! - `disk`: a full disk under a running service (a real tmpfs, filled).
 //! - `usage`: trash, restore, keep; the usage report and export.
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 //! - `server`: the HTTP server itself: no service while idle, the connection cap, stop.
@@ -15,6 +16,7 @@
 mod auth;
 mod cli;
 mod desktop;
+mod disk;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod fuzz;
@@ -23,6 +25,8 @@ mod inbox;
 mod notes;
 mod process;
 mod server;
+#[path = "../support/small_disk.rs"]
+mod small_disk;
 mod usage;
 #[path = "../support/xorshift.rs"]
 mod xorshift;

@@ -9,9 +9,11 @@
 //! - `retry_all`: the retry-all use case.
 //! - `lifecycle`: trash and restore as the worker sees them.
 //! - `chaos`: a provider that switches at random between every failure mode.
+//! - `disk`: a full disk (a real tmpfs) under the worker.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
 
 mod chaos;
+mod disk;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod harness;
@@ -19,6 +21,8 @@ mod lifecycle;
 mod outage;
 mod provider;
 mod retry_all;
+#[path = "../support/small_disk.rs"]
+mod small_disk;
 mod tray;
 mod worker;
 #[path = "../support/xorshift.rs"]

@@ -1,0 +1,60 @@
+//! A full disk under the worker: answers that cannot be saved are not bought again and
+//! again; the worker waits, then picks up as soon as space returns (issue #8, item 11).
+
+use std::time::Duration;
+
+use inkling::actors::ai_worker::{GetWorkerStatus, WorkerState};
+
+use crate::harness::{PausedSystem, Pipeline};
+use crate::small_disk::SmallDisk;
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn on_a_full_disk_the_worker_waits_instead_of_asking_for_answers_it_cannot_keep() {
+    let Some(disk) = SmallDisk::mount(8 * 1024) else {
+        return;
+    };
+    let fake = crate::fake_ollama::FakeOllama::start_new().await;
+    let mut p = Pipeline::start_with(fake, tempfile::tempdir_in(disk.path()).unwrap(), &[]).await;
+    p.fake.stop();
+    for i in 0..20 {
+        p.capture(&format!("thought {i}")).await;
+    }
+    p.settle().await;
+
+    disk.fill();
+    p.fake.start().await;
+    p.advance(Duration::from_secs(1)).await; // the monitor sees it back
+    p.settle_until("the first answer", |p| !p.fake.calls().is_empty())
+        .await;
+    p.settle().await;
+    let status = p.ask(&p.services.worker, GetWorkerStatus).await;
+    assert!(
+        matches!(status.state, WorkerState::StorageUnavailable { .. }),
+        "{status:?}"
+    );
+
+    // Ten minutes on a full disk: one call per 30 s wait, not one per note per 30 s.
+    let before = p.fake.calls().len();
+    for _ in 0..20 {
+        p.advance(Duration::from_secs(30)).await;
+    }
+    let calls = p.fake.calls().len() - before;
+    assert!(
+        calls <= 21,
+        "{calls} provider calls for answers that could not be kept"
+    );
+    assert_eq!(p.count_with_status("done"), 0);
+
+    disk.free();
+    p.advance(Duration::from_secs(30)).await;
+    p.settle_until("all 20 done once space returned", |p| {
+        p.count_with_status("done") == 20
+    })
+    .await;
+    assert_eq!(p.count_with_status("failed"), 0);
+    assert_eq!(
+        p.max_attempts_spent(),
+        0,
+        "a lost answer is not a failed attempt"
+    );
+}
