@@ -7,6 +7,9 @@
 //! apt). Elsewhere `mount` returns `None` after saying so on stderr, and the test ends
 //! without asserting anything.
 
+// Shared by two test binaries; each uses part of it.
+#![allow(dead_code)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
