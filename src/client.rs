@@ -30,7 +30,7 @@ pub struct ServiceClient {
 impl ServiceClient {
     /// Reads the port and the token the service uses. Needs an actix runtime.
     pub fn from_settings(settings: &Settings) -> Result<Self, ClientError> {
-        let base_url = format!("http://127.0.0.1:{}", settings.http.port);
+        let base_url = settings.http.local_url(settings.http.port);
         let token_path = settings.api_token_path();
         if !token_path.exists() {
             // The service creates the token on its first start: none means it never ran

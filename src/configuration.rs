@@ -67,6 +67,17 @@ impl HttpSettings {
             .parse()
             .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))
     }
+
+    /// The URL a program on this machine (the CLI, the tray, the browser) reaches the
+    /// service at: loopback when it listens there or everywhere, else the one address
+    /// it listens on (a LAN address does not answer on 127.0.0.1).
+    pub fn local_url(&self, port: u16) -> String {
+        match self.bind_address() {
+            ip if ip.is_loopback() || ip.is_unspecified() => format!("http://127.0.0.1:{port}"),
+            std::net::IpAddr::V4(ip) => format!("http://{ip}:{port}"),
+            std::net::IpAddr::V6(ip) => format!("http://[{ip}]:{port}"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -347,6 +358,24 @@ fn one_line(message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn local_clients_use_loopback_unless_the_service_listens_on_one_other_address() {
+        let url = |bind: &str| {
+            let http = super::HttpSettings {
+                port: 0,
+                bind: bind.into(),
+                allow_non_loopback: true,
+                max_body_bytes: 1,
+            };
+            http.local_url(4077)
+        };
+        assert_eq!(url("127.0.0.1"), "http://127.0.0.1:4077");
+        assert_eq!(url("0.0.0.0"), "http://127.0.0.1:4077");
+        assert_eq!(url("::"), "http://127.0.0.1:4077");
+        assert_eq!(url("192.168.1.20"), "http://192.168.1.20:4077");
+        assert_eq!(url("fd00::20"), "http://[fd00::20]:4077");
+    }
+
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {

@@ -67,7 +67,7 @@ impl Application {
         let port = local_addr.port();
         lock.record(&Holder {
             pid: std::process::id(),
-            url: format!("http://{local_addr}"),
+            url: settings.http.local_url(port),
         })?;
 
         let server = Server::new(listener, ServerOptions::default());
@@ -111,7 +111,7 @@ impl Application {
                 monitor: services.monitor.clone(),
                 telemetry: services.telemetry.clone(),
                 server: Some(server.handle()),
-                inbox_url: format!("http://127.0.0.1:{port}/?token={tray_token}"),
+                inbox_url: format!("{}/?token={tray_token}", settings.http.local_url(port)),
                 opener: Arc::new(crate::desktop::open),
             };
             tray::start_on_desktop(wiring, &services.hub, settings.locale(), failed).await;
