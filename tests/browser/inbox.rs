@@ -121,6 +121,41 @@ async fn a_note_captured_and_finished_elsewhere_appears_on_the_open_page_live() 
 }
 
 #[actix_rt::test]
+async fn when_ollama_comes_back_the_banner_goes_and_the_recovery_toast_shows() {
+    let mut browser = start(&[]).await;
+    browser.open_inbox().await;
+    assert!(!browser.is_shown("ollama-banner").await);
+
+    // Ollama stops; the next call fails and the monitor confirms the outage.
+    browser.fake.stop();
+    browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "while it is down" })),
+        )
+        .await;
+    browser.wait_visible("ollama-banner").await;
+    assert!(!browser.is_shown("recovery-toast").await);
+
+    // Back within a health interval: the banner goes, the toast says so, the note runs.
+    browser.fake.start().await;
+    browser.wait_visible("recovery-toast").await;
+    assert!(!browser.is_shown("ollama-banner").await);
+    assert_eq!(
+        browser.text("#recovery-toast").await,
+        "Ollama is back: processing your notes."
+    );
+    browser
+        .wait_until(
+            "the note is enriched after the recovery",
+            "[...document.querySelectorAll('#notes li[data-status=done] h3')].some(h => h.textContent === 'About: while it is down')",
+        )
+        .await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
 async fn a_note_captured_on_the_page_with_ctrl_enter_lands_in_the_database() {
     let browser = start(&[]).await;
     browser.open_inbox().await;
