@@ -261,6 +261,9 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
                 );
                 println!("ollama: {}", describe_health(&status["provider"]));
                 println!("worker: {}", describe_worker(&status["worker"]));
+                for line in describe_actors(&status["actors"]) {
+                    println!("{line}");
+                }
             }
         }
         Command::List(args) => {
@@ -423,6 +426,31 @@ fn describe_worker(worker: &Value) -> String {
     }
 }
 
+/// The per-actor counters as a small table (SPEC §12): messages received, handled and
+/// waiting, time in handlers and the slowest handler.
+fn describe_actors(actors: &Value) -> Vec<String> {
+    let Some(actors) = actors.as_object() else {
+        return Vec::new();
+    };
+    let mut lines = vec![format!(
+        "{:<16} {:>9} {:>9} {:>8} {:>10} {:>11}",
+        "actors:", "received", "handled", "waiting", "busy ms", "slowest ms"
+    )];
+    for (name, counters) in actors {
+        let number = |key: &str| counters[key].as_u64().unwrap_or(0);
+        lines.push(format!(
+            "  {:<14} {:>9} {:>9} {:>8} {:>10.1} {:>11.1}",
+            name,
+            number("received"),
+            number("handled"),
+            number("waiting"),
+            number("busy_us") as f64 / 1000.0,
+            number("slowest_us") as f64 / 1000.0,
+        ));
+    }
+    lines
+}
+
 fn print_json<T: serde::Serialize>(value: &T) {
     match serde_json::to_string_pretty(value) {
         Ok(text) => println!("{text}"),
@@ -489,6 +517,19 @@ fn encode(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn actor_counters_print_as_a_table_row_per_actor() {
+        let actors = serde_json::json!({
+            "repository": {"received": 12, "handled": 11, "waiting": 1, "busy_us": 2500, "slowest_us": 900},
+        });
+        let lines = describe_actors(&actors);
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].contains("received") && lines[0].contains("waiting"));
+        let row: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!(row, ["repository", "12", "11", "1", "2.5", "0.9"]);
+        assert!(describe_actors(&Value::Null).is_empty());
+    }
 
     #[test]
     fn values_are_percent_encoded() {

@@ -6,11 +6,12 @@
 use std::path::PathBuf;
 use std::rc::Rc;
 
-use actix::{Actor, Addr};
+use actix::Actor;
 
 use crate::actors::ai_worker::AiWorkerActor;
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::inbox::InboxActor;
+use crate::actors::mailbox::Mailbox;
 use crate::actors::ollama_monitor::OllamaMonitorActor;
 use crate::actors::repository::RepositoryActor;
 use crate::actors::telemetry::TelemetryActor;
@@ -22,12 +23,12 @@ use crate::storage::Store;
 /// The running actors.
 #[derive(Clone)]
 pub struct Services {
-    pub repository: Addr<RepositoryActor>,
-    pub hub: Addr<Hub>,
-    pub telemetry: Addr<TelemetryActor>,
-    pub monitor: Addr<OllamaMonitorActor>,
-    pub worker: Addr<AiWorkerActor>,
-    pub inbox: Addr<InboxActor>,
+    pub repository: Mailbox<RepositoryActor>,
+    pub hub: Mailbox<Hub>,
+    pub telemetry: Mailbox<TelemetryActor>,
+    pub monitor: Mailbox<OllamaMonitorActor>,
+    pub worker: Mailbox<AiWorkerActor>,
+    pub inbox: Mailbox<InboxActor>,
 }
 
 impl Services {
@@ -39,40 +40,45 @@ impl Services {
         db_path: PathBuf,
         provider: Rc<dyn EnrichmentProvider>,
     ) -> Self {
-        let repository = RepositoryActor::start(store, db_path, settings.expiry.days);
-        let hub = Hub::default().start();
-        let telemetry = TelemetryActor::new(settings, clock.clone()).start();
-        let monitor = OllamaMonitorActor::new(
-            provider.clone(),
-            hub.clone(),
-            telemetry.clone(),
-            settings.ollama.health_interval(),
-        )
-        .start();
-        let worker = AiWorkerActor::new(
-            repository.clone(),
-            provider,
-            monitor.clone(),
-            telemetry.clone(),
-            hub.clone(),
-            clock.clone(),
-            settings.worker.clone(),
-        )
-        .start();
+        let repository =
+            Mailbox::from(RepositoryActor::start(store, db_path, settings.expiry.days));
+        let hub = Mailbox::from(Hub::default().start());
+        let telemetry = Mailbox::from(TelemetryActor::new(settings, clock.clone()).start());
+        let monitor = Mailbox::from(
+            OllamaMonitorActor::new(
+                provider.clone(),
+                hub.clone(),
+                telemetry.clone(),
+                settings.ollama.health_interval(),
+            )
+            .start(),
+        );
+        let worker = Mailbox::from(
+            AiWorkerActor::new(
+                repository.clone(),
+                provider,
+                monitor.clone(),
+                telemetry.clone(),
+                hub.clone(),
+                clock.clone(),
+                settings.worker.clone(),
+            )
+            .start(),
+        );
         hub.do_send(Subscribe(
-            worker
-                .clone()
-                .recipient::<crate::events::OllamaStatusChanged>(),
+            worker.recipient::<crate::events::OllamaStatusChanged>(),
         ));
-        let inbox = InboxActor::new(
-            repository.clone(),
-            worker.clone(),
-            telemetry.clone(),
-            hub.clone(),
-            clock,
-            settings.trash.retention_days,
-        )
-        .start();
+        let inbox = Mailbox::from(
+            InboxActor::new(
+                repository.clone(),
+                worker.clone(),
+                telemetry.clone(),
+                hub.clone(),
+                clock,
+                settings.trash.retention_days,
+            )
+            .start(),
+        );
         Services {
             repository,
             hub,

@@ -27,6 +27,7 @@ use serde::Serialize;
 
 use super::hub::Hub;
 use super::log_handled;
+use super::mailbox::{self, Mailbox};
 use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
 use super::repository::{
     CountFailed, GetJob, GetPendingBodies, IncrementJobAttempt, LoadJobs, MarkAiFailed,
@@ -144,11 +145,11 @@ enum CallOutcome {
 }
 
 pub struct AiWorkerActor {
-    repository: Addr<RepositoryActor>,
+    repository: Mailbox<RepositoryActor>,
     provider: Rc<dyn EnrichmentProvider>,
-    monitor: Addr<OllamaMonitorActor>,
-    telemetry: Addr<TelemetryActor>,
-    hub: Addr<Hub>,
+    monitor: Mailbox<OllamaMonitorActor>,
+    telemetry: Mailbox<TelemetryActor>,
+    hub: Mailbox<Hub>,
     clock: SharedClock,
     policy: WorkerSettings,
     /// The queue: note id → job, and the same jobs ordered by (next_run_at, id).
@@ -178,11 +179,11 @@ pub struct AiWorkerActor {
 
 impl AiWorkerActor {
     pub fn new(
-        repository: Addr<RepositoryActor>,
+        repository: Mailbox<RepositoryActor>,
         provider: Rc<dyn EnrichmentProvider>,
-        monitor: Addr<OllamaMonitorActor>,
-        telemetry: Addr<TelemetryActor>,
-        hub: Addr<Hub>,
+        monitor: Mailbox<OllamaMonitorActor>,
+        telemetry: Mailbox<TelemetryActor>,
+        hub: Mailbox<Hub>,
         clock: SharedClock,
         policy: WorkerSettings,
     ) -> Self {
@@ -412,7 +413,7 @@ impl AiWorkerActor {
                 self.reschedule_job(&note_id, later, wait);
                 self.finish(ctx);
             }
-            CallOutcome::Failed(failure) => ctx.notify(failure),
+            CallOutcome::Failed(failure) => mailbox::notify(ctx, failure),
             CallOutcome::Enriched {
                 enrichment,
                 latency_ms,

@@ -6,13 +6,14 @@
 
 use std::time::Instant;
 
-use actix::{Actor, Context, Handler, Message, Recipient};
+use actix::{Actor, Context, Handler, Message};
 
 use super::log_handled;
+use super::mailbox::CountedRecipient;
 use crate::events::{FailedCountChanged, NoteChanged, OllamaStatusChanged};
 
 /// Subscribes a recipient to one notification type.
-pub struct Subscribe<M>(pub Recipient<M>)
+pub struct Subscribe<M>(pub CountedRecipient<M>)
 where
     M: Message<Result = ()> + Send;
 
@@ -25,7 +26,7 @@ where
 
 /// The subscribers of one notification type and its last value.
 struct Topic<M: Message<Result = ()> + Send + Clone> {
-    subscribers: Vec<Recipient<M>>,
+    subscribers: Vec<CountedRecipient<M>>,
     last: Option<M>,
 }
 
@@ -40,7 +41,7 @@ where
         }
     }
 
-    fn subscribe(&mut self, recipient: Recipient<M>) {
+    fn subscribe(&mut self, recipient: CountedRecipient<M>) {
         if let Some(last) = &self.last {
             recipient.do_send(last.clone());
         }

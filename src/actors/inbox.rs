@@ -20,6 +20,7 @@ use actix::prelude::*;
 use super::ai_worker::{AiWorkerActor, Enqueue, Forget, ResumeNow, TrackJob};
 use super::hub::Hub;
 use super::log_handled;
+use super::mailbox::{self, Mailbox};
 use super::repository::{
     CaptureNote, CountFailed, KeepNote, PurgeTrash, RepositoryActor, RequeueAllFailed, RestoreNote,
     TrashExpiredNotes, TrashNote,
@@ -82,10 +83,10 @@ pub struct RetryAllFailed;
 /// The actors a use case talks to; cloned into each handler's future.
 #[derive(Clone)]
 struct Collaborators {
-    repository: Addr<RepositoryActor>,
-    worker: Addr<AiWorkerActor>,
-    telemetry: Addr<TelemetryActor>,
-    hub: Addr<Hub>,
+    repository: Mailbox<RepositoryActor>,
+    worker: Mailbox<AiWorkerActor>,
+    telemetry: Mailbox<TelemetryActor>,
+    hub: Mailbox<Hub>,
 }
 
 impl Collaborators {
@@ -114,10 +115,10 @@ pub struct InboxActor {
 
 impl InboxActor {
     pub fn new(
-        repository: Addr<RepositoryActor>,
-        worker: Addr<AiWorkerActor>,
-        telemetry: Addr<TelemetryActor>,
-        hub: Addr<Hub>,
+        repository: Mailbox<RepositoryActor>,
+        worker: Mailbox<AiWorkerActor>,
+        telemetry: Mailbox<TelemetryActor>,
+        hub: Mailbox<Hub>,
         clock: SharedClock,
         trash_retention_days: u32,
     ) -> Self {
@@ -138,8 +139,8 @@ impl Actor for InboxActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        ctx.notify(PurgeOldTrash);
-        ctx.run_interval(PURGE_EVERY, |_, ctx| ctx.notify(PurgeOldTrash));
+        mailbox::notify(ctx, PurgeOldTrash);
+        ctx.run_interval(PURGE_EVERY, |_, ctx| mailbox::notify(ctx, PurgeOldTrash));
     }
 }
 

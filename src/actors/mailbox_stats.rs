@@ -1,9 +1,9 @@
-//! Per-actor counters for `/api/status` (SPEC §12): messages handled, time spent in
-//! handlers, the slowest handler, per actor.
+//! Per-actor counters for `/api/status` (SPEC §12): messages received, handled and
+//! waiting, time spent in handlers, the slowest handler, per actor.
 //!
-//! Fed by `log_handled!`, so every handler that logs its message counts it. Process-wide
-//! (one service per process). actix 0.13 exposes no mailbox depth, so "waiting" is not
-//! here (research/actix.md §5).
+//! "Received" is counted by the sending side ([`super::mailbox`]), "handled" by
+//! `log_handled!`, which every handler calls; waiting is the difference. Process-wide
+//! (one service per process).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -14,7 +14,10 @@ use serde::Serialize;
 /// One actor's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct ActorCounters {
+    pub received: u64,
     pub handled: u64,
+    /// Received and not yet handled, the message in hand included.
+    pub waiting: u64,
     pub busy_us: u64,
     pub slowest_us: u64,
 }
@@ -31,9 +34,19 @@ pub fn record(actor: &'static str, took: Duration) {
     entry.slowest_us = entry.slowest_us.max(micros);
 }
 
+/// Counts one message sent to `actor`.
+pub fn record_received(actor: &'static str) {
+    let mut counters = COUNTERS.lock().unwrap_or_else(|p| p.into_inner());
+    counters.entry(actor).or_default().received += 1;
+}
+
 /// A copy of every actor's counters, by actor.
 pub fn snapshot() -> BTreeMap<&'static str, ActorCounters> {
-    COUNTERS.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    let mut counters = COUNTERS.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    for counter in counters.values_mut() {
+        counter.waiting = counter.received.saturating_sub(counter.handled);
+    }
+    counters
 }
 
 /// `inkling::actors::repository` → `repository`.
@@ -47,13 +60,18 @@ mod tests {
 
     #[test]
     fn handled_messages_are_counted_per_actor() {
+        for _ in 0..3 {
+            record_received("counter_test_actor");
+        }
         record("counter_test_actor", Duration::from_micros(10));
         record("counter_test_actor", Duration::from_micros(30));
         let counters = snapshot()["counter_test_actor"];
         assert_eq!(
             counters,
             ActorCounters {
+                received: 3,
                 handled: 2,
+                waiting: 1,
                 busy_us: 40,
                 slowest_us: 30
             }

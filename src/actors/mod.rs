@@ -18,6 +18,7 @@
 pub mod ai_worker;
 pub mod hub;
 pub mod inbox;
+pub mod mailbox;
 pub mod mailbox_stats;
 pub mod ollama_monitor;
 pub mod repository;

@@ -17,6 +17,7 @@ use actix::prelude::*;
 
 use super::hub::Hub;
 use super::log_handled;
+use super::mailbox::{self, Mailbox};
 use super::telemetry::{Emit, TelemetryActor};
 use crate::ai::{EnrichmentProvider, ProviderHealth};
 use crate::events::OllamaStatusChanged;
@@ -47,8 +48,8 @@ struct HealthChecked {
 
 pub struct OllamaMonitorActor {
     provider: Rc<dyn EnrichmentProvider>,
-    hub: Addr<Hub>,
-    telemetry: Addr<TelemetryActor>,
+    hub: Mailbox<Hub>,
+    telemetry: Mailbox<TelemetryActor>,
     interval: Duration,
     health: Option<ProviderHealth>,
     /// When the provider was first seen not ready in the current outage (tokio's
@@ -63,8 +64,8 @@ pub struct OllamaMonitorActor {
 impl OllamaMonitorActor {
     pub fn new(
         provider: Rc<dyn EnrichmentProvider>,
-        hub: Addr<Hub>,
-        telemetry: Addr<TelemetryActor>,
+        hub: Mailbox<Hub>,
+        telemetry: Mailbox<TelemetryActor>,
         interval: Duration,
     ) -> Self {
         OllamaMonitorActor {
@@ -89,10 +90,13 @@ impl OllamaMonitorActor {
         self.checking = true;
         let check = self.provider.health();
         ctx.spawn(check.into_actor(self).map(|health, _, ctx| {
-            ctx.notify(HealthChecked {
-                health,
-                announce: false,
-            });
+            mailbox::notify(
+                ctx,
+                HealthChecked {
+                    health,
+                    announce: false,
+                },
+            );
         }));
     }
 

@@ -16,6 +16,7 @@ use actix::prelude::*;
 
 use super::inbox::{InboxActor, RetryAllFailed};
 use super::log_handled;
+use super::mailbox::Mailbox;
 use super::ollama_monitor::{OllamaMonitorActor, Recheck};
 use super::telemetry::{ExportUsageLog, TelemetryActor};
 use crate::ai::ProviderHealth;
@@ -39,9 +40,9 @@ pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 
 /// What the tray talks to.
 pub struct TrayWiring {
-    pub inbox: Addr<InboxActor>,
-    pub monitor: Addr<OllamaMonitorActor>,
-    pub telemetry: Addr<TelemetryActor>,
+    pub inbox: Mailbox<InboxActor>,
+    pub monitor: Mailbox<OllamaMonitorActor>,
+    pub telemetry: Mailbox<TelemetryActor>,
     /// Stops the HTTP server; `run_until_stopped` then drains and exits 0.
     pub server: Option<ServerHandle>,
     /// The inbox page's address with the token (what `inkling open` opens).
@@ -181,10 +182,10 @@ impl Handler<TrayClicked> for TrayActor {
 /// never panics and never waits more than a few seconds.
 pub async fn start_on_desktop(
     wiring: TrayWiring,
-    hub: &Addr<super::hub::Hub>,
+    hub: &Mailbox<super::hub::Hub>,
     locale: Locale,
     failed: u64,
-) -> Option<Addr<TrayActor>> {
+) -> Option<Mailbox<TrayActor>> {
     let (clicks, mut clicked) = tokio::sync::mpsc::unbounded_channel();
     let model = menu::build(failed, None, locale);
     let handle = match crate::tray::ksni_backend::spawn(model, clicks).await {
@@ -194,12 +195,12 @@ pub async fn start_on_desktop(
             return None;
         }
     };
-    let tray = TrayActor::new(Arc::new(handle), wiring, locale, failed).start();
+    let tray = Mailbox::from(TrayActor::new(Arc::new(handle), wiring, locale, failed).start());
     hub.do_send(super::hub::Subscribe(
-        tray.clone().recipient::<FailedCountChanged>(),
+        tray.recipient::<FailedCountChanged>(),
     ));
     hub.do_send(super::hub::Subscribe(
-        tray.clone().recipient::<OllamaStatusChanged>(),
+        tray.recipient::<OllamaStatusChanged>(),
     ));
     let clicked_tray = tray.clone();
     actix_rt::spawn(async move {

@@ -14,7 +14,7 @@
 //! stream ends when the server stops; the page's EventSource then retries until the
 //! service is back.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use actix_web::web::Bytes;
@@ -24,6 +24,8 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 use super::AppState;
 use crate::actors::hub::Subscribe;
+use crate::actors::log_handled;
+use crate::actors::mailbox::Mailbox;
 use crate::events::{FailedCountChanged, NoteChanged, OllamaStatusChanged};
 
 const KEEP_ALIVE: Duration = Duration::from_secs(30);
@@ -58,28 +60,34 @@ impl Actor for LiveFeed {
 impl Handler<FailedCountChanged> for LiveFeed {
     type Result = ();
     fn handle(&mut self, msg: FailedCountChanged, ctx: &mut Context<Self>) {
+        let started = Instant::now();
         self.send(
             frame("failed_count", &serde_json::json!({ "count": msg.count })),
             ctx,
         );
+        log_handled!("FailedCountChanged", started, true);
     }
 }
 
 impl Handler<OllamaStatusChanged> for LiveFeed {
     type Result = ();
     fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
+        let started = Instant::now();
         let health = serde_json::to_value(&msg.health).unwrap_or_default();
         self.send(frame("ollama_status", &health), ctx);
+        log_handled!("OllamaStatusChanged", started, true);
     }
 }
 
 impl Handler<NoteChanged> for LiveFeed {
     type Result = ();
     fn handle(&mut self, msg: NoteChanged, ctx: &mut Context<Self>) {
+        let started = Instant::now();
         self.send(
             frame("note_changed", &serde_json::json!({ "id": msg.note_id })),
             ctx,
         );
+        log_handled!("NoteChanged", started, true);
     }
 }
 
@@ -88,10 +96,10 @@ pub async fn events(state: web::Data<AppState>) -> HttpResponse {
     let (out, mut receiver) = unbounded_channel();
     // The first bytes go out at once, so the client knows it is connected.
     let _ = out.send(Bytes::from_static(b": connected\n\n"));
-    let feed = LiveFeed { out }.start();
+    let feed = Mailbox::from(LiveFeed { out }.start());
     let hub = &state.services.hub;
-    hub.do_send(Subscribe(feed.clone().recipient::<FailedCountChanged>()));
-    hub.do_send(Subscribe(feed.clone().recipient::<OllamaStatusChanged>()));
+    hub.do_send(Subscribe(feed.recipient::<FailedCountChanged>()));
+    hub.do_send(Subscribe(feed.recipient::<OllamaStatusChanged>()));
     hub.do_send(Subscribe(feed.recipient::<NoteChanged>()));
     // The stream ends when the server stops, so a graceful stop does not wait for it.
     let stream = futures_util::stream::poll_fn(move |cx| {

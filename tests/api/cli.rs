@@ -32,9 +32,32 @@ fn capture_status_list_and_show_work_in_text_and_json() {
         "{}",
         text(&status.stdout)
     );
+    // SPEC §12: per-actor counters, received = handled + waiting.
+    let status_text = text(&status.stdout);
+    assert!(status_text.contains("received"), "{status_text}");
+    assert!(
+        status_text
+            .lines()
+            .any(|l| l.trim_start().starts_with("repository ")),
+        "{status_text}"
+    );
     let status_json: serde_json::Value =
         serde_json::from_slice(&service.cli(&["status", "--json"]).stdout).unwrap();
     assert_eq!(status_json["counts"]["pending"], 2);
+    for (actor, counters) in status_json["actors"].as_object().unwrap() {
+        let count = |k: &str| counters[k].as_u64().unwrap();
+        assert_eq!(
+            count("received"),
+            count("handled") + count("waiting"),
+            "{actor}: {counters}"
+        );
+    }
+    assert!(
+        status_json["actors"]["repository"]["received"]
+            .as_u64()
+            .unwrap()
+            >= 2
+    );
 
     let listed = text(&service.cli(&["list"]).stdout);
     assert_eq!(listed.lines().count(), 2, "{listed}");

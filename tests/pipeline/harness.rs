@@ -18,6 +18,7 @@ use std::time::Duration;
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
 use inkling::actors::hub::Subscribe;
+use inkling::actors::mailbox::Mailbox;
 use inkling::ai::ollama::OllamaClient;
 use inkling::clock::{Clock, TokioClock};
 use inkling::configuration::{Settings, UserFile};
@@ -121,7 +122,7 @@ impl Pipeline {
         let services =
             Services::start(&settings, Arc::new(clock), store, db_path.clone(), provider);
         let failed_counts = FailedCounts::default();
-        let recorder = FailedCountRecorder(failed_counts.clone()).start();
+        let recorder = Mailbox::from(FailedCountRecorder(failed_counts.clone()).start());
         services.hub.do_send(Subscribe(recorder.recipient()));
         let reader = rusqlite::Connection::open(&db_path).unwrap();
         let pipeline = Pipeline {

@@ -7,6 +7,7 @@ use actix::Actor;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use inkling::actors::hub::Subscribe;
+use inkling::actors::mailbox::Mailbox;
 use inkling::actors::tray::{GetMenu, TrayActor, TrayClicked, TrayWiring};
 use inkling::configuration::Locale;
 use inkling::events::{FailedCountChanged, OllamaStatusChanged};
@@ -48,12 +49,13 @@ fn start_tray(p: &Pipeline) -> Tray {
         }),
     };
     let addr = TrayActor::new(Arc::new(shown.clone()), wiring, Locale::En, 0).start();
+    let mailbox = Mailbox::from(addr.clone());
     p.services
         .hub
-        .do_send(Subscribe(addr.clone().recipient::<FailedCountChanged>()));
+        .do_send(Subscribe(mailbox.recipient::<FailedCountChanged>()));
     p.services
         .hub
-        .do_send(Subscribe(addr.clone().recipient::<OllamaStatusChanged>()));
+        .do_send(Subscribe(mailbox.recipient::<OllamaStatusChanged>()));
     Tray {
         addr,
         shown,

@@ -1,0 +1,194 @@
+//! `Mailbox<A>`: an actor's address that counts what is sent to it, so `/api/status`
+//! can say per actor how many messages it received, handled, and has waiting
+//! (SPEC §12).
+//!
+//! actix 0.13 keeps its queue length private (research/actix.md §5), so the count is
+//! kept here, on the sending side: every address the service holds is a `Mailbox`,
+//! hub subscriptions are [`CountedRecipient`]s, and an actor's messages to itself go
+//! through [`notify`]. The handled side is `log_handled!`, in every handler. Waiting is
+//! received − handled, the message in hand included.
+//!
+//! A `Mailbox` dereferences to its `Addr` for what it does not count (`connected`).
+//! A message sent to a stopped actor is not counted: it is never handled either.
+
+use std::ops::Deref;
+
+use actix::dev::{Request, ToEnvelope};
+use actix::{Actor, Addr, AsyncContext, Context, Handler, Message, Recipient};
+
+use super::mailbox_stats;
+
+/// The counters' name of actor type `A`: the module it lives in, one actor per module
+/// (`inkling::actors::repository::RepositoryActor` → `repository`), the same name
+/// `log_handled!` records under.
+pub fn actor_of<A>() -> &'static str {
+    let mut path = std::any::type_name::<A>().rsplit("::");
+    path.next(); // the type
+    path.next().unwrap_or("unknown")
+}
+
+/// An actor's address that counts each message sent through it.
+pub struct Mailbox<A: Actor> {
+    addr: Addr<A>,
+    actor: &'static str,
+}
+
+impl<A: Actor> Clone for Mailbox<A> {
+    fn clone(&self) -> Self {
+        Mailbox {
+            addr: self.addr.clone(),
+            actor: self.actor,
+        }
+    }
+}
+
+impl<A: Actor> Deref for Mailbox<A> {
+    type Target = Addr<A>;
+
+    fn deref(&self) -> &Addr<A> {
+        &self.addr
+    }
+}
+
+impl<A: Actor> From<Addr<A>> for Mailbox<A> {
+    fn from(addr: Addr<A>) -> Self {
+        Mailbox {
+            addr,
+            actor: actor_of::<A>(),
+        }
+    }
+}
+
+impl<A: Actor> Mailbox<A> {
+    fn count(&self) {
+        if self.addr.connected() {
+            mailbox_stats::record_received(self.actor);
+        }
+    }
+
+    /// `Addr::send`, counted.
+    pub fn send<M>(&self, message: M) -> Request<A, M>
+    where
+        M: Message + Send + 'static,
+        M::Result: Send,
+        A: Handler<M>,
+        A::Context: ToEnvelope<A, M>,
+    {
+        self.count();
+        self.addr.send(message)
+    }
+
+    /// `Addr::do_send`, counted.
+    pub fn do_send<M>(&self, message: M)
+    where
+        M: Message + Send + 'static,
+        M::Result: Send,
+        A: Handler<M>,
+        A::Context: ToEnvelope<A, M>,
+    {
+        self.count();
+        self.addr.do_send(message)
+    }
+
+    /// A recipient for one message type, counted (for hub subscriptions).
+    pub fn recipient<M>(&self) -> CountedRecipient<M>
+    where
+        M: Message + Send + 'static,
+        M::Result: Send,
+        A: Handler<M>,
+        A::Context: ToEnvelope<A, M>,
+    {
+        CountedRecipient {
+            recipient: self.addr.clone().recipient(),
+            actor: self.actor,
+        }
+    }
+}
+
+/// A recipient of one message type that counts what it is given.
+pub struct CountedRecipient<M>
+where
+    M: Message + Send,
+    M::Result: Send,
+{
+    recipient: Recipient<M>,
+    actor: &'static str,
+}
+
+impl<M> CountedRecipient<M>
+where
+    M: Message + Send,
+    M::Result: Send,
+{
+    /// `Recipient::do_send`, counted.
+    pub fn do_send(&self, message: M) {
+        if self.recipient.connected() {
+            mailbox_stats::record_received(self.actor);
+        }
+        self.recipient.do_send(message);
+    }
+
+    pub fn connected(&self) -> bool {
+        self.recipient.connected()
+    }
+}
+
+/// `ctx.notify(message)`, counted: an actor's message to itself.
+pub fn notify<A, M>(ctx: &mut Context<A>, message: M)
+where
+    A: Actor<Context = Context<A>> + Handler<M>,
+    M: Message + 'static,
+{
+    mailbox_stats::record_received(actor_of::<A>());
+    ctx.notify(message);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actors::log_handled;
+
+    /// A test actor in a module of its own, so it has its own counters.
+    mod counted_test_actor {
+        use super::*;
+
+        pub struct Slow;
+
+        impl Actor for Slow {
+            type Context = Context<Self>;
+        }
+
+        #[derive(Message)]
+        #[rtype(result = "()")]
+        pub struct Work;
+
+        impl Handler<Work> for Slow {
+            type Result = ();
+            fn handle(&mut self, _: Work, _: &mut Context<Self>) {
+                let started = std::time::Instant::now();
+                log_handled!("Work", started, true);
+            }
+        }
+    }
+
+    #[actix_rt::test]
+    async fn sent_messages_wait_until_handled_and_the_counts_agree() {
+        use counted_test_actor::{Slow, Work};
+        assert_eq!(actor_of::<Slow>(), "counted_test_actor");
+        let mailbox = Mailbox::from(Slow.start());
+
+        for _ in 0..5 {
+            mailbox.do_send(Work);
+        }
+        let counters = mailbox_stats::snapshot()["counted_test_actor"];
+        assert_eq!((counters.received, counters.waiting), (5, 5));
+
+        mailbox.recipient::<Work>().do_send(Work);
+        mailbox.send(Work).await.expect("handled");
+        let counters = mailbox_stats::snapshot()["counted_test_actor"];
+        assert_eq!(
+            (counters.received, counters.handled, counters.waiting),
+            (7, 7, 0)
+        );
+    }
+}
