@@ -27,3 +27,11 @@ pub struct OllamaStatusChanged {
 pub struct NoteChanged {
     pub note_id: String,
 }
+
+/// Many notes changed at once (a retry-all, emptying the expired notes): the live page
+/// reloads its list instead of fetching each note.
+#[derive(Debug, Clone, PartialEq, Eq, Message)]
+#[rtype(result = "()")]
+pub struct NotesChanged {
+    pub count: u64,
+}

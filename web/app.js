@@ -326,6 +326,12 @@ function connectLive() {
   events.addEventListener("note_changed", (event) => {
     noteChanged(JSON.parse(event.data).id);
   });
+  events.addEventListener("notes_changed", () => {
+    // Many at once (a retry-all): one reload, not a fetch per note.
+    loadNotes();
+    if (state.view === "trash") loadTrash();
+    scheduleCountsRefresh();
+  });
   // EventSource reconnects by itself; nothing else to do on error.
 }
 

@@ -10,7 +10,7 @@ use actix::{Actor, Context, Handler, Message};
 
 use super::log_handled;
 use super::mailbox::CountedRecipient;
-use crate::events::{FailedCountChanged, NoteChanged, OllamaStatusChanged};
+use crate::events::{FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged};
 
 /// Subscribes a recipient to one notification type.
 pub struct Subscribe<M>(pub CountedRecipient<M>)
@@ -61,6 +61,7 @@ pub struct Hub {
     failed_count: Topic<FailedCountChanged>,
     ollama_status: Topic<OllamaStatusChanged>,
     note_changed: Topic<NoteChanged>,
+    notes_changed: Topic<NotesChanged>,
 }
 
 impl Default for Hub {
@@ -69,6 +70,7 @@ impl Default for Hub {
             failed_count: Topic::new(),
             ollama_status: Topic::new(),
             note_changed: Topic::new(),
+            notes_changed: Topic::new(),
         }
     }
 }
@@ -109,3 +111,4 @@ macro_rules! hub_topic {
 hub_topic!(FailedCountChanged, failed_count);
 hub_topic!(OllamaStatusChanged, ollama_status);
 hub_topic!(NoteChanged, note_changed);
+hub_topic!(NotesChanged, notes_changed);

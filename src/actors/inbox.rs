@@ -28,7 +28,7 @@ use super::repository::{
 use super::telemetry::{Emit, TelemetryActor};
 use crate::clock::SharedClock;
 use crate::domain::{AiStatus, Note, NoteBody};
-use crate::events::{FailedCountChanged, NoteChanged};
+use crate::events::{FailedCountChanged, NoteChanged, NotesChanged};
 use crate::storage::{StoreError, StoreResult};
 use crate::telemetry::events::{AiRetryManual, NoFields, UsageEvent};
 
@@ -93,19 +93,39 @@ impl Collaborators {
     /// What follows notes moving to the trash: out of the AI queue at once, one
     /// `note_trashed` each, announced, and the failed count (they may have been failed).
     async fn trashed(&self, ids: Vec<String>) -> StoreResult<()> {
-        for id in &ids {
+        for _ in &ids {
             self.telemetry
                 .do_send(Emit(UsageEvent::NoteTrashed(NoFields {})));
-            self.hub.do_send(NoteChanged {
-                note_id: id.clone(),
-            });
         }
+        self.announce_changed(&ids);
         self.worker.do_send(Forget { note_ids: ids });
         let failed = self.repository.send(CountFailed).await.map_err(mailbox)??;
         self.hub.do_send(FailedCountChanged { count: failed });
         Ok(())
     }
 }
+
+impl Collaborators {
+    /// Tells the live page which notes changed: one event per note for a few, one
+    /// "reload" for more than a page of them (a retry-all of thousands would otherwise
+    /// make an open page fetch each one).
+    fn announce_changed(&self, ids: &[String]) {
+        if ids.len() > ONE_BY_ONE_AT_MOST {
+            self.hub.do_send(NotesChanged {
+                count: ids.len() as u64,
+            });
+            return;
+        }
+        for id in ids {
+            self.hub.do_send(NoteChanged {
+                note_id: id.clone(),
+            });
+        }
+    }
+}
+
+/// Above this many notes changed at once, the page is told to reload (one page of it).
+const ONE_BY_ONE_AT_MOST: usize = 50;
 
 pub struct InboxActor {
     with: Collaborators,
@@ -206,16 +226,12 @@ impl Handler<RetryAllFailed> for InboxActor {
 
     fn handle(&mut self, _: RetryAllFailed, _: &mut Context<Self>) -> Self::Result {
         let started = Instant::now();
-        let Collaborators {
-            repository,
-            worker,
-            telemetry,
-            hub,
-        } = self.with.clone();
+        let with = self.with.clone();
         let now = self.clock.now();
         log_handled!("RetryAllFailed", started, true);
         Box::pin(async move {
-            let ids = repository
+            let ids = with
+                .repository
                 .send(RequeueAllFailed { now })
                 .await
                 .map_err(mailbox)??;
@@ -223,23 +239,20 @@ impl Handler<RetryAllFailed> for InboxActor {
             if count == 0 {
                 return Ok(0);
             }
-            for note_id in &ids {
-                hub.do_send(NoteChanged {
-                    note_id: note_id.clone(),
-                });
-            }
-            worker.do_send(Enqueue {
+            with.announce_changed(&ids);
+            with.worker.do_send(Enqueue {
                 note_ids: ids,
                 at: now,
             });
-            worker.do_send(ResumeNow {
+            with.worker.do_send(ResumeNow {
                 why: "manual retry of failed notes",
             });
-            telemetry.do_send(Emit(UsageEvent::AiRetryManual(AiRetryManual {
-                failed_count: count,
-            })));
-            let failed = repository.send(CountFailed).await.map_err(mailbox)??;
-            hub.do_send(FailedCountChanged { count: failed });
+            with.telemetry
+                .do_send(Emit(UsageEvent::AiRetryManual(AiRetryManual {
+                    failed_count: count,
+                })));
+            let failed = with.repository.send(CountFailed).await.map_err(mailbox)??;
+            with.hub.do_send(FailedCountChanged { count: failed });
             tracing::info!(count, "failed notes requeued");
             Ok(count)
         })

@@ -7,6 +7,7 @@
 //! event: failed_count      data: {"count":3}
 //! event: ollama_status     data: {"state":"not_running","detail":"…"}
 //! event: note_changed      data: {"id":"…"}
+//! event: notes_changed     data: {"count":1200}   (many at once: reload the list)
 //! ```
 //!
 //! A comment line every 30 s keeps the connection alive and notices a client that
@@ -26,7 +27,7 @@ use super::AppState;
 use crate::actors::hub::Subscribe;
 use crate::actors::log_handled;
 use crate::actors::mailbox::Mailbox;
-use crate::events::{FailedCountChanged, NoteChanged, OllamaStatusChanged};
+use crate::events::{FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged};
 
 const KEEP_ALIVE: Duration = Duration::from_secs(30);
 
@@ -79,6 +80,18 @@ impl Handler<OllamaStatusChanged> for LiveFeed {
     }
 }
 
+impl Handler<NotesChanged> for LiveFeed {
+    type Result = ();
+    fn handle(&mut self, msg: NotesChanged, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        self.send(
+            frame("notes_changed", &serde_json::json!({ "count": msg.count })),
+            ctx,
+        );
+        log_handled!("NotesChanged", started, true);
+    }
+}
+
 impl Handler<NoteChanged> for LiveFeed {
     type Result = ();
     fn handle(&mut self, msg: NoteChanged, ctx: &mut Context<Self>) {
@@ -101,6 +114,7 @@ pub async fn events(state: web::Data<AppState>) -> HttpResponse {
     hub.do_send(Subscribe(feed.recipient::<FailedCountChanged>()));
     hub.do_send(Subscribe(feed.recipient::<OllamaStatusChanged>()));
     hub.do_send(Subscribe(feed.recipient::<NoteChanged>()));
+    hub.do_send(Subscribe(feed.recipient::<NotesChanged>()));
     // The stream ends when the server stops, so a graceful stop does not wait for it.
     let stream = futures_util::stream::poll_fn(move |cx| {
         receiver

@@ -99,6 +99,40 @@ async fn the_failed_banner_shows_n_retry_hides_it_at_once_and_the_notes_finish()
 }
 
 #[actix_rt::test]
+async fn retrying_more_than_a_page_of_failed_notes_reloads_the_list_once() {
+    let mut browser = start(&[]).await;
+    failed_notes(&browser, 60).await;
+    browser.open_inbox().await;
+    browser.wait_visible("failed-banner").await;
+    // Ollama goes away: the requeued notes wait, so no completions add fetches.
+    browser.fake.stop();
+    browser
+        .eval("performance.clearResourceTimings(); return true;")
+        .await;
+
+    browser.click("#retry").await;
+
+    browser
+        .wait_until(
+            "the reloaded list shows a page of pending notes",
+            "document.querySelectorAll('#notes li[data-status=pending]').length === 50",
+        )
+        .await;
+    let one_by_one = browser
+        .eval(
+            r"return performance.getEntriesByType('resource')
+                .filter(e => /^\/api\/notes\/[0-9a-f-]+$/.test(new URL(e.name).pathname)).length;",
+        )
+        .await;
+    assert_eq!(
+        one_by_one,
+        json!(0),
+        "no fetch per note for 60 requeued notes"
+    );
+    browser.close().await;
+}
+
+#[actix_rt::test]
 async fn a_note_captured_and_finished_elsewhere_appears_on_the_open_page_live() {
     let browser = start(&[]).await;
     browser.open_inbox().await;
