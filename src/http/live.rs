@@ -58,51 +58,32 @@ impl Actor for LiveFeed {
     }
 }
 
-impl Handler<FailedCountChanged> for LiveFeed {
-    type Result = ();
-    fn handle(&mut self, msg: FailedCountChanged, ctx: &mut Context<Self>) {
-        let started = Instant::now();
-        self.send(
-            frame("failed_count", &serde_json::json!({ "count": msg.count })),
-            ctx,
-        );
-        log_handled!("FailedCountChanged", started, true);
-    }
+/// One notification type → one SSE event: its handler, which writes the frame.
+macro_rules! live_event {
+    ($message:ty, $event:literal, |$msg:ident| $data:expr) => {
+        impl Handler<$message> for LiveFeed {
+            type Result = ();
+            fn handle(&mut self, $msg: $message, ctx: &mut Context<Self>) {
+                let started = Instant::now();
+                self.send(frame($event, &$data), ctx);
+                log_handled!(stringify!($message), started, true);
+            }
+        }
+    };
 }
 
-impl Handler<OllamaStatusChanged> for LiveFeed {
-    type Result = ();
-    fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
-        let started = Instant::now();
-        let health = serde_json::to_value(&msg.health).unwrap_or_default();
-        self.send(frame("ollama_status", &health), ctx);
-        log_handled!("OllamaStatusChanged", started, true);
-    }
-}
-
-impl Handler<NotesChanged> for LiveFeed {
-    type Result = ();
-    fn handle(&mut self, msg: NotesChanged, ctx: &mut Context<Self>) {
-        let started = Instant::now();
-        self.send(
-            frame("notes_changed", &serde_json::json!({ "count": msg.count })),
-            ctx,
-        );
-        log_handled!("NotesChanged", started, true);
-    }
-}
-
-impl Handler<NoteChanged> for LiveFeed {
-    type Result = ();
-    fn handle(&mut self, msg: NoteChanged, ctx: &mut Context<Self>) {
-        let started = Instant::now();
-        self.send(
-            frame("note_changed", &serde_json::json!({ "id": msg.note_id })),
-            ctx,
-        );
-        log_handled!("NoteChanged", started, true);
-    }
-}
+live_event!(FailedCountChanged, "failed_count", |msg| {
+    serde_json::json!({ "count": msg.count })
+});
+live_event!(OllamaStatusChanged, "ollama_status", |msg| {
+    serde_json::to_value(&msg.health).unwrap_or_default()
+});
+live_event!(NoteChanged, "note_changed", |msg| {
+    serde_json::json!({ "id": msg.note_id })
+});
+live_event!(NotesChanged, "notes_changed", |msg| {
+    serde_json::json!({ "count": msg.count })
+});
 
 /// `GET /api/events` → `text/event-stream`.
 pub async fn events(state: web::Data<AppState>) -> HttpResponse {
