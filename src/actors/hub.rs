@@ -9,11 +9,11 @@ use std::time::Instant;
 use actix::{Actor, Context, Handler, Message};
 
 use super::log_handled;
-use super::mailbox::CountedRecipient;
+use super::mailbox::Subscriber;
 use crate::events::{FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged};
 
 /// Subscribes a recipient to one notification type.
-pub struct Subscribe<M>(pub CountedRecipient<M>)
+pub struct Subscribe<M>(pub Subscriber<M>)
 where
     M: Message<Result = ()> + Send;
 
@@ -26,7 +26,7 @@ where
 
 /// The subscribers of one notification type and its last value.
 struct Topic<M: Message<Result = ()> + Send + Clone> {
-    subscribers: Vec<CountedRecipient<M>>,
+    subscribers: Vec<Subscriber<M>>,
     last: Option<M>,
 }
 
@@ -41,7 +41,7 @@ where
         }
     }
 
-    fn subscribe(&mut self, recipient: CountedRecipient<M>) {
+    fn subscribe(&mut self, recipient: Subscriber<M>) {
         if let Some(last) = &self.last {
             recipient.do_send(last.clone());
         }

@@ -4,9 +4,13 @@
 //!
 //! actix 0.13 keeps its queue length private (research/actix.md §5), so the count is
 //! kept here, on the sending side: every address the service holds is a `Mailbox`,
-//! hub subscriptions are [`CountedRecipient`]s, and an actor's messages to itself go
-//! through [`notify`]. The handled side is `log_handled!`, in every handler. Waiting is
+//! hub subscriptions are [`Subscriber`]s, and an actor's messages to itself go through
+//! [`notify`]. The handled side is `log_handled!`, in every handler. Waiting is
 //! received − handled, the message in hand included.
+//!
+//! Only the service's own actors, which live as long as it does, are counted. An actor
+//! that stops drops what is still in its mailbox unhandled (actix does), so a
+//! short-lived one (a live feed per page) would show those as waiting forever.
 //!
 //! A `Mailbox` dereferences to its `Addr` for what it does not count (`connected`).
 //! A message sent to a stopped actor is not counted: it is never handled either.
@@ -90,40 +94,50 @@ impl<A: Actor> Mailbox<A> {
         self.addr.do_send(message)
     }
 
-    /// A recipient for one message type, counted (for hub subscriptions).
-    pub fn recipient<M>(&self) -> CountedRecipient<M>
+    /// A hub subscriber for one message type, counted.
+    pub fn recipient<M>(&self) -> Subscriber<M>
     where
         M: Message + Send + 'static,
         M::Result: Send,
         A: Handler<M>,
         A::Context: ToEnvelope<A, M>,
     {
-        CountedRecipient {
+        Subscriber {
             recipient: self.addr.clone().recipient(),
-            actor: self.actor,
+            actor: Some(self.actor),
         }
     }
 }
 
-/// A recipient of one message type that counts what it is given.
-pub struct CountedRecipient<M>
+/// A hub subscriber: a recipient of one message type, counted when it is one of the
+/// service's actors ([`Mailbox::recipient`]).
+pub struct Subscriber<M>
 where
     M: Message + Send,
     M::Result: Send,
 {
     recipient: Recipient<M>,
-    actor: &'static str,
+    actor: Option<&'static str>,
 }
 
-impl<M> CountedRecipient<M>
+impl<M> Subscriber<M>
 where
     M: Message + Send,
     M::Result: Send,
 {
+    /// A subscriber that stops long before the service (see the module docs): not
+    /// counted.
+    pub fn short_lived(recipient: Recipient<M>) -> Self {
+        Subscriber {
+            recipient,
+            actor: None,
+        }
+    }
+
     /// `Recipient::do_send`, counted.
     pub fn do_send(&self, message: M) {
-        if self.recipient.connected() {
-            mailbox_stats::record_received(self.actor);
+        if let Some(actor) = self.actor.filter(|_| self.recipient.connected()) {
+            mailbox_stats::record_received(actor);
         }
         self.recipient.do_send(message);
     }

@@ -15,7 +15,7 @@
 //! stream ends when the server stops; the page's EventSource then retries until the
 //! service is back.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actix::prelude::*;
 use actix_web::web::Bytes;
@@ -25,8 +25,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 use super::AppState;
 use crate::actors::hub::Subscribe;
-use crate::actors::log_handled;
-use crate::actors::mailbox::Mailbox;
+use crate::actors::mailbox::Subscriber;
 use crate::events::{FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged};
 
 const KEEP_ALIVE: Duration = Duration::from_secs(30);
@@ -58,15 +57,14 @@ impl Actor for LiveFeed {
     }
 }
 
-/// One notification type → one SSE event: its handler, which writes the frame.
+/// One notification type → one SSE event: its handler, which writes the frame. (No
+/// `log_handled!`: feeds are not in the per-actor counters, see `events`.)
 macro_rules! live_event {
     ($message:ty, $event:literal, |$msg:ident| $data:expr) => {
         impl Handler<$message> for LiveFeed {
             type Result = ();
             fn handle(&mut self, $msg: $message, ctx: &mut Context<Self>) {
-                let started = Instant::now();
                 self.send(frame($event, &$data), ctx);
-                log_handled!(stringify!($message), started, true);
             }
         }
     };
@@ -90,12 +88,22 @@ pub async fn events(state: web::Data<AppState>) -> HttpResponse {
     let (out, mut receiver) = unbounded_channel();
     // The first bytes go out at once, so the client knows it is connected.
     let _ = out.send(Bytes::from_static(b": connected\n\n"));
-    let feed = Mailbox::from(LiveFeed { out }.start());
+    // Not counted in the per-actor counters: a feed stops with its client, dropping
+    // what is queued for it (src/actors/mailbox.rs).
+    let feed = LiveFeed { out }.start();
     let hub = &state.services.hub;
-    hub.do_send(Subscribe(feed.recipient::<FailedCountChanged>()));
-    hub.do_send(Subscribe(feed.recipient::<OllamaStatusChanged>()));
-    hub.do_send(Subscribe(feed.recipient::<NoteChanged>()));
-    hub.do_send(Subscribe(feed.recipient::<NotesChanged>()));
+    hub.do_send(Subscribe(Subscriber::short_lived(
+        feed.clone().recipient::<FailedCountChanged>(),
+    )));
+    hub.do_send(Subscribe(Subscriber::short_lived(
+        feed.clone().recipient::<OllamaStatusChanged>(),
+    )));
+    hub.do_send(Subscribe(Subscriber::short_lived(
+        feed.clone().recipient::<NoteChanged>(),
+    )));
+    hub.do_send(Subscribe(Subscriber::short_lived(
+        feed.recipient::<NotesChanged>(),
+    )));
     // The stream ends when the server stops, so a graceful stop does not wait for it.
     let stream = futures_util::stream::poll_fn(move |cx| {
         receiver

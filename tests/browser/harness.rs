@@ -235,29 +235,36 @@ impl Browser {
         self.eval(&format!("return {};", shown(id))).await == json!(true)
     }
 
+    /// The text of the first element matching `css` (found again if a re-render made
+    /// it stale, as `click` does).
     pub async fn text(&self, css: &str) -> String {
-        self.client
-            .find(Locator::Css(css))
+        self.on_fresh_element(css, |element| async move { element.text().await })
             .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
     }
 
     /// Clicks the first element matching `css`. The page re-renders lists when live
-    /// updates arrive, so an element found a moment ago may be gone: find it again.
+    /// updates arrive (and reloads them when the live feed connects), so an element
+    /// found a moment ago may be gone: find it again.
     pub async fn click(&self, css: &str) {
+        self.on_fresh_element(css, |element| async move { element.click().await })
+            .await
+    }
+
+    async fn on_fresh_element<T, F, Fut>(&self, css: &str, action: F) -> T
+    where
+        F: Fn(fantoccini::elements::Element) -> Fut,
+        Fut: std::future::Future<Output = Result<T, fantoccini::error::CmdError>>,
+    {
         for _ in 0..50 {
             let element = self.client.find(Locator::Css(css)).await.unwrap();
-            match element.click().await {
-                Ok(()) => return,
+            match action(element).await {
+                Ok(value) => return value,
                 Err(fantoccini::error::CmdError::Standard(e))
                     if e.error == fantoccini::error::ErrorStatus::StaleElementReference =>
                 {
                     actix_rt::time::sleep(Duration::from_millis(20)).await;
                 }
-                Err(e) => panic!("cannot click {css}: {e}"),
+                Err(e) => panic!("cannot use {css}: {e}"),
             }
         }
         panic!("{css} kept going stale");
