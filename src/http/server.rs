@@ -14,8 +14,9 @@
 //!   holds newcomers) until one closes;
 //! - an accept error such as EMFILE pauses accepting for 100 ms, never ends the server;
 //! - SIGINT/SIGTERM → graceful stop (a second signal stops at once);
-//! - a graceful stop closes the listening socket, gives open connections up to the grace
-//!   period to finish, then drops them.
+//! - a graceful stop closes the listening socket and idle kept-alive connections, lets
+//!   long responses that watch [`ServerHandle::stopping`] end (the live feed), gives the
+//!   requests in hand up to the grace period, then drops what is left.
 //!
 //! Request and keep-alive timeouts are actix-http's (5 s each, as under `HttpServer`).
 
