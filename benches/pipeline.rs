@@ -199,24 +199,14 @@ async fn retry() {
     let started = Instant::now();
     let tx = conn.transaction().unwrap();
     let ids: Vec<String> = tx
-        .prepare(inkling::storage::store::FIND_FAILED_IDS_SQL)
+        .prepare(inkling::storage::store::REQUEUE_FAILED_SQL)
         .unwrap()
-        .query_map([], |r| r.get(0))
+        .query_map([&now], |r| r.get(0))
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    tx.execute(
-        "INSERT OR IGNORE INTO pending_jobs (note_id, attempts, next_run_at)
-         SELECT id, 0, ?1 FROM notes WHERE ai_status = 'failed' AND deleted_at IS NULL",
-        [&now],
-    )
-    .unwrap();
-    tx.execute(
-        "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?1
-         WHERE ai_status = 'failed' AND deleted_at IS NULL",
-        [&now],
-    )
-    .unwrap();
+    tx.execute(inkling::storage::store::INSERT_REQUEUED_JOBS_SQL, [&now])
+        .unwrap();
     tx.commit().unwrap();
     let raw = started.elapsed();
     assert_eq!(ids.len(), FAILED_NOTES);

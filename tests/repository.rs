@@ -8,6 +8,7 @@ use inkling::actors::repository::{
 use inkling::domain::{AiStatus, Enrichment, ListFilter, NoteBody};
 use inkling::storage::store::{
     COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL, DUE_JOBS_SQL, FIND_FAILED_IDS_SQL,
+    INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL,
 };
 use inkling::storage::{Store, StoreError, WaitReason};
 use rusqlite::types::Value;
@@ -138,7 +139,11 @@ fn retry_all_failed_turns_every_failed_note_pending_with_a_fresh_job_in_one_go()
 
     let ids = store.retry_all_failed(now).unwrap();
 
-    assert_eq!(ids, vec![b.clone(), a.clone()]);
+    let mut ids = ids;
+    ids.sort();
+    let mut expected = vec![a.clone(), b.clone()];
+    expected.sort();
+    assert_eq!(ids, expected);
     for id in [&a, &b] {
         let note = store.get(id).unwrap();
         assert_eq!(note.ai_status, AiStatus::Pending);
@@ -158,11 +163,12 @@ fn retry_all_failed_rolls_back_entirely_when_it_cannot_finish() {
     let mut store = store();
     let a = failed_note(&mut store, "a", t0());
     let b = failed_note(&mut store, "b", t0());
-    // Sabotage: the second statement of the transaction (the status update) fails.
+    // Sabotage: the second statement of the transaction (the job rows) fails, after
+    // the first has already turned the notes pending.
     store
         .connection()
         .execute_batch(
-            "CREATE TRIGGER sabotage BEFORE UPDATE OF ai_status ON notes
+            "CREATE TRIGGER sabotage BEFORE INSERT ON pending_jobs
              BEGIN SELECT RAISE(ABORT, 'sabotaged'); END;",
         )
         .unwrap();
@@ -496,6 +502,19 @@ fn counts_failed_ids_due_jobs_and_tag_lists_use_an_index() {
         &[Value::Text("failed".into())],
     );
     assert_uses_index(&store, "find_failed_ids", FIND_FAILED_IDS_SQL, &[]);
+    let stamp = [Value::Text(inkling::domain::timestamp(now))];
+    assert_uses_index(
+        &store,
+        "retry_all_failed, update",
+        REQUEUE_FAILED_SQL,
+        &stamp,
+    );
+    assert_uses_index(
+        &store,
+        "retry_all_failed, jobs",
+        INSERT_REQUEUED_JOBS_SQL,
+        &stamp,
+    );
     assert_uses_index(&store, "count_expired", COUNT_EXPIRED_SQL, &[cutoff]);
     assert_uses_index(
         &store,

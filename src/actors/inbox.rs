@@ -240,6 +240,9 @@ impl Handler<RetryAllFailed> for InboxActor {
                 return Ok(0);
             }
             with.announce_changed(&ids);
+            // Counted before the worker takes the ids: its Enqueue of 100,000 jobs runs
+            // on this thread (~70 ms) and the caller need not wait for it.
+            let failed = with.repository.send(CountFailed).await.map_err(mailbox)??;
             with.worker.do_send(Enqueue {
                 note_ids: ids,
                 at: now,
@@ -251,7 +254,6 @@ impl Handler<RetryAllFailed> for InboxActor {
                 .do_send(Emit(UsageEvent::AiRetryManual(AiRetryManual {
                     failed_count: count,
                 })));
-            let failed = with.repository.send(CountFailed).await.map_err(mailbox)??;
             with.hub.do_send(FailedCountChanged { count: failed });
             tracing::info!(count, "failed notes requeued");
             Ok(count)

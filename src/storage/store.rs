@@ -115,6 +115,17 @@ pub struct NoteCounts {
 /// Ids of failed, active notes, most recently updated first.
 pub const FIND_FAILED_IDS_SQL: &str = "SELECT id FROM notes
      WHERE ai_status = 'failed' AND deleted_at IS NULL ORDER BY updated_at DESC";
+/// `retry_all_failed`, first statement: every failed active note back to pending,
+/// stamped with ?1; returns their ids.
+pub const REQUEUE_FAILED_SQL: &str =
+    "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?1
+     WHERE ai_status = 'failed' AND deleted_at IS NULL RETURNING id";
+/// `retry_all_failed`, second statement: a fresh job row for each note the first one
+/// stamped with ?1 (found through `notes_active_by_status`).
+pub const INSERT_REQUEUED_JOBS_SQL: &str =
+    "INSERT OR IGNORE INTO pending_jobs (note_id, attempts, next_run_at)
+     SELECT id, 0, ?1 FROM notes
+     WHERE ai_status = 'pending' AND deleted_at IS NULL AND updated_at = ?1";
 /// Active notes with a status (?1).
 pub const COUNT_WITH_STATUS_SQL: &str =
     "SELECT COUNT(*) FROM notes WHERE ai_status = ?1 AND deleted_at IS NULL";
@@ -353,35 +364,29 @@ impl Store {
     }
 
     /// Every failed active note back to pending with a fresh job row, in ONE
-    /// transaction. Returns their ids (most recently updated first); empty writes nothing.
+    /// transaction. Returns their ids (in no particular order); empty writes nothing.
     ///
-    /// The job insert is `INSERT OR IGNORE`: should a failed note somehow still have a
-    /// row, it is kept as it is rather than failing the whole retry (seed §3 race guard).
+    /// Two passes over the failed notes, not three: the status update returns the ids
+    /// (`RETURNING`), and the job rows are made from the notes it just stamped with
+    /// `now`. The job insert is `INSERT OR IGNORE`: should a failed note somehow still
+    /// have a row, it is kept as it is rather than failing the whole retry (seed §3 race
+    /// guard); a pending note that already had `updated_at = now` has its row already.
     pub fn retry_all_failed(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
         let at = timestamp(now);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let ids = {
-            let mut stmt = tx.prepare_cached(FIND_FAILED_IDS_SQL)?;
+            let mut stmt = tx.prepare_cached(REQUEUE_FAILED_SQL)?;
             let ids = stmt
-                .query_map([], |r| r.get(0))?
+                .query_map([&at], |r| r.get(0))?
                 .collect::<Result<Vec<String>, _>>()?;
             ids
         };
         if ids.is_empty() {
-            return Ok(ids); // dropping the transaction rolls back: nothing written
+            return Ok(ids); // nothing matched: nothing was written
         }
-        tx.execute(
-            "INSERT OR IGNORE INTO pending_jobs (note_id, attempts, next_run_at)
-             SELECT id, 0, ?1 FROM notes WHERE ai_status = 'failed' AND deleted_at IS NULL",
-            [&at],
-        )?;
-        tx.execute(
-            "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?1
-             WHERE ai_status = 'failed' AND deleted_at IS NULL",
-            [&at],
-        )?;
+        tx.execute(INSERT_REQUEUED_JOBS_SQL, [&at])?;
         tx.commit()?;
         Ok(ids)
     }
