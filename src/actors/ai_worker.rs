@@ -467,14 +467,20 @@ impl AiWorkerActor {
         }
     }
 
-    /// An answer could not be saved (e.g. a full disk): the answer is lost, the job is
-    /// not (its row and attempts are untouched). Every other answer would be lost the
-    /// same way, so the whole worker waits.
+    /// An answer could not be saved: the answer is lost, the job is not (its row and
+    /// attempts are untouched); it runs again in 30 s. When the disk is the trouble
+    /// (full, read-only, failing) every other answer would be lost the same way, so the
+    /// whole worker waits too; any other error holds up only this job.
     fn save_failed(&mut self, note_id: String, attempts: u32, error: StoreError) {
         let until = self.clock.now() + STORAGE_RETRY_DELAY;
-        tracing::error!(%note_id, %error, until = %timestamp(until),
-            "cannot save the enrichment; the worker waits, then tries again");
-        self.storage_wait_until = Some(until);
+        if error.is_disk_trouble() {
+            tracing::error!(%note_id, %error, until = %timestamp(until),
+                "cannot save the enrichment; the worker waits, then tries again");
+            self.storage_wait_until = Some(until);
+        } else {
+            tracing::error!(%note_id, %error, until = %timestamp(until),
+                "cannot save the enrichment; the job runs again later");
+        }
         if !self.jobs.contains_key(&note_id) {
             self.upsert(
                 note_id,

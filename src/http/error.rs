@@ -128,6 +128,7 @@ mod tests {
             (rusqlite::ffi::SQLITE_IOERR_FSYNC, 503, "disk failed"),
         ];
         for (code, status, says) in cases {
+            assert!(sqlite_failure(code).is_disk_trouble(), "code {code}");
             let error = ApiError::from(sqlite_failure(code));
             assert_eq!(error.status_code().as_u16(), status, "code {code}");
             assert!(error.to_string().contains(says), "{error}");
@@ -136,6 +137,7 @@ mod tests {
 
     #[test]
     fn other_database_errors_are_internal_errors() {
+        assert!(!sqlite_failure(rusqlite::ffi::SQLITE_CONSTRAINT).is_disk_trouble());
         let error = ApiError::from(sqlite_failure(rusqlite::ffi::SQLITE_CORRUPT));
         assert_eq!(error.status_code().as_u16(), 500);
     }

@@ -56,6 +56,17 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+impl StoreError {
+    /// The disk, not the data, is the trouble: full, read-only or failing. Every write
+    /// would fail the same way until it is fixed.
+    pub fn is_disk_trouble(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Full(_) | StoreError::ReadOnly(_) | StoreError::DiskIo(_)
+        )
+    }
+}
+
 pub type StoreResult<T> = Result<T, StoreError>;
 
 /// Why a job is waiting (column `pending_jobs.wait_reason`, migration 0002).

@@ -58,3 +58,36 @@ async fn on_a_full_disk_the_worker_waits_instead_of_asking_for_answers_it_cannot
         "a lost answer is not a failed attempt"
     );
 }
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn an_answer_that_cannot_be_saved_for_another_reason_holds_up_only_its_own_note() {
+    let mut p = Pipeline::start(&[]).await;
+    p.fake.stop();
+    let stuck = p.capture("the one that cannot be saved").await;
+    let others = [p.capture("first").await, p.capture("second").await];
+    p.settle().await;
+    // Not the disk: this one note's save is refused (SQLITE_CONSTRAINT from a trigger).
+    rusqlite::Connection::open(p.settings.database_path())
+        .unwrap()
+        .execute_batch(&format!(
+            "CREATE TRIGGER refuse_one BEFORE UPDATE OF ai_status ON notes
+             WHEN NEW.id = '{stuck}' AND NEW.ai_status = 'done'
+             BEGIN SELECT RAISE(ABORT, 'refused'); END;"
+        ))
+        .unwrap();
+
+    p.fake.start().await;
+    p.advance(Duration::from_secs(1)).await;
+    p.settle_until("the other two done", |p| {
+        others.iter().all(|id| p.note(id).status == "done")
+    })
+    .await;
+
+    let status = p.ask(&p.services.worker, GetWorkerStatus).await;
+    assert!(
+        !matches!(status.state, WorkerState::StorageUnavailable { .. }),
+        "one refused note is not a disk problem: {status:?}"
+    );
+    assert_eq!(p.note(&stuck).status, "pending");
+    assert_eq!(p.max_attempts_spent(), 0);
+}
