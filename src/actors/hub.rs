@@ -1,8 +1,10 @@
 //! `Hub`: fans the shared notifications of [`crate::events`] out to their subscribers.
 //!
 //! Publishers `do_send` a notification to the hub and need not know who listens. A new
-//! subscriber is sent the last value of its topic at once, so an actor that starts
-//! after the first health check still learns the provider's state.
+//! subscriber of a *state* topic (the failed count, the provider's health) is sent its
+//! last value at once, so an actor that starts after the first health check still
+//! learns the provider's state. *Event* topics (a note changed) are not replayed: an old
+//! change means nothing to a newcomer, and a page would fetch the note for nothing.
 
 use std::time::Instant;
 
@@ -24,20 +26,31 @@ where
     type Result = ();
 }
 
-/// The subscribers of one notification type and its last value.
+/// The subscribers of one notification type and, for a state topic, its last value.
 struct Topic<M: Message<Result = ()> + Send + Clone> {
     subscribers: Vec<Subscriber<M>>,
     last: Option<M>,
+    replays: bool,
 }
 
 impl<M: Message<Result = ()> + Send + Clone + 'static> Topic<M>
 where
     M::Result: Send,
 {
-    fn new() -> Self {
+    /// A topic whose last value a new subscriber gets at once.
+    fn state() -> Self {
         Topic {
             subscribers: Vec::new(),
             last: None,
+            replays: true,
+        }
+    }
+
+    /// A topic of events, not replayed.
+    fn events() -> Self {
+        Topic {
+            replays: false,
+            ..Self::state()
         }
     }
 
@@ -53,7 +66,9 @@ where
         for subscriber in &self.subscribers {
             subscriber.do_send(message.clone());
         }
-        self.last = Some(message);
+        if self.replays {
+            self.last = Some(message);
+        }
     }
 }
 
@@ -67,10 +82,10 @@ pub struct Hub {
 impl Default for Hub {
     fn default() -> Self {
         Hub {
-            failed_count: Topic::new(),
-            ollama_status: Topic::new(),
-            note_changed: Topic::new(),
-            notes_changed: Topic::new(),
+            failed_count: Topic::state(),
+            ollama_status: Topic::state(),
+            note_changed: Topic::events(),
+            notes_changed: Topic::events(),
         }
     }
 }
@@ -112,3 +127,74 @@ hub_topic!(FailedCountChanged, failed_count);
 hub_topic!(OllamaStatusChanged, ollama_status);
 hub_topic!(NoteChanged, note_changed);
 hub_topic!(NotesChanged, notes_changed);
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use actix::prelude::*;
+
+    use super::*;
+    use crate::actors::mailbox::Mailbox;
+    use crate::ai::ProviderHealth;
+
+    /// Records what it hears.
+    #[derive(Default)]
+    struct Listener(Arc<Mutex<Vec<String>>>);
+
+    impl Actor for Listener {
+        type Context = Context<Self>;
+    }
+
+    impl Handler<NoteChanged> for Listener {
+        type Result = ();
+        fn handle(&mut self, msg: NoteChanged, _: &mut Context<Self>) {
+            self.0.lock().unwrap().push(format!("note {}", msg.note_id));
+        }
+    }
+
+    impl Handler<OllamaStatusChanged> for Listener {
+        type Result = ();
+        fn handle(&mut self, msg: OllamaStatusChanged, _: &mut Context<Self>) {
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("health {:?}", msg.health));
+        }
+    }
+
+    #[actix_rt::test]
+    async fn a_late_subscriber_gets_the_last_state_but_no_old_events() {
+        let hub = Hub::default().start();
+        hub.send(NoteChanged {
+            note_id: "old".into(),
+        })
+        .await
+        .unwrap();
+        hub.send(OllamaStatusChanged {
+            health: ProviderHealth::Ready,
+        })
+        .await
+        .unwrap();
+
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let listener = Mailbox::from(Listener(heard.clone()).start());
+        hub.send(Subscribe(listener.recipient::<NoteChanged>()))
+            .await
+            .unwrap();
+        hub.send(Subscribe(listener.recipient::<OllamaStatusChanged>()))
+            .await
+            .unwrap();
+        hub.send(NoteChanged {
+            note_id: "new".into(),
+        })
+        .await
+        .unwrap();
+        actix_rt::task::yield_now().await;
+
+        assert_eq!(
+            *heard.lock().unwrap(),
+            vec!["health Ready".to_string(), "note new".to_string()]
+        );
+    }
+}

@@ -104,6 +104,12 @@ async fn retrying_more_than_a_page_of_failed_notes_reloads_the_list_once() {
     failed_notes(&browser, 60).await;
     browser.open_inbox().await;
     browser.wait_visible("failed-banner").await;
+    browser
+        .wait_until(
+            "the page has loaded its list",
+            "document.querySelectorAll('#notes li[data-status=failed]').length === 50",
+        )
+        .await;
     // Ollama goes away: the requeued notes wait, so no completions add fetches.
     browser.fake.stop();
     browser
