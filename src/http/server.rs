@@ -315,16 +315,52 @@ const ENFILE: i32 = 23;
 const ENOBUFS: i32 = 105;
 const ENOMEM: i32 = 12;
 
+/// Serves one connection to its end.
+async fn serve_connection(connection: Rc<ConnectionService>, stream: TcpStream, peer: SocketAddr) {
+    // Responses are small and whole: no reason to wait for Nagle.
+    let _ = stream.set_nodelay(true);
+    if poll_fn(|cx| connection.poll_ready(cx)).await.is_ok() {
+        if let Err(e) = connection.call((stream, Some(peer))).await {
+            tracing::debug!(target: "inkling::http", %peer, error = ?e, "connection ended with an error");
+        }
+    }
+}
+
 /// How long accepting pauses after running out of file descriptors.
 const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(100);
 
 impl Connections {
+    /// The service a new connection is served by: the one built, or a new one when
+    /// this is the only client. `None` (the connection is closed) if it cannot be built.
+    async fn service_for_new_connection(
+        &self,
+        service: &mut Option<Rc<ConnectionService>>,
+    ) -> Option<Rc<ConnectionService>> {
+        if let Some(built) = service {
+            return Some(Rc::clone(built));
+        }
+        match (self.build)().await {
+            Ok(built) => {
+                tracing::debug!(target: "inkling::http", "client connected; HTTP service built");
+                Some(Rc::clone(service.insert(Rc::new(built))))
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot build the HTTP service; connection closed");
+                None
+            }
+        }
+    }
+
     async fn serve(self, listener: TcpListener, mut commands: mpsc::UnboundedReceiver<Stop>) {
         let mut open = JoinSet::new();
-        let mut service = None;
+        let mut service: Option<Rc<ConnectionService>> = None;
         let mut accepted = 0u64;
+        // After EMFILE and the like, accepting waits until then; a stop does not.
+        let mut accept_paused_until: Option<tokio::time::Instant> = None;
         let stop = loop {
-            let at_cap = open.len() >= self.options.max_connections;
+            let may_accept =
+                open.len() < self.options.max_connections && accept_paused_until.is_none();
+            let resume_at = accept_paused_until.unwrap_or_else(tokio::time::Instant::now);
             tokio::select! {
                 // A stop first: once asked, no new connection is taken.
                 biased;
@@ -336,35 +372,19 @@ impl Connections {
                         tracing::debug!(target: "inkling::http", "no connection open; HTTP service dropped");
                     }
                 }
-                incoming = listener.accept(), if !at_cap => match incoming {
+                () = tokio::time::sleep_until(resume_at), if accept_paused_until.is_some() => {
+                    accept_paused_until = None;
+                }
+                incoming = listener.accept(), if may_accept => match incoming {
                     Ok((stream, peer)) => {
-                        let connection = match &service {
-                            Some(built) => Rc::clone(built),
-                            None => match (self.build)().await {
-                                Ok(built) => {
-                                    tracing::debug!(target: "inkling::http", "client connected; HTTP service built");
-                                    service.insert(Rc::new(built)).clone()
-                                }
-                                Err(e) => {
-                                    tracing::error!(error = %e, "cannot build the HTTP service; connection closed");
-                                    continue;
-                                }
-                            },
-                        };
-                        // Responses are small and whole: no reason to wait for Nagle.
-                        let _ = stream.set_nodelay(true);
-                        accepted += 1;
-                        open.spawn_local(async move {
-                            if poll_fn(|cx| connection.poll_ready(cx)).await.is_ok() {
-                                if let Err(e) = connection.call((stream, Some(peer))).await {
-                                    tracing::debug!(target: "inkling::http", %peer, error = ?e, "connection ended with an error");
-                                }
-                            }
-                        });
+                        if let Some(connection) = self.service_for_new_connection(&mut service).await {
+                            accepted += 1;
+                            open.spawn_local(serve_connection(connection, stream, peer));
+                        }
                     }
                     Err(e) if is_resource_exhaustion(&e) => {
                         tracing::warn!(error = %e, "cannot accept connections; pausing 100 ms");
-                        tokio::time::sleep(ACCEPT_ERROR_PAUSE).await;
+                        accept_paused_until = Some(tokio::time::Instant::now() + ACCEPT_ERROR_PAUSE);
                     }
                     Err(e) => tracing::debug!(target: "inkling::http", error = %e, "accept failed"),
                 },
