@@ -17,12 +17,9 @@ Python standard library only; quoted in docs/PERFORMANCE.md.
 """
 import argparse
 import http.client
-import http.server
-import threading
 import json
 import os
 import pathlib
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -31,14 +28,13 @@ import tempfile
 import time
 import uuid
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import stub_ollama  # noqa: E402
+from stub_ollama import free_port  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BINARY = ROOT / "target" / "release" / "inkling"
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def env_for(data_dir, port, ollama_url="http://127.0.0.1:9"):
@@ -115,22 +111,6 @@ def threads_switches(pid):
     return counts
 
 
-class StubOllama(http.server.BaseHTTPRequestHandler):
-    """Answers the health check (GET /api/tags) with the configured model."""
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self):
-        body = json.dumps({"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 def measure_idle(data_dir, seconds, ollama_url, label):
     port = free_port()
     proc, _ = start(data_dir, port, ollama_url)
@@ -183,8 +163,7 @@ def main():
             db.execute("DELETE FROM pending_jobs")
             db.execute("UPDATE notes SET ai_status = 'done' WHERE ai_status = 'pending'")
         db.close()
-        stub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StubOllama)
-        threading.Thread(target=stub.serve_forever, daemon=True).start()
+        stub, _ = stub_ollama.serve()
         _, up = measure_idle(data_dir, args.idle_seconds,
                              f"http://127.0.0.1:{stub.server_address[1]}", "Ollama up, nothing to do")
         stub.shutdown()

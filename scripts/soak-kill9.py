@@ -22,19 +22,21 @@ Python standard library only; quoted in docs/PERFORMANCE.md.
 """
 import argparse
 import http.client
-import http.server
 import json
 import os
 import pathlib
 import random
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import stub_ollama  # noqa: E402
+from stub_ollama import free_port  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BINARY = ROOT / "target" / "release" / "inkling"
@@ -56,45 +58,6 @@ INVARIANTS = {
     "jobs with a counted attempt (a kill is never an attempt)":
         "SELECT COUNT(*) FROM pending_jobs WHERE attempts > 0",
 }
-
-
-class SlowOllama(http.server.BaseHTTPRequestHandler):
-    """Answers the health check at once and each chat after 5-50 ms."""
-    protocol_version = "HTTP/1.1"
-    calls = 0
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, body):
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        try:
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the service was killed mid-call: that is the point
-
-    def do_GET(self):
-        self.reply({"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]})
-
-    def do_POST(self):
-        length = int(self.headers.get("Content-Length", 0))
-        request = json.loads(self.rfile.read(length) or b"{}")
-        SlowOllama.calls += 1
-        time.sleep(random.uniform(0.005, 0.05))
-        text = request.get("messages", [{}, {}])[1].get("content", "")
-        content = json.dumps({"title": text[:40] or "Note", "tags": ["soak"], "summary": "Read."})
-        self.reply({"model": request.get("model"), "message": {"role": "assistant", "content": content},
-                    "done": True, "done_reason": "stop"})
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Service:
@@ -156,8 +119,7 @@ def main():
     if not BINARY.exists():
         sys.exit("build it first: cargo build --release")
 
-    ollama = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SlowOllama)
-    threading.Thread(target=ollama.serve_forever, daemon=True).start()
+    ollama, stub = stub_ollama.serve(delay=(0.005, 0.05))
     ollama_url = f"http://127.0.0.1:{ollama.server_address[1]}"
     acknowledged = []
     lock = threading.Lock()
@@ -195,7 +157,7 @@ def main():
                 thread.join()
             problems = check(data_dir / "inkling.db", acknowledged)
             print(f"round {round_number}: {len(acknowledged)} acknowledged so far, "
-                  f"{SlowOllama.calls} provider calls, {'ok' if not problems else problems}")
+                  f"{stub.calls} provider calls, {'ok' if not problems else problems}")
             if problems:
                 sys.exit(1)
 
@@ -222,11 +184,11 @@ def main():
         elapsed = time.monotonic() - started
         print(f"{args.rounds} kills, {len(acknowledged)} notes acknowledged, "
               f"{counts.get('done', 0)} stored and done after the last start, "
-              f"{SlowOllama.calls} provider calls, {elapsed:.0f} s: "
+              f"{stub.calls} provider calls, {elapsed:.0f} s: "
               f"{'ok' if not problems else problems}")
         print(json.dumps({"rounds": args.rounds, "acknowledged": len(acknowledged),
                           "stored": sum(counts.values()),
-                          "provider_calls": SlowOllama.calls, "problems": problems}))
+                          "provider_calls": stub.calls, "problems": problems}))
         sys.exit(1 if problems else 0)
 
 

@@ -7,22 +7,23 @@ Workload: NOTES notes are captured while the model server is down; it stays down
 DOWN seconds, then comes back. Reported for each system: notes done, notes failed, and
 the time from the server's return until the last note was done.
 
-The model server is a small fake Ollama (/api/tags, /api/chat) served here. huey runs
+The model server is the scripts' stub Ollama (scripts/stub_ollama.py: /api/tags, /api/chat). huey runs
 with its defaults (no retries) and "tuned" (retries=10, retry_delay=30 s, roughly what
 a careful user would configure). Nothing of huey is in the repository: `pip install huey`.
 """
 import http.client
-import http.server
 import json
 import os
 import pathlib
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+import stub_ollama  # noqa: E402
+from stub_ollama import free_port  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 BINARY = ROOT / "target" / "release" / "inkling"
@@ -31,43 +32,15 @@ DOWN = float(os.environ.get("DOWN", "30"))
 DRAIN_LIMIT = float(os.environ.get("DRAIN_LIMIT", "180"))
 
 
-class FakeOllama(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def reply(self, body):
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
-        self.reply({"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]})
-
-    def do_POST(self):
-        length = int(self.headers.get("Content-Length", 0))
-        request = json.loads(self.rfile.read(length) or b"{}")
-        text = request.get("messages", [{}, {}])[1].get("content", "")
-        content = json.dumps({"title": text[:40] or "Note", "tags": ["peer"], "summary": "Read."})
-        self.reply({"model": request.get("model"), "message": {"role": "assistant", "content": content},
-                    "done": True, "done_reason": "stop"})
-
-
 class Server:
     """The fake model server; `down()` closes its socket (connection refused)."""
 
     def __init__(self):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.port = free_port()
         self.httpd = None
 
     def up(self):
-        http.server.ThreadingHTTPServer.allow_reuse_address = True
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), FakeOllama)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd, _ = stub_ollama.serve(self.port)
 
     def down(self):
         if self.httpd:
@@ -75,11 +48,6 @@ class Server:
             self.httpd.server_close()
             self.httpd = None
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_inkling(server):
