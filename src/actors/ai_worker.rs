@@ -167,10 +167,11 @@ pub struct AiWorkerActor {
     parked_until: Option<(DateTime<Utc>, usize)>,
     /// Consecutive unreachable/timeout failures (capped); reset by a success only.
     outage_step: usize,
-    /// Worker-wide wait after an answer could not be saved: every answer would be lost
-    /// the same way, so the provider is not asked again before this. Kept (in the past)
-    /// until a save succeeds; meanwhile each answer is saved before the next call.
-    storage_wait_until: Option<DateTime<Utc>>,
+    /// `Some(retry_at)` from an answer lost to disk trouble until the next save that
+    /// succeeds. Every answer would be lost the same way, so the whole worker makes no
+    /// call before `retry_at`, and while it is `Some` each answer is saved before the
+    /// next call.
+    disk_trouble: Option<DateTime<Utc>>,
     /// The queue has been loaded from the database.
     loaded: bool,
     /// The last health the monitor announced was "ready".
@@ -202,7 +203,7 @@ impl AiWorkerActor {
             wake: None,
             parked_until: None,
             outage_step: 0,
-            storage_wait_until: None,
+            disk_trouble: None,
             loaded: false,
             provider_ready: false,
         }
@@ -295,9 +296,7 @@ impl AiWorkerActor {
         }
         self.cancel_wake(ctx);
         let now = self.clock.now();
-        // Not cleared when it passes: it also means "the last save failed" until one
-        // succeeds (see `call_ended`).
-        if let Some(until) = self.storage_wait_until.filter(|until| *until > now) {
+        if let Some(until) = self.disk_trouble.filter(|retry_at| *retry_at > now) {
             self.wake_at(until, ctx);
             return;
         }
@@ -424,7 +423,7 @@ impl AiWorkerActor {
                 // queue now so nothing picks it again; a failed save puts it back. After
                 // a failed save, until one succeeds, the next call waits for the commit:
                 // no answers are bought that cannot be kept.
-                let overlap = self.storage_wait_until.is_none();
+                let overlap = self.disk_trouble.is_none();
                 let attempts = self.jobs.get(&note_id).map_or(0, |j| j.attempts);
                 self.remove(&note_id);
                 if self.outage_step > 0 {
@@ -440,7 +439,7 @@ impl AiWorkerActor {
                     move |saved, act, ctx| {
                         match saved {
                             Ok(Ok(())) | Ok(Err(StoreError::NotFound(_))) => {
-                                if act.storage_wait_until.take().is_some() {
+                                if act.disk_trouble.take().is_some() {
                                     tracing::info!("an answer was saved again; storage is back");
                                 }
                                 act.telemetry
@@ -476,7 +475,7 @@ impl AiWorkerActor {
         if error.is_disk_trouble() {
             tracing::error!(%note_id, %error, until = %timestamp(until),
                 "cannot save the enrichment; the worker waits, then tries again");
-            self.storage_wait_until = Some(until);
+            self.disk_trouble = Some(until);
         } else {
             tracing::error!(%note_id, %error, until = %timestamp(until),
                 "cannot save the enrichment; the job runs again later");
@@ -740,7 +739,7 @@ impl Handler<GetWorkerStatus> for AiWorkerActor {
             WorkerState::Running {
                 note_id: note_id.clone(),
             }
-        } else if let Some(until) = self.storage_wait_until.filter(|u| *u > now) {
+        } else if let Some(until) = self.disk_trouble.filter(|u| *u > now) {
             WorkerState::StorageUnavailable {
                 until: timestamp(until),
             }
