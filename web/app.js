@@ -18,6 +18,13 @@ const state = {
   notes: [], // the inbox list, newest first
   hasMore: false,
   refreshTimer: null,
+  // Counts reach the page two ways: /api/status answers and live events. An answer
+  // can be overtaken (asked before a retry, read after the live "0 failed" event), so
+  // each live change bumps `liveChanges` and each answer remembers what it was asked
+  // at; see scheduleCountsRefresh.
+  liveChanges: 0,
+  statusAsked: 0,
+  statusApplied: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -298,7 +305,18 @@ function setFilter(filter) {
 function scheduleCountsRefresh() {
   clearTimeout(state.refreshTimer);
   state.refreshTimer = setTimeout(async () => {
+    const asked = ++state.statusAsked;
+    const liveChangesWhenAsked = state.liveChanges;
     const status = await api("/api/status");
+    // Two refreshes can overlap and answer out of order: only the newest counts.
+    if (asked < state.statusApplied) return;
+    state.statusApplied = asked;
+    // A live event or a click changed the failed count or the provider's health
+    // after this answer was asked for: the live value is newer than the answer's.
+    if (liveChangesWhenAsked !== state.liveChanges) {
+      status.counts.failed = state.counts.failed;
+      status.provider = state.health;
+    }
     applyStatus(status);
   }, 150);
 }
@@ -314,12 +332,14 @@ function connectLive() {
   });
   events.addEventListener("failed_count", (event) => {
     state.counts.failed = JSON.parse(event.data).count;
+    state.liveChanges += 1;
     renderBanners();
   });
   events.addEventListener("ollama_status", (event) => {
     const health = JSON.parse(event.data);
     const wasDown = state.health && state.health.state !== "ready";
     state.health = health;
+    state.liveChanges += 1;
     if (wasDown && health.state === "ready") showRecoveryToast();
     renderBanners();
   });
@@ -445,11 +465,13 @@ function wireControls() {
   $("retry").addEventListener("click", async () => {
     // Optimistic (seed §6): the banner goes at once; the real count follows live.
     state.counts.failed = 0;
+    state.liveChanges += 1;
     renderBanners();
     await api("/api/inbox/retry-all-failed", { json: {} });
   });
   $("recheck").addEventListener("click", async () => {
     state.health = await api("/api/ollama/recheck", { json: {} });
+    state.liveChanges += 1;
     renderBanners();
   });
   $("review-expired").addEventListener("click", () => setFilter({ tag: null, expired: true }));
