@@ -90,6 +90,15 @@ pub struct JobFailed {
     pub error: String,
 }
 
+/// Whether the database write that follows a failure ends the call in flight: yes for
+/// a failed provider call; no for an answer whose save was refused, since that save
+/// runs beside the next call (see `call_ended`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AfterWrite {
+    FinishCall,
+    Nothing,
+}
+
 /// What the worker is doing, for `/api/status`.
 #[derive(Debug, Message)]
 #[rtype(result = "WorkerStatus")]
@@ -322,11 +331,16 @@ impl AiWorkerActor {
         self.schedule(ctx);
     }
 
-    /// Stores a job's bookkeeping after a failure, then goes on with the queue. The
-    /// in-memory view is already updated; a failed write is logged (the job keeps its
-    /// previous row, which at worst makes it due a little early after a restart).
-    fn write_then_finish<M, T>(&mut self, message: M, what: &'static str, ctx: &mut Context<Self>)
-    where
+    /// Stores a job's bookkeeping after a failure. The in-memory view is already
+    /// updated; a failed write is logged (the job keeps its previous row, which at
+    /// worst makes it due a little early after a restart).
+    fn write_job_bookkeeping<M, T>(
+        &mut self,
+        message: M,
+        what: &'static str,
+        after: AfterWrite,
+        ctx: &mut Context<Self>,
+    ) where
         M: Message<Result = StoreResult<T>> + Send + 'static,
         T: Send + 'static,
         RepositoryActor: Handler<M>,
@@ -340,9 +354,140 @@ impl AiWorkerActor {
                     if let Ok(Err(e)) = stored {
                         tracing::warn!(error = %e, "cannot store {what}");
                     }
-                    act.finish(ctx);
+                    if after == AfterWrite::FinishCall {
+                        act.finish(ctx);
+                    }
                 }),
         );
+    }
+
+    // ----- failures ----------------------------------------------------------------
+
+    /// What SPEC §3 does with one failure of a queued job (`crate::ai::policy::decide`):
+    /// park the worker (unreachable/timeout), or count an attempt and retry the job
+    /// later, or mark the note failed after its last attempt. The in-memory queue is
+    /// updated at once, the database write follows; `after` says whether that write ends
+    /// the call in flight.
+    fn apply_failure(
+        &mut self,
+        note_id: String,
+        reason: FailureReason,
+        error: String,
+        after: AfterWrite,
+        ctx: &mut Context<Self>,
+    ) {
+        let attempts_before = self.jobs.get(&note_id).map_or(0, |j| j.attempts);
+        let now = self.clock.now();
+        let decision = decide(
+            reason,
+            self.outage_step,
+            attempts_before,
+            self.policy.max_attempts,
+            &self.policy.unreachable_backoffs_ms,
+            &self.policy.retry_backoffs_ms,
+        );
+        tracing::info!(%note_id, reason = reason.as_str(), ?decision, "failure decided");
+        match decision {
+            FailureDecision::ParkWorker { wait, next_step } => {
+                let until = now + chrono::Duration::from_std(wait).unwrap_or_default();
+                tracing::info!(until = %timestamp(until), step = self.outage_step,
+                    "provider unavailable; worker parked");
+                self.parked_until = Some((until, self.outage_step));
+                self.outage_step = next_step;
+                self.reschedule_job(&note_id, until, Some(WaitReason::Provider));
+                self.monitor.do_send(SuspectDown);
+                let park = SetNextRunAt {
+                    note_id,
+                    at: until,
+                    last_error: error,
+                };
+                self.write_job_bookkeeping(park, "the job's next run", after, ctx);
+            }
+            FailureDecision::RetryJobLater { wait, attempts } => {
+                let at = now + chrono::Duration::from_std(wait).unwrap_or_default();
+                if let Some(job) = self.jobs.get_mut(&note_id) {
+                    job.attempts = attempts;
+                }
+                self.reschedule_job(&note_id, at, Some(WaitReason::Retry));
+                let count = IncrementJobAttempt {
+                    note_id,
+                    next_run_at: at,
+                    last_error: error,
+                };
+                self.write_job_bookkeeping(count, "the failed attempt", after, ctx);
+            }
+            FailureDecision::GiveUp { attempts } => {
+                self.give_up(note_id, reason, attempts, error, after, ctx);
+            }
+        }
+    }
+
+    /// The last attempt failed: the note is marked failed (it leaves the queue) and
+    /// the failed count goes out to the banner and the tray.
+    fn give_up(
+        &mut self,
+        note_id: String,
+        reason: FailureReason,
+        attempts: u32,
+        error: String,
+        after: AfterWrite,
+        ctx: &mut Context<Self>,
+    ) {
+        let failed_reason = if reason == FailureReason::Schema {
+            FailedReason::Schema
+        } else {
+            FailedReason::Other
+        };
+        // Out of the queue before the database says "failed": a retry-all that
+        // requeues the note in between then adds a fresh entry that stays.
+        self.remove(&note_id);
+        let mark = MarkAiFailed {
+            note_id: note_id.clone(),
+            error,
+            now: self.clock.now(),
+        };
+        let repository = self.repository.clone();
+        let marked = async move {
+            let marked = repository.send(mark).await;
+            let count = repository.send(CountFailed).await;
+            (marked, count)
+        };
+        ctx.spawn(marked.into_actor(self).map(move |(marked, count), act, ctx| {
+            match marked {
+                Ok(Ok(())) => {
+                    act.telemetry.do_send(Emit(UsageEvent::AiFailed(AiFailed {
+                        reason: failed_reason,
+                        attempts,
+                    })));
+                    act.hub.do_send(NoteChanged {
+                        note_id: note_id.clone(),
+                    });
+                    if let Ok(Ok(count)) = count {
+                        act.hub.do_send(FailedCountChanged { count });
+                    }
+                    tracing::info!(%note_id, attempts, "note marked failed");
+                }
+                Ok(Err(StoreError::NotFound(_))) => {}
+                Ok(Err(e)) => {
+                    // Still pending in the database: keep it queued, try later.
+                    tracing::error!(%note_id, error = %e, "cannot mark the note failed; trying again later");
+                    if !act.jobs.contains_key(&note_id) {
+                        act.upsert(
+                            note_id.clone(),
+                            QueuedJob {
+                                attempts: attempts.saturating_sub(1),
+                                next_run_at: act.clock.now() + STORAGE_RETRY_DELAY,
+                                wait_reason: Some(WaitReason::Retry),
+                            },
+                        );
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "repository gone"),
+            }
+            if after == AfterWrite::FinishCall {
+                act.finish(ctx);
+            }
+        }));
     }
 
     // ----- one job -----------------------------------------------------------------
@@ -449,7 +594,7 @@ impl AiWorkerActor {
                                 });
                                 tracing::info!(%note_id, latency_ms, "note enriched");
                             }
-                            Ok(Err(e)) => act.save_failed(note_id, attempts, e),
+                            Ok(Err(e)) => act.save_failed(note_id, attempts, e, ctx),
                             Err(e) => tracing::warn!(%note_id, error = %e, "repository gone"),
                         }
                         if overlap {
@@ -466,21 +611,31 @@ impl AiWorkerActor {
         }
     }
 
-    /// An answer could not be saved: the answer is lost, the job is not (its row and
-    /// attempts are untouched); it runs again in 30 s. When the disk is the trouble
-    /// (full, read-only, failing) every other answer would be lost the same way, so the
-    /// whole worker waits too; any other error holds up only this job.
-    fn save_failed(&mut self, note_id: String, attempts: u32, error: StoreError) {
-        let until = self.clock.now() + STORAGE_RETRY_DELAY;
+    /// An answer could not be saved: the answer is lost, the job is not (its row is
+    /// untouched). When the disk is the trouble (full, read-only, failing) every other
+    /// answer would be lost the same way, so the whole worker waits and no attempt is
+    /// counted: the note is not at fault. Any other refusal (a constraint, a bug) is
+    /// the note's own `other` failure: it counts an attempt like a failed call, so a
+    /// note that can never be saved ends `failed` with the reason on it, retryable by
+    /// hand, instead of buying an answer every 30 s for ever.
+    fn save_failed(
+        &mut self,
+        note_id: String,
+        attempts: u32,
+        error: StoreError,
+        ctx: &mut Context<Self>,
+    ) {
+        if self.jobs.contains_key(&note_id) {
+            // Queued again meanwhile (a restore, a retry-all): that entry stands.
+            tracing::error!(%note_id, %error, "cannot save the enrichment; the job was queued again meanwhile");
+            return;
+        }
+        let now = self.clock.now();
         if error.is_disk_trouble() {
+            let until = now + STORAGE_RETRY_DELAY;
             tracing::error!(%note_id, %error, until = %timestamp(until),
                 "cannot save the enrichment; the worker waits, then tries again");
             self.disk_trouble = Some(until);
-        } else {
-            tracing::error!(%note_id, %error, until = %timestamp(until),
-                "cannot save the enrichment; the job runs again later");
-        }
-        if !self.jobs.contains_key(&note_id) {
             self.upsert(
                 note_id,
                 QueuedJob {
@@ -489,7 +644,28 @@ impl AiWorkerActor {
                     wait_reason: None,
                 },
             );
+            return;
         }
+        tracing::error!(%note_id, %error, "cannot save the enrichment; counted as a failed attempt");
+        self.upsert(
+            note_id.clone(),
+            QueuedJob {
+                attempts,
+                next_run_at: now,
+                wait_reason: None,
+            },
+        );
+        let error = format!(
+            "{}: the answer could not be saved: {error}",
+            FailureReason::Other.as_str()
+        );
+        self.apply_failure(
+            note_id,
+            FailureReason::Other,
+            error,
+            AfterWrite::Nothing,
+            ctx,
+        );
     }
 }
 
@@ -627,102 +803,8 @@ impl Handler<JobFailed> for AiWorkerActor {
             error,
         } = msg;
         let error = format!("{}: {error}", reason.as_str());
-        let attempts_before = self.jobs.get(&note_id).map_or(0, |j| j.attempts);
-        let now = self.clock.now();
-        let decision = decide(
-            reason,
-            self.outage_step,
-            attempts_before,
-            self.policy.max_attempts,
-            &self.policy.unreachable_backoffs_ms,
-            &self.policy.retry_backoffs_ms,
-        );
-        tracing::info!(%note_id, reason = reason.as_str(), %error, ?decision, "provider call failed");
-        match decision {
-            FailureDecision::ParkWorker { wait, next_step } => {
-                let until = now + chrono::Duration::from_std(wait).unwrap_or_default();
-                tracing::info!(until = %timestamp(until), step = self.outage_step,
-                    "provider unavailable; worker parked");
-                self.parked_until = Some((until, self.outage_step));
-                self.outage_step = next_step;
-                self.reschedule_job(&note_id, until, Some(WaitReason::Provider));
-                self.monitor.do_send(SuspectDown);
-                let park = SetNextRunAt {
-                    note_id,
-                    at: until,
-                    last_error: error,
-                };
-                self.write_then_finish(park, "the job's next run", ctx);
-            }
-            FailureDecision::RetryJobLater { wait, attempts } => {
-                let at = now + chrono::Duration::from_std(wait).unwrap_or_default();
-                if let Some(job) = self.jobs.get_mut(&note_id) {
-                    job.attempts = attempts;
-                }
-                self.reschedule_job(&note_id, at, Some(WaitReason::Retry));
-                let count = IncrementJobAttempt {
-                    note_id,
-                    next_run_at: at,
-                    last_error: error,
-                };
-                self.write_then_finish(count, "the failed attempt", ctx);
-            }
-            FailureDecision::GiveUp { attempts } => {
-                let failed_reason = if reason == FailureReason::Schema {
-                    FailedReason::Schema
-                } else {
-                    FailedReason::Other
-                };
-                // Out of the queue before the database says "failed": a retry-all that
-                // requeues the note in between then adds a fresh entry that stays.
-                self.remove(&note_id);
-                let mark = MarkAiFailed {
-                    note_id: note_id.clone(),
-                    error,
-                    now,
-                };
-                let repository = self.repository.clone();
-                let marked = async move {
-                    let marked = repository.send(mark).await;
-                    let count = repository.send(CountFailed).await;
-                    (marked, count)
-                };
-                ctx.spawn(marked.into_actor(self).map(move |(marked, count), act, ctx| {
-                    match marked {
-                        Ok(Ok(())) => {
-                            act.telemetry.do_send(Emit(UsageEvent::AiFailed(AiFailed {
-                                reason: failed_reason,
-                                attempts,
-                            })));
-                            act.hub.do_send(NoteChanged {
-                                note_id: note_id.clone(),
-                            });
-                            if let Ok(Ok(count)) = count {
-                                act.hub.do_send(FailedCountChanged { count });
-                            }
-                            tracing::info!(%note_id, attempts, "note marked failed");
-                        }
-                        Ok(Err(StoreError::NotFound(_))) => {}
-                        Ok(Err(e)) => {
-                            // Still pending in the database: keep it queued, try later.
-                            tracing::error!(%note_id, error = %e, "cannot mark the note failed; trying again later");
-                            if !act.jobs.contains_key(&note_id) {
-                                act.upsert(
-                                    note_id.clone(),
-                                    QueuedJob {
-                                        attempts: attempts.saturating_sub(1),
-                                        next_run_at: act.clock.now() + chrono::Duration::seconds(30),
-                                        wait_reason: Some(WaitReason::Retry),
-                                    },
-                                );
-                            }
-                        }
-                        Err(e) => tracing::warn!(error = %e, "repository gone"),
-                    }
-                    act.finish(ctx);
-                }));
-            }
-        }
+        tracing::info!(%note_id, reason = reason.as_str(), %error, "provider call failed");
+        self.apply_failure(note_id, reason, error, AfterWrite::FinishCall, ctx);
         log_handled!("JobFailed", started, true);
     }
 }

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use inkling::actors::ai_worker::{GetWorkerStatus, WorkerState};
+use inkling::actors::inbox::RetryAllFailed;
 
 use crate::harness::{PausedSystem, Pipeline};
 use crate::small_disk::SmallDisk;
@@ -60,15 +61,15 @@ async fn on_a_full_disk_the_worker_waits_instead_of_asking_for_answers_it_cannot
 }
 
 #[actix_rt::test(system = "PausedSystem")]
-async fn an_answer_that_cannot_be_saved_for_another_reason_holds_up_only_its_own_note() {
+async fn an_answer_refused_for_another_reason_fails_only_its_own_note_after_three_attempts() {
     let mut p = Pipeline::start(&[]).await;
     p.fake.stop();
     let stuck = p.capture("the one that cannot be saved").await;
     let others = [p.capture("first").await, p.capture("second").await];
     p.settle().await;
     // Not the disk: this one note's save is refused (SQLITE_CONSTRAINT from a trigger).
-    rusqlite::Connection::open(p.settings.database_path())
-        .unwrap()
+    let database = rusqlite::Connection::open(p.settings.database_path()).unwrap();
+    database
         .execute_batch(&format!(
             "CREATE TRIGGER refuse_one BEFORE UPDATE OF ai_status ON notes
              WHEN NEW.id = '{stuck}' AND NEW.ai_status = 'done'
@@ -82,12 +83,46 @@ async fn an_answer_that_cannot_be_saved_for_another_reason_holds_up_only_its_own
         others.iter().all(|id| p.note(id).status == "done")
     })
     .await;
-
     let status = p.ask(&p.services.worker, GetWorkerStatus).await;
     assert!(
         !matches!(status.state, WorkerState::StorageUnavailable { .. }),
         "one refused note is not a disk problem: {status:?}"
     );
-    assert_eq!(p.note(&stuck).status, "pending");
-    assert_eq!(p.max_attempts_spent(), 0);
+
+    // Each refused save counts an attempt like a failed call (default waits: at once,
+    // 30 s, 120 s); after the third the note is failed, with the reason on it.
+    p.advance(Duration::from_secs(31)).await;
+    p.advance(Duration::from_secs(121)).await;
+    p.settle_until("the refused note failed", |p| {
+        p.note(&stuck).status == "failed"
+    })
+    .await;
+    let error = p.note(&stuck).error.unwrap_or_default();
+    assert!(
+        error.starts_with("other: the answer could not be saved") && error.contains("refused"),
+        "{error}"
+    );
+    let calls_for_stuck = |p: &Pipeline| {
+        p.fake
+            .calls()
+            .iter()
+            .filter(|call| {
+                call.request
+                    .to_string()
+                    .contains("the one that cannot be saved")
+            })
+            .count()
+    };
+    assert_eq!(calls_for_stuck(&p), 3, "three answers bought, then no more");
+    p.advance(Duration::from_secs(600)).await;
+    assert_eq!(calls_for_stuck(&p), 3, "nothing more after it failed");
+
+    // Once the cause is gone, the usual one-click retry finishes it.
+    database.execute_batch("DROP TRIGGER refuse_one;").unwrap();
+    let requeued = p.ask(&p.services.inbox, RetryAllFailed).await.unwrap();
+    assert_eq!(requeued, 1);
+    p.settle_until("the note done after the retry", |p| {
+        p.note(&stuck).status == "done"
+    })
+    .await;
 }
