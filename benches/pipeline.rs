@@ -13,6 +13,8 @@
 
 #[path = "../tests/support/fake_ollama.rs"]
 mod fake_ollama;
+#[path = "../tests/support/ports.rs"]
+mod ports;
 
 use std::collections::HashMap;
 use std::path::Path;

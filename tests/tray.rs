@@ -8,6 +8,8 @@
 
 #[path = "support/fake_ollama.rs"]
 mod fake_ollama;
+#[path = "support/ports.rs"]
+mod ports;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Arc;
@@ -160,20 +160,15 @@ pub fn inkling_binary() -> &'static str {
     env!("CARGO_BIN_EXE_inkling")
 }
 
-/// A port nothing listens on right now.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+pub use crate::ports::free_port;
 
 /// The `inkling` binary running as a service with its own data dir and port.
 pub struct ServiceProcess {
     pub child: Child,
     pub port: u16,
     pub data_dir: PathBuf,
+    /// What the service wrote to stderr, shown if it fails to start.
+    stderr: tempfile::NamedTempFile,
 }
 
 impl ServiceProcess {
@@ -183,17 +178,19 @@ impl ServiceProcess {
 
     /// Starts with extra environment (e.g. `INKLING_OLLAMA__URL`).
     pub fn start_with(data_dir: &Path, port: u16, env: &[(&str, &str)]) -> ServiceProcess {
+        let stderr = tempfile::NamedTempFile::new().expect("a file for the service's stderr");
         let child = inkling_command(data_dir, port)
             .envs(env.iter().copied())
             .arg("run")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr.reopen().expect("the stderr file reopens"))
             .spawn()
             .expect("inkling starts");
         let mut service = ServiceProcess {
             child,
             port,
             data_dir: data_dir.to_path_buf(),
+            stderr,
         };
         service.wait_until_ready();
         service
@@ -203,7 +200,8 @@ impl ServiceProcess {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("inkling exited during start-up: {status}");
+                let said = std::fs::read_to_string(self.stderr.path()).unwrap_or_default();
+                panic!("inkling exited during start-up: {status}; stderr:\n{said}");
             }
             if self.token().is_some()
                 && blocking_request(

@@ -23,6 +23,8 @@ mod fuzz;
 mod helpers;
 mod inbox;
 mod notes;
+#[path = "../support/ports.rs"]
+mod ports;
 mod process;
 mod server;
 #[path = "../support/small_disk.rs"]

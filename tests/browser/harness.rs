@@ -2,7 +2,6 @@
 //! the service with a fake Ollama and a fresh data dir.
 
 use std::collections::HashMap;
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -15,6 +14,7 @@ use inkling::startup::Application;
 use serde_json::{json, Value};
 
 use crate::fake_ollama::FakeOllama;
+use crate::ports::free_port;
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -29,14 +29,6 @@ impl Drop for Driver {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A JS expression: the element takes up space on the page.

@@ -8,3 +8,5 @@
 mod fake_ollama;
 mod harness;
 mod inbox;
+#[path = "../support/ports.rs"]
+mod ports;

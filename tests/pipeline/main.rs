@@ -19,6 +19,8 @@ mod fake_ollama;
 mod harness;
 mod lifecycle;
 mod outage;
+#[path = "../support/ports.rs"]
+mod ports;
 mod provider;
 mod retry_all;
 #[path = "../support/small_disk.rs"]

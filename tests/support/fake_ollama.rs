@@ -7,7 +7,9 @@
 //! - `POST /api/chat` answers with the next scripted [`Reply`] (`push`), else the
 //!   default (`set_default`), and records the call (`calls`);
 //! - `stop()` closes the listening socket (connection refused) and `start()` opens
-//!   the same port again: the provider going down and coming back.
+//!   the same port again: the provider going down and coming back. The port comes
+//!   from `ports::free_port`, below the kernel's ephemeral range, so while the fake is
+//!   stopped no outgoing connection can take its port (or connect to itself on it).
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
@@ -18,6 +20,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
+
+use crate::ports::free_port;
 
 /// How the fake answers one `/api/chat` call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +86,7 @@ pub struct FakeOllama {
 impl FakeOllama {
     /// Starts on a free loopback port, answering `Ok` with `llama3.2:latest` installed.
     pub async fn start_new() -> FakeOllama {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = TcpListener::bind(("127.0.0.1", free_port())).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let mut fake = FakeOllama {
             addr,
