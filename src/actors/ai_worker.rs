@@ -34,7 +34,7 @@ use super::repository::{
     RepositoryActor, SaveEnrichment, SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
-use crate::ai::policy::{decide, FailureDecision};
+use crate::ai::policy::{decide, storage_wait, FailureDecision};
 use crate::ai::{classify_reason, EnrichmentProvider, FailureReason};
 use crate::clock::SharedClock;
 use crate::configuration::WorkerSettings;
@@ -69,10 +69,17 @@ pub struct Forget {
 /// How many upcoming jobs' bodies are read in one query (at most 64 KiB each).
 const PREFETCH: usize = 32;
 
-/// How long the worker waits after the database failed it (a full disk): long enough
-/// not to burn provider calls on answers that cannot be kept, short enough that work
-/// resumes soon after space returns.
+/// How long one job waits after the database failed to read it or to mark it failed.
+/// (A lost answer makes the whole worker wait instead: `policy::storage_wait`.)
 const STORAGE_RETRY_DELAY: chrono::TimeDelta = chrono::TimeDelta::seconds(30);
+
+/// Answers lost in a row because the database could not be written, and until when
+/// the worker makes no call.
+#[derive(Debug, Clone, Copy)]
+struct DiskTrouble {
+    lost_saves: u32,
+    retry_at: DateTime<Utc>,
+}
 
 /// The provider was seen healthy by hand (recheck, retry-all): resume at once.
 #[derive(Debug, Message)]
@@ -176,11 +183,12 @@ pub struct AiWorkerActor {
     parked_until: Option<(DateTime<Utc>, usize)>,
     /// Consecutive unreachable/timeout failures (capped); reset by a success only.
     outage_step: usize,
-    /// `Some(retry_at)` from an answer lost to disk trouble until the next save that
-    /// succeeds. Every answer would be lost the same way, so the whole worker makes no
-    /// call before `retry_at`, and while it is `Some` each answer is saved before the
-    /// next call.
-    disk_trouble: Option<DateTime<Utc>>,
+    /// `Some` from an answer lost to disk trouble until the next save that succeeds.
+    /// Every answer would be lost the same way, so the whole worker makes no call
+    /// before `retry_at` (a wait that grows with each lost answer, and ends early when
+    /// a write elsewhere succeeds), and while it is `Some` each answer is saved before
+    /// the next call.
+    disk_trouble: Option<DiskTrouble>,
     /// The queue has been loaded from the database.
     loaded: bool,
     /// The last health the monitor announced was "ready".
@@ -260,6 +268,26 @@ impl AiWorkerActor {
         }
     }
 
+    /// Until when answers lost to disk trouble hold the worker back, if they still do.
+    fn storage_wait_until(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        self.disk_trouble
+            .map(|trouble| trouble.retry_at)
+            .filter(|retry_at| *retry_at > now)
+    }
+
+    /// A write elsewhere just succeeded (a capture, a requeue, a restore): the disk may
+    /// have room again, so the storage wait ends now. The next answer is still saved
+    /// before the call after it, and if it is lost too the wait grows from where it was.
+    fn storage_may_be_back(&mut self, why: &'static str) {
+        let now = self.clock.now();
+        if let Some(trouble) = self.disk_trouble.as_mut() {
+            if trouble.retry_at > now {
+                trouble.retry_at = now;
+                tracing::info!(why, "a write succeeded; trying to save answers again");
+            }
+        }
+    }
+
     /// The provider is healthy: jobs parked by the outage are due now; jobs waiting
     /// out their own retry delay keep their time. The outage step is kept until a real
     /// success resets it.
@@ -305,7 +333,7 @@ impl AiWorkerActor {
         }
         self.cancel_wake(ctx);
         let now = self.clock.now();
-        if let Some(until) = self.disk_trouble.filter(|retry_at| *retry_at > now) {
+        if let Some(until) = self.storage_wait_until(now) {
             self.wake_at(until, ctx);
             return;
         }
@@ -625,25 +653,45 @@ impl AiWorkerActor {
         error: StoreError,
         ctx: &mut Context<Self>,
     ) {
-        if self.jobs.contains_key(&note_id) {
-            // Queued again meanwhile (a restore, a retry-all): that entry stands.
-            tracing::error!(%note_id, %error, "cannot save the enrichment; the job was queued again meanwhile");
+        let now = self.clock.now();
+        let queued_again = self.jobs.contains_key(&note_id);
+        if error.is_disk_trouble() {
+            if let Some(until) = self.storage_wait_until(now) {
+                // Lost in the same stretch as the one that started the wait (answers
+                // saved beside the next call): the wait stands as it is.
+                tracing::error!(%note_id, %error, until = %timestamp(until),
+                    "cannot save the enrichment; the worker is already waiting");
+            } else {
+                let lost_saves = self
+                    .disk_trouble
+                    .map_or(0, |trouble| trouble.lost_saves)
+                    .saturating_add(1);
+                let wait = chrono::Duration::from_std(storage_wait(lost_saves))
+                    .unwrap_or(STORAGE_RETRY_DELAY);
+                let until = now + wait;
+                tracing::error!(%note_id, %error, lost_saves, until = %timestamp(until),
+                    "cannot save the enrichment; the worker waits, then tries again");
+                self.disk_trouble = Some(DiskTrouble {
+                    lost_saves,
+                    retry_at: until,
+                });
+            }
+            if !queued_again {
+                // Due at once: the worker-wide wait is what holds it back.
+                self.upsert(
+                    note_id,
+                    QueuedJob {
+                        attempts,
+                        next_run_at: now,
+                        wait_reason: None,
+                    },
+                );
+            }
             return;
         }
-        let now = self.clock.now();
-        if error.is_disk_trouble() {
-            let until = now + STORAGE_RETRY_DELAY;
-            tracing::error!(%note_id, %error, until = %timestamp(until),
-                "cannot save the enrichment; the worker waits, then tries again");
-            self.disk_trouble = Some(until);
-            self.upsert(
-                note_id,
-                QueuedJob {
-                    attempts,
-                    next_run_at: until,
-                    wait_reason: None,
-                },
-            );
+        if queued_again {
+            // Queued again meanwhile (a restore, a retry-all): that entry stands.
+            tracing::error!(%note_id, %error, "cannot save the enrichment; the job was queued again meanwhile");
             return;
         }
         tracing::error!(%note_id, %error, "cannot save the enrichment; counted as a failed attempt");
@@ -732,6 +780,7 @@ impl Handler<Enqueue> for AiWorkerActor {
             );
         }
         tracing::debug!(count, "jobs enqueued");
+        self.storage_may_be_back("notes were just stored as pending");
         self.schedule(ctx);
         log_handled!("Enqueue", started, true);
     }
@@ -748,6 +797,7 @@ impl Handler<TrackJob> for AiWorkerActor {
         ctx.spawn(lookup.into_actor(self).map(|found, act, ctx| {
             if let Ok(Ok(Some(job))) = found {
                 act.track(job);
+                act.storage_may_be_back("a note was just restored");
                 act.schedule(ctx);
             }
         }));
@@ -821,7 +871,7 @@ impl Handler<GetWorkerStatus> for AiWorkerActor {
             WorkerState::Running {
                 note_id: note_id.clone(),
             }
-        } else if let Some(until) = self.disk_trouble.filter(|u| *u > now) {
+        } else if let Some(until) = self.storage_wait_until(now) {
             WorkerState::StorageUnavailable {
                 until: timestamp(until),
             }

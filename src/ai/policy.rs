@@ -8,6 +8,9 @@
 //! - the per-job **attempts**: schema/other failures of that note. After failure n
 //!   (n < max) the job waits `worker.retry_backoffs_ms[n]`; failure `max_attempts`
 //!   marks the note failed.
+//!
+//! And one more wait, for the disk rather than the provider: after answers were lost
+//! because the database could not be written, [`storage_wait`].
 
 use std::time::Duration;
 
@@ -29,6 +32,23 @@ pub fn next_outage_step(step: usize, schedule_ms: &[u64]) -> usize {
 pub fn retry_backoff(attempts: u32, retry_backoffs_ms: &[u64]) -> Duration {
     let index = (attempts as usize).min(retry_backoffs_ms.len().saturating_sub(1));
     Duration::from_millis(retry_backoffs_ms.get(index).copied().unwrap_or(0))
+}
+
+/// The first wait after an answer was lost to disk trouble (a full or read-only disk).
+const FIRST_STORAGE_WAIT: Duration = Duration::from_secs(30);
+/// The longest: a disk full for a day costs one provider call per 5 minutes.
+const LONGEST_STORAGE_WAIT: Duration = Duration::from_secs(300);
+
+/// How long the worker makes no call after the `lost_saves`-th answer in a row was lost
+/// because the database could not be written: 30 s, doubling, at most 5 min. Each call
+/// in that state buys an answer that is likely thrown away, so a long disk problem
+/// should cost few of them; the worker does not wait this out when a write elsewhere
+/// (a capture) shows the disk is back.
+pub fn storage_wait(lost_saves: u32) -> Duration {
+    let doublings = lost_saves.saturating_sub(1).min(16);
+    FIRST_STORAGE_WAIT
+        .saturating_mul(1 << doublings)
+        .min(LONGEST_STORAGE_WAIT)
 }
 
 /// What the worker does after a failed call.
@@ -136,5 +156,13 @@ mod tests {
     fn a_short_retry_schedule_repeats_its_last_wait() {
         assert_eq!(retry_backoff(7, &[0, 5]), Duration::from_millis(5));
         assert_eq!(outage_backoff(99, &[10]), Duration::from_millis(10));
+    }
+
+    #[test]
+    fn answers_lost_to_the_disk_wait_30_60_120_240_then_300_s() {
+        let waits: Vec<u64> = (1..=7).map(|n| storage_wait(n).as_secs()).collect();
+        assert_eq!(waits, [30, 60, 120, 240, 300, 300, 300]);
+        assert_eq!(storage_wait(u32::MAX), Duration::from_secs(300));
+        assert_eq!(storage_wait(0), Duration::from_secs(30), "as for the first");
     }
 }
