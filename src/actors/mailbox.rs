@@ -12,10 +12,8 @@
 //! that stops drops what is still in its mailbox unhandled (actix does), so a
 //! short-lived one (a live feed per page) would show those as waiting forever.
 //!
-//! A `Mailbox` dereferences to its `Addr` for what it does not count (`connected`).
+//! A `Mailbox` does not hand out its `Addr`, so nothing can send around the count.
 //! A message sent to a stopped actor is not counted: it is never handled either.
-
-use std::ops::Deref;
 
 use actix::dev::{Request, ToEnvelope};
 use actix::{Actor, Addr, AsyncContext, Context, Handler, Message, Recipient};
@@ -43,14 +41,6 @@ impl<A: Actor> Clone for Mailbox<A> {
             addr: self.addr.clone(),
             actor: self.actor,
         }
-    }
-}
-
-impl<A: Actor> Deref for Mailbox<A> {
-    type Target = Addr<A>;
-
-    fn deref(&self) -> &Addr<A> {
-        &self.addr
     }
 }
 

@@ -180,7 +180,7 @@ impl Pipeline {
 
     /// Sends a message and waits for the reply without letting the runtime idle
     /// (a plain `.await` could let the paused clock jump while the repository works).
-    pub async fn ask<A, M>(&self, addr: &Addr<A>, message: M) -> M::Result
+    pub async fn ask<A, M>(&self, addr: &Mailbox<A>, message: M) -> M::Result
     where
         A: Actor + Handler<M>,
         A::Context: actix::dev::ToEnvelope<A, M>,

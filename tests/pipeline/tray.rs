@@ -166,6 +166,6 @@ async fn open_inbox_and_export_hand_the_page_and_the_folder_to_the_desktop() {
     let opened = tray.opened.lock().unwrap().clone();
     assert_eq!(opened[0], "http://127.0.0.1:1/?token=t");
     assert!(opened[1].contains("exports/inkling-usage-"), "{opened:?}");
-    let menu = p.ask(&tray.addr, GetMenu).await;
+    let menu = p.ask(&Mailbox::from(tray.addr.clone()), GetMenu).await;
     assert_eq!(menu.entries.len(), 5);
 }
