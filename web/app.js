@@ -25,6 +25,13 @@ const state = {
   liveChanges: 0,
   statusAsked: 0,
   statusApplied: 0,
+  // The same holds for notes: a list asked for before a note changed can arrive after
+  // that note's own fetch. `listLoads` numbers list loads (only the newest applies),
+  // `changedDuringLoad` collects the notes that changed while one was in flight (they
+  // are fetched again once it is in), `noteFetches` numbers each note's fetches.
+  listLoads: 0,
+  changedDuringLoad: null,
+  noteFetches: new Map(),
 };
 
 const $ = (id) => document.getElementById(id);
@@ -163,16 +170,25 @@ function listQuery(before) {
 }
 
 async function loadNotes() {
+  const asked = ++state.listLoads;
+  state.changedDuringLoad = new Set();
   const notes = await api(listQuery());
+  if (asked !== state.listLoads) return; // a newer load is on its way
+  const changed = state.changedDuringLoad;
+  state.changedDuringLoad = null;
   state.notes = notes;
   state.hasMore = notes.length === PAGE_SIZE;
   renderNotes();
+  // The list may show these as they were before their change: fetch them again.
+  for (const id of changed) noteChanged(id);
 }
 
 async function loadMore() {
   const last = state.notes[state.notes.length - 1];
   if (!last) return;
+  const asked = state.listLoads;
   const more = await api(listQuery(last.id));
+  if (asked !== state.listLoads) return; // the list was loaded anew meanwhile
   state.notes = state.notes.concat(more);
   state.hasMore = more.length === PAGE_SIZE;
   renderNotes();
@@ -270,12 +286,17 @@ function matchesFilter(note) {
 /// A note changed somewhere (this page, the CLI, the AI): update it in place, add it
 /// on top if it is new, drop it if it left the list.
 async function noteChanged(id) {
+  if (state.changedDuringLoad) state.changedDuringLoad.add(id);
+  const fetchNumber = (state.noteFetches.get(id) || 0) + 1;
+  state.noteFetches.set(id, fetchNumber);
   let note;
   try {
     note = await api(`/api/notes/${encodeURIComponent(id)}`);
   } catch {
     note = null; // purged
   }
+  if (state.noteFetches.get(id) !== fetchNumber) return; // a newer fetch of it is on its way
+  state.noteFetches.delete(id);
   const index = state.notes.findIndex((n) => n.id === id);
   if (note && matchesFilter(note)) {
     if (index >= 0) state.notes[index] = note;

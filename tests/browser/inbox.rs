@@ -163,6 +163,79 @@ async fn a_count_asked_for_before_retry_and_read_after_it_does_not_bring_the_ban
     browser.close().await;
 }
 
+/// Holds the next list answer (`/api/notes?…`) in the page until the test lets it
+/// through; `applied` is set by the first render after that.
+const HOLD_NEXT_LIST_ANSWER: &str = r#"
+    const hold = { held: null, released: false, applied: false };
+    window.listHold = hold;
+    const realFetch = window.fetch;
+    window.fetch = async (path, init) => {
+      const response = await realFetch(path, init);
+      if (hold.held !== null || !String(path).startsWith("/api/notes?")) return response;
+      const body = await response.text();
+      hold.held = { body };
+      await new Promise((release) => { hold.held.release = release; });
+      hold.released = true;
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const realRender = window.renderNotes;
+    window.renderNotes = () => { realRender(); if (hold.released) hold.applied = true; };
+    return true;
+"#;
+
+/// The same race for the list: a reload (after a reconnect, say) asked for while a
+/// note was pending, answered after the note's own "done" fetch, showed it pending
+/// again until its next change, which never comes.
+#[actix_rt::test]
+async fn a_list_asked_for_before_a_note_finished_and_read_after_it_does_not_undo_it() {
+    let mut browser = start(&[]).await;
+    browser.open_inbox().await;
+    browser.fake.stop();
+    browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "finished while the list was on its way" })),
+        )
+        .await;
+    browser
+        .wait_until(
+            "the note on the page, pending",
+            "document.querySelectorAll('#notes li[data-status=pending]').length === 1",
+        )
+        .await;
+
+    browser.eval(HOLD_NEXT_LIST_ANSWER).await;
+    browser.eval("loadNotes(); return true;").await;
+    browser
+        .wait_until(
+            "the service has answered the list with the note pending",
+            "window.listHold.held !== null && window.listHold.held.body.includes('\"pending\"')",
+        )
+        .await;
+    browser.fake.start().await;
+    browser
+        .wait_until(
+            "the note done on the page",
+            "document.querySelectorAll('#notes li[data-status=done]').length === 1",
+        )
+        .await;
+
+    browser
+        .eval("window.listHold.held.release(); return true;")
+        .await;
+    browser
+        .wait_until("the old list is in", "window.listHold.applied")
+        .await;
+    browser
+        .wait_until(
+            "the note shown done again",
+            "document.querySelectorAll('#notes li[data-status=done]').length === 1",
+        )
+        .await;
+    browser.close().await;
+}
+
 #[actix_rt::test]
 async fn retrying_more_than_a_page_of_failed_notes_reloads_the_list_once() {
     let mut browser = start(&[]).await;
