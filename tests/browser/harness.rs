@@ -62,7 +62,9 @@ pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
     let fake = FakeOllama::start_new().await;
     let data_dir = tempfile::tempdir().unwrap();
     let mut env: HashMap<String, String> = HashMap::from([
-        ("INKLING_HTTP__PORT".into(), "0".into()),
+        // Not port 0: restart_service listens on the same port again, and a port from
+        // below the ephemeral range cannot be taken by an outgoing connection meanwhile.
+        ("INKLING_HTTP__PORT".into(), free_port().to_string()),
         ("INKLING_LOG__FILE".into(), "false".into()),
         ("INKLING_OLLAMA__URL".into(), fake.url()),
         ("INKLING_WORKER__RETRY_BACKOFFS_MS".into(), "0,0,0".into()),
