@@ -98,26 +98,38 @@ async fn the_failed_banner_shows_n_retry_hides_it_at_once_and_the_notes_finish()
     browser.close().await;
 }
 
-/// Holds every `/api/status` answer in the page until the test lets it through, and
-/// counts the answers the page has applied. Function declarations of a classic script
-/// are properties of `window`, so replacing `applyStatus` there is what app.js calls.
-const HOLD_STATUS_ANSWERS: &str = r#"
-    const hold = { held: [], applied: 0 };
-    window.statusHold = hold;
-    const realFetch = window.fetch;
-    window.fetch = async (path, init) => {
-      const response = await realFetch(path, init);
-      if (!String(path).startsWith("/api/status")) return response;
-      const body = await response.text();
-      const entry = { body };
-      hold.held.push(entry);
-      await new Promise((release) => { entry.release = release; });
-      return new Response(body, { status: response.status, headers: response.headers });
-    };
-    const realApply = window.applyStatus;
-    window.applyStatus = (status) => { realApply(status); hold.applied += 1; };
-    return true;
-"#;
+/// A script for the page: it holds every answer to a path starting with `prefix` until
+/// the test lets it through (`window.hold.answers[i].release()`), and counts the calls
+/// of the page's function `counted` made after a release (`window.hold.callsAfter`).
+/// Function declarations of a classic script are properties of `window`, so replacing
+/// one there is what app.js calls. For the races between an answer and a live event:
+/// the test decides which arrives last.
+fn hold_answers(prefix: &str, counted: &str) -> String {
+    format!(
+        r#"
+        const hold = {{ answers: [], released: false, callsAfter: 0 }};
+        window.hold = hold;
+        const realFetch = window.fetch;
+        window.fetch = async (path, init) => {{
+          const response = await realFetch(path, init);
+          if (!String(path).startsWith("{prefix}")) return response;
+          const body = await response.text();
+          const answer = {{ body }};
+          hold.answers.push(answer);
+          await new Promise((release) => {{
+            answer.release = () => {{ hold.released = true; release(); }};
+          }});
+          return new Response(body, {{ status: response.status, headers: response.headers }});
+        }};
+        const real = window.{counted};
+        window.{counted} = (...args) => {{
+          real(...args);
+          if (hold.released) hold.callsAfter += 1;
+        }};
+        return true;
+        "#
+    )
+}
 
 /// The failure CI met once: a counts refresh asked for before the click was answered
 /// "2 failed" by the service, and reached the page after the live "0 failed" event, so
@@ -129,13 +141,15 @@ async fn a_count_asked_for_before_retry_and_read_after_it_does_not_bring_the_ban
     failed_notes(&browser, 2).await;
     browser.open_inbox().await;
     browser.wait_visible("failed-banner").await;
-    browser.eval(HOLD_STATUS_ANSWERS).await;
+    browser
+        .eval(&hold_answers("/api/status", "applyStatus"))
+        .await;
 
     browser.eval("scheduleCountsRefresh(); return true;").await;
     browser
         .wait_until(
             "the service has answered a refresh with the old count",
-            "window.statusHold.held.length === 1 && JSON.parse(window.statusHold.held[0].body).counts.failed === 2",
+            "window.hold.answers.length === 1 && JSON.parse(window.hold.answers[0].body).counts.failed === 2",
         )
         .await;
 
@@ -151,37 +165,17 @@ async fn a_count_asked_for_before_retry_and_read_after_it_does_not_bring_the_ban
     // Only the old answer goes through; later refreshes stay held, so nothing else can
     // hide the banner again before the check.
     browser
-        .eval("window.statusHold.held[0].release(); return true;")
+        .eval("window.hold.answers[0].release(); return true;")
         .await;
     browser
         .wait_until(
             "the page has read the old answer",
-            "window.statusHold.applied === 1",
+            "window.hold.callsAfter === 1",
         )
         .await;
     assert!(!browser.is_shown("failed-banner").await);
     browser.close().await;
 }
-
-/// Holds the next list answer (`/api/notes?…`) in the page until the test lets it
-/// through; `applied` is set by the first render after that.
-const HOLD_NEXT_LIST_ANSWER: &str = r#"
-    const hold = { held: null, released: false, applied: false };
-    window.listHold = hold;
-    const realFetch = window.fetch;
-    window.fetch = async (path, init) => {
-      const response = await realFetch(path, init);
-      if (hold.held !== null || !String(path).startsWith("/api/notes?")) return response;
-      const body = await response.text();
-      hold.held = { body };
-      await new Promise((release) => { hold.held.release = release; });
-      hold.released = true;
-      return new Response(body, { status: response.status, headers: response.headers });
-    };
-    const realRender = window.renderNotes;
-    window.renderNotes = () => { realRender(); if (hold.released) hold.applied = true; };
-    return true;
-"#;
 
 /// The same race for the list: a reload (after a reconnect, say) asked for while a
 /// note was pending, answered after the note's own "done" fetch, showed it pending
@@ -205,12 +199,14 @@ async fn a_list_asked_for_before_a_note_finished_and_read_after_it_does_not_undo
         )
         .await;
 
-    browser.eval(HOLD_NEXT_LIST_ANSWER).await;
+    browser
+        .eval(&hold_answers("/api/notes?", "renderNotes"))
+        .await;
     browser.eval("loadNotes(); return true;").await;
     browser
         .wait_until(
             "the service has answered the list with the note pending",
-            "window.listHold.held !== null && window.listHold.held.body.includes('\"pending\"')",
+            "window.hold.answers.length === 1 && window.hold.answers[0].body.includes('\"pending\"')",
         )
         .await;
     browser.fake.start().await;
@@ -222,10 +218,10 @@ async fn a_list_asked_for_before_a_note_finished_and_read_after_it_does_not_undo
         .await;
 
     browser
-        .eval("window.listHold.held.release(); return true;")
+        .eval("window.hold.answers[0].release(); return true;")
         .await;
     browser
-        .wait_until("the old list is in", "window.listHold.applied")
+        .wait_until("the old list is in", "window.hold.callsAfter >= 1")
         .await;
     browser
         .wait_until(
