@@ -24,8 +24,8 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 use super::AppState;
-use crate::actors::hub::Subscribe;
-use crate::actors::mailbox::Subscriber;
+use crate::actors::hub::{Hub, Subscribe};
+use crate::actors::mailbox::{Mailbox, Subscriber};
 use crate::events::{FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged};
 
 const KEEP_ALIVE: Duration = Duration::from_secs(30);
@@ -58,7 +58,7 @@ impl Actor for LiveFeed {
 }
 
 /// One notification type → one SSE event: its handler, which writes the frame. (No
-/// `log_handled!`: feeds are not in the per-actor counters, see `events`.)
+/// `log_handled!`: feeds are not in the per-actor counters, see `events` below.)
 macro_rules! live_event {
     ($message:ty, $event:literal, |$msg:ident| $data:expr) => {
         impl Handler<$message> for LiveFeed {
@@ -83,6 +83,18 @@ live_event!(NotesChanged, "notes_changed", |msg| {
     serde_json::json!({ "count": msg.count })
 });
 
+/// Subscribes a feed to one notification type at the hub, uncounted.
+fn subscribe<M>(hub: &Mailbox<Hub>, feed: &Addr<LiveFeed>)
+where
+    M: Message<Result = ()> + Send + 'static,
+    LiveFeed: Handler<M>,
+    Hub: Handler<Subscribe<M>>,
+{
+    hub.do_send(Subscribe(Subscriber::short_lived(
+        feed.clone().recipient::<M>(),
+    )));
+}
+
 /// `GET /api/events` → `text/event-stream`.
 pub async fn events(state: web::Data<AppState>) -> HttpResponse {
     let (out, mut receiver) = unbounded_channel();
@@ -92,18 +104,10 @@ pub async fn events(state: web::Data<AppState>) -> HttpResponse {
     // what is queued for it (src/actors/mailbox.rs).
     let feed = LiveFeed { out }.start();
     let hub = &state.services.hub;
-    hub.do_send(Subscribe(Subscriber::short_lived(
-        feed.clone().recipient::<FailedCountChanged>(),
-    )));
-    hub.do_send(Subscribe(Subscriber::short_lived(
-        feed.clone().recipient::<OllamaStatusChanged>(),
-    )));
-    hub.do_send(Subscribe(Subscriber::short_lived(
-        feed.clone().recipient::<NoteChanged>(),
-    )));
-    hub.do_send(Subscribe(Subscriber::short_lived(
-        feed.recipient::<NotesChanged>(),
-    )));
+    subscribe::<FailedCountChanged>(hub, &feed);
+    subscribe::<OllamaStatusChanged>(hub, &feed);
+    subscribe::<NoteChanged>(hub, &feed);
+    subscribe::<NotesChanged>(hub, &feed);
     // The stream ends when the server stops, so a graceful stop does not wait for it.
     let stream = futures_util::stream::poll_fn(move |cx| {
         receiver
