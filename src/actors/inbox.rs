@@ -103,9 +103,7 @@ impl Collaborators {
         self.hub.do_send(FailedCountChanged { count: failed });
         Ok(())
     }
-}
 
-impl Collaborators {
     /// Tells the live page which notes changed: one event per note for a few, one
     /// "reload" for more than a page of them (a retry-all of thousands would otherwise
     /// make an open page fetch each one).
