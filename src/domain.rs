@@ -4,7 +4,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
-/// Where a note stands with the AI (SPEC §1).
+/// Where a note stands with the AI (docs/DESIGN.md, "Data").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AiStatus {
@@ -83,7 +83,7 @@ impl NoteBody {
     }
 }
 
-/// Which notes a list shows (SPEC §4: status, tag, trash, expired; newest first; paged).
+/// Which notes a list shows (status, tag, trash, expired; newest first; paged).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListFilter {
     pub status: Option<AiStatus>,
@@ -121,6 +121,33 @@ pub struct Enrichment {
 /// `Z`. Fixed width, so text comparison in SQL orders timestamps correctly.
 pub fn timestamp(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// Why a job is waiting (column `pending_jobs.wait_reason`, migration 0002).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitReason {
+    /// Parked because the provider was unreachable or timed out: runs as soon as the
+    /// provider is seen healthy.
+    Provider,
+    /// Waiting out its own retry delay after a schema/other failure: keeps its time.
+    Retry,
+}
+
+impl WaitReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WaitReason::Provider => "provider",
+            WaitReason::Retry => "retry",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "provider" => Some(WaitReason::Provider),
+            "retry" => Some(WaitReason::Retry),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use actix::Message;
 
-use crate::ai::ProviderHealth;
+use crate::ai::{FailureReason, ProviderHealth};
 
 /// The number of failed, active notes changed (a note failed, or retry-all ran).
 #[derive(Debug, Clone, PartialEq, Eq, Message)]
@@ -34,4 +34,17 @@ pub struct NoteChanged {
 #[rtype(result = "()")]
 pub struct NotesChanged {
     pub count: u64,
+}
+
+/// A job failed for good: its note ran out of attempts and is now `failed`. The worker
+/// announces it; the usage log writes `ai_failed` from it.
+#[derive(Debug, Clone, PartialEq, Eq, Message)]
+#[rtype(result = "()")]
+pub struct JobFailed {
+    pub note_id: String,
+    /// Schema or other: an outage never fails a job.
+    pub reason: FailureReason,
+    pub attempts: u32,
+    /// The note's `ai_error`: "reason: what went wrong".
+    pub error: String,
 }

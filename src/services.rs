@@ -18,6 +18,7 @@ use crate::actors::telemetry::TelemetryActor;
 use crate::ai::EnrichmentProvider;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
+use crate::events::{JobFailed, OllamaStatusChanged};
 use crate::storage::Store;
 
 /// The running actors.
@@ -65,9 +66,8 @@ impl Services {
             )
             .start(),
         );
-        hub.do_send(Subscribe(
-            worker.recipient::<crate::events::OllamaStatusChanged>(),
-        ));
+        hub.do_send(Subscribe(worker.recipient::<OllamaStatusChanged>()));
+        hub.do_send(Subscribe(telemetry.recipient::<JobFailed>()));
         let inbox = Mailbox::from(
             InboxActor::new(
                 repository.clone(),

@@ -12,7 +12,9 @@ use actix::{Actor, Context, Handler, Message};
 
 use super::log_handled;
 use super::mailbox::Subscriber;
-use crate::events::{FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged};
+use crate::events::{
+    FailedCountChanged, JobFailed, NoteChanged, NotesChanged, OllamaStatusChanged,
+};
 
 /// Subscribes a recipient to one notification type.
 pub struct Subscribe<M>(pub Subscriber<M>)
@@ -77,6 +79,7 @@ pub struct Hub {
     ollama_status: Topic<OllamaStatusChanged>,
     note_changed: Topic<NoteChanged>,
     notes_changed: Topic<NotesChanged>,
+    job_failed: Topic<JobFailed>,
 }
 
 impl Default for Hub {
@@ -86,6 +89,7 @@ impl Default for Hub {
             ollama_status: Topic::state(),
             note_changed: Topic::events(),
             notes_changed: Topic::events(),
+            job_failed: Topic::events(),
         }
     }
 }
@@ -127,6 +131,7 @@ hub_topic!(FailedCountChanged, failed_count);
 hub_topic!(OllamaStatusChanged, ollama_status);
 hub_topic!(NoteChanged, note_changed);
 hub_topic!(NotesChanged, notes_changed);
+hub_topic!(JobFailed, job_failed);
 
 #[cfg(test)]
 mod tests {

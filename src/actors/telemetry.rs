@@ -22,10 +22,12 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::Value;
 
 use super::log_handled;
+use crate::ai::FailureReason;
 use crate::clock::SharedClock;
 use crate::configuration::{Locale, Settings};
 use crate::domain::timestamp;
-use crate::telemetry::events::{InvalidEvent, NoFields, UsageEvent};
+use crate::events::JobFailed;
+use crate::telemetry::events::{AiFailed, FailedReason, InvalidEvent, NoFields, UsageEvent};
 use crate::telemetry::{log, stats};
 
 /// Appends an event. Replies `Err` only for an invalid event (nothing is written).
@@ -35,6 +37,8 @@ pub struct Emit(pub UsageEvent);
 
 /// Appends an event given as `kind` and JSON `payload`, checked against the strict
 /// schema first (unknown fields, wrong types and out-of-range values are refused).
+/// Only the tests send it (the schema's checks through the actor); the service's own
+/// events are typed and go by [`Emit`].
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), InvalidEvent>")]
 pub struct EmitJson {
@@ -210,6 +214,26 @@ impl Handler<Emit> for TelemetryActor {
         let result = self.write(&event);
         log_handled!("Emit", started, result.is_ok());
         result
+    }
+}
+
+/// A job failed for good (announced by the worker through the hub): `ai_failed`.
+impl Handler<JobFailed> for TelemetryActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: JobFailed, _: &mut Context<Self>) {
+        let started = Instant::now();
+        let reason = if msg.reason == FailureReason::Schema {
+            FailedReason::Schema
+        } else {
+            FailedReason::Other
+        };
+        let event = UsageEvent::AiFailed(AiFailed {
+            reason,
+            attempts: msg.attempts,
+        });
+        let result = self.write(&event);
+        log_handled!("JobFailed", started, result.is_ok());
     }
 }
 

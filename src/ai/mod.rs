@@ -3,15 +3,13 @@
 //! - [`enrichment`]: the prompt, the JSON schema sent as `format`, and the strict
 //!   validation of the answer;
 //! - [`classify`]: `ProviderError` (what went wrong, as data) and `classify_reason`
-//!   (SPEC §2);
-//! - [`policy`]: the retry policy of SPEC §3 as pure functions;
+//!   (docs/DESIGN.md, "Failure reasons");
 //! - [`ollama`]: the awc client for Ollama's HTTP API, behind the [`EnrichmentProvider`]
 //!   trait the actors use.
 
 pub mod classify;
 pub mod enrichment;
 pub mod ollama;
-pub mod policy;
 
 use futures_util::future::LocalBoxFuture;
 

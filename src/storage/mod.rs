@@ -1,11 +1,12 @@
 //! Durable storage: the SQLite schema, its migrations, and the repository operations.
 //!
 //! - [`migrations`]: `migrations/*.sql` applied in order at start-up.
-//! - [`store`]: [`Store`], every operation of SPEC §4 as plain synchronous code.
+//! - [`store`]: [`Store`], every repository operation as plain synchronous code.
 //!
 //! Only the `RepositoryActor` holds a `Store` at run time (one writing connection).
 
 pub mod migrations;
 pub mod store;
 
-pub use store::{Changed, Job, NoteCounts, Store, StoreError, StoreResult, WaitReason};
+pub use crate::domain::WaitReason;
+pub use store::{Changed, Job, NoteCounts, Store, StoreError, StoreResult};

@@ -1,10 +1,10 @@
-//! `Store`: every repository operation of SPEC §4 as plain, synchronous rusqlite code.
+//! `Store`: every repository operation as plain, synchronous rusqlite code.
 //!
 //! The `RepositoryActor` owns the one `Store` (the only writing connection) and only
 //! wires messages to these methods; keeping the SQL here makes it testable without an
 //! actor system. Every method takes `now` from the caller, so time is injectable.
 //!
-//! Invariants kept here (SPEC §1):
+//! Invariants kept here (docs/DESIGN.md, "Data"):
 //! - a `pending` note has exactly one `pending_jobs` row; `done`/`failed` notes have none
 //!   (every status change and its job row change share one transaction);
 //! - trashed notes are never due, counted, listed as active or retried. A trashed
@@ -18,7 +18,7 @@ use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, TransactionBehavior};
 
 use super::migrations::{self, MigrationError, MIGRATIONS};
-use crate::domain::{timestamp, AiStatus, Enrichment, ListFilter, Note, NoteBody};
+use crate::domain::{timestamp, AiStatus, Enrichment, ListFilter, Note, NoteBody, WaitReason};
 
 /// Why a repository operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -69,41 +69,12 @@ impl StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// Why a job is waiting (column `pending_jobs.wait_reason`, migration 0002).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WaitReason {
-    /// Parked because the provider was unreachable or timed out: runs as soon as the
-    /// provider is seen healthy.
-    Provider,
-    /// Waiting out its own retry delay after a schema/other failure: keeps its time.
-    Retry,
-}
-
-impl WaitReason {
-    fn as_str(self) -> &'static str {
-        match self {
-            WaitReason::Provider => "provider",
-            WaitReason::Retry => "retry",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "provider" => Some(WaitReason::Provider),
-            "retry" => Some(WaitReason::Retry),
-            _ => None,
-        }
-    }
-}
-
 /// A row of the durable AI queue, for an active (not trashed) pending note.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {
     pub note_id: String,
-    pub body: String,
     pub attempts: u32,
     pub next_run_at: DateTime<Utc>,
-    pub last_error: Option<String>,
     pub wait_reason: Option<WaitReason>,
 }
 
@@ -144,14 +115,12 @@ pub const COUNT_WITH_STATUS_SQL: &str =
 pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
      WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL";
 /// Jobs of active notes due at ?1, earliest first.
-pub const DUE_JOBS_SQL: &str =
-    "SELECT j.note_id, n.body, j.attempts, j.next_run_at, j.last_error, j.wait_reason
+pub const DUE_JOBS_SQL: &str = "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason
      FROM pending_jobs j JOIN notes n ON n.id = j.note_id
      WHERE j.next_run_at <= ?1 AND n.deleted_at IS NULL
      ORDER BY j.next_run_at, j.note_id";
 /// Every job of an active note, earliest first.
-pub const ALL_JOBS_SQL: &str =
-    "SELECT j.note_id, n.body, j.attempts, j.next_run_at, j.last_error, j.wait_reason
+pub const ALL_JOBS_SQL: &str = "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason
      FROM pending_jobs j JOIN notes n ON n.id = j.note_id
      WHERE n.deleted_at IS NULL
      ORDER BY j.next_run_at, j.note_id";
@@ -380,7 +349,7 @@ impl Store {
     /// Two passes over the failed notes, not three: the status update returns the ids
     /// (`RETURNING`), and the job rows are made from the notes it just stamped with
     /// `now`. The job insert is `INSERT OR IGNORE`: should a failed note somehow still
-    /// have a row, it is kept as it is rather than failing the whole retry (seed §3 race
+    /// have a row, it is kept as it is rather than failing the whole retry (a race
     /// guard); a pending note that already had `updated_at = now` has its row already.
     pub fn retry_all_failed(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
         let at = timestamp(now);
@@ -512,7 +481,7 @@ impl Store {
         Ok(())
     }
 
-    /// Every breach of the SPEC §1 invariants, described; empty when all hold. Tests and
+    /// Every breach of the invariants (docs/DESIGN.md, "Data"), described; empty when all hold. Tests and
     /// fault-injection runs call it after the fact.
     pub fn invariant_violations(&self) -> StoreResult<Vec<String>> {
         let checks = [
@@ -600,7 +569,7 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT j.note_id, n.body, j.attempts, j.next_run_at, j.last_error, j.wait_reason
+                "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason
                  FROM pending_jobs j JOIN notes n ON n.id = j.note_id
                  WHERE j.note_id = ?1 AND n.deleted_at IS NULL",
             )?
@@ -660,14 +629,12 @@ fn parse_timestamp(text: &str, column: usize) -> rusqlite::Result<DateTime<Utc>>
 }
 
 fn job_from_row(r: &Row) -> rusqlite::Result<Job> {
-    let at: String = r.get(3)?;
-    let wait: Option<String> = r.get(5)?;
+    let at: String = r.get(2)?;
+    let wait: Option<String> = r.get(3)?;
     Ok(Job {
         note_id: r.get(0)?,
-        body: r.get(1)?,
-        attempts: r.get(2)?,
-        next_run_at: parse_timestamp(&at, 3)?,
-        last_error: r.get(4)?,
+        attempts: r.get(1)?,
+        next_run_at: parse_timestamp(&at, 2)?,
         wait_reason: wait.as_deref().and_then(WaitReason::parse),
     })
 }

@@ -1,4 +1,5 @@
-//! The AI worker's retry policy (SPEC §3, seed §2), as pure functions the actor wires.
+//! The worker's waits, as pure arithmetic over the configured schedules
+//! (docs/DESIGN.md, "The worker policy"); [`super::core`] decides which one applies.
 //!
 //! Two independent counters:
 //! - the worker-wide **outage step**: consecutive unreachable/timeout failures, which
@@ -13,8 +14,6 @@
 //! because the database could not be written, [`storage_wait`].
 
 use std::time::Duration;
-
-use super::FailureReason;
 
 /// The wait at outage step `step`: the schedule's entry, its last one past the end.
 pub fn outage_backoff(step: usize, schedule_ms: &[u64]) -> Duration {
@@ -51,111 +50,33 @@ pub fn storage_wait(lost_saves: u32) -> Duration {
         .min(LONGEST_STORAGE_WAIT)
 }
 
-/// What the worker does after a failed call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureDecision {
-    /// Unreachable/timeout: park the whole worker for `wait`, then probe again; the
-    /// job's attempts are untouched and it is never failed for this.
-    ParkWorker { wait: Duration, next_step: usize },
-    /// Schema/other, attempts left: the job waits `wait`; the count becomes `attempts`.
-    RetryJobLater { wait: Duration, attempts: u32 },
-    /// Schema/other, no attempts left: mark the note failed after `attempts` attempts.
-    GiveUp { attempts: u32 },
-}
-
-/// The policy's decision for one failure.
-pub fn decide(
-    reason: FailureReason,
-    outage_step: usize,
-    attempts_before: u32,
-    max_attempts: u32,
-    unreachable_backoffs_ms: &[u64],
-    retry_backoffs_ms: &[u64],
-) -> FailureDecision {
-    if reason.is_provider_outage() {
-        return FailureDecision::ParkWorker {
-            wait: outage_backoff(outage_step, unreachable_backoffs_ms),
-            next_step: next_outage_step(outage_step, unreachable_backoffs_ms),
-        };
-    }
-    let attempts = attempts_before.saturating_add(1);
-    if attempts >= max_attempts {
-        FailureDecision::GiveUp { attempts }
-    } else {
-        FailureDecision::RetryJobLater {
-            wait: retry_backoff(attempts, retry_backoffs_ms),
-            attempts,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const OUTAGE: [u64; 6] = [30_000, 60_000, 120_000, 240_000, 480_000, 900_000];
-    const RETRY: [u64; 3] = [0, 30_000, 120_000];
-
-    fn secs(s: u64) -> Duration {
-        Duration::from_secs(s)
-    }
 
     #[test]
-    fn consecutive_outages_wait_30_60_120_240_480_then_900_forever() {
+    fn the_outage_step_walks_the_schedule_and_stays_on_its_last_wait() {
         let mut step = 0;
         let mut waits = Vec::new();
         for _ in 0..9 {
-            match decide(FailureReason::Unreachable, step, 0, 3, &OUTAGE, &RETRY) {
-                FailureDecision::ParkWorker { wait, next_step } => {
-                    waits.push(wait.as_secs());
-                    step = next_step;
-                }
-                other => panic!("unexpected {other:?}"),
-            }
+            waits.push(outage_backoff(step, &OUTAGE).as_secs());
+            step = next_outage_step(step, &OUTAGE);
         }
         assert_eq!(waits, [30, 60, 120, 240, 480, 900, 900, 900, 900]);
-        assert_eq!(step, 5, "the step caps at 5");
-    }
-
-    #[test]
-    fn a_timeout_parks_the_worker_like_unreachable_and_never_counts_an_attempt() {
-        assert_eq!(
-            decide(FailureReason::Timeout, 2, 2, 3, &OUTAGE, &RETRY),
-            FailureDecision::ParkWorker {
-                wait: secs(120),
-                next_step: 3
-            }
-        );
-    }
-
-    #[test]
-    fn schema_and_other_wait_30_then_120_then_give_up_at_the_third_failure() {
-        for reason in [FailureReason::Schema, FailureReason::Other] {
-            assert_eq!(
-                decide(reason, 0, 0, 3, &OUTAGE, &RETRY),
-                FailureDecision::RetryJobLater {
-                    wait: secs(30),
-                    attempts: 1
-                }
-            );
-            assert_eq!(
-                decide(reason, 0, 1, 3, &OUTAGE, &RETRY),
-                FailureDecision::RetryJobLater {
-                    wait: secs(120),
-                    attempts: 2
-                }
-            );
-            assert_eq!(
-                decide(reason, 0, 2, 3, &OUTAGE, &RETRY),
-                FailureDecision::GiveUp { attempts: 3 }
-            );
-        }
+        assert_eq!(step, 5, "the step caps at the schedule's last entry");
     }
 
     #[test]
     fn a_short_retry_schedule_repeats_its_last_wait() {
         assert_eq!(retry_backoff(7, &[0, 5]), Duration::from_millis(5));
         assert_eq!(outage_backoff(99, &[10]), Duration::from_millis(10));
+        assert_eq!(
+            retry_backoff(1, &[]),
+            Duration::ZERO,
+            "an empty schedule waits not at all"
+        );
     }
 
     #[test]

@@ -1,0 +1,398 @@
+//! `AiWorkerActor`: works through the durable AI queue, one provider call at a time.
+//!
+//! The actor is the imperative shell around [`core::WorkerCore`], which makes every
+//! decision (docs/DESIGN.md, "The worker policy"). The actor turns what it hears (its
+//! messages, its one timer, the replies of the repository and the provider) into calls
+//! of the core, and carries out the [`Effect`]s the core returns: it reads and writes
+//! through the repository, calls the provider, keeps the one `run_later` timer, and
+//! announces results through the hub and the usage log. It holds no rule of its own.
+//!
+//! - [`queue`]: the in-memory queue, plain data;
+//! - [`core`]: the decisions, unit-tested without a runtime;
+//! - [`backoff`]: the waits' arithmetic;
+//! - [`messages`]: what the other actors send it.
+//!
+//! The provider call runs as a spawned future (`ctx.spawn`, not `ctx.wait`), so the
+//! mailbox stays responsive while a cold model loads.
+
+pub mod backoff;
+pub mod core;
+pub mod messages;
+pub mod queue;
+
+use std::rc::Rc;
+use std::time::Instant;
+
+use actix::prelude::*;
+
+use self::core::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore};
+pub use self::core::{WorkerState, WorkerStatus};
+pub use self::messages::{Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
+use self::queue::QueuedJob;
+use super::hub::Hub;
+use super::log_handled;
+use super::mailbox::Mailbox;
+use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
+use super::repository::{
+    CountFailed, GetJob, GetPendingBodies, IncrementJobAttempt, LoadJobs, MarkAiFailed,
+    RepositoryActor, SaveEnrichment, SetNextRunAt,
+};
+use super::telemetry::{Emit, TelemetryActor};
+use crate::ai::{classify_reason, EnrichmentProvider};
+use crate::clock::SharedClock;
+use crate::configuration::WorkerSettings;
+use crate::domain::Enrichment;
+use crate::events::{FailedCountChanged, JobFailed, NoteChanged, OllamaStatusChanged};
+use crate::storage::{Job, StoreError, StoreResult};
+use crate::telemetry::events::{AiDone, UsageEvent};
+
+pub struct AiWorkerActor {
+    core: WorkerCore,
+    repository: Mailbox<RepositoryActor>,
+    provider: Rc<dyn EnrichmentProvider>,
+    monitor: Mailbox<OllamaMonitorActor>,
+    telemetry: Mailbox<TelemetryActor>,
+    hub: Mailbox<Hub>,
+    clock: SharedClock,
+    /// The one pending wake-up. actix's `cancel_future` cannot say whether a timer was
+    /// still pending, so the handle is cleared when it fires.
+    wake: Option<SpawnHandle>,
+}
+
+impl AiWorkerActor {
+    pub fn new(
+        repository: Mailbox<RepositoryActor>,
+        provider: Rc<dyn EnrichmentProvider>,
+        monitor: Mailbox<OllamaMonitorActor>,
+        telemetry: Mailbox<TelemetryActor>,
+        hub: Mailbox<Hub>,
+        clock: SharedClock,
+        rules: WorkerSettings,
+    ) -> Self {
+        AiWorkerActor {
+            core: WorkerCore::new(rules),
+            repository,
+            provider,
+            monitor,
+            telemetry,
+            hub,
+            clock,
+            wake: None,
+        }
+    }
+
+    /// Carries out the core's effects, in order.
+    fn run(&mut self, effects: Vec<Effect>, ctx: &mut Context<Self>) {
+        for effect in effects {
+            self.carry_out(effect, ctx);
+        }
+    }
+
+    fn carry_out(&mut self, effect: Effect, ctx: &mut Context<Self>) {
+        match effect {
+            Effect::Wake(at) => self.set_wake(at, ctx),
+            Effect::ReadBodies { note_id, ids } => self.read_bodies(note_id, ids, ctx),
+            Effect::CallProvider { note_id, body } => self.call_provider(note_id, body, ctx),
+            Effect::Save { save, enrichment } => self.save(save, enrichment, ctx),
+            Effect::StoreNextRun {
+                note_id,
+                at,
+                last_error,
+                ends_call,
+            } => {
+                let write = SetNextRunAt {
+                    note_id,
+                    at,
+                    last_error,
+                };
+                self.store_bookkeeping(write, "the job's next run", ends_call, ctx);
+            }
+            Effect::StoreAttempt {
+                note_id,
+                next_run_at,
+                last_error,
+                ends_call,
+            } => {
+                let write = IncrementJobAttempt {
+                    note_id,
+                    next_run_at,
+                    last_error,
+                };
+                self.store_bookkeeping(write, "the failed attempt", ends_call, ctx);
+            }
+            Effect::MarkFailed { failure, ends_call } => self.mark_failed(failure, ends_call, ctx),
+            Effect::SuspectDown => self.monitor.do_send(SuspectDown),
+            Effect::AnnounceEnriched {
+                note_id,
+                latency_ms,
+            } => {
+                self.telemetry
+                    .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
+                self.hub.do_send(NoteChanged { note_id });
+            }
+            Effect::AnnounceFailed(failure) => self.announce_failed(failure, ctx),
+        }
+    }
+
+    // ----- the timer ---------------------------------------------------------------
+
+    fn set_wake(&mut self, at: Option<chrono::DateTime<chrono::Utc>>, ctx: &mut Context<Self>) {
+        if let Some(handle) = self.wake.take() {
+            ctx.cancel_future(handle);
+        }
+        let Some(at) = at else { return };
+        let delay = (at - self.clock.now()).to_std().unwrap_or_default();
+        self.wake = Some(ctx.run_later(delay, |act, ctx| {
+            act.wake = None;
+            let effects = act.core.woke(act.clock.now());
+            act.run(effects, ctx);
+        }));
+    }
+
+    // ----- the repository ----------------------------------------------------------
+
+    fn read_bodies(&mut self, note_id: String, ids: Vec<String>, ctx: &mut Context<Self>) {
+        let read = self.repository.send(GetPendingBodies { ids });
+        ctx.spawn(read.into_actor(self).map(move |read, act, ctx| {
+            let read = match read {
+                Ok(Ok(bodies)) => Ok(bodies),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            let effects = act.core.bodies_read(note_id, read, act.clock.now());
+            act.run(effects, ctx);
+        }));
+    }
+
+    fn save(&mut self, save: PendingSave, enrichment: Enrichment, ctx: &mut Context<Self>) {
+        let write = SaveEnrichment {
+            note_id: save.note_id.clone(),
+            enrichment,
+            now: self.clock.now(),
+        };
+        ctx.spawn(
+            self.repository
+                .send(write)
+                .into_actor(self)
+                .map(move |saved, act, ctx| {
+                    let outcome = match saved {
+                        Ok(Ok(())) => SaveOutcome::Saved,
+                        Ok(Err(StoreError::NotFound(_))) => SaveOutcome::NoteGone,
+                        Ok(Err(e)) if e.is_disk_trouble() => {
+                            SaveOutcome::DiskTrouble(e.to_string())
+                        }
+                        Ok(Err(e)) => SaveOutcome::Refused(e.to_string()),
+                        Err(_) => SaveOutcome::RepositoryGone,
+                    };
+                    let effects = act.core.saved(save, outcome, act.clock.now());
+                    act.run(effects, ctx);
+                }),
+        );
+    }
+
+    /// Stores a job's bookkeeping after a failure (the core has already updated its
+    /// queue); a failed write is logged.
+    fn store_bookkeeping<M, T>(
+        &mut self,
+        write: M,
+        what: &'static str,
+        ends_call: bool,
+        ctx: &mut Context<Self>,
+    ) where
+        M: Message<Result = StoreResult<T>> + Send + 'static,
+        T: Send + 'static,
+        RepositoryActor: Handler<M>,
+        SyncContext<RepositoryActor>: actix::dev::ToEnvelope<RepositoryActor, M>,
+    {
+        ctx.spawn(
+            self.repository
+                .send(write)
+                .into_actor(self)
+                .map(move |stored, act, ctx| {
+                    if let Ok(Err(e)) = stored {
+                        tracing::warn!(error = %e, "cannot store {what}");
+                    }
+                    let effects = act.core.write_done(ends_call, act.clock.now());
+                    act.run(effects, ctx);
+                }),
+        );
+    }
+
+    fn mark_failed(&mut self, failure: Failure, ends_call: bool, ctx: &mut Context<Self>) {
+        let write = MarkAiFailed {
+            note_id: failure.note_id.clone(),
+            error: failure.error.clone(),
+            now: self.clock.now(),
+        };
+        ctx.spawn(
+            self.repository
+                .send(write)
+                .into_actor(self)
+                .map(move |marked, act, ctx| {
+                    let outcome = match marked {
+                        Ok(Ok(())) => MarkOutcome::Marked,
+                        Ok(Err(StoreError::NotFound(_))) => MarkOutcome::NoteGone,
+                        Ok(Err(e)) => MarkOutcome::Refused(e.to_string()),
+                        Err(_) => MarkOutcome::RepositoryGone,
+                    };
+                    let effects =
+                        act.core
+                            .marked_failed(failure, outcome, ends_call, act.clock.now());
+                    act.run(effects, ctx);
+                }),
+        );
+    }
+
+    fn announce_failed(&mut self, failure: Failure, ctx: &mut Context<Self>) {
+        let note_id = failure.note_id.clone();
+        self.hub.do_send(JobFailed {
+            note_id: failure.note_id,
+            reason: failure.reason,
+            attempts: failure.attempts,
+            error: failure.error,
+        });
+        self.hub.do_send(NoteChanged { note_id });
+        let count = self.repository.send(CountFailed);
+        ctx.spawn(count.into_actor(self).map(|count, act, _| {
+            if let Ok(Ok(count)) = count {
+                act.hub.do_send(FailedCountChanged { count });
+            }
+        }));
+    }
+
+    // ----- the provider ------------------------------------------------------------
+
+    fn call_provider(&mut self, note_id: String, body: String, ctx: &mut Context<Self>) {
+        tracing::debug!(%note_id, "calling the provider");
+        let started = actix_rt::time::Instant::now();
+        let call = self.provider.enrich(&body);
+        ctx.spawn(call.into_actor(self).map(move |answer, act, ctx| {
+            let now = act.clock.now();
+            let effects = match answer {
+                Ok(enrichment) => {
+                    let latency_ms = started.elapsed().as_millis() as u64;
+                    act.core.answered(note_id, enrichment, latency_ms, now)
+                }
+                Err(error) => {
+                    act.core
+                        .call_failed(note_id, classify_reason(&error), error.to_string(), now)
+                }
+            };
+            act.run(effects, ctx);
+        }));
+    }
+}
+
+/// A job row as the worker queues it.
+fn queued(job: Job) -> (String, QueuedJob) {
+    (
+        job.note_id,
+        QueuedJob {
+            attempts: job.attempts,
+            next_run_at: job.next_run_at,
+            wait_reason: job.wait_reason,
+        },
+    )
+}
+
+impl Actor for AiWorkerActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let load = self.repository.send(LoadJobs);
+        ctx.spawn(load.into_actor(self).map(|loaded, act, ctx| {
+            let jobs: Vec<Job> = match loaded {
+                Ok(Ok(jobs)) => jobs,
+                Ok(Err(e)) => {
+                    tracing::error!(error = %e, "cannot load the AI queue");
+                    Vec::new()
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "repository gone");
+                    Vec::new()
+                }
+            };
+            let effects = act
+                .core
+                .loaded(jobs.into_iter().map(queued), act.clock.now());
+            act.run(effects, ctx);
+        }));
+    }
+}
+
+impl Handler<Enqueue> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Enqueue, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        let count = msg.note_ids.len();
+        let effects = self.core.enqueued(msg.note_ids, msg.at, self.clock.now());
+        self.run(effects, ctx);
+        tracing::debug!(count, "jobs enqueued");
+        log_handled!("Enqueue", started, true);
+    }
+}
+
+impl Handler<TrackJob> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: TrackJob, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        let lookup = self.repository.send(GetJob {
+            note_id: msg.note_id,
+        });
+        ctx.spawn(lookup.into_actor(self).map(|found, act, ctx| {
+            if let Ok(Ok(Some(job))) = found {
+                let (note_id, job) = queued(job);
+                let effects = act.core.tracked(note_id, job, act.clock.now());
+                act.run(effects, ctx);
+            }
+        }));
+        log_handled!("TrackJob", started, true);
+    }
+}
+
+impl Handler<Forget> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Forget, _: &mut Context<Self>) {
+        let started = Instant::now();
+        self.core.forgotten(&msg.note_ids);
+        log_handled!("Forget", started, true);
+    }
+}
+
+impl Handler<ResumeNow> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: ResumeNow, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        let effects = self.core.resume_requested(msg.why, self.clock.now());
+        self.run(effects, ctx);
+        log_handled!("ResumeNow", started, true);
+    }
+}
+
+impl Handler<OllamaStatusChanged> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
+        let started = Instant::now();
+        let effects = self
+            .core
+            .health_changed(msg.health.is_ready(), self.clock.now());
+        self.run(effects, ctx);
+        log_handled!("OllamaStatusChanged", started, true);
+    }
+}
+
+impl Handler<GetWorkerStatus> for AiWorkerActor {
+    type Result = MessageResult<GetWorkerStatus>;
+
+    fn handle(&mut self, _: GetWorkerStatus, _: &mut Context<Self>) -> Self::Result {
+        let started = Instant::now();
+        let status = self.core.status(self.clock.now());
+        log_handled!("GetWorkerStatus", started, true);
+        MessageResult(status)
+    }
+}

@@ -1,0 +1,189 @@
+//! The worker's in-memory view of the durable AI queue, as plain data.
+//!
+//! One entry per pending note: its counted attempts, when it may run next and why it
+//! waits. Bodies stay in the database (a note is at most 64 KiB, and 100,000 of them
+//! would not belong in memory). The entries are kept twice: by note id, to update one,
+//! and ordered by `(next_run_at, note id)`, so the earliest job is found in O(log n)
+//! even with 100,000 requeued notes.
+
+use std::collections::{BTreeSet, HashMap};
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::WaitReason;
+
+/// One queued job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueuedJob {
+    /// Counted schema/other failures.
+    pub attempts: u32,
+    /// Not tried before this.
+    pub next_run_at: DateTime<Utc>,
+    /// Why it waits, if it does: an outage (runs when the provider is back) or its own
+    /// retry delay (keeps its time).
+    pub wait_reason: Option<WaitReason>,
+}
+
+impl QueuedJob {
+    /// A job the database has just stored as fresh: no attempts, due at `at`.
+    pub fn fresh(at: DateTime<Utc>) -> Self {
+        QueuedJob {
+            attempts: 0,
+            next_run_at: at,
+            wait_reason: None,
+        }
+    }
+}
+
+/// The queue: note id → job, and the same jobs ordered by `(next_run_at, note id)`.
+#[derive(Debug, Default)]
+pub struct Queue {
+    jobs: HashMap<String, QueuedJob>,
+    order: BTreeSet<(DateTime<Utc>, String)>,
+}
+
+impl Queue {
+    /// Adds a job, or replaces the one queued for that note.
+    pub fn upsert(&mut self, note_id: String, job: QueuedJob) {
+        if let Some(old) = self.jobs.get(&note_id) {
+            self.order.remove(&(old.next_run_at, note_id.clone()));
+        }
+        self.order.insert((job.next_run_at, note_id.clone()));
+        self.jobs.insert(note_id, job);
+    }
+
+    /// Takes a note's job out of the queue.
+    pub fn remove(&mut self, note_id: &str) -> Option<QueuedJob> {
+        let old = self.jobs.remove(note_id)?;
+        self.order.remove(&(old.next_run_at, note_id.to_string()));
+        Some(old)
+    }
+
+    pub fn get(&self, note_id: &str) -> Option<&QueuedJob> {
+        self.jobs.get(note_id)
+    }
+
+    pub fn contains(&self, note_id: &str) -> bool {
+        self.jobs.contains_key(note_id)
+    }
+
+    /// Counted attempts of a queued note (0 when it is not queued).
+    pub fn attempts(&self, note_id: &str) -> u32 {
+        self.jobs.get(note_id).map_or(0, |job| job.attempts)
+    }
+
+    /// Moves a queued job to `at`, waiting for `wait_reason`; its attempts stay.
+    /// A note that is not queued (trashed meanwhile) stays out.
+    pub fn reschedule(
+        &mut self,
+        note_id: &str,
+        at: DateTime<Utc>,
+        wait_reason: Option<WaitReason>,
+    ) {
+        if let Some(job) = self.jobs.get(note_id).copied() {
+            self.upsert(
+                note_id.to_string(),
+                QueuedJob {
+                    next_run_at: at,
+                    wait_reason,
+                    ..job
+                },
+            );
+        }
+    }
+
+    /// Sets a queued job's attempts.
+    pub fn set_attempts(&mut self, note_id: &str, attempts: u32) {
+        if let Some(job) = self.jobs.get_mut(note_id) {
+            job.attempts = attempts;
+        }
+    }
+
+    /// The earliest job: when it is due, and whose it is.
+    pub fn first(&self) -> Option<(DateTime<Utc>, &str)> {
+        self.order.first().map(|(at, id)| (*at, id.as_str()))
+    }
+
+    /// Note ids in the order they will run.
+    pub fn ids_in_order(&self) -> impl Iterator<Item = &str> {
+        self.order.iter().map(|(_, id)| id.as_str())
+    }
+
+    /// Jobs parked on an outage that are not due yet at `now`.
+    pub fn waiting_on_provider(&self, now: DateTime<Utc>) -> Vec<String> {
+        self.jobs
+            .iter()
+            .filter(|(_, job)| {
+                job.wait_reason == Some(WaitReason::Provider) && job.next_run_at > now
+            })
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(seconds: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000 + seconds, 0).expect("in range")
+    }
+
+    #[test]
+    fn the_earliest_job_comes_first_and_ties_go_by_note_id() {
+        let mut queue = Queue::default();
+        queue.upsert("b".into(), QueuedJob::fresh(at(10)));
+        queue.upsert("c".into(), QueuedJob::fresh(at(5)));
+        queue.upsert("a".into(), QueuedJob::fresh(at(10)));
+        assert_eq!(queue.first(), Some((at(5), "c")));
+        assert_eq!(queue.ids_in_order().collect::<Vec<_>>(), ["c", "a", "b"]);
+    }
+
+    #[test]
+    fn replacing_or_rescheduling_a_job_leaves_one_entry_in_the_order() {
+        let mut queue = Queue::default();
+        queue.upsert("a".into(), QueuedJob::fresh(at(10)));
+        queue.upsert("a".into(), QueuedJob::fresh(at(20)));
+        queue.reschedule("a", at(30), Some(WaitReason::Retry));
+        assert_eq!(queue.len(), 1);
+        assert_eq!(queue.ids_in_order().count(), 1);
+        assert_eq!(queue.first(), Some((at(30), "a")));
+        queue.reschedule("not queued", at(0), None);
+        assert_eq!(queue.len(), 1, "rescheduling never adds a job");
+        assert!(queue.remove("a").is_some());
+        assert!(queue.is_empty() && queue.first().is_none());
+    }
+
+    #[test]
+    fn only_jobs_parked_on_the_provider_and_not_yet_due_wait_on_it() {
+        let mut queue = Queue::default();
+        let parked = QueuedJob {
+            wait_reason: Some(WaitReason::Provider),
+            ..QueuedJob::fresh(at(60))
+        };
+        queue.upsert("parked".into(), parked);
+        queue.upsert(
+            "due".into(),
+            QueuedJob {
+                next_run_at: at(0),
+                ..parked
+            },
+        );
+        queue.upsert(
+            "retry".into(),
+            QueuedJob {
+                wait_reason: Some(WaitReason::Retry),
+                ..parked
+            },
+        );
+        assert_eq!(queue.waiting_on_provider(at(0)), ["parked"]);
+    }
+}
