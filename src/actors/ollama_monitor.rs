@@ -1,4 +1,5 @@
-//! `OllamaMonitorActor`: the provider's health, and when to look at it (SPEC §6).
+//! `OllamaMonitorActor`: the provider's health, and when to look at it (docs/DESIGN.md,
+//! "Health and recovery").
 //!
 //! - While the provider is not ready (not running, or the model is missing) it checks
 //!   every `ollama.health_interval_ms`: a loopback GET a second costs nothing and
@@ -43,7 +44,6 @@ pub struct GetProviderHealth;
 #[rtype(result = "()")]
 struct HealthChecked {
     health: ProviderHealth,
-    announce: bool,
 }
 
 pub struct OllamaMonitorActor {
@@ -90,13 +90,7 @@ impl OllamaMonitorActor {
         self.checking = true;
         let check = self.provider.health();
         ctx.spawn(check.into_actor(self).map(|health, _, ctx| {
-            mailbox::notify(
-                ctx,
-                HealthChecked {
-                    health,
-                    announce: false,
-                },
-            );
+            mailbox::notify(ctx, HealthChecked { health });
         }));
     }
 
@@ -191,7 +185,7 @@ impl Handler<HealthChecked> for OllamaMonitorActor {
 
     fn handle(&mut self, msg: HealthChecked, ctx: &mut Context<Self>) {
         let started = Instant::now();
-        self.apply(msg.health, msg.announce, ctx);
+        self.apply(msg.health, false, ctx);
         log_handled!("HealthChecked", started, true);
     }
 }

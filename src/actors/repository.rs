@@ -2,7 +2,7 @@
 //!
 //! It runs on a one-thread `SyncArbiter`: rusqlite calls block (an fsync per commit),
 //! and on an async arbiter they would freeze every actor sharing that thread, timers
-//! included (research/actix.md §2). One thread also serialises all writes, so SQLite
+//! included (docs/PLATFORM.md, "actix: a blocking call freezes its arbiter"). One thread also serialises all writes, so SQLite
 //! never sees two writers. Each message maps to one [`Store`] method; the SQL lives
 //! there.
 
@@ -40,39 +40,15 @@ pub struct ListNotes {
     pub now: DateTime<Utc>,
 }
 
-/// Ids of failed, active notes, most recently updated first.
-#[derive(Debug, Message)]
-#[rtype(result = "StoreResult<Vec<String>>")]
-pub struct FindFailedIds;
-
 /// How many active notes failed.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<u64>")]
 pub struct CountFailed;
 
-/// How many active notes wait for the AI.
-#[derive(Debug, Message)]
-#[rtype(result = "StoreResult<u64>")]
-pub struct CountPending;
-
-/// How many active notes are expired at `now`.
-#[derive(Debug, Message)]
-#[rtype(result = "StoreResult<u64>")]
-pub struct CountExpired {
-    pub now: DateTime<Utc>,
-}
-
 /// Pending, failed and expired counts together.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<NoteCounts>")]
 pub struct GetCounts {
-    pub now: DateTime<Utc>,
-}
-
-/// Jobs due at `now`, earliest first.
-#[derive(Debug, Message)]
-#[rtype(result = "StoreResult<Vec<Job>>")]
-pub struct DueJobs {
     pub now: DateTime<Utc>,
 }
 
@@ -82,7 +58,7 @@ pub struct DueJobs {
 pub struct LoadJobs;
 
 /// Every failed active note back to pending with a fresh job row, in one transaction
-/// (SPEC §4 `retry_all_failed`). Replies with their ids.
+/// (docs/DESIGN.md, "Retry-all"). Replies with their ids.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Vec<String>>")]
 pub struct RequeueAllFailed {
@@ -242,12 +218,8 @@ macro_rules! handle_with_store {
 handle_with_store!(CaptureNote => Note, |store, msg| store.capture(&msg.body, msg.now));
 handle_with_store!(GetNote => Note, |store, msg| store.get(&msg.id));
 handle_with_store!(ListNotes => Vec<Note>, |store, msg| store.list(&msg.filter, msg.now));
-handle_with_store!(FindFailedIds => Vec<String>, |store, _msg| store.find_failed_ids());
 handle_with_store!(CountFailed => u64, |store, _msg| store.count_failed());
-handle_with_store!(CountPending => u64, |store, _msg| store.count_pending());
-handle_with_store!(CountExpired => u64, |store, msg| store.count_expired(msg.now));
 handle_with_store!(GetCounts => NoteCounts, |store, msg| store.counts(msg.now));
-handle_with_store!(DueJobs => Vec<Job>, |store, msg| store.due_jobs(msg.now));
 handle_with_store!(LoadJobs => Vec<Job>, |store, _msg| store.all_jobs());
 handle_with_store!(RequeueAllFailed => Vec<String>, |store, msg| store.retry_all_failed(msg.now));
 handle_with_store!(SetNextRunAt => (), |store, msg| {

@@ -30,7 +30,7 @@ use crate::tray::TrayBackend;
 #[rtype(result = "()")]
 pub struct TrayClicked(pub TrayAction);
 
-/// The menu as it is now (tests, diagnostics).
+/// The menu as it is now. Only the tests send it.
 #[derive(Debug, Message)]
 #[rtype(result = "MenuModel")]
 pub struct GetMenu;
