@@ -1,4 +1,4 @@
--- 0001: notes and the durable AI queue (SPEC §1).
+-- 0001: notes and the durable AI queue (docs/DESIGN.md, "Data").
 -- Applied by src/storage/migrations.rs inside one transaction with the version bump,
 -- so a crash mid-migration leaves the previous version intact.
 

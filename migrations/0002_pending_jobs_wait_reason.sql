@@ -1,4 +1,4 @@
--- 0002: why a job is waiting (SPEC §3, "Restart").
+-- 0002: why a job is waiting (docs/DESIGN.md, "The worker policy", "Restart").
 -- After a restart, jobs that were only waiting out a provider outage must run as soon as
 -- the provider is healthy, while a job waiting out its own schema/other retry delay keeps
 -- its time. next_run_at alone cannot tell the two apart.

@@ -2,7 +2,7 @@
 
 `GET /api/tags` lists the default model; `POST /api/chat` answers a valid enrichment
 after a delay drawn from `StubOllama.delay` (seconds, min and max). The shapes are
-those of research/ollama-contract.md, as in the tests' fake (tests/support/
+those of docs/PLATFORM.md ("Ollama"), as in the tests' fake (tests/support/
 fake_ollama.rs), without its failure modes. Python standard library only.
 """
 import http.server

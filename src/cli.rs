@@ -1,5 +1,5 @@
 //! The command line: `inkling run` starts the service; every other subcommand is a
-//! client of the running service (SPEC §14).
+//! client of the running service (docs/DESIGN.md, "API and CLI").
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -426,7 +426,7 @@ fn describe_worker(worker: &Value) -> String {
     }
 }
 
-/// The per-actor counters as a small table (SPEC §12): messages received, handled and
+/// The per-actor counters as a small table (docs/DESIGN.md, "Logs and actor counters"): messages received, handled and
 /// waiting, time in handlers and the slowest handler.
 fn describe_actors(actors: &Value) -> Vec<String> {
     let Some(actors) = actors.as_object() else {

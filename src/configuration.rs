@@ -1,6 +1,6 @@
 //! Settings: the typed configuration tree and the layers it is loaded from.
 //!
-//! Layers, later wins, key by key (SPEC §11):
+//! Layers, later wins, key by key (docs/DESIGN.md, "Configuration"):
 //! 1. `config/default.toml`, embedded in the binary, so a fresh install needs no file;
 //! 2. the user file: `--config PATH` (must exist), else the platform config dir's
 //!    `inkling/config.toml` (used when present);

@@ -1,6 +1,7 @@
 //! Service logs (`tracing`): where they go and which targets are shown.
 //!
-//! Not to be confused with the usage log (the JSONL event log of SPEC §7): this module
+//! Not to be confused with the usage log (the JSONL event log of docs/DESIGN.md,
+//! "Usage telemetry"): this module
 //! only sets up diagnostics for the person running the service.
 //!
 //! Every actor logs each message it handles at `debug` under its own target

@@ -1,4 +1,4 @@
-//! The repository (SPEC §1, §4; seed §8 "Repo" rows): the store's operations, its
+//! The repository (docs/DESIGN.md, "Data"): the store's operations, its
 //! invariants, its list filters, its index use, and the actor in front of it.
 
 use chrono::{DateTime, Duration, Utc};
@@ -97,7 +97,7 @@ fn an_unknown_id_is_not_found() {
     ));
 }
 
-// ----- the seed's repository cases ---------------------------------------------------
+// ----- the repository's operations -----------------------------------------------------
 
 #[test]
 fn find_failed_ids_returns_only_failed_active_notes_newest_update_first() {

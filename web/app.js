@@ -484,7 +484,7 @@ function wireControls() {
     }
   });
   $("retry").addEventListener("click", async () => {
-    // Optimistic (seed §6): the banner goes at once; the real count follows live.
+    // Optimistic (docs/DESIGN.md, "The inbox page"): the banner goes at once; the real count follows live.
     state.counts.failed = 0;
     state.liveChanges += 1;
     renderBanners();

@@ -1,9 +1,9 @@
-//! `InboxActor`: the inbox use cases (the seed's CaptureService), and their messages.
+//! `InboxActor`: the inbox use cases (capture, retry-all, the trash), and their messages.
 //!
 //! The HTTP API and the tray send the same typed messages here; each use case is a
 //! short sequence over the other actors:
 //! - `Capture`: store the note and its job (durable) → `note_captured` → enqueue;
-//! - `RetryAllFailed` (SPEC §5): requeue every failed note in one transaction → enqueue
+//! - `RetryAllFailed` (docs/DESIGN.md, "Retry-all"): requeue every failed note in one transaction → enqueue
 //!   each → `ai_retry_manual {failedCount}` and `FailedCountChanged`, only when at
 //!   least one note was requeued (zero is the "nothing happened" sentinel) → resume
 //!   the worker at once (a manual retry means "try now");

@@ -1,8 +1,9 @@
 //! `Mailbox<A>`: an actor's address that counts what is sent to it, so `/api/status`
 //! can say per actor how many messages it received, handled, and has waiting
-//! (SPEC §12).
+//! (docs/DESIGN.md, "Logs and actor counters").
 //!
-//! actix 0.13 keeps its queue length private (research/actix.md §5), so the count is
+//! actix 0.13 keeps its queue length private (docs/PLATFORM.md, "actix: no queue
+//! length"), so the count is
 //! kept here, on the sending side: every address the service holds is a `Mailbox`,
 //! hub subscriptions are [`Subscriber`]s, and an actor's messages to itself go through
 //! [`notify`]. The handled side is `log_handled!`, in every handler. Waiting is

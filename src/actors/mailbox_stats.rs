@@ -1,4 +1,4 @@
-//! Per-actor counters for `/api/status` (SPEC §12): messages received, handled and
+//! Per-actor counters for `/api/status` (docs/DESIGN.md, "Logs and actor counters"): messages received, handled and
 //! waiting, time spent in handlers, the slowest handler, per actor.
 //!
 //! "Received" is counted by the sending side ([`super::mailbox`]), "handled" by

@@ -1,16 +1,16 @@
 //! What went wrong with a provider call ([`ProviderError`], plain data), and which
-//! retry rule it falls under ([`classify_reason`], SPEC §2).
+//! retry rule it falls under ([`classify_reason`], docs/DESIGN.md, "Failure reasons").
 //!
 //! awc's errors are first turned into `ProviderError` (awc's types hold non-`Send`
 //! boxes and are not `Clone`; actors pass errors around as messages). The mapping
-//! follows the measured behaviour in research/actix.md §4 and the Ollama error
-//! catalogue in research/ollama-contract.md §4, §6.2.
+//! follows awc's measured behaviour and Ollama's error catalogue (docs/PLATFORM.md,
+//! "awc" and "Ollama: errors").
 
 use std::io;
 
 use awc::error::{ConnectError, JsonPayloadError, PayloadError, SendRequestError};
 
-/// The four failure reasons of SPEC §2.
+/// The four failure reasons (docs/DESIGN.md, "Failure reasons").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FailureReason {
@@ -65,10 +65,11 @@ const LOAD_TIMEOUT_MARKERS: [&str; 2] = [
     "timed out waiting for llama-server to start",
 ];
 
-/// SPEC §2. Deliberate readings where the spec's words meet real failures:
-/// - 503 ("server busy") is `timeout`: up, but cannot take work now (SPEC says so);
-/// - a 500 whose message is Ollama's model-load timeout is `timeout`: it is the cold
-///   model load SPEC §2 names, reported by the server instead of seen by our clock;
+/// docs/DESIGN.md, "Failure reasons". Deliberate readings where the rule's words meet
+/// real failures:
+/// - 503 ("server busy") is `timeout`: up, but cannot take work now;
+/// - a 500 whose message is Ollama's model-load timeout is `timeout`: it is a cold
+///   model load, reported by the server instead of seen by our clock;
 /// - 404 (model missing) is `other`, shown to the user with its fix by the monitor.
 pub fn classify_reason(error: &ProviderError) -> FailureReason {
     match error {

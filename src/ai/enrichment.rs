@@ -2,7 +2,8 @@
 //!
 //! The model is asked for JSON matching [`format_schema`] (Ollama's structured output),
 //! at temperature 0. The schema constrains decoding but guarantees nothing (truncation,
-//! model bugs: research/ollama-contract.md F9–F11), so every answer is validated here:
+//! model bugs: docs/PLATFORM.md, "Ollama: answers that are not what was asked
+//! for"), so every answer is validated here:
 //! anything that is not exactly a good enrichment is a `schema` failure.
 
 use serde::Deserialize;

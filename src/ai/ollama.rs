@@ -1,4 +1,4 @@
-//! `OllamaClient`: the awc client for Ollama's HTTP API (research/ollama-contract.md).
+//! `OllamaClient`: the awc client for Ollama's HTTP API (docs/PLATFORM.md, "Ollama").
 //!
 //! - `enrich`: `POST /api/chat`, `"stream": false`, the enrichment schema as `format`,
 //!   temperature 0, a token cap. One overall deadline (`ollama.request_timeout_ms`) covers

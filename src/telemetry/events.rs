@@ -1,4 +1,4 @@
-//! The usage events and their strict schema (SPEC §7, seed §7).
+//! The usage events and their strict schema (docs/DESIGN.md, "Usage telemetry").
 //!
 //! One JSON line per event: `{"ts": RFC 3339, "kind": "...", "payload": {...}}`. Every
 //! payload refuses unknown fields, and [`UsageEvent::validate`] checks ranges

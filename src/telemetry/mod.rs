@@ -1,4 +1,4 @@
-//! Usage telemetry: the local event log and its report (SPEC §7). Nothing here ever
+//! Usage telemetry: the local event log and its report (docs/DESIGN.md, "Usage telemetry"). Nothing here ever
 //! leaves the machine.
 //!
 //! - [`events`]: the strict schema of every event kind;

@@ -1,4 +1,5 @@
-//! `stats.md`: the usage log aggregated per UTC day, with totals (SPEC §7, seed §7.3).
+//! `stats.md`: the usage log aggregated per UTC day, with totals (docs/DESIGN.md,
+//! "Usage telemetry").
 //!
 //! Pure functions: [`aggregate`] counts events, [`render_markdown`] writes the report.
 //! Days between the first and the last event that have no events get a row of zeros,

@@ -1,6 +1,6 @@
 //! The tray on Linux desktops: a StatusNotifierItem over D-Bus with ksni 0.3.
 //!
-//! ksni 0.3 rather than tray-item (research/tray.md): it can grey out an item
+//! ksni 0.3 rather than tray-item (docs/PLATFORM.md, "The desktop tray"): it can grey out an item
 //! (`enabled`), it is pure Rust (zbus, no libdbus), and with no session bus `spawn()`
 //! returns an error instead of panicking a thread. `assume_sni_available(true)`: the
 //! service may start before the desktop's tray does; the item registers when it appears.

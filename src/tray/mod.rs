@@ -1,4 +1,4 @@
-//! The system tray (SPEC §8): what the menu says, and how it reaches the desktop.
+//! The system tray (docs/DESIGN.md, "Tray"): what the menu says, and how it reaches the desktop.
 //!
 //! - [`menu`]: the menu as plain data, rebuilt from the failed count and the
 //!   provider's health: pure, unit-tested, no D-Bus;

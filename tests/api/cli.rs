@@ -32,7 +32,7 @@ fn capture_status_list_and_show_work_in_text_and_json() {
         "{}",
         text(&status.stdout)
     );
-    // SPEC §12: per-actor counters, received = handled + waiting.
+    // Per-actor counters (docs/DESIGN.md, "Logs and actor counters"), received = handled + waiting.
     let status_text = text(&status.stdout);
     assert!(status_text.contains("received"), "{status_text}");
     assert!(

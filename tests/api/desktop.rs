@@ -1,4 +1,4 @@
-//! Behaving like a desktop service (SPEC §15): one instance per data dir, start at
+//! Behaving like a desktop service (docs/DESIGN.md, "Process life"): one instance per data dir, start at
 //! login, a quick graceful stop even while the provider hangs.
 
 use std::process::Command;

@@ -2,7 +2,7 @@
 //!
 //! Tests run under `#[actix_rt::test(system = "PausedSystem")]`: tokio's clock starts
 //! paused and moves only when the test calls `advance`, so a 900 s backoff takes no
-//! real time. Two rules keep that exact (research/actix.md §3):
+//! real time. Two rules keep that exact (docs/PLATFORM.md, "actix: timers, cancellation and virtual time"):
 //! - the runtime must never go idle while real work is pending (an idle paused
 //!   runtime jumps to its next timer). The repository answers from its own thread, so
 //!   tests never `.await` an actor's reply while timers are pending; they wait with

@@ -4,7 +4,7 @@
 //! - `harness`: the actor graph on a paused tokio clock (virtual time) with a fake
 //!   provider on the same runtime.
 //! - `provider`: `OllamaClient` against every failure mode, classified (real time).
-//! - `worker`: the seed's AiWorker rows (seed §8) on virtual time.
+//! - `worker`: the worker policy end to end, on virtual time.
 //! - `outage`: a 24-hour outage, instant resume, restart.
 //! - `retry_all`: the retry-all use case.
 //! - `lifecycle`: trash and restore as the worker sees them.

@@ -1,4 +1,5 @@
-//! Outages of any length, instant resume (SPEC §3, §6) and restart.
+//! Outages of any length, instant resume (docs/DESIGN.md, "The worker policy", "Health
+//! and recovery") and restart.
 
 use std::time::Duration;
 

@@ -1,4 +1,5 @@
-//! `OllamaClient` against every failure mode of the fake server, classified (SPEC §2).
+//! `OllamaClient` against every failure mode of the fake server, classified (docs/DESIGN.md,
+//! "Failure reasons").
 //! Real time, with a short request deadline: nothing here is a timed rule.
 
 use inkling::ai::ollama::OllamaClient;

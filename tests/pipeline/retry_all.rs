@@ -1,4 +1,4 @@
-//! Retry all failed notes (SPEC §5; seed §8 "CaptureService" rows).
+//! Retry all failed notes (docs/DESIGN.md, "Retry-all").
 
 use serde_json::json;
 

@@ -1,4 +1,6 @@
-//! The seed's AiWorker rows (seed §8, SPEC §3) on virtual time.
+//! The worker policy (docs/DESIGN.md, "The worker policy") end to end, on virtual time:
+//! the real actors, the real client and a fake Ollama. Each rule is also unit-tested
+//! on the pure core (`src/actors/ai_worker/core.rs`).
 
 use std::time::Duration;
 

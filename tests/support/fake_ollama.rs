@@ -1,4 +1,4 @@
-//! A fake Ollama HTTP server, written from research/ollama-contract.md, with the
+//! A fake Ollama HTTP server, written from docs/PLATFORM.md ("Ollama"), with the
 //! failure modes inkling must survive.
 //!
 //! It runs on the test's own runtime (so it follows tokio's paused clock) and speaks
