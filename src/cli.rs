@@ -1,15 +1,20 @@
 //! The command line: `inkling run` starts the service; every other subcommand is a
 //! client of the running service (docs/DESIGN.md, "API and CLI").
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 
+use crate::actors::ai_worker::{WorkerState, WorkerStatus};
+use crate::actors::mailbox_stats::ActorCounters;
+use crate::ai::ProviderHealth;
 use crate::client::{ClientError, ServiceClient};
 use crate::configuration::{Settings, UserFile};
 use crate::domain::Note;
+use crate::status::ServiceStatus;
 
 /// Exit statuses, listed in `--help`.
 pub mod exit {
@@ -243,25 +248,19 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
             }
         }
         Command::Status => {
-            let status: Value = client.get("/api/status").await?;
+            let status: ServiceStatus = client.get("/api/status").await?;
             if json {
                 print_json(&status);
             } else {
-                let count = |k: &str| status["counts"][k].as_u64().unwrap_or(0);
-                println!(
-                    "inkling {} at {}",
-                    status["version"].as_str().unwrap_or("?"),
-                    client.base_url()
-                );
+                println!("inkling {} at {}", status.version, client.base_url());
+                let counts = status.counts;
                 println!(
                     "notes: {} pending, {} failed, {} expired",
-                    count("pending"),
-                    count("failed"),
-                    count("expired")
+                    counts.pending, counts.failed, counts.expired
                 );
-                println!("ollama: {}", describe_health(&status["provider"]));
-                println!("worker: {}", describe_worker(&status["worker"]));
-                for line in describe_actors(&status["actors"]) {
+                println!("ollama: {}", describe_health(status.provider.as_ref()));
+                println!("worker: {}", describe_worker(&status.worker));
+                for line in describe_actors(&status.actors) {
                     println!("{line}");
                 }
             }
@@ -294,13 +293,13 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
             println!("{count}");
         }
         Command::Recheck => {
-            let health: Value = client
+            let health: ProviderHealth = client
                 .post("/api/ollama/recheck", &serde_json::json!({}))
                 .await?;
             if json {
                 print_json(&health);
             } else {
-                println!("ollama: {}", describe_health(&health));
+                println!("ollama: {}", describe_health(Some(&health)));
             }
         }
         Command::Stats => {
@@ -332,7 +331,7 @@ async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result
         Command::TrashExpired => post_count(client, "/api/inbox/trash-expired", json).await?,
         Command::Open => {
             // Only open a page that will answer.
-            let _: Value = client.get("/api/status").await?;
+            let _: ServiceStatus = client.get("/api/status").await?;
             let url = client.inbox_url();
             println!("{url}");
             if let Err(e) = crate::desktop::open(&url) {
@@ -385,67 +384,53 @@ async fn note_action(
 }
 
 /// One line for the provider's health (`/api/status` `provider`, or a recheck).
-fn describe_health(health: &Value) -> String {
-    match health["state"].as_str() {
-        Some("ready") => "ready".into(),
-        Some("model_missing") => format!(
-            "running, but the model is not installed: run `ollama pull {}`",
-            health["model"].as_str().unwrap_or("MODEL")
-        ),
-        Some("not_running") => format!(
-            "not running ({})",
-            health["detail"].as_str().unwrap_or("no answer")
-        ),
-        _ => "not checked yet".into(),
+fn describe_health(health: Option<&ProviderHealth>) -> String {
+    match health {
+        Some(ProviderHealth::Ready) => "ready".into(),
+        Some(ProviderHealth::ModelMissing { model }) => {
+            format!("running, but the model is not installed: run `ollama pull {model}`")
+        }
+        Some(ProviderHealth::NotRunning { detail }) => format!("not running ({detail})"),
+        None => "not checked yet".into(),
     }
 }
 
 /// One line for the worker's state.
-fn describe_worker(worker: &Value) -> String {
-    let queued = worker["queued"].as_u64().unwrap_or(0);
-    match worker["state"].as_str() {
-        Some("running") => format!(
-            "running note {} ({queued} queued)",
-            worker["note_id"].as_str().unwrap_or("?")
-        ),
-        Some("parked") => format!(
-            "waiting for Ollama until {} (backoff step {}, {queued} queued)",
-            worker["until"].as_str().unwrap_or("?"),
-            worker["step"].as_u64().unwrap_or(0)
-        ),
-        Some("storage_unavailable") => format!(
-            "cannot save answers (disk full?); next try at {} ({queued} queued)",
-            worker["until"].as_str().unwrap_or("?")
-        ),
-        Some("waiting") => format!(
-            "next job due at {} ({queued} queued)",
-            worker["until"].as_str().unwrap_or("?")
-        ),
-        Some("starting") => "starting".into(),
-        _ => "idle".into(),
+fn describe_worker(worker: &WorkerStatus) -> String {
+    let queued = worker.queued;
+    match &worker.state {
+        WorkerState::Running { note_id } => format!("running note {note_id} ({queued} queued)"),
+        WorkerState::Parked { until, step } => {
+            format!("waiting for Ollama until {until} (backoff step {step}, {queued} queued)")
+        }
+        WorkerState::StorageUnavailable { until } => {
+            format!("cannot save answers (disk full?); next try at {until} ({queued} queued)")
+        }
+        WorkerState::Waiting { until } => format!("next job due at {until} ({queued} queued)"),
+        WorkerState::Starting => "starting".into(),
+        WorkerState::Idle => "idle".into(),
     }
 }
 
 /// The per-actor counters as a small table (docs/DESIGN.md, "Logs and actor counters"): messages received, handled and
 /// waiting, time in handlers and the slowest handler.
-fn describe_actors(actors: &Value) -> Vec<String> {
-    let Some(actors) = actors.as_object() else {
+fn describe_actors(actors: &BTreeMap<String, ActorCounters>) -> Vec<String> {
+    if actors.is_empty() {
         return Vec::new();
-    };
+    }
     let mut lines = vec![format!(
         "{:<16} {:>9} {:>9} {:>8} {:>10} {:>11}",
         "actors:", "received", "handled", "waiting", "busy ms", "slowest ms"
     )];
     for (name, counters) in actors {
-        let number = |key: &str| counters[key].as_u64().unwrap_or(0);
         lines.push(format!(
             "  {:<14} {:>9} {:>9} {:>8} {:>10.1} {:>11.1}",
             name,
-            number("received"),
-            number("handled"),
-            number("waiting"),
-            number("busy_us") as f64 / 1000.0,
-            number("slowest_us") as f64 / 1000.0,
+            counters.received,
+            counters.handled,
+            counters.waiting,
+            counters.busy_us as f64 / 1000.0,
+            counters.slowest_us as f64 / 1000.0,
         ));
     }
     lines
@@ -501,17 +486,17 @@ fn print_note(note: &Note) {
     println!("{}", note.body);
 }
 
+/// Everything but RFC 3986's unreserved characters is encoded, so a value is safe in
+/// a path segment and in a query alike.
+const ENCODED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 /// Percent-encodes a query or path value.
 fn encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    percent_encoding::utf8_percent_encode(value, ENCODED).to_string()
 }
 
 #[cfg(test)]
@@ -520,15 +505,20 @@ mod tests {
 
     #[test]
     fn actor_counters_print_as_a_table_row_per_actor() {
-        let actors = serde_json::json!({
-            "repository": {"received": 12, "handled": 11, "waiting": 1, "busy_us": 2500, "slowest_us": 900},
-        });
+        let counters = ActorCounters {
+            received: 12,
+            handled: 11,
+            waiting: 1,
+            busy_us: 2500,
+            slowest_us: 900,
+        };
+        let actors = BTreeMap::from([("repository".to_string(), counters)]);
         let lines = describe_actors(&actors);
         assert_eq!(lines.len(), 2);
         assert!(lines[0].contains("received") && lines[0].contains("waiting"));
         let row: Vec<&str> = lines[1].split_whitespace().collect();
         assert_eq!(row, ["repository", "12", "11", "1", "2.5", "0.9"]);
-        assert!(describe_actors(&Value::Null).is_empty());
+        assert!(describe_actors(&BTreeMap::new()).is_empty());
     }
 
     #[test]

@@ -131,7 +131,8 @@ pub struct LogSettings {
 }
 
 /// The language of what inkling writes for people (stats.md, the tray, the inbox page).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Locale {
     En,
     Ko,

@@ -36,6 +36,7 @@ pub mod instance;
 pub mod logging;
 pub mod services;
 pub mod startup;
+pub mod status;
 pub mod storage;
 pub mod telemetry;
 pub mod tray;

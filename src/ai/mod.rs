@@ -18,7 +18,7 @@ pub use classify::{classify_reason, FailureReason, ProviderError};
 use crate::domain::Enrichment;
 
 /// What the provider's health check found.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum ProviderHealth {
     /// Answering, and the configured model is installed.

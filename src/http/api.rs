@@ -12,6 +12,7 @@ use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
 use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes};
 use crate::actors::telemetry::{ExportUsageLog, GetStats, GetUsageStats};
 use crate::domain::{AiStatus, ListFilter, NoteBody};
+use crate::status::ServiceStatus;
 
 /// `POST /api/notes` body.
 #[derive(Debug, Deserialize)]
@@ -113,17 +114,18 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
         .await??;
     let provider = services.monitor.send(GetProviderHealth).await?;
     let worker = services.worker.send(GetWorkerStatus).await?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "locale": match state.locale {
-            crate::configuration::Locale::En => "en",
-            crate::configuration::Locale::Ko => "ko",
-        },
-        "counts": counts,
-        "provider": provider,
-        "worker": worker,
-        "actors": crate::actors::mailbox_stats::snapshot(),
-    })))
+    let actors = crate::actors::mailbox_stats::snapshot()
+        .into_iter()
+        .map(|(actor, counters)| (actor.to_string(), counters))
+        .collect();
+    Ok(HttpResponse::Ok().json(ServiceStatus {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        locale: state.locale,
+        counts,
+        provider,
+        worker,
+        actors,
+    }))
 }
 
 /// `GET /api/inbox/failed-count` → a JSON number.

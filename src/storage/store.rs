@@ -87,7 +87,7 @@ pub struct Changed {
 }
 
 /// The counts the status route and the inbox banners show.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NoteCounts {
     pub pending: u64,
     pub failed: u64,
