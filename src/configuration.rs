@@ -11,10 +11,13 @@
 //! one-line message that names the key.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+
+use crate::logging::LogFilter;
 
 /// The embedded defaults: every key, its default and a one-line comment.
 pub const DEFAULT_CONFIG_TOML: &str = include_str!("../config/default.toml");
@@ -38,8 +41,11 @@ pub enum ConfigError {
 pub struct Settings {
     /// Empty means the platform data dir; see [`Settings::data_dir`].
     data_dir: String,
-    /// `en`, `ko`, or empty for "from LANG".
-    pub locale: String,
+    /// `en`, `ko`, or empty for "from LANG"; see [`Settings::locale`].
+    locale: LocaleSetting,
+    /// `locale` resolved once, at load time, against `LANG`.
+    #[serde(skip, default)]
+    resolved_locale: Locale,
     pub http: HttpSettings,
     pub ollama: OllamaSettings,
     pub worker: WorkerSettings,
@@ -55,27 +61,21 @@ pub struct Settings {
 pub struct HttpSettings {
     /// 0 asks the OS for a free port (tests use it).
     pub port: u16,
-    pub bind: String,
+    #[serde(deserialize_with = "ip_address")]
+    pub bind: IpAddr,
     pub allow_non_loopback: bool,
     pub max_body_bytes: usize,
 }
 
 impl HttpSettings {
-    /// The address to listen on (validated at load time).
-    pub fn bind_address(&self) -> std::net::IpAddr {
-        self.bind
-            .parse()
-            .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))
-    }
-
     /// The URL a program on this machine (the CLI, the tray, the browser) reaches the
     /// service at: loopback when it listens there or everywhere, else the one address
     /// it listens on (a LAN address does not answer on 127.0.0.1).
     pub fn local_url(&self, port: u16) -> String {
-        match self.bind_address() {
+        match self.bind {
             ip if ip.is_loopback() || ip.is_unspecified() => format!("http://127.0.0.1:{port}"),
-            std::net::IpAddr::V4(ip) => format!("http://{ip}:{port}"),
-            std::net::IpAddr::V6(ip) => format!("http://[{ip}]:{port}"),
+            IpAddr::V4(ip) => format!("http://{ip}:{port}"),
+            IpAddr::V6(ip) => format!("http://[{ip}]:{port}"),
         }
     }
 }
@@ -126,26 +126,64 @@ pub struct TraySettings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogSettings {
-    pub level: String,
+    /// Checked when the settings load; `RUST_LOG` wins over it when set.
+    pub level: LogFilter,
     pub file: bool,
 }
 
 /// The language of what inkling writes for people (stats.md, the tray, the inbox page).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Locale {
+    #[default]
     En,
     Ko,
 }
 
+/// The `locale` key: a language, or empty for "the environment's `LANG`".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum LocaleSetting {
+    FromEnvironment,
+    En,
+    Ko,
+}
+
+impl TryFrom<String> for LocaleSetting {
+    type Error = String;
+
+    fn try_from(value: String) -> Result<Self, String> {
+        match value.as_str() {
+            "" => Ok(LocaleSetting::FromEnvironment),
+            "en" => Ok(LocaleSetting::En),
+            "ko" => Ok(LocaleSetting::Ko),
+            other => Err(format!(
+                "\"{other}\" is not one of en, ko (or empty: from LANG)"
+            )),
+        }
+    }
+}
+
+/// `http.bind` as an IP address, with a message that says what to write instead.
+fn ip_address<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<IpAddr, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.parse().map_err(|_| {
+        serde::de::Error::custom(format!(
+            "\"{text}\" is not an IP address (write 127.0.0.1, not a host name)"
+        ))
+    })
+}
+
 impl Locale {
-    /// The configured value wins; else `LANG`; else English.
-    pub fn resolve(configured: &str, lang: Option<&str>) -> Locale {
+    /// The configured value wins; else `LANG` (`ko_KR.UTF-8` → Korean); else English.
+    pub fn resolve(configured: LocaleSetting, lang: Option<&str>) -> Locale {
         match configured {
-            "ko" => Locale::Ko,
-            "en" => Locale::En,
-            _ if lang.is_some_and(|l| l.starts_with("ko")) => Locale::Ko,
-            _ => Locale::En,
+            LocaleSetting::Ko => Locale::Ko,
+            LocaleSetting::En => Locale::En,
+            LocaleSetting::FromEnvironment if lang.is_some_and(|l| l.starts_with("ko")) => {
+                Locale::Ko
+            }
+            LocaleSetting::FromEnvironment => Locale::En,
         }
     }
 }
@@ -199,17 +237,18 @@ impl Settings {
             .prefix_separator("_")
             .separator("__")
             .try_parsing(true)
-            .list_separator(",")
-            .source(Some(env.into_iter().collect()));
+            .list_separator(",");
         for key in LIST_KEYS {
             environment = environment.with_list_parse_key(key);
         }
-        let settings: Settings = builder
-            .add_source(environment)
+        let lang = env.get("LANG").cloned();
+        let mut settings: Settings = builder
+            .add_source(environment.source(Some(env.into_iter().collect())))
             .build()
             .and_then(|c| c.try_deserialize())
             .map_err(|e| ConfigError::Invalid(one_line(&e.to_string())))?;
         settings.validate()?;
+        settings.resolved_locale = Locale::resolve(settings.locale, lang.as_deref());
         Ok(settings)
     }
 
@@ -221,29 +260,15 @@ impl Settings {
                 reason: reason.into(),
             })
         }
-        if !matches!(self.locale.as_str(), "" | "en" | "ko") {
+        let ip = self.http.bind;
+        if !ip.is_loopback() && !self.http.allow_non_loopback {
             return bad(
-                "locale",
-                format!("\"{}\" is not one of en, ko", self.locale),
+                "http.bind",
+                format!(
+                    "{ip} is not a loopback address; the API would be reachable from the \
+                     network. Set http.allow_non_loopback = true to do it anyway"
+                ),
             );
-        }
-        match self.http.bind.parse::<std::net::IpAddr>() {
-            Err(_) => {
-                return bad(
-                    "http.bind",
-                    format!("\"{}\" is not an IP address", self.http.bind),
-                )
-            }
-            Ok(ip) if !ip.is_loopback() && !self.http.allow_non_loopback => {
-                return bad(
-                    "http.bind",
-                    format!(
-                        "{ip} is not a loopback address; the API would be reachable from the \
-                         network. Set http.allow_non_loopback = true to do it anyway"
-                    ),
-                )
-            }
-            Ok(_) => {}
         }
         if self.http.max_body_bytes == 0 {
             return bad("http.max_body_bytes", "must be at least 1");
@@ -280,9 +305,6 @@ impl Settings {
         }
         if self.telemetry.retention_days == 0 {
             return bad("telemetry.retention_days", "must be at least 1");
-        }
-        if let Err(reason) = crate::logging::parse_filter(&self.log.level) {
-            return bad("log.level", reason);
         }
         Ok(())
     }
@@ -322,9 +344,10 @@ impl Settings {
         self.data_dir().join("telemetry")
     }
 
-    /// `locale`, or when empty the environment's `LANG` (`ko_KR.UTF-8` → Korean).
+    /// `locale`, or when empty the environment's `LANG` (`ko_KR.UTF-8` → Korean), as
+    /// resolved when the settings were loaded.
     pub fn locale(&self) -> Locale {
-        Locale::resolve(&self.locale, std::env::var("LANG").ok().as_deref())
+        self.resolved_locale
     }
 }
 
@@ -364,7 +387,7 @@ mod tests {
         let url = |bind: &str| {
             let http = super::HttpSettings {
                 port: 0,
-                bind: bind.into(),
+                bind: bind.parse().expect("a test address"),
                 allow_non_loopback: true,
                 max_body_bytes: 1,
             };
@@ -516,16 +539,29 @@ mod tests {
     fn a_non_loopback_bind_needs_an_explicit_yes() {
         let (_dir, path) = write_file("[http]\nbind = \"0.0.0.0\"\nallow_non_loopback = true\n");
         let s = Settings::load_with_env(&UserFile::Explicit(path), HashMap::new()).unwrap();
-        assert_eq!(s.http.bind_address().to_string(), "0.0.0.0");
+        assert_eq!(s.http.bind.to_string(), "0.0.0.0");
     }
 
     #[test]
     fn the_locale_comes_from_the_config_else_from_lang() {
-        assert_eq!(Locale::resolve("ko", Some("en_US.UTF-8")), Locale::Ko);
-        assert_eq!(Locale::resolve("en", Some("ko_KR.UTF-8")), Locale::En);
-        assert_eq!(Locale::resolve("", Some("ko_KR.UTF-8")), Locale::Ko);
-        assert_eq!(Locale::resolve("", Some("de_DE.UTF-8")), Locale::En);
-        assert_eq!(Locale::resolve("", None), Locale::En);
+        use LocaleSetting::*;
+        assert_eq!(Locale::resolve(Ko, Some("en_US.UTF-8")), Locale::Ko);
+        assert_eq!(Locale::resolve(En, Some("ko_KR.UTF-8")), Locale::En);
+        assert_eq!(
+            Locale::resolve(FromEnvironment, Some("ko_KR.UTF-8")),
+            Locale::Ko
+        );
+        assert_eq!(
+            Locale::resolve(FromEnvironment, Some("de_DE.UTF-8")),
+            Locale::En
+        );
+        assert_eq!(Locale::resolve(FromEnvironment, None), Locale::En);
+        let korean = load(&[("LANG", "ko_KR.UTF-8")]).expect("loads");
+        assert_eq!(
+            korean.locale(),
+            Locale::Ko,
+            "LANG read when the settings load"
+        );
     }
 
     #[test]

@@ -42,14 +42,46 @@ pub fn parse_filter(directives: &str) -> Result<Targets, String> {
         .map_err(|e| format!("\"{directives}\" is not a log filter ({e})"))
 }
 
+/// A checked log filter: the configured `log.level`, parsed once when the settings load.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(try_from = "String")]
+pub struct LogFilter {
+    directives: String,
+    targets: Targets,
+}
+
+impl TryFrom<String> for LogFilter {
+    type Error = String;
+
+    fn try_from(directives: String) -> Result<Self, String> {
+        let targets = parse_filter(&directives)?;
+        Ok(LogFilter {
+            directives,
+            targets,
+        })
+    }
+}
+
+impl LogFilter {
+    /// The directives as written.
+    pub fn as_str(&self) -> &str {
+        &self.directives
+    }
+}
+
 /// Installs the global subscriber: stderr, plus a daily-rotated file in `logs_dir` when
-/// given and writable. Returns the guard that flushes the file writer; keep it alive
-/// until exit.
+/// given and writable, filtered by `RUST_LOG` when it is set, else by `configured`.
+/// Returns the guard that flushes the file writer; keep it alive until exit.
 ///
 /// Must be called once per process; later calls are ignored (tests call it freely).
-pub fn init(level: &str, logs_dir: Option<&Path>) -> anyhow::Result<Option<WorkerGuard>> {
-    let directives = std::env::var("RUST_LOG").unwrap_or_else(|_| level.to_string());
-    let filter = parse_filter(&directives).map_err(|e| anyhow::anyhow!("log filter {e}"))?;
+pub fn init(
+    configured: &LogFilter,
+    logs_dir: Option<&Path>,
+) -> anyhow::Result<Option<WorkerGuard>> {
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(directives) => parse_filter(&directives).map_err(|e| anyhow::anyhow!("RUST_LOG {e}"))?,
+        Err(_) => configured.targets.clone(),
+    };
 
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)

@@ -59,7 +59,7 @@ impl Application {
         let services = Services::start(&settings, clock.clone(), store, db_path, provider);
 
         // Loopback unless the user explicitly said otherwise (checked with the config).
-        let address = std::net::SocketAddr::new(settings.http.bind_address(), settings.http.port);
+        let address = std::net::SocketAddr::new(settings.http.bind, settings.http.port);
         let listener = TcpListener::bind(address).with_context(|| {
             format!("cannot listen on {address} (is another inkling, or another program, using the port? set http.port)")
         })?;
@@ -83,7 +83,7 @@ impl Application {
         let session = web::Data::new(SessionSecret(session));
         let origins = web::Data::new(http::guard::AllowedOrigins::for_port(
             port,
-            settings.http.bind_address(),
+            settings.http.bind,
         ));
         let max_body_bytes = settings.http.max_body_bytes;
         let app = move || {
