@@ -6,11 +6,9 @@
 //! learns the provider's state. *Event* topics (a note changed) are not replayed: an old
 //! change means nothing to a newcomer, and a page would fetch the note for nothing.
 
-use std::time::Instant;
-
 use actix::{Actor, Context, Handler, Message};
 
-use super::log_handled;
+use super::handling;
 use super::mailbox::Subscriber;
 use crate::events::{
     FailedCountChanged, JobFailed, NoteChanged, NotesChanged, OllamaStatusChanged,
@@ -105,13 +103,8 @@ macro_rules! hub_topic {
             type Result = ();
 
             fn handle(&mut self, msg: Subscribe<$message>, _: &mut Context<Self>) {
-                let started = Instant::now();
+                let _handled = handling!(concat!("Subscribe<", stringify!($message), ">"));
                 self.$field.subscribe(msg.0);
-                log_handled!(
-                    concat!("Subscribe<", stringify!($message), ">"),
-                    started,
-                    true
-                );
             }
         }
 
@@ -119,9 +112,8 @@ macro_rules! hub_topic {
             type Result = ();
 
             fn handle(&mut self, msg: $message, _: &mut Context<Self>) {
-                let started = Instant::now();
+                let _handled = handling!(stringify!($message));
                 self.$field.publish(msg);
-                log_handled!(stringify!($message), started, true);
             }
         }
     };

@@ -13,13 +13,11 @@
 //!   `note_restored` when something changed; a restored pending note is queued again
 //!   with its stored attempts.
 
-use std::time::Instant;
-
 use actix::prelude::*;
 
 use super::ai_worker::{AiWorkerActor, Enqueue, Forget, ResumeNow, TrackJob};
+use super::handling;
 use super::hub::Hub;
-use super::log_handled;
 use super::mailbox::{self, Mailbox};
 use super::repository::{
     CaptureNote, CountFailed, KeepNote, PurgeTrash, RepositoryActor, RequeueAllFailed, RestoreNote,
@@ -166,10 +164,9 @@ impl Handler<PurgeOldTrash> for InboxActor {
     type Result = ResponseFuture<()>;
 
     fn handle(&mut self, _: PurgeOldTrash, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("PurgeOldTrash");
         let repository = self.with.repository.clone();
         let older_than = self.clock.now() - self.trash_retention;
-        log_handled!("PurgeOldTrash", started, true);
         Box::pin(async move {
             match repository.send(PurgeTrash { older_than }).await {
                 Ok(Ok(0)) => {}
@@ -189,7 +186,7 @@ impl Handler<Capture> for InboxActor {
     type Result = ResponseFuture<StoreResult<Note>>;
 
     fn handle(&mut self, msg: Capture, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("Capture");
         let Collaborators {
             repository,
             worker,
@@ -197,7 +194,6 @@ impl Handler<Capture> for InboxActor {
             hub,
         } = self.with.clone();
         let now = self.clock.now();
-        log_handled!("Capture", started, true);
         Box::pin(async move {
             let note = repository
                 .send(CaptureNote {
@@ -223,10 +219,9 @@ impl Handler<RetryAllFailed> for InboxActor {
     type Result = ResponseFuture<StoreResult<u64>>;
 
     fn handle(&mut self, _: RetryAllFailed, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("RetryAllFailed");
         let with = self.with.clone();
         let now = self.clock.now();
-        log_handled!("RetryAllFailed", started, true);
         Box::pin(async move {
             let ids = with
                 .repository
@@ -263,10 +258,9 @@ impl Handler<Trash> for InboxActor {
     type Result = ResponseFuture<StoreResult<Note>>;
 
     fn handle(&mut self, msg: Trash, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("Trash");
         let with = self.with.clone();
         let now = self.clock.now();
-        log_handled!("Trash", started, true);
         Box::pin(async move {
             let outcome = with
                 .repository
@@ -285,7 +279,7 @@ impl Handler<Restore> for InboxActor {
     type Result = ResponseFuture<StoreResult<Note>>;
 
     fn handle(&mut self, msg: Restore, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("Restore");
         let Collaborators {
             repository,
             worker,
@@ -293,7 +287,6 @@ impl Handler<Restore> for InboxActor {
             hub,
         } = self.with.clone();
         let now = self.clock.now();
-        log_handled!("Restore", started, true);
         Box::pin(async move {
             let outcome = repository
                 .send(RestoreNote { id: msg.id, now })
@@ -324,12 +317,11 @@ impl Handler<Keep> for InboxActor {
     type Result = ResponseFuture<StoreResult<Note>>;
 
     fn handle(&mut self, msg: Keep, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("Keep");
         let Collaborators {
             repository, hub, ..
         } = self.with.clone();
         let now = self.clock.now();
-        log_handled!("Keep", started, true);
         Box::pin(async move {
             let note = repository
                 .send(KeepNote { id: msg.id, now })
@@ -347,10 +339,9 @@ impl Handler<TrashExpired> for InboxActor {
     type Result = ResponseFuture<StoreResult<u64>>;
 
     fn handle(&mut self, _: TrashExpired, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("TrashExpired");
         let with = self.with.clone();
         let now = self.clock.now();
-        log_handled!("TrashExpired", started, true);
         Box::pin(async move {
             let ids = with
                 .repository

@@ -6,7 +6,7 @@
 //! length"), so the count is
 //! kept here, on the sending side: every address the service holds is a `Mailbox`,
 //! hub subscriptions are [`Subscriber`]s, and an actor's messages to itself go through
-//! [`notify`]. The handled side is `log_handled!`, in every handler. Waiting is
+//! [`notify`]. The handled side is the `handling!` guard, in every handler. Waiting is
 //! received − handled, the message in hand included.
 //!
 //! Only the service's own actors, which live as long as it does, are counted. An actor
@@ -23,7 +23,7 @@ use super::mailbox_stats;
 
 /// The counters' name of actor type `A`: the module it lives in, one actor per module
 /// (`inkling::actors::repository::RepositoryActor` → `repository`), the same name
-/// `log_handled!` records under.
+/// `handling!` records under.
 pub fn actor_of<A>() -> &'static str {
     let mut path = std::any::type_name::<A>().rsplit("::");
     path.next(); // the type
@@ -151,7 +151,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actors::log_handled;
+    use crate::actors::handling;
 
     /// A test actor in a module of its own, so it has its own counters.
     mod counted_test_actor {
@@ -170,8 +170,7 @@ mod tests {
         impl Handler<Work> for Slow {
             type Result = ();
             fn handle(&mut self, _: Work, _: &mut Context<Self>) {
-                let started = std::time::Instant::now();
-                log_handled!("Work", started, true);
+                let _handled = handling!("Work");
             }
         }
     }

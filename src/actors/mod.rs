@@ -25,23 +25,26 @@ pub mod repository;
 pub mod telemetry;
 pub mod tray;
 
-/// Logs one handled message at `debug` under the calling module's target.
+/// The first line of every handler: `let _handled = handling!("MessageType");`. When the
+/// handler returns, the guard counts the message as handled (with the time it took) for
+/// the actor of the calling module, and logs it at `debug` under that module's target.
 ///
 /// A macro, not a function: tracing's target is fixed at the call site, and the call
-/// site must be the actor's own module for per-actor filtering to work.
-macro_rules! log_handled {
-    ($message_type:expr, $started:expr, $ok:expr) => {{
-        let took = $started.elapsed();
-        $crate::actors::mailbox_stats::record(
+/// site must be the actor's own module for per-actor filtering to work. The test
+/// `every_handler_counts_what_it_handles` (`mailbox_stats.rs`) finds a handler without it.
+macro_rules! handling {
+    ($message_type:expr) => {
+        $crate::actors::mailbox_stats::Handling::new(
             $crate::actors::mailbox_stats::actor_name(module_path!()),
-            took,
-        );
-        tracing::debug!(
-            message_type = $message_type,
-            elapsed_us = took.as_micros() as u64,
-            ok = $ok,
-            "handled"
+            |took: std::time::Duration, ok: bool| {
+                tracing::debug!(
+                    message_type = $message_type,
+                    elapsed_us = took.as_micros() as u64,
+                    ok,
+                    "handled"
+                )
+            },
         )
-    }};
+    };
 }
-pub(crate) use log_handled;
+pub(crate) use handling;

@@ -12,12 +12,12 @@
 //!   announces the result even when unchanged, so a parked worker resumes at once.
 
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actix::prelude::*;
 
+use super::handling;
 use super::hub::Hub;
-use super::log_handled;
 use super::mailbox::{self, Mailbox};
 use super::telemetry::{Emit, TelemetryActor};
 use crate::ai::{EnrichmentProvider, ProviderHealth};
@@ -142,10 +142,9 @@ impl Handler<Recheck> for OllamaMonitorActor {
     type Result = ResponseActFuture<Self, ProviderHealth>;
 
     fn handle(&mut self, _: Recheck, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("Recheck");
         self.telemetry
             .do_send(Emit(UsageEvent::OllamaRecheckManual(NoFields {})));
-        log_handled!("Recheck", started, true);
         let check = self.provider.health();
         Box::pin(check.into_actor(self).map(|health, act, ctx| {
             if let Some(handle) = act.next_check.take() {
@@ -161,12 +160,11 @@ impl Handler<SuspectDown> for OllamaMonitorActor {
     type Result = ();
 
     fn handle(&mut self, _: SuspectDown, ctx: &mut Context<Self>) {
-        let started = Instant::now();
+        let _handled = handling!("SuspectDown");
         // Already polling (not ready) or checking: that check will tell.
         if self.next_check.is_none() && !self.checking {
             self.check_now(ctx);
         }
-        log_handled!("SuspectDown", started, true);
     }
 }
 
@@ -174,8 +172,7 @@ impl Handler<GetProviderHealth> for OllamaMonitorActor {
     type Result = MessageResult<GetProviderHealth>;
 
     fn handle(&mut self, _: GetProviderHealth, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
-        log_handled!("GetProviderHealth", started, true);
+        let _handled = handling!("GetProviderHealth");
         MessageResult(self.health.clone())
     }
 }
@@ -184,8 +181,7 @@ impl Handler<HealthChecked> for OllamaMonitorActor {
     type Result = ();
 
     fn handle(&mut self, msg: HealthChecked, ctx: &mut Context<Self>) {
-        let started = Instant::now();
+        let _handled = handling!("HealthChecked");
         self.apply(msg.health, false, ctx);
-        log_handled!("HealthChecked", started, true);
     }
 }

@@ -8,12 +8,11 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use actix::{Actor, Addr, Message, SyncArbiter, SyncContext};
 use chrono::{DateTime, Utc};
 
-use super::log_handled;
+use super::handling;
 use crate::domain::{Enrichment, ListFilter, Note, NoteBody};
 use crate::storage::{Changed, Job, NoteCounts, Store, StoreError, StoreResult};
 
@@ -203,12 +202,12 @@ macro_rules! handle_with_store {
             type Result = StoreResult<$result>;
 
             fn handle(&mut self, $msg: $message, _: &mut SyncContext<Self>) -> Self::Result {
-                let started = Instant::now();
+                let mut handled = handling!(stringify!($message));
                 let result = match self.store.as_mut() {
                     Some($store) => $body,
                     None => Err(StoreError::Unavailable("the repository is not open".into())),
                 };
-                log_handled!(stringify!($message), started, result.is_ok());
+                handled.succeeded(result.is_ok());
                 result
             }
         }

@@ -15,13 +15,12 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use actix::prelude::*;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::Value;
 
-use super::log_handled;
+use super::handling;
 use crate::ai::FailureReason;
 use crate::clock::SharedClock;
 use crate::configuration::{Locale, Settings};
@@ -210,9 +209,9 @@ impl Handler<Emit> for TelemetryActor {
     type Result = Result<(), InvalidEvent>;
 
     fn handle(&mut self, Emit(event): Emit, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let mut handled = handling!("Emit");
         let result = self.write(&event);
-        log_handled!("Emit", started, result.is_ok());
+        handled.succeeded(result.is_ok());
         result
     }
 }
@@ -222,7 +221,7 @@ impl Handler<JobFailed> for TelemetryActor {
     type Result = ();
 
     fn handle(&mut self, msg: JobFailed, _: &mut Context<Self>) {
-        let started = Instant::now();
+        let mut handled = handling!("JobFailed");
         let reason = if msg.reason == FailureReason::Schema {
             FailedReason::Schema
         } else {
@@ -233,7 +232,7 @@ impl Handler<JobFailed> for TelemetryActor {
             attempts: msg.attempts,
         });
         let result = self.write(&event);
-        log_handled!("JobFailed", started, result.is_ok());
+        handled.succeeded(result.is_ok());
     }
 }
 
@@ -241,11 +240,11 @@ impl Handler<EmitJson> for TelemetryActor {
     type Result = Result<(), InvalidEvent>;
 
     fn handle(&mut self, msg: EmitJson, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let mut handled = handling!("EmitJson");
         let result = UsageEvent::parse(&msg.kind, msg.payload)
             .inspect_err(|e| tracing::warn!(error = %e, "usage event refused"))
             .and_then(|event| self.write(&event));
-        log_handled!("EmitJson", started, result.is_ok());
+        handled.succeeded(result.is_ok());
         result
     }
 }
@@ -254,10 +253,9 @@ impl Handler<GetStats> for TelemetryActor {
     type Result = ResponseFuture<Result<String, String>>;
 
     fn handle(&mut self, _: GetStats, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("GetStats");
         let (dir, locale, now) = (self.dir.clone(), self.locale, self.clock.now());
         let stats_path = self.data_dir.join("stats.md");
-        log_handled!("GetStats", started, true);
         Box::pin(async move {
             actix_rt::task::spawn_blocking(move || {
                 let report = build_report(&dir, locale, now)?;
@@ -276,9 +274,8 @@ impl Handler<GetUsageStats> for TelemetryActor {
     type Result = ResponseFuture<Result<stats::UsageStats, String>>;
 
     fn handle(&mut self, _: GetUsageStats, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("GetUsageStats");
         let dir = self.dir.clone();
-        log_handled!("GetUsageStats", started, true);
         Box::pin(async move {
             actix_rt::task::spawn_blocking(move || read_stats(&dir))
                 .await
@@ -291,10 +288,9 @@ impl Handler<ExportUsageLog> for TelemetryActor {
     type Result = ResponseActFuture<Self, Result<PathBuf, String>>;
 
     fn handle(&mut self, msg: ExportUsageLog, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("ExportUsageLog");
         let (dir, locale, now) = (self.dir.clone(), self.locale, self.clock.now());
         let parent = msg.parent.unwrap_or_else(|| self.data_dir.join("exports"));
-        log_handled!("ExportUsageLog", started, true);
         let export = actix_rt::task::spawn_blocking(move || {
             let report = build_report(&dir, locale, now)?;
             let name = format!("inkling-usage-{}", now.format("%Y%m%d-%H%M%S"));

@@ -9,13 +9,12 @@
 //! desktop sends.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::http::server::ServerHandle;
 use actix::prelude::*;
 
+use super::handling;
 use super::inbox::{InboxActor, RetryAllFailed};
-use super::log_handled;
 use super::mailbox::Mailbox;
 use super::ollama_monitor::{OllamaMonitorActor, Recheck};
 use super::telemetry::{ExportUsageLog, TelemetryActor};
@@ -103,10 +102,9 @@ impl Handler<FailedCountChanged> for TrayActor {
     type Result = ();
 
     fn handle(&mut self, msg: FailedCountChanged, ctx: &mut Context<Self>) {
-        let started = Instant::now();
+        let _handled = handling!("FailedCountChanged");
         self.failed = msg.count;
         self.refresh(ctx);
-        log_handled!("FailedCountChanged", started, true);
     }
 }
 
@@ -114,10 +112,9 @@ impl Handler<OllamaStatusChanged> for TrayActor {
     type Result = ();
 
     fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
-        let started = Instant::now();
+        let _handled = handling!("OllamaStatusChanged");
         self.health = Some(msg.health);
         self.refresh(ctx);
-        log_handled!("OllamaStatusChanged", started, true);
     }
 }
 
@@ -125,6 +122,7 @@ impl Handler<GetMenu> for TrayActor {
     type Result = MessageResult<GetMenu>;
 
     fn handle(&mut self, _: GetMenu, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("GetMenu");
         MessageResult(self.model.clone())
     }
 }
@@ -133,10 +131,10 @@ impl Handler<TrayClicked> for TrayActor {
     type Result = ();
 
     fn handle(&mut self, TrayClicked(action): TrayClicked, ctx: &mut Context<Self>) {
-        let started = Instant::now();
+        let mut handled = handling!("TrayClicked");
         if !self.model.is_enabled(action) {
             tracing::debug!(?action, "click on a disabled tray item ignored");
-            log_handled!("TrayClicked", started, false);
+            handled.succeeded(false);
             return;
         }
         tracing::info!(?action, "tray menu clicked");
@@ -173,7 +171,6 @@ impl Handler<TrayClicked> for TrayActor {
                 None => System::current().stop(),
             },
         }
-        log_handled!("TrayClicked", started, true);
     }
 }
 

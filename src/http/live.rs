@@ -58,7 +58,7 @@ impl Actor for LiveFeed {
 }
 
 /// One notification type → one SSE event: its handler, which writes the frame. (No
-/// `log_handled!`: feeds are not in the per-actor counters, see `events` below.)
+/// `handling!`: feeds are not in the per-actor counters, see `events` below.)
 macro_rules! live_event {
     ($message:ty, $event:literal, |$msg:ident| $data:expr) => {
         impl Handler<$message> for LiveFeed {

@@ -21,7 +21,6 @@ pub mod messages;
 pub mod queue;
 
 use std::rc::Rc;
-use std::time::Instant;
 
 use actix::prelude::*;
 
@@ -29,8 +28,8 @@ use self::core::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerC
 pub use self::core::{WorkerState, WorkerStatus};
 pub use self::messages::{Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
 use self::queue::QueuedJob;
+use super::handling;
 use super::hub::Hub;
-use super::log_handled;
 use super::mailbox::Mailbox;
 use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
 use super::repository::{
@@ -324,12 +323,11 @@ impl Handler<Enqueue> for AiWorkerActor {
     type Result = ();
 
     fn handle(&mut self, msg: Enqueue, ctx: &mut Context<Self>) {
-        let started = Instant::now();
+        let _handled = handling!("Enqueue");
         let count = msg.note_ids.len();
         let effects = self.core.enqueued(msg.note_ids, msg.at, self.clock.now());
         self.run(effects, ctx);
         tracing::debug!(count, "jobs enqueued");
-        log_handled!("Enqueue", started, true);
     }
 }
 
@@ -337,7 +335,7 @@ impl Handler<TrackJob> for AiWorkerActor {
     type Result = ();
 
     fn handle(&mut self, msg: TrackJob, ctx: &mut Context<Self>) {
-        let started = Instant::now();
+        let _handled = handling!("TrackJob");
         let lookup = self.repository.send(GetJob {
             note_id: msg.note_id,
         });
@@ -348,7 +346,6 @@ impl Handler<TrackJob> for AiWorkerActor {
                 act.run(effects, ctx);
             }
         }));
-        log_handled!("TrackJob", started, true);
     }
 }
 
@@ -356,9 +353,8 @@ impl Handler<Forget> for AiWorkerActor {
     type Result = ();
 
     fn handle(&mut self, msg: Forget, _: &mut Context<Self>) {
-        let started = Instant::now();
+        let _handled = handling!("Forget");
         self.core.forgotten(&msg.note_ids);
-        log_handled!("Forget", started, true);
     }
 }
 
@@ -366,10 +362,9 @@ impl Handler<ResumeNow> for AiWorkerActor {
     type Result = ();
 
     fn handle(&mut self, msg: ResumeNow, ctx: &mut Context<Self>) {
-        let started = Instant::now();
+        let _handled = handling!("ResumeNow");
         let effects = self.core.resume_requested(msg.why, self.clock.now());
         self.run(effects, ctx);
-        log_handled!("ResumeNow", started, true);
     }
 }
 
@@ -377,12 +372,11 @@ impl Handler<OllamaStatusChanged> for AiWorkerActor {
     type Result = ();
 
     fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
-        let started = Instant::now();
+        let _handled = handling!("OllamaStatusChanged");
         let effects = self
             .core
             .health_changed(msg.health.is_ready(), self.clock.now());
         self.run(effects, ctx);
-        log_handled!("OllamaStatusChanged", started, true);
     }
 }
 
@@ -390,9 +384,8 @@ impl Handler<GetWorkerStatus> for AiWorkerActor {
     type Result = MessageResult<GetWorkerStatus>;
 
     fn handle(&mut self, _: GetWorkerStatus, _: &mut Context<Self>) -> Self::Result {
-        let started = Instant::now();
+        let _handled = handling!("GetWorkerStatus");
         let status = self.core.status(self.clock.now());
-        log_handled!("GetWorkerStatus", started, true);
         MessageResult(status)
     }
 }
