@@ -170,7 +170,7 @@ pub fn run_autostart(
                     kind,
                     &exe,
                     config.as_deref(),
-                    crate::http::page::icon_svg(),
+                    crate::app_icon::APP_ICON_SVG,
                 )?;
                 println!("on: {}", entry.display());
                 if systemd {

@@ -23,6 +23,7 @@
 pub mod actors;
 pub mod ai;
 pub mod api_token;
+pub mod app_icon;
 pub mod autostart;
 pub mod cli;
 pub mod client;
@@ -35,6 +36,7 @@ pub mod http;
 pub mod instance;
 pub mod logging;
 pub mod services;
+pub mod shutdown;
 pub mod startup;
 pub mod status;
 pub mod storage;

@@ -29,6 +29,7 @@ use crate::http::server::{RunningServer, Server, ServerHandle, ServerOptions};
 use crate::http::{self, AppState};
 use crate::instance::{Holder, InstanceLock};
 use crate::services::Services;
+use crate::shutdown::Shutdown;
 use crate::storage::Store;
 
 /// A built, not yet running, service.
@@ -110,7 +111,12 @@ impl Application {
                 inbox: services.inbox.clone(),
                 monitor: services.monitor.clone(),
                 telemetry: services.telemetry.clone(),
-                server: Some(server.handle()),
+                shutdown: {
+                    let server = server.handle();
+                    Shutdown::new(move || {
+                        actix_rt::spawn(server.stop(true));
+                    })
+                },
                 inbox_url: format!("{}/?token={tray_token}", settings.http.local_url(port)),
                 opener: Arc::new(crate::desktop::open),
             };

@@ -10,7 +10,6 @@
 
 use std::sync::Arc;
 
-use crate::http::server::ServerHandle;
 use actix::prelude::*;
 
 use super::handling;
@@ -21,6 +20,7 @@ use super::telemetry::{ExportUsageLog, TelemetryActor};
 use crate::ai::ProviderHealth;
 use crate::configuration::Locale;
 use crate::events::{FailedCountChanged, OllamaStatusChanged};
+use crate::shutdown::Shutdown;
 use crate::tray::menu::{self, MenuModel, TrayAction};
 use crate::tray::TrayBackend;
 
@@ -42,8 +42,8 @@ pub struct TrayWiring {
     pub inbox: Mailbox<InboxActor>,
     pub monitor: Mailbox<OllamaMonitorActor>,
     pub telemetry: Mailbox<TelemetryActor>,
-    /// Stops the HTTP server; `run_until_stopped` then drains and exits 0.
-    pub server: Option<ServerHandle>,
+    /// Stops the whole service, the same way SIGTERM does.
+    pub shutdown: Shutdown,
     /// The inbox page's address with the token (what `inkling open` opens).
     pub inbox_url: String,
     pub opener: Opener,
@@ -163,13 +163,7 @@ impl Handler<TrayClicked> for TrayActor {
                         }),
                 );
             }
-            TrayAction::Quit => match &self.wiring.server {
-                Some(server) => {
-                    let stop = server.stop(true);
-                    actix_rt::spawn(stop);
-                }
-                None => System::current().stop(),
-            },
+            TrayAction::Quit => self.wiring.shutdown.request(),
         }
     }
 }

@@ -12,12 +12,12 @@ use serde::Deserialize;
 use super::auth::{session_set_cookie, ApiToken, SessionSecret};
 use super::error::ApiError;
 use crate::api_token;
+use crate::app_icon::APP_ICON_SVG;
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
 const STYLE_CSS: &str = include_str!("../../web/style.css");
 const I18N_JSON: &str = include_str!("../../web/i18n.json");
-const ICON_SVG: &str = include_str!("../../web/icon.svg");
 
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
                    connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -41,7 +41,7 @@ pub async fn assets(name: web::Path<String>) -> HttpResponse {
         "app.js" => asset("text/javascript; charset=utf-8", APP_JS),
         "style.css" => asset("text/css; charset=utf-8", STYLE_CSS),
         "i18n.json" => asset("application/json", I18N_JSON),
-        "icon.svg" => asset("image/svg+xml", ICON_SVG),
+        "icon.svg" => asset("image/svg+xml", APP_ICON_SVG),
         _ => HttpResponse::NotFound().json(serde_json::json!({ "error": "no such asset" })),
     }
 }
@@ -64,9 +64,4 @@ pub async fn open_session(
     Ok(HttpResponse::NoContent()
         .insert_header(("Set-Cookie", session_set_cookie(&secret.0)))
         .finish())
-}
-
-/// The embedded icon (the desktop entry and the tray use it too).
-pub fn icon_svg() -> &'static str {
-    ICON_SVG
 }

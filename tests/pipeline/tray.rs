@@ -41,7 +41,7 @@ fn start_tray(p: &Pipeline) -> Tray {
         inbox: p.services.inbox.clone(),
         monitor: p.services.monitor.clone(),
         telemetry: p.services.telemetry.clone(),
-        server: None,
+        shutdown: inkling::shutdown::Shutdown::system(),
         inbox_url: "http://127.0.0.1:1/?token=t".into(),
         opener: Arc::new(move |target: &str| {
             record.lock().unwrap().push(target.to_string());
