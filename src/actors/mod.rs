@@ -3,15 +3,16 @@
 //! | actor | file | owns |
 //! |---|---|---|
 //! | `RepositoryActor` | [`repository`] | the only writing SQLite connection (own thread) |
-//! | `AiWorkerActor` | [`ai_worker`] | the in-memory queue, the outage step, the one wake-up timer |
+//! | `AiWorkerActor` | [`ai_worker`] | the one wake-up timer, around the worker's pure core (queue, outage park, disk wait) |
 //! | `OllamaMonitorActor` | [`ollama_monitor`] | the provider's health and its check timer |
 //! | `InboxActor` | [`inbox`] | the use cases: capture, retry all failed |
-//! | `TelemetryActor` | [`telemetry`] | the usage log file |
+//! | `TelemetryActor` | [`telemetry`] | the usage events' schema and timestamps |
+//! | `UsageLogActor` | [`usage_log`] | the usage log's files (own thread) |
 //! | `Hub` | [`hub`] | the subscribers of the shared notifications |
 //! | `TrayActor` | [`tray`] | the tray's menu model and backend |
 //!
-//! Mailbox traffic: every handler logs the message it handled at `debug`, under the
-//! actor's own target (`inkling::actors::repository`, …), with the time it took, so
+//! Mailbox traffic: every handler starts with `handling!`, which logs the message it
+//! handled at `debug`, under the actor's own target (`inkling::actors::repository`, …), with the time it took, so
 //! `RUST_LOG=info,inkling::actors::repository=debug` shows one actor's mailbox, and
 //! [`mailbox_stats`] counts them for `/api/status`.
 
@@ -24,6 +25,7 @@ pub mod ollama_monitor;
 pub mod repository;
 pub mod telemetry;
 pub mod tray;
+pub mod usage_log;
 
 /// The first line of every handler: `let _handled = handling!("MessageType");`. When the
 /// handler returns, the guard counts the message as handled (with the time it took) for

@@ -1,35 +1,35 @@
-//! `TelemetryActor`: the one writer of the local usage log, and its messages.
+//! `TelemetryActor`: the usage log's front door, and its messages.
 //!
-//! Appends one JSON line per event to `<data_dir>/telemetry/events-YYYY-MM-DD.jsonl`
-//! (UTC date; continued in `.1`, `.2`, … past `telemetry.max_file_bytes`; files older
-//! than `telemetry.retention_days` are deleted when a new day starts). Callers
-//! `do_send` and move on: telemetry never fails the caller. An invalid event is refused
-//! and nothing is written; a write error is logged once, not per event, until a write
-//! succeeds again. Each line is one `write` on an `O_APPEND` file, so a crash leaves at
-//! worst one torn last line, which readers skip.
-//!
-//! Reading the log (stats, export) happens on a blocking thread, not in this actor:
-//! the files are append-only, so a reader never sees a half-changed file, only at
-//! worst a torn last line.
+//! Callers `do_send` an event and move on: telemetry never fails the caller. Here each
+//! event is checked against its strict schema (docs/DESIGN.md, "Usage telemetry"; an
+//! invalid one is refused and nothing is written) and stamped with the clock, on the
+//! System arbiter, so the tests' virtual clock dates it. The finished line goes to the
+//! [`UsageLogActor`], which owns the files on a thread of its own: no file I/O happens
+//! on this arbiter. A write error is logged once, not per event, until a write
+//! succeeds again. Reports and exports are asked of the same actor, after every event
+//! sent before them.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use actix::prelude::*;
-use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::Value;
 
 use super::handling;
+use super::mailbox::Mailbox;
+use super::mailbox_stats::Handling;
+use super::usage_log::{Append, Appended, Export, ReadStats, UsageLogActor, WriteReport};
 use crate::ai::FailureReason;
 use crate::clock::SharedClock;
 use crate::configuration::{Locale, Settings};
 use crate::domain::timestamp;
 use crate::events::JobFailed;
 use crate::telemetry::events::{AiFailed, FailedReason, InvalidEvent, NoFields, UsageEvent};
-use crate::telemetry::{log, stats};
+use crate::telemetry::stats;
 
-/// Appends an event. Replies `Err` only for an invalid event (nothing is written).
+/// Appends an event. Replies `Err` only for an invalid event (nothing is written), and
+/// replies once the line is written (or its write has failed).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), InvalidEvent>")]
 pub struct Emit(pub UsageEvent);
@@ -64,141 +64,79 @@ pub struct ExportUsageLog {
 }
 
 pub struct TelemetryActor {
-    dir: PathBuf,
+    log: Mailbox<UsageLogActor>,
     data_dir: PathBuf,
     enabled: bool,
-    max_file_bytes: u64,
-    retention_days: u32,
     locale: Locale,
     clock: SharedClock,
-    /// The open log file: its date and its size.
-    file: Option<OpenLog>,
-    /// Set while writes fail, so the failure is logged once.
-    failing: bool,
-}
-
-struct OpenLog {
-    date: NaiveDate,
-    bytes: u64,
-    file: File,
 }
 
 impl TelemetryActor {
+    /// The actor, with its [`UsageLogActor`] started on a thread of its own. Must run
+    /// inside an actix `System`.
     pub fn new(settings: &Settings, clock: SharedClock) -> Self {
         TelemetryActor {
-            dir: settings.telemetry_dir(),
+            log: Mailbox::from(UsageLogActor::start(settings)),
             data_dir: settings.data_dir(),
             enabled: settings.telemetry.enabled,
-            max_file_bytes: settings.telemetry.max_file_bytes,
-            retention_days: settings.telemetry.retention_days,
             locale: settings.locale(),
             clock,
-            file: None,
-            failing: false,
         }
     }
 
-    /// The file for `date` with room for `len` more bytes, rotating by day or size.
-    fn file_for(&mut self, date: NaiveDate, len: u64) -> std::io::Result<&mut OpenLog> {
-        let usable = self.file.as_ref().is_some_and(|f| {
-            f.date == date && (f.bytes == 0 || f.bytes + len <= self.max_file_bytes)
-        });
-        if !usable {
-            std::fs::create_dir_all(&self.dir)?;
-            if self.file.as_ref().is_none_or(|f| f.date != date) {
-                self.prune(date);
-            }
-            // Continue the day's last part, or start the next one when it is full.
-            let mut part = log::list_files(&self.dir)?
-                .iter()
-                .filter(|f| f.date == date)
-                .map(|f| f.part)
-                .max()
-                .unwrap_or(0);
-            loop {
-                let path = self.dir.join(log::file_name(date, part));
-                let file = OpenOptions::new().create(true).append(true).open(&path)?;
-                let bytes = file.metadata()?.len();
-                if bytes == 0 || bytes + len <= self.max_file_bytes {
-                    self.file = Some(OpenLog { date, bytes, file });
-                    break;
-                }
-                part += 1;
-            }
-        }
-        self.file
-            .as_mut()
-            .ok_or_else(|| std::io::Error::other("no log file"))
-    }
-
-    fn prune(&self, today: NaiveDate) {
-        let keep_from = today - chrono::Days::new(u64::from(self.retention_days));
-        match log::prune(&self.dir, keep_from) {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(files = n, "old usage log files deleted"),
-            Err(e) => tracing::warn!(error = %e, "cannot delete old usage log files"),
-        }
-    }
-
-    fn append(&mut self, now: DateTime<Utc>, line: &str) -> std::io::Result<()> {
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        let open = self.file_for(now.date_naive(), bytes.len() as u64)?;
-        open.file.write_all(&bytes)?;
-        open.bytes += bytes.len() as u64;
-        Ok(())
-    }
-
-    fn write(&mut self, event: &UsageEvent) -> Result<(), InvalidEvent> {
+    /// Checks and stamps `event`, and sends its line to be written. `None`: telemetry
+    /// is off, nothing to wait for.
+    fn write(
+        &mut self,
+        event: &UsageEvent,
+    ) -> Result<Option<impl Future<Output = ()> + 'static>, InvalidEvent> {
         let now = self.clock.now();
         let line = event.to_line(&timestamp(now)).inspect_err(|e| {
             tracing::warn!(error = %e, "usage event refused");
         })?;
         if !self.enabled {
-            return Ok(());
-        }
-        match self.append(now, &line) {
-            Ok(()) => {
-                if self.failing {
-                    tracing::info!("the usage log is writable again");
-                    self.failing = false;
-                }
-            }
-            Err(e) => {
-                // Drop the handle: the next event reopens (the dir may come back).
-                self.file = None;
-                if !self.failing {
-                    tracing::error!(error = %e, dir = %self.dir.display(),
-                        "cannot write the usage log; events are dropped until it works again");
-                    self.failing = true;
-                }
-            }
+            return Ok(None);
         }
         tracing::debug!(kind = event.kind(), "usage event");
-        Ok(())
+        let appended = self.log.send(Append {
+            date: now.date_naive(),
+            line,
+        });
+        Ok(Some(async move {
+            match appended.await {
+                Ok(Appended::Written) => {}
+                Ok(Appended::WrittenAgain) => tracing::info!("the usage log is writable again"),
+                Ok(Appended::Failed { error, first: true }) => tracing::error!(%error,
+                    "cannot write the usage log; events are dropped until it works again"),
+                Ok(Appended::Failed { first: false, .. }) => {}
+                Err(e) => tracing::warn!(error = %e, "the usage log writer is gone"),
+            }
+        }))
+    }
+
+    /// [`Self::write`] as a handler's reply: `Ok` once the line is written (or lost);
+    /// `handled` learns whether the event was refused.
+    fn write_reply<F: FnOnce(Duration, bool)>(
+        &mut self,
+        event: Result<UsageEvent, InvalidEvent>,
+        handled: &mut Handling<F>,
+    ) -> ResponseFuture<Result<(), InvalidEvent>> {
+        match event.and_then(|event| self.write(&event)) {
+            Err(invalid) => {
+                handled.succeeded(false);
+                Box::pin(async move { Err(invalid) })
+            }
+            Ok(None) => Box::pin(async { Ok(()) }),
+            Ok(Some(written)) => Box::pin(async move {
+                written.await;
+                Ok(())
+            }),
+        }
     }
 }
 
-/// Reads and aggregates the log (blocking).
-fn read_stats(dir: &Path) -> Result<stats::UsageStats, String> {
-    let contents = log::read_events(dir).map_err(|e| format!("cannot read the usage log: {e}"))?;
-    if contents.skipped_lines > 0 {
-        tracing::warn!(
-            lines = contents.skipped_lines,
-            "unreadable usage log lines skipped"
-        );
-    }
-    Ok(stats::aggregate(contents.events))
-}
-
-/// Reads the log and renders `stats.md` (blocking).
-fn build_report(dir: &Path, locale: Locale, now: DateTime<Utc>) -> Result<String, String> {
-    Ok(stats::render_markdown(
-        &read_stats(dir)?,
-        locale,
-        &timestamp(now),
-    ))
+fn gone(e: MailboxError) -> String {
+    format!("the usage log writer is gone ({e})")
 }
 
 impl Actor for TelemetryActor {
@@ -206,13 +144,11 @@ impl Actor for TelemetryActor {
 }
 
 impl Handler<Emit> for TelemetryActor {
-    type Result = Result<(), InvalidEvent>;
+    type Result = ResponseFuture<Result<(), InvalidEvent>>;
 
     fn handle(&mut self, Emit(event): Emit, _: &mut Context<Self>) -> Self::Result {
         let mut handled = handling!("Emit");
-        let result = self.write(&event);
-        handled.succeeded(result.is_ok());
-        result
+        self.write_reply(Ok(event), &mut handled)
     }
 }
 
@@ -220,8 +156,8 @@ impl Handler<Emit> for TelemetryActor {
 impl Handler<JobFailed> for TelemetryActor {
     type Result = ();
 
-    fn handle(&mut self, msg: JobFailed, _: &mut Context<Self>) {
-        let mut handled = handling!("JobFailed");
+    fn handle(&mut self, msg: JobFailed, ctx: &mut Context<Self>) {
+        let _handled = handling!("JobFailed");
         let reason = if msg.reason == FailureReason::Schema {
             FailedReason::Schema
         } else {
@@ -231,21 +167,20 @@ impl Handler<JobFailed> for TelemetryActor {
             reason,
             attempts: msg.attempts,
         });
-        let result = self.write(&event);
-        handled.succeeded(result.is_ok());
+        if let Ok(Some(written)) = self.write(&event) {
+            ctx.spawn(written.into_actor(self));
+        }
     }
 }
 
 impl Handler<EmitJson> for TelemetryActor {
-    type Result = Result<(), InvalidEvent>;
+    type Result = ResponseFuture<Result<(), InvalidEvent>>;
 
     fn handle(&mut self, msg: EmitJson, _: &mut Context<Self>) -> Self::Result {
         let mut handled = handling!("EmitJson");
-        let result = UsageEvent::parse(&msg.kind, msg.payload)
-            .inspect_err(|e| tracing::warn!(error = %e, "usage event refused"))
-            .and_then(|event| self.write(&event));
-        handled.succeeded(result.is_ok());
-        result
+        let event = UsageEvent::parse(&msg.kind, msg.payload)
+            .inspect_err(|e| tracing::warn!(error = %e, "usage event refused"));
+        self.write_reply(event, &mut handled)
     }
 }
 
@@ -254,19 +189,12 @@ impl Handler<GetStats> for TelemetryActor {
 
     fn handle(&mut self, _: GetStats, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("GetStats");
-        let (dir, locale, now) = (self.dir.clone(), self.locale, self.clock.now());
-        let stats_path = self.data_dir.join("stats.md");
-        Box::pin(async move {
-            actix_rt::task::spawn_blocking(move || {
-                let report = build_report(&dir, locale, now)?;
-                if let Err(e) = std::fs::write(&stats_path, &report) {
-                    tracing::warn!(error = %e, "cannot write stats.md");
-                }
-                Ok(report)
-            })
-            .await
-            .map_err(|e| format!("stats failed: {e}"))?
-        })
+        let report = self.log.send(WriteReport {
+            locale: self.locale,
+            now: self.clock.now(),
+            path: self.data_dir.join("stats.md"),
+        });
+        Box::pin(async move { report.await.map_err(gone)? })
     }
 }
 
@@ -275,12 +203,8 @@ impl Handler<GetUsageStats> for TelemetryActor {
 
     fn handle(&mut self, _: GetUsageStats, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("GetUsageStats");
-        let dir = self.dir.clone();
-        Box::pin(async move {
-            actix_rt::task::spawn_blocking(move || read_stats(&dir))
-                .await
-                .map_err(|e| format!("stats failed: {e}"))?
-        })
+        let stats = self.log.send(ReadStats);
+        Box::pin(async move { stats.await.map_err(gone)? })
     }
 }
 
@@ -289,26 +213,18 @@ impl Handler<ExportUsageLog> for TelemetryActor {
 
     fn handle(&mut self, msg: ExportUsageLog, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("ExportUsageLog");
-        let (dir, locale, now) = (self.dir.clone(), self.locale, self.clock.now());
-        let parent = msg.parent.unwrap_or_else(|| self.data_dir.join("exports"));
-        let export = actix_rt::task::spawn_blocking(move || {
-            let report = build_report(&dir, locale, now)?;
-            let name = format!("inkling-usage-{}", now.format("%Y%m%d-%H%M%S"));
-            let mut out = parent.join(&name);
-            let mut n = 2;
-            while out.exists() {
-                out = parent.join(format!("{name}-{n}"));
-                n += 1;
-            }
-            log::export(&dir, &out, &report)
-                .map_err(|e| format!("cannot export to {}: {e}", out.display()))?;
-            Ok(out)
+        let export = self.log.send(Export {
+            parent: msg.parent.unwrap_or_else(|| self.data_dir.join("exports")),
+            locale: self.locale,
+            now: self.clock.now(),
         });
-        Box::pin(export.into_actor(self).map(|exported, act, _| {
-            let exported = exported.map_err(|e| format!("export failed: {e}"))?;
+        Box::pin(export.into_actor(self).map(|exported, act, ctx| {
+            let exported = exported.map_err(gone)?;
             if let Ok(path) = &exported {
                 tracing::info!(path = %path.display(), "usage log exported");
-                let _ = act.write(&UsageEvent::UsageLogExported(NoFields {}));
+                if let Ok(Some(written)) = act.write(&UsageEvent::UsageLogExported(NoFields {})) {
+                    ctx.spawn(written.into_actor(act));
+                }
             }
             exported
         }))
@@ -321,9 +237,15 @@ mod tests {
 
     use serde_json::json;
 
+    use std::io::Write;
+    use std::path::Path;
+
+    use chrono::{DateTime, Utc};
+
     use super::*;
     use crate::clock::ManualClock;
     use crate::configuration::UserFile;
+    use crate::telemetry::log;
 
     fn settings(dir: &Path, extra: &[(&str, &str)]) -> Settings {
         let mut env: std::collections::HashMap<String, String> = extra
