@@ -15,8 +15,9 @@
 mod fake_ollama;
 #[path = "../tests/support/ports.rs"]
 mod ports;
+#[path = "../tests/support/service.rs"]
+mod service;
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -27,10 +28,9 @@ use inkling::actors::repository::{CaptureNote, RepositoryActor};
 use inkling::ai::ollama::OllamaClient;
 use inkling::ai::EnrichmentProvider;
 use inkling::clock::SystemClock;
-use inkling::configuration::{Settings, UserFile};
+use inkling::configuration::Settings;
 use inkling::domain::NoteBody;
 use inkling::services::Services;
-use inkling::startup::Application;
 use inkling::storage::Store;
 
 const CAPTURES: usize = 2_000;
@@ -38,21 +38,11 @@ const CLIENTS: usize = 8;
 const FAILED_NOTES: usize = 100_000;
 const WORKER_NOTES: usize = 2_000;
 
+/// The tests' settings, with the log quiet.
 fn settings(dir: &Path, extra: &[(&str, &str)]) -> Settings {
-    let mut env: HashMap<String, String> = HashMap::from([
-        ("INKLING_HTTP__PORT".into(), "0".into()),
-        ("INKLING_LOG__FILE".into(), "false".into()),
-        ("INKLING_LOG__LEVEL".into(), "error".into()),
-        ("INKLING_TRAY__ENABLED".into(), "false".into()),
-        // Nothing listens there: the worker parks and stays out of the way.
-        ("INKLING_OLLAMA__URL".into(), "http://127.0.0.1:9".into()),
-    ]);
-    for (k, v) in extra {
-        env.insert(k.to_string(), v.to_string());
-    }
-    let mut s = Settings::load_with_env(&UserFile::None, env).expect("settings");
-    s.set_data_dir(dir);
-    s
+    let mut env = vec![("INKLING_LOG__LEVEL", "error")];
+    env.extend_from_slice(extra);
+    service::test_settings(dir, &env)
 }
 
 fn body(i: usize) -> NoteBody {
@@ -122,13 +112,9 @@ async fn capture() {
     // 3. The whole service: HTTP, token check, inbox use case, telemetry, worker enqueue.
     let dir = tempfile::tempdir().unwrap();
     let s = settings(dir.path(), &[]);
-    let app = Application::build(s.clone(), Arc::new(SystemClock))
-        .await
-        .unwrap();
-    let url = format!("http://127.0.0.1:{}/api/notes", app.port());
-    let handle = app.handle();
-    actix_rt::spawn(app.run_until_stopped());
-    let token = std::fs::read_to_string(s.api_token_path()).unwrap();
+    let service = service::start_service(&s, Arc::new(SystemClock)).await;
+    let url = format!("{}/api/notes", service.address);
+    let (handle, token) = (service.handle, service.token);
     let started = Instant::now();
     let clients: Vec<_> = (0..CLIENTS)
         .map(|c| {
@@ -214,13 +200,9 @@ async fn retry() {
     assert_eq!(ids.len(), FAILED_NOTES);
 
     // End to end: `inkling retry-failed` is this request.
-    let app = Application::build(s.clone(), Arc::new(SystemClock))
-        .await
-        .unwrap();
-    let url = format!("http://127.0.0.1:{}/api/inbox/retry-all-failed", app.port());
-    let handle = app.handle();
-    actix_rt::spawn(app.run_until_stopped());
-    let token = std::fs::read_to_string(s.api_token_path()).unwrap();
+    let service = service::start_service(&s, Arc::new(SystemClock)).await;
+    let url = format!("{}/api/inbox/retry-all-failed", service.address);
+    let (handle, token) = (service.handle, service.token);
     let client = awc::Client::builder()
         .timeout(Duration::from_secs(60))
         .finish();

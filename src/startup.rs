@@ -19,6 +19,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::actors::repository::{Checkpoint, CountFailed};
+use crate::actors::telemetry::FlushUsageLog;
 use crate::actors::tray::{self, TrayWiring};
 use crate::ai::ollama::OllamaClient;
 use crate::api_token;
@@ -157,7 +158,10 @@ impl Application {
     /// Serves until stopped, then drains the actors (see the module docs).
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         self.server.run().await.context("the HTTP server failed")?;
-        tracing::info!("HTTP server stopped; draining the repository");
+        tracing::info!("HTTP server stopped; draining the usage log and the repository");
+        if let Err(e) = self.services.telemetry.send(FlushUsageLog).await {
+            tracing::warn!(error = %e, "the usage log already stopped");
+        }
         match self.services.repository.send(Checkpoint).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {

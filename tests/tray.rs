@@ -10,6 +10,8 @@
 mod fake_ollama;
 #[path = "support/ports.rs"]
 mod ports;
+#[path = "support/service.rs"]
+mod service;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -19,8 +21,7 @@ use std::time::Duration;
 
 use fake_ollama::{FakeOllama, Reply};
 use inkling::clock::SystemClock;
-use inkling::configuration::{Settings, UserFile};
-use inkling::startup::Application;
+
 use serde_json::{json, Value};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue, Structure, Value as DbusValue};
 
@@ -213,22 +214,17 @@ async fn the_tray_menu_on_a_real_bus_follows_the_service_and_its_clicks_work() {
 
     let mut fake = FakeOllama::start_new().await;
     fake.set_default(Reply::WrongSchema);
-    let env: HashMap<String, String> = HashMap::from([
-        ("INKLING_HTTP__PORT".into(), "0".into()),
-        ("INKLING_LOG__FILE".into(), "false".into()),
-        ("INKLING_LOCALE".into(), "en".into()),
-        ("INKLING_TRAY__ENABLED".into(), "true".into()),
-        ("INKLING_OLLAMA__URL".into(), fake.url()),
-        ("INKLING_WORKER__RETRY_BACKOFFS_MS".into(), "0,0,0".into()),
-    ]);
-    let mut settings = Settings::load_with_env(&UserFile::None, env).unwrap();
-    settings.set_data_dir(&dir.path().join("data"));
-    let app = Application::build(settings.clone(), Arc::new(SystemClock))
-        .await
-        .unwrap();
-    let url = format!("http://127.0.0.1:{}", app.port());
-    let running = actix_rt::spawn(app.run_until_stopped());
-    let token = std::fs::read_to_string(settings.api_token_path()).unwrap();
+    let fake_url = fake.url();
+    let settings = service::test_settings(
+        &dir.path().join("data"),
+        &[
+            ("INKLING_TRAY__ENABLED", "true"),
+            ("INKLING_OLLAMA__URL", fake_url.as_str()),
+            ("INKLING_WORKER__RETRY_BACKOFFS_MS", "0,0,0"),
+        ],
+    );
+    let service = service::start_service(&settings, Arc::new(SystemClock)).await;
+    let (url, running, token) = (service.address, service.stopped, service.token);
 
     for _ in 0..200 {
         if !registered.lock().unwrap().is_empty() {

@@ -39,6 +39,12 @@ pub struct SuspectDown;
 #[rtype(result = "Option<ProviderHealth>")]
 pub struct GetProviderHealth;
 
+/// Whether a health check is in flight. Only the tests send it (part of their barrier:
+/// a check in flight is work in progress).
+#[derive(Debug, Message)]
+#[rtype(result = "bool")]
+pub struct IsChecking;
+
 /// A finished health check (sent to itself).
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
@@ -174,6 +180,15 @@ impl Handler<GetProviderHealth> for OllamaMonitorActor {
     fn handle(&mut self, _: GetProviderHealth, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("GetProviderHealth");
         MessageResult(self.health.clone())
+    }
+}
+
+impl Handler<IsChecking> for OllamaMonitorActor {
+    type Result = bool;
+
+    fn handle(&mut self, _: IsChecking, _: &mut Context<Self>) -> bool {
+        let _handled = handling!("IsChecking");
+        self.checking
     }
 }
 

@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::handling;
 use super::mailbox::Mailbox;
 use super::mailbox_stats::Handling;
-use super::usage_log::{Append, Appended, Export, ReadStats, UsageLogActor, WriteReport};
+use super::usage_log::{Append, Appended, Export, Flush, ReadStats, UsageLogActor, WriteReport};
 use crate::ai::FailureReason;
 use crate::clock::SharedClock;
 use crate::configuration::{Locale, Settings};
@@ -44,6 +44,12 @@ pub struct EmitJson {
     pub kind: String,
     pub payload: Value,
 }
+
+/// Replies once every event sent before it is written: the graceful stop waits for it,
+/// and so do the tests' barriers.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct FlushUsageLog;
 
 /// Builds `stats.md` from the log, writes it to `<data_dir>/stats.md`, replies with it.
 #[derive(Debug, Message)]
@@ -181,6 +187,20 @@ impl Handler<EmitJson> for TelemetryActor {
         let event = UsageEvent::parse(&msg.kind, msg.payload)
             .inspect_err(|e| tracing::warn!(error = %e, "usage event refused"));
         self.write_reply(event, &mut handled)
+    }
+}
+
+impl Handler<FlushUsageLog> for TelemetryActor {
+    type Result = ResponseFuture<()>;
+
+    fn handle(&mut self, _: FlushUsageLog, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("FlushUsageLog");
+        let flushed = self.log.send(Flush);
+        Box::pin(async move {
+            if let Err(e) = flushed.await {
+                tracing::warn!(error = %e, "the usage log writer is gone");
+            }
+        })
     }
 }
 

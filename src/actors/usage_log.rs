@@ -47,6 +47,12 @@ pub enum Appended {
     },
 }
 
+/// Replies once every line sent before it is written (the mailbox is first in, first
+/// out, and each append is one `write`: nothing is buffered).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Flush;
+
 /// The aggregated log as data.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<stats::UsageStats, String>")]
@@ -199,6 +205,14 @@ impl actix::Handler<Append> for UsageLogActor {
             }
         };
         actix::MessageResult(appended)
+    }
+}
+
+impl actix::Handler<Flush> for UsageLogActor {
+    type Result = ();
+
+    fn handle(&mut self, _: Flush, _: &mut SyncContext<Self>) {
+        let _handled = handling!("Flush");
     }
 }
 

@@ -94,7 +94,7 @@ async fn a_foreign_origin_is_refused_even_with_the_token_and_changes_nothing() {
 #[actix_rt::test]
 async fn the_server_listens_on_loopback_only() {
     let dir = tempfile::tempdir().unwrap();
-    let settings = crate::helpers::test_settings(dir.path(), &[]);
+    let settings = crate::service::test_settings(dir.path(), &[]);
     let app = inkling::startup::Application::build(
         settings,
         std::sync::Arc::new(inkling::clock::SystemClock),

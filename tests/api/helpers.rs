@@ -1,6 +1,5 @@
 //! Test harness: an in-process service per test, and the real binary as a process.
 
-use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -10,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use inkling::clock::ManualClock;
-use inkling::configuration::{Settings, UserFile};
 use inkling::http::server::ServerHandle;
-use inkling::startup::Application;
 use serde_json::Value;
+
+use crate::service::{start_service, test_settings};
 
 pub const START: &str = "2026-03-01T12:00:00Z";
 
@@ -25,23 +24,6 @@ pub struct TestApp {
     pub clock: ManualClock,
     pub handle: ServerHandle,
     http: awc::Client,
-}
-
-/// Settings for a test: fresh data dir, random port, no log file, plus `extra` env.
-pub fn test_settings(data_dir: &Path, extra: &[(&str, &str)]) -> Settings {
-    let mut env: HashMap<String, String> = HashMap::from([
-        ("INKLING_HTTP__PORT".into(), "0".into()),
-        ("INKLING_LOG__FILE".into(), "false".into()),
-        ("INKLING_TRAY__ENABLED".into(), "false".into()),
-        // Nothing listens on the discard port: no test talks to a real Ollama.
-        ("INKLING_OLLAMA__URL".into(), "http://127.0.0.1:9".into()),
-    ]);
-    for (k, v) in extra {
-        env.insert(k.to_string(), v.to_string());
-    }
-    let mut settings = Settings::load_with_env(&UserFile::None, env).expect("test settings");
-    settings.set_data_dir(data_dir);
-    settings
 }
 
 pub fn start_time() -> DateTime<Utc> {
@@ -62,19 +44,13 @@ pub async fn spawn_app_with(extra: &[(&str, &str)]) -> TestApp {
 pub async fn spawn_app_in(data_dir: tempfile::TempDir, extra: &[(&str, &str)]) -> TestApp {
     let settings = test_settings(data_dir.path(), extra);
     let clock = ManualClock::new(start_time());
-    let app = Application::build(settings.clone(), Arc::new(clock.clone()))
-        .await
-        .expect("the app builds");
-    let address = format!("http://127.0.0.1:{}", app.port());
-    let handle = app.handle();
-    actix_rt::spawn(app.run_until_stopped());
-    let token = std::fs::read_to_string(settings.api_token_path()).unwrap();
+    let service = start_service(&settings, Arc::new(clock.clone())).await;
     TestApp {
-        address,
-        token,
+        address: service.address,
+        token: service.token,
         data_dir,
         clock,
-        handle,
+        handle: service.handle,
         http: awc::Client::builder()
             .timeout(Duration::from_secs(10))
             .finish(),

@@ -27,6 +27,8 @@ mod notes;
 mod ports;
 mod process;
 mod server;
+#[path = "../support/service.rs"]
+mod service;
 #[path = "../support/small_disk.rs"]
 mod small_disk;
 mod usage;

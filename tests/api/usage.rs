@@ -26,12 +26,12 @@ fn count(app: &TestApp, kind: &str) -> usize {
     events(app).iter().filter(|(k, _)| k == kind).count()
 }
 
-/// The telemetry actor writes after the reply; give it a moment (not a timed rule).
-async fn settle() {
-    for _ in 0..50 {
-        actix_rt::task::yield_now().await;
-    }
-    actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
+/// A barrier: the events of everything answered so far are in the log. Each request
+/// sends its event to the usage log before it answers, and `GET /api/stats` reads the
+/// log through the same first-in, first-out mailbox after them.
+async fn settle(app: &TestApp) {
+    let (status, _) = app.get("/api/stats").await;
+    assert_eq!(status, 200);
 }
 
 #[actix_rt::test]
@@ -67,7 +67,7 @@ async fn trash_and_restore_move_a_note_and_log_it_once() {
         .await;
     assert_eq!(status, 200);
     assert!(restored["deleted_at"].is_null());
-    settle().await;
+    settle(&app).await;
     assert_eq!(count(&app, "note_trashed"), 1);
     assert_eq!(count(&app, "note_restored"), 1);
     assert_eq!(count(&app, "note_captured"), 1);
@@ -100,7 +100,7 @@ async fn stats_returns_the_markdown_report_of_the_log() {
     let app = spawn_app().await;
     app.capture("one").await;
     app.capture("two").await;
-    settle().await;
+    settle(&app).await;
 
     let response = awc::Client::new()
         .get(format!("{}/api/stats", app.address))
@@ -130,7 +130,7 @@ async fn stats_returns_the_markdown_report_of_the_log() {
 async fn export_writes_a_new_folder_with_the_log_and_stats_and_logs_itself() {
     let app = spawn_app().await;
     app.capture("exported").await;
-    settle().await;
+    settle(&app).await;
 
     let (status, body) = app
         .post_raw("/api/usage-log/export", "application/json", Vec::new())
@@ -141,7 +141,7 @@ async fn export_writes_a_new_folder_with_the_log_and_stats_and_logs_itself() {
     assert!(path.starts_with(app.data_dir.path().join("exports")));
     assert!(path.join("stats.md").exists());
     assert!(path.join("events-2026-03-01.jsonl").exists());
-    settle().await;
+    settle(&app).await;
     assert_eq!(count(&app, "usage_log_exported"), 1);
 
     let elsewhere = tempfile::tempdir().unwrap();
@@ -173,6 +173,6 @@ async fn trash_expired_moves_all_expired_notes_in_one_call() {
     assert_eq!(status["counts"]["expired"], 0);
     let (_, active) = app.get("/api/notes").await;
     assert_eq!(active.as_array().unwrap().len(), 1);
-    settle().await;
+    settle(&app).await;
     assert_eq!(count(&app, "note_trashed"), 2);
 }

@@ -1,7 +1,6 @@
 //! A browser session per test: chromedriver on a free port, Chromium headless, and
 //! the service with a fake Ollama and a fresh data dir.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -9,12 +8,13 @@ use std::time::Duration;
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use inkling::clock::SystemClock;
-use inkling::configuration::{Settings, UserFile};
+use inkling::configuration::Settings;
 use inkling::startup::Application;
 use serde_json::{json, Value};
 
 use crate::fake_ollama::FakeOllama;
 use crate::ports::free_port;
+use crate::service::{start_service, test_settings};
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -61,19 +61,17 @@ pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
     );
     let fake = FakeOllama::start_new().await;
     let data_dir = tempfile::tempdir().unwrap();
-    let mut env: HashMap<String, String> = HashMap::from([
-        // Not port 0: restart_service listens on the same port again, and a port from
-        // below the ephemeral range cannot be taken by an outgoing connection meanwhile.
-        ("INKLING_HTTP__PORT".into(), free_port().to_string()),
-        ("INKLING_LOG__FILE".into(), "false".into()),
-        ("INKLING_OLLAMA__URL".into(), fake.url()),
-        ("INKLING_WORKER__RETRY_BACKOFFS_MS".into(), "0,0,0".into()),
-    ]);
-    for (k, v) in extra {
-        env.insert(k.to_string(), v.to_string());
-    }
-    let mut settings = Settings::load_with_env(&UserFile::None, env).unwrap();
-    settings.set_data_dir(data_dir.path());
+    // Not port 0: restart_service listens on the same port again, and a port from
+    // below the ephemeral range cannot be taken by an outgoing connection meanwhile.
+    let port = free_port().to_string();
+    let url = fake.url();
+    let mut env = vec![
+        ("INKLING_HTTP__PORT", port.as_str()),
+        ("INKLING_OLLAMA__URL", url.as_str()),
+        ("INKLING_WORKER__RETRY_BACKOFFS_MS", "0,0,0"),
+    ];
+    env.extend_from_slice(extra);
+    let settings = test_settings(data_dir.path(), &env);
     if notes > 0 {
         let mut store = inkling::storage::Store::open(&settings.database_path(), 30).unwrap();
         let start = chrono::Utc::now() - chrono::Duration::hours(1);
@@ -91,13 +89,8 @@ pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
             store.save_enrichment(&id, &enrichment, start).unwrap();
         }
     }
-    let app = Application::build(settings.clone(), Arc::new(SystemClock))
-        .await
-        .unwrap();
-    let app_url = format!("http://127.0.0.1:{}", app.port());
-    let handle = app.handle();
-    actix_rt::spawn(app.run_until_stopped());
-    let token = std::fs::read_to_string(settings.api_token_path()).unwrap();
+    let service = start_service(&settings, Arc::new(SystemClock)).await;
+    let (app_url, handle, token) = (service.address, service.handle, service.token);
 
     let port = free_port();
     let child = Command::new(CHROMEDRIVER)

@@ -10,3 +10,5 @@ mod harness;
 mod inbox;
 #[path = "../support/ports.rs"]
 mod ports;
+#[path = "../support/service.rs"]
+mod service;

@@ -63,8 +63,7 @@ async fn under_a_chaotic_provider_every_note_ends_done_or_failed_exactly_once() 
             }
             down = !down;
         }
-        tokio::time::advance(Duration::from_secs(1)).await;
-        p.settle_for(Duration::from_millis(5)).await;
+        p.advance(Duration::from_secs(1)).await;
     }
     if down {
         p.fake.start().await;

@@ -10,18 +10,21 @@
 //!   database through its own connection;
 //! - the fake provider runs on the same runtime, so its answers need no real time.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
+use inkling::actors::ai_worker::{GetWorkerStatus, WorkerState};
 use inkling::actors::hub::Subscribe;
 use inkling::actors::mailbox::Mailbox;
+use inkling::actors::ollama_monitor::IsChecking;
+use inkling::actors::repository::GetCounts;
+use inkling::actors::telemetry::FlushUsageLog;
 use inkling::ai::ollama::OllamaClient;
 use inkling::clock::{Clock, TokioClock};
-use inkling::configuration::{Settings, UserFile};
+use inkling::configuration::Settings;
 use inkling::events::FailedCountChanged;
 use inkling::services::Services;
 use inkling::storage::Store;
@@ -89,16 +92,9 @@ pub struct Pipeline {
 
 /// Settings for a pipeline test: the fake's URL, a fresh data dir, plus `extra`.
 pub fn pipeline_settings(dir: &std::path::Path, url: &str, extra: &[(&str, &str)]) -> Settings {
-    let mut env: HashMap<String, String> = HashMap::from([
-        ("INKLING_OLLAMA__URL".into(), url.into()),
-        ("INKLING_LOG__FILE".into(), "false".into()),
-    ]);
-    for (k, v) in extra {
-        env.insert(k.to_string(), v.to_string());
-    }
-    let mut settings = Settings::load_with_env(&UserFile::None, env).unwrap();
-    settings.set_data_dir(dir);
-    settings
+    let mut env = vec![("INKLING_OLLAMA__URL", url)];
+    env.extend_from_slice(extra);
+    crate::service::test_settings(dir, &env)
 }
 
 impl Pipeline {
@@ -149,18 +145,41 @@ impl Pipeline {
         self.settle().await;
     }
 
-    /// Yields for a little real time without ever idling: everything already due
-    /// runs (including the repository's thread and the fake's socket I/O) while
-    /// virtual time stands still.
+    /// A barrier: returns once everything already set off has run its course, with
+    /// virtual time standing still. It asks the actors themselves, round trip by round
+    /// trip, never waits for a length of real time: the worker has no call or
+    /// bookkeeping in flight (a call the fake holds open does not count), the monitor
+    /// no health check, and round trips through the repository and the usage log
+    /// (first in, first out) show that what was sent to them is done. Two rounds in a
+    /// row must agree, so a cascade (a check that resumes the worker) is waited out.
+    /// Fails the test after 10 s of real time.
     pub async fn settle(&self) {
-        self.settle_for(Duration::from_millis(40)).await;
-    }
-
-    /// [`Pipeline::settle`] for `real` time (tests that only need progress, not a
-    /// quiet system, use less).
-    pub async fn settle_for(&self, real: Duration) {
-        let until = std::time::Instant::now() + real;
-        while std::time::Instant::now() < until {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut last = None;
+        loop {
+            let worker = self.ask(&self.services.worker, GetWorkerStatus).await;
+            let checking = self.ask(&self.services.monitor, IsChecking).await;
+            let calling =
+                matches!(worker.state, WorkerState::Running { .. }) && self.fake.held_calls() == 0;
+            if !calling && !checking {
+                let now = self.clock.now();
+                let counts = self
+                    .ask(&self.services.repository, GetCounts { now })
+                    .await
+                    .expect("the repository answers");
+                self.ask(&self.services.telemetry, FlushUsageLog).await;
+                let round = (worker, counts, self.fake.calls().len());
+                if last.as_ref() == Some(&round) {
+                    return;
+                }
+                last = Some(round);
+            } else {
+                last = None;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the pipeline never settled"
+            );
             tokio::task::yield_now().await;
         }
     }

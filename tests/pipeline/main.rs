@@ -23,6 +23,8 @@ mod outage;
 mod ports;
 mod provider;
 mod retry_all;
+#[path = "../support/service.rs"]
+mod service;
 #[path = "../support/small_disk.rs"]
 mod small_disk;
 mod tray;

@@ -30,7 +30,8 @@ pub enum Reply {
     Ok,
     /// 200, the enrichment inside a ```json fence (accepted).
     Fenced,
-    /// Reads the request, never answers.
+    /// Reads the request, never answers; lets go when the client hangs up (as Ollama
+    /// stops generating when its client disconnects).
     Hang,
     /// Reads the request, closes the connection without a response.
     Reset,
@@ -75,6 +76,17 @@ struct State {
     models: Vec<String>,
     calls: Vec<ChatCall>,
     health_checks: usize,
+    /// `Hang` calls whose client is still connected.
+    held: usize,
+}
+
+/// Counts a held call until the connection ends.
+struct Held(Arc<Mutex<State>>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().held -= 1;
+    }
 }
 
 pub struct FakeOllama {
@@ -96,6 +108,7 @@ impl FakeOllama {
                 models: vec!["llama3.2:latest".into()],
                 calls: Vec::new(),
                 health_checks: 0,
+                held: 0,
             })),
             accept: None,
         };
@@ -148,6 +161,12 @@ impl FakeOllama {
 
     pub fn health_checks(&self) -> usize {
         self.state.lock().unwrap().health_checks
+    }
+
+    /// `Hang` calls still held open by their client (the pipeline's barrier: a call the
+    /// fake holds is not work in progress).
+    pub fn held_calls(&self) -> usize {
+        self.state.lock().unwrap().held
     }
 
     fn serve(&mut self, listener: TcpListener) {
@@ -302,7 +321,12 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                     let fenced = format!("```json\n{}\n```", enrichment_for(&request));
                     respond(&mut stream, "200 OK", JSON, &chat_answer(&model, &fenced, true, Some("stop"))).await
                 }
-                Reply::Hang => std::future::pending::<()>().await,
+                Reply::Hang => {
+                    state.lock().unwrap().held += 1;
+                    let _held = Held(state.clone());
+                    let mut rest = [0u8; 512];
+                    while matches!(stream.read(&mut rest).await, Ok(n) if n > 0) {}
+                }
                 Reply::Reset => drop(stream),
                 Reply::InvalidJson => {
                     let answer = chat_answer(&model, "Sure! Here is your note: {title", true, Some("stop"));
