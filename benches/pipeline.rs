@@ -92,7 +92,10 @@ async fn capture() {
     // 2. Plus the hop to the repository's thread and back.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("inkling.db");
-    let repository = RepositoryActor::start(Store::open(&path, 30).unwrap(), path, 30);
+    let hub = inkling::actors::mailbox::Mailbox::from(actix::Actor::start(
+        inkling::actors::hub::Hub::default(),
+    ));
+    let repository = RepositoryActor::start(Store::open(&path, 30).unwrap(), path, 30, hub);
     let mut samples = Vec::with_capacity(CAPTURES);
     let started = Instant::now();
     for i in 0..CAPTURES {

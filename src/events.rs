@@ -6,8 +6,20 @@
 use actix::Message;
 
 use crate::ai::{FailureReason, ProviderHealth};
+use crate::domain::Note;
+use crate::storage::NoteCounts;
 
-/// The number of failed, active notes changed (a note failed, or retry-all ran).
+/// The counts the banners show (pending, failed, expired) changed. Announced by the
+/// repository right after the write that changed them, and only then; a new
+/// subscriber is sent the last one at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Message)]
+#[rtype(result = "()")]
+pub struct CountsChanged {
+    pub counts: NoteCounts,
+}
+
+/// The number of failed, active notes changed (a note failed, retry-all ran, a failed
+/// note was trashed or restored): the tray's menu. Announced with [`CountsChanged`].
 #[derive(Debug, Clone, PartialEq, Eq, Message)]
 #[rtype(result = "()")]
 pub struct FailedCountChanged {
@@ -21,15 +33,16 @@ pub struct OllamaStatusChanged {
     pub health: ProviderHealth,
 }
 
-/// A note's stored state changed (captured, enriched, failed, requeued).
+/// One note's stored state changed (captured, enriched, failed, trashed, restored,
+/// kept): the note as it is now, so a listener need not read it back.
 #[derive(Debug, Clone, PartialEq, Eq, Message)]
 #[rtype(result = "()")]
 pub struct NoteChanged {
-    pub note_id: String,
+    pub note: Note,
 }
 
-/// Many notes changed at once (a retry-all, emptying the expired notes): the live page
-/// reloads its list instead of fetching each note.
+/// Many notes changed at once (a retry-all, the expired notes to the trash): the live
+/// page reloads its list once.
 #[derive(Debug, Clone, PartialEq, Eq, Message)]
 #[rtype(result = "()")]
 pub struct NotesChanged {

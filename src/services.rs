@@ -41,9 +41,13 @@ impl Services {
         db_path: PathBuf,
         provider: Rc<dyn EnrichmentProvider>,
     ) -> Self {
-        let repository =
-            Mailbox::from(RepositoryActor::start(store, db_path, settings.expiry.days));
         let hub = Mailbox::from(Hub::default().start());
+        let repository = Mailbox::from(RepositoryActor::start(
+            store,
+            db_path,
+            settings.expiry.days,
+            hub.clone(),
+        ));
         let telemetry = Mailbox::from(TelemetryActor::new(settings, clock.clone()).start());
         let monitor = Mailbox::from(
             OllamaMonitorActor::new(

@@ -79,6 +79,7 @@ impl Application {
             clock,
             max_body_bytes: settings.http.max_body_bytes,
             locale: settings.locale(),
+            expiry_days: settings.expiry.days,
         });
         let tray_token = token.clone();
         let token = web::Data::new(ApiToken(token));

@@ -18,6 +18,8 @@ pub struct ServiceStatus {
     pub version: String,
     /// The language the service writes in.
     pub locale: Locale,
+    /// A note older than this many days that was never kept is expired.
+    pub expiry_days: u32,
     /// Active notes pending, failed and expired.
     pub counts: NoteCounts,
     /// The provider's health; `None` until the first check has answered.
@@ -38,6 +40,7 @@ mod tests {
         let status = ServiceStatus {
             version: "0.1.0".into(),
             locale: Locale::Ko,
+            expiry_days: 30,
             counts: NoteCounts {
                 pending: 3,
                 failed: 2,

@@ -1,11 +1,18 @@
 //! The repository (docs/DESIGN.md, "Data"): the store's operations, its
 //! invariants, its list filters, its index use, and the actor in front of it.
 
+use std::sync::{Arc, Mutex};
+
+use actix::prelude::*;
 use chrono::{DateTime, Duration, Utc};
+use inkling::actors::hub::{Hub, Subscribe};
+use inkling::actors::mailbox::Mailbox;
 use inkling::actors::repository::{
-    CaptureNote, CountFailed, GetCounts, ListNotes, RepositoryActor, RequeueAllFailed,
+    CaptureNote, CountFailed, GetCounts, KeepNote, ListNotes, MarkAiFailed, RepositoryActor,
+    RequeueAllFailed, RestoreNote, SaveEnrichment, TrashNote,
 };
 use inkling::domain::{AiStatus, Enrichment, ListFilter, NoteBody};
+use inkling::events::{CountsChanged, FailedCountChanged, NotesChanged};
 use inkling::storage::store::{
     COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL, DUE_JOBS_SQL, FIND_FAILED_IDS_SQL,
     INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL,
@@ -570,7 +577,8 @@ async fn the_actor_serves_every_message_in_order_from_its_own_thread() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("inkling.db");
     let store = Store::open(&path, EXPIRY_DAYS).unwrap();
-    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS);
+    let hub = Mailbox::from(Hub::default().start());
+    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub);
 
     let captures: Vec<_> = (0..100)
         .map(|i| {
@@ -606,6 +614,155 @@ async fn the_actor_serves_every_message_in_order_from_its_own_thread() {
         .unwrap()
         .unwrap();
     assert_eq!(listed.len(), 50);
+}
+
+/// Records the counts the repository announces.
+#[derive(Default, Clone)]
+struct Announced(Arc<Mutex<Vec<String>>>);
+
+impl Actor for Announced {
+    type Context = Context<Self>;
+}
+
+impl Handler<CountsChanged> for Announced {
+    type Result = ();
+    fn handle(&mut self, msg: CountsChanged, _: &mut Context<Self>) {
+        let c = msg.counts;
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("counts {} {} {}", c.pending, c.failed, c.expired));
+    }
+}
+
+impl Handler<FailedCountChanged> for Announced {
+    type Result = ();
+    fn handle(&mut self, msg: FailedCountChanged, _: &mut Context<Self>) {
+        self.0.lock().unwrap().push(format!("failed {}", msg.count));
+    }
+}
+
+#[actix_rt::test]
+async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let reader = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let hub = Mailbox::from(Hub::default().start());
+    let announced = Announced::default();
+    let listener = Mailbox::from(announced.clone().start());
+    hub.send(Subscribe(listener.recipient::<CountsChanged>()))
+        .await
+        .unwrap();
+    hub.send(Subscribe(listener.recipient::<FailedCountChanged>()))
+        .await
+        .unwrap();
+    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
+    let now = t0() + Duration::days(31);
+    let capture = |text: &str, at| CaptureNote {
+        body: body(text),
+        now: at,
+    };
+    // What the listener heard last, once the hub has passed it on.
+    let last_heard = |prefix: &'static str| {
+        let announced = announced.clone();
+        let hub = hub.clone();
+        async move {
+            hub.send(NotesChanged { count: 0 }).await.unwrap(); // a round trip: delivered
+            actix_rt::task::yield_now().await;
+            announced
+                .0
+                .lock()
+                .unwrap()
+                .iter()
+                .rev()
+                .find(|line| line.starts_with(prefix))
+                .cloned()
+        }
+    };
+    let as_counted = |reader: &Store| {
+        let c = reader.counts(now).unwrap();
+        format!("counts {} {} {}", c.pending, c.failed, c.expired)
+    };
+
+    let old = repository
+        .send(capture("old", t0()))
+        .await
+        .unwrap()
+        .unwrap();
+    let a = repository.send(capture("a", now)).await.unwrap().unwrap();
+    let b = repository.send(capture("b", now)).await.unwrap().unwrap();
+    // Captures count pending up without counting: expired is read on the next status.
+    repository.send(GetCounts { now }).await.unwrap().unwrap();
+    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    assert_eq!(last_heard("counts").await.unwrap(), "counts 3 0 1");
+
+    let enrichment = Enrichment {
+        title: "T".into(),
+        tags: vec![],
+        summary: "S".into(),
+    };
+    repository
+        .send(SaveEnrichment {
+            note_id: a.id.clone(),
+            enrichment,
+            now,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    repository
+        .send(MarkAiFailed {
+            note_id: b.id.clone(),
+            error: "schema: x".into(),
+            now,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    assert_eq!(last_heard("failed").await.unwrap(), "failed 1");
+    repository
+        .send(KeepNote {
+            id: old.id.clone(),
+            now,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    repository
+        .send(TrashNote {
+            id: b.id.clone(),
+            now,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    assert_eq!(last_heard("failed").await.unwrap(), "failed 0");
+    repository
+        .send(RestoreNote {
+            id: b.id.clone(),
+            now,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    repository
+        .send(RequeueAllFailed { now })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    assert_eq!(last_heard("counts").await.unwrap(), "counts 2 0 0");
+
+    // Announced only when they moved: a read that finds them as they were says nothing.
+    let heard = announced.0.lock().unwrap().len();
+    repository.send(GetCounts { now }).await.unwrap().unwrap();
+    last_heard("counts").await;
+    assert_eq!(announced.0.lock().unwrap().len(), heard);
 }
 
 #[test]

@@ -2,8 +2,9 @@
 // must work offline, served from the binary.
 //
 // Data comes from the local API with the session cookie (see src/http/page.rs); live
-// changes arrive as server-sent events from /api/events. Note text is always inserted
-// with textContent, never as HTML.
+// changes arrive as server-sent events from /api/events, and each carries what changed
+// (the note as it is now, the counts), so the page reads nothing back after an event.
+// Note text is always inserted with textContent, never as HTML.
 "use strict";
 
 const PAGE_SIZE = 50;
@@ -17,21 +18,15 @@ const state = {
   view: "inbox",
   notes: [], // the inbox list, newest first
   hasMore: false,
-  refreshTimer: null,
-  // Counts reach the page two ways: /api/status answers and live events. An answer
-  // can be overtaken (asked before a retry, read after the live "0 failed" event), so
-  // each live change bumps `liveChanges` and each answer remembers what it was asked
-  // at; see scheduleCountsRefresh.
-  liveChanges: 0,
-  statusAsked: 0,
-  statusApplied: 0,
-  // The same holds for notes: a list asked for before a note changed can arrive after
-  // that note's own fetch. `listLoads` numbers list loads (only the newest applies),
-  // `changedDuringLoad` collects the notes that changed while one was in flight (they
-  // are fetched again once it is in), `noteFetches` numbers each note's fetches.
+  expiryDays: 30,
+  // Counts and the provider's health come only from live events (the service sends
+  // the last ones when the feed connects), in order on one connection: nothing can
+  // overtake them. A list, though, is asked for on another connection and can be
+  // overtaken by a note's event: `listLoads` numbers list loads (only the newest
+  // applies), and `changedDuringLoad` keeps the notes that changed while one was in
+  // flight, applied over the list once it is in.
   listLoads: 0,
   changedDuringLoad: null,
-  noteFetches: new Map(),
 };
 
 const $ = (id) => document.getElementById(id);
@@ -113,6 +108,7 @@ function applyStrings(all, locale) {
 
 function applyStatus(status) {
   state.counts = status.counts;
+  state.expiryDays = status.expiry_days;
   if (status.provider) state.health = status.provider;
   renderBanners();
 }
@@ -171,16 +167,16 @@ function listQuery(before) {
 
 async function loadNotes() {
   const asked = ++state.listLoads;
-  state.changedDuringLoad = new Set();
+  state.changedDuringLoad = new Map();
   const notes = await api(listQuery());
   if (asked !== state.listLoads) return; // a newer load is on its way
   const changed = state.changedDuringLoad;
   state.changedDuringLoad = null;
   state.notes = notes;
   state.hasMore = notes.length === PAGE_SIZE;
+  // The list may show these as they were before their change.
+  for (const note of changed.values()) placeNote(note);
   renderNotes();
-  // The list may show these as they were before their change: fetch them again.
-  for (const id of changed) noteChanged(id);
 }
 
 async function loadMore() {
@@ -277,41 +273,50 @@ function renderNotes() {
   $("load-more").hidden = !state.hasMore;
 }
 
+/// Expired: active, never kept, older than `expiry.days`.
+function isExpired(note) {
+  const age = Date.now() - Date.parse(note.created_at);
+  return !note.deleted_at && !note.kept_at && age > state.expiryDays * 86_400_000;
+}
+
 function matchesFilter(note) {
   if (note.deleted_at) return false;
   if (state.filter.tag && !note.tags.includes(state.filter.tag)) return false;
-  return !state.filter.expired;
+  return !state.filter.expired || isExpired(note);
 }
 
-/// A note changed somewhere (this page, the CLI, the AI): update it in place, add it
-/// on top if it is new, drop it if it left the list.
-async function noteChanged(id) {
-  if (state.changedDuringLoad) state.changedDuringLoad.add(id);
-  const fetchNumber = (state.noteFetches.get(id) || 0) + 1;
-  state.noteFetches.set(id, fetchNumber);
-  let note;
-  try {
-    note = await api(`/api/notes/${encodeURIComponent(id)}`);
-  } catch {
-    note = null; // purged
-  }
-  if (state.noteFetches.get(id) !== fetchNumber) return; // a newer fetch of it is on its way
-  state.noteFetches.delete(id);
-  const index = state.notes.findIndex((n) => n.id === id);
-  if (note && matchesFilter(note)) {
+/// Puts a note as it is now into the list: in place, on top if it is new, out if it
+/// left what the list shows.
+function placeNote(note) {
+  const index = state.notes.findIndex((n) => n.id === note.id);
+  if (matchesFilter(note)) {
     if (index >= 0) state.notes[index] = note;
     else if (!state.notes.length || note.created_at >= state.notes[0].created_at) state.notes.unshift(note);
   } else if (index >= 0) {
     state.notes.splice(index, 1);
   }
+}
+
+/// A note from the answer to this page's own request (a capture, a trash): it
+/// travelled on another connection than the events and may be older than what an
+/// event already showed (a note enriched before the capture's answer came), so it
+/// replaces only an older version.
+function answered(note) {
+  const shown = state.notes.find((n) => n.id === note.id);
+  if (shown && shown.updated_at >= note.updated_at) return;
+  noteChanged(note);
+}
+
+/// A note changed somewhere (this page, the CLI, the AI), and this is it now.
+function noteChanged(note) {
+  if (state.changedDuringLoad) state.changedDuringLoad.set(note.id, note);
+  placeNote(note);
   renderNotes();
   if (state.view === "trash") loadTrash();
-  scheduleCountsRefresh();
 }
 
 async function noteAction(id, action) {
-  await api(`/api/notes/${encodeURIComponent(id)}/${action}`, { json: {} });
-  await noteChanged(id);
+  answered(await api(`/api/notes/${encodeURIComponent(id)}/${action}`, { json: {} }));
 }
 
 function setFilter(filter) {
@@ -321,57 +326,34 @@ function setFilter(filter) {
   loadNotes();
 }
 
-// ----- counts ------------------------------------------------------------------------
-
-function scheduleCountsRefresh() {
-  clearTimeout(state.refreshTimer);
-  state.refreshTimer = setTimeout(async () => {
-    const asked = ++state.statusAsked;
-    const liveChangesWhenAsked = state.liveChanges;
-    const status = await api("/api/status");
-    // Two refreshes can overlap and answer out of order: only the newest counts.
-    if (asked < state.statusApplied) return;
-    state.statusApplied = asked;
-    // A live event or a click changed the failed count or the provider's health
-    // after this answer was asked for: the live value is newer than the answer's.
-    if (liveChangesWhenAsked !== state.liveChanges) {
-      status.counts.failed = state.counts.failed;
-      status.provider = state.health;
-    }
-    applyStatus(status);
-  }, 150);
-}
-
 // ----- live updates ------------------------------------------------------------------
 
 function connectLive() {
   const events = new EventSource("/api/events");
   events.addEventListener("open", () => {
-    // After a reconnect (the service restarted), catch up on what was missed.
-    scheduleCountsRefresh();
+    // After a reconnect (the service restarted), catch up on what was missed; the
+    // counts and the provider's health come as the feed's first events.
     loadNotes();
+    if (state.view === "trash") loadTrash();
   });
-  events.addEventListener("failed_count", (event) => {
-    state.counts.failed = JSON.parse(event.data).count;
-    state.liveChanges += 1;
+  events.addEventListener("counts", (event) => {
+    state.counts = JSON.parse(event.data);
     renderBanners();
   });
   events.addEventListener("ollama_status", (event) => {
     const health = JSON.parse(event.data);
     const wasDown = state.health && state.health.state !== "ready";
     state.health = health;
-    state.liveChanges += 1;
     if (wasDown && health.state === "ready") showRecoveryToast();
     renderBanners();
   });
   events.addEventListener("note_changed", (event) => {
-    noteChanged(JSON.parse(event.data).id);
+    noteChanged(JSON.parse(event.data).note);
   });
   events.addEventListener("notes_changed", () => {
-    // Many at once (a retry-all): one reload, not a fetch per note.
+    // Many at once (a retry-all): one reload.
     loadNotes();
     if (state.view === "trash") loadTrash();
-    scheduleCountsRefresh();
   });
   // EventSource reconnects by itself; nothing else to do on error.
 }
@@ -471,7 +453,7 @@ function wireControls() {
       const note = await api("/api/notes", { json: { body } });
       $("capture-body").value = "";
       $("capture-error").hidden = true;
-      await noteChanged(note.id);
+      answered(note);
     } catch (error) {
       $("capture-error").textContent = error.message;
       $("capture-error").hidden = false;
@@ -484,22 +466,20 @@ function wireControls() {
     }
   });
   $("retry").addEventListener("click", async () => {
-    // Optimistic (docs/DESIGN.md, "The inbox page"): the banner goes at once; the real count follows live.
+    // Optimistic (docs/DESIGN.md, "The inbox page"): the banner goes at once; the real
+    // counts follow live.
     state.counts.failed = 0;
-    state.liveChanges += 1;
     renderBanners();
     await api("/api/inbox/retry-all-failed", { json: {} });
   });
   $("recheck").addEventListener("click", async () => {
     state.health = await api("/api/ollama/recheck", { json: {} });
-    state.liveChanges += 1;
     renderBanners();
   });
   $("review-expired").addEventListener("click", () => setFilter({ tag: null, expired: true }));
   $("trash-expired").addEventListener("click", async () => {
     await api("/api/inbox/trash-expired", { json: {} });
     setFilter({ tag: null, expired: false });
-    scheduleCountsRefresh();
   });
   $("clear-filter").addEventListener("click", () => setFilter({ tag: null, expired: false }));
   $("load-more").addEventListener("click", loadMore);

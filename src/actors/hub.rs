@@ -11,7 +11,7 @@ use actix::{Actor, Context, Handler, Message};
 use super::handling;
 use super::mailbox::Subscriber;
 use crate::events::{
-    FailedCountChanged, JobFailed, NoteChanged, NotesChanged, OllamaStatusChanged,
+    CountsChanged, FailedCountChanged, JobFailed, NoteChanged, NotesChanged, OllamaStatusChanged,
 };
 
 /// Subscribes a recipient to one notification type.
@@ -73,6 +73,7 @@ where
 }
 
 pub struct Hub {
+    counts: Topic<CountsChanged>,
     failed_count: Topic<FailedCountChanged>,
     ollama_status: Topic<OllamaStatusChanged>,
     note_changed: Topic<NoteChanged>,
@@ -83,6 +84,7 @@ pub struct Hub {
 impl Default for Hub {
     fn default() -> Self {
         Hub {
+            counts: Topic::state(),
             failed_count: Topic::state(),
             ollama_status: Topic::state(),
             note_changed: Topic::events(),
@@ -119,6 +121,7 @@ macro_rules! hub_topic {
     };
 }
 
+hub_topic!(CountsChanged, counts);
 hub_topic!(FailedCountChanged, failed_count);
 hub_topic!(OllamaStatusChanged, ollama_status);
 hub_topic!(NoteChanged, note_changed);
@@ -143,10 +146,10 @@ mod tests {
         type Context = Context<Self>;
     }
 
-    impl Handler<NoteChanged> for Listener {
+    impl Handler<NotesChanged> for Listener {
         type Result = ();
-        fn handle(&mut self, msg: NoteChanged, _: &mut Context<Self>) {
-            self.0.lock().unwrap().push(format!("note {}", msg.note_id));
+        fn handle(&mut self, msg: NotesChanged, _: &mut Context<Self>) {
+            self.0.lock().unwrap().push(format!("notes {}", msg.count));
         }
     }
 
@@ -163,11 +166,7 @@ mod tests {
     #[actix_rt::test]
     async fn a_late_subscriber_gets_the_last_state_but_no_old_events() {
         let hub = Hub::default().start();
-        hub.send(NoteChanged {
-            note_id: "old".into(),
-        })
-        .await
-        .unwrap();
+        hub.send(NotesChanged { count: 1 }).await.unwrap();
         hub.send(OllamaStatusChanged {
             health: ProviderHealth::Ready,
         })
@@ -176,22 +175,18 @@ mod tests {
 
         let heard = Arc::new(Mutex::new(Vec::new()));
         let listener = Mailbox::from(Listener(heard.clone()).start());
-        hub.send(Subscribe(listener.recipient::<NoteChanged>()))
+        hub.send(Subscribe(listener.recipient::<NotesChanged>()))
             .await
             .unwrap();
         hub.send(Subscribe(listener.recipient::<OllamaStatusChanged>()))
             .await
             .unwrap();
-        hub.send(NoteChanged {
-            note_id: "new".into(),
-        })
-        .await
-        .unwrap();
+        hub.send(NotesChanged { count: 2 }).await.unwrap();
         actix_rt::task::yield_now().await;
 
         assert_eq!(
             *heard.lock().unwrap(),
-            vec!["health Ready".to_string(), "note new".to_string()]
+            vec!["health Ready".to_string(), "notes 2".to_string()]
         );
     }
 }

@@ -20,13 +20,13 @@ use super::handling;
 use super::hub::Hub;
 use super::mailbox::{self, Mailbox};
 use super::repository::{
-    CaptureNote, CountFailed, KeepNote, PurgeTrash, RepositoryActor, RequeueAllFailed, RestoreNote,
+    CaptureNote, KeepNote, PurgeTrash, RepositoryActor, RequeueAllFailed, RestoreNote,
     TrashExpiredNotes, TrashNote,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::clock::SharedClock;
 use crate::domain::{AiStatus, Note, NoteBody};
-use crate::events::{FailedCountChanged, NoteChanged, NotesChanged};
+use crate::events::{NoteChanged, NotesChanged};
 use crate::storage::{StoreError, StoreResult};
 use crate::telemetry::events::{AiRetryManual, NoFields, UsageEvent};
 
@@ -88,40 +88,16 @@ struct Collaborators {
 }
 
 impl Collaborators {
-    /// What follows notes moving to the trash: out of the AI queue at once, one
-    /// `note_trashed` each, announced, and the failed count (they may have been failed).
-    async fn trashed(&self, ids: Vec<String>) -> StoreResult<()> {
+    /// What follows notes moving to the trash: out of the AI queue at once, and one
+    /// `note_trashed` each. (The repository announced the counts.)
+    fn trashed(&self, ids: Vec<String>) {
         for _ in &ids {
             self.telemetry
                 .do_send(Emit(UsageEvent::NoteTrashed(NoFields {})));
         }
-        self.announce_changed(&ids);
         self.worker.do_send(Forget { note_ids: ids });
-        let failed = self.repository.send(CountFailed).await.map_err(mailbox)??;
-        self.hub.do_send(FailedCountChanged { count: failed });
-        Ok(())
-    }
-
-    /// Tells the live page which notes changed: one event per note for a few, one
-    /// "reload" for more than a page of them (a retry-all of thousands would otherwise
-    /// make an open page fetch each one).
-    fn announce_changed(&self, ids: &[String]) {
-        if ids.len() > ONE_BY_ONE_AT_MOST {
-            self.hub.do_send(NotesChanged {
-                count: ids.len() as u64,
-            });
-            return;
-        }
-        for id in ids {
-            self.hub.do_send(NoteChanged {
-                note_id: id.clone(),
-            });
-        }
     }
 }
-
-/// Above this many notes changed at once, the page is told to reload (one page of it).
-const ONE_BY_ONE_AT_MOST: usize = 50;
 
 pub struct InboxActor {
     with: Collaborators,
@@ -166,9 +142,10 @@ impl Handler<PurgeOldTrash> for InboxActor {
     fn handle(&mut self, _: PurgeOldTrash, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("PurgeOldTrash");
         let repository = self.with.repository.clone();
-        let older_than = self.clock.now() - self.trash_retention;
+        let now = self.clock.now();
+        let older_than = now - self.trash_retention;
         Box::pin(async move {
-            match repository.send(PurgeTrash { older_than }).await {
+            match repository.send(PurgeTrash { older_than, now }).await {
                 Ok(Ok(0)) => {}
                 Ok(Ok(purged)) => tracing::info!(purged, "old notes deleted from the trash"),
                 Ok(Err(e)) => tracing::warn!(error = %e, "cannot purge the trash"),
@@ -207,9 +184,7 @@ impl Handler<Capture> for InboxActor {
                 note_ids: vec![note.id.clone()],
                 at: now,
             });
-            hub.do_send(NoteChanged {
-                note_id: note.id.clone(),
-            });
+            hub.do_send(NoteChanged { note: note.clone() });
             Ok(note)
         })
     }
@@ -232,10 +207,8 @@ impl Handler<RetryAllFailed> for InboxActor {
             if count == 0 {
                 return Ok(0);
             }
-            with.announce_changed(&ids);
-            // Counted before the worker takes the ids: its Enqueue of 100,000 jobs runs
-            // on this thread (~70 ms) and the caller need not wait for it.
-            let failed = with.repository.send(CountFailed).await.map_err(mailbox)??;
+            // One reload for the live page, not a fetch per note.
+            with.hub.do_send(NotesChanged { count });
             with.worker.do_send(Enqueue {
                 note_ids: ids,
                 at: now,
@@ -247,7 +220,6 @@ impl Handler<RetryAllFailed> for InboxActor {
                 .do_send(Emit(UsageEvent::AiRetryManual(AiRetryManual {
                     failed_count: count,
                 })));
-            with.hub.do_send(FailedCountChanged { count: failed });
             tracing::info!(count, "failed notes requeued");
             Ok(count)
         })
@@ -268,7 +240,10 @@ impl Handler<Trash> for InboxActor {
                 .await
                 .map_err(mailbox)??;
             if outcome.changed {
-                with.trashed(vec![outcome.note.id.clone()]).await?;
+                with.trashed(vec![outcome.note.id.clone()]);
+                with.hub.do_send(NoteChanged {
+                    note: outcome.note.clone(),
+                });
             }
             Ok(outcome.note)
         })
@@ -295,17 +270,12 @@ impl Handler<Restore> for InboxActor {
             if outcome.changed {
                 telemetry.do_send(Emit(UsageEvent::NoteRestored(NoFields {})));
                 hub.do_send(NoteChanged {
-                    note_id: outcome.note.id.clone(),
+                    note: outcome.note.clone(),
                 });
-                match outcome.note.ai_status {
-                    AiStatus::Pending => worker.do_send(TrackJob {
+                if outcome.note.ai_status == AiStatus::Pending {
+                    worker.do_send(TrackJob {
                         note_id: outcome.note.id.clone(),
-                    }),
-                    AiStatus::Failed => {
-                        let failed = repository.send(CountFailed).await.map_err(mailbox)??;
-                        hub.do_send(FailedCountChanged { count: failed });
-                    }
-                    AiStatus::Done => {}
+                    });
                 }
             }
             Ok(outcome.note)
@@ -327,9 +297,7 @@ impl Handler<Keep> for InboxActor {
                 .send(KeepNote { id: msg.id, now })
                 .await
                 .map_err(mailbox)??;
-            hub.do_send(NoteChanged {
-                note_id: note.id.clone(),
-            });
+            hub.do_send(NoteChanged { note: note.clone() });
             Ok(note)
         })
     }
@@ -350,7 +318,8 @@ impl Handler<TrashExpired> for InboxActor {
                 .map_err(mailbox)??;
             let count = ids.len() as u64;
             if count > 0 {
-                with.trashed(ids).await?;
+                with.trashed(ids);
+                with.hub.do_send(NotesChanged { count });
                 tracing::info!(count, "expired notes moved to the trash");
             }
             Ok(count)

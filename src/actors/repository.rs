@@ -1,5 +1,12 @@
 //! `RepositoryActor`: the one owner of the writing SQLite connection, and its messages.
 //!
+//! It is also the one place that announces the counts the banners and the tray show
+//! (`CountsChanged`, and `FailedCountChanged` when the failed count moved): right after
+//! each write that can change them, so no caller can forget to and none needs another
+//! round trip to count. [`counts_after`] says what a write changed; the two hot writes
+//! (a capture, a saved answer) move the pending count by one without counting, the
+//! others count again what they may have moved.
+//!
 //! It runs on a one-thread `SyncArbiter`: rusqlite calls block (an fsync per commit),
 //! and on an async arbiter they would freeze every actor sharing that thread, timers
 //! included (docs/PLATFORM.md, "actix: a blocking call freezes its arbiter"). One thread also serialises all writes, so SQLite
@@ -13,7 +20,10 @@ use actix::{Actor, Addr, Message, SyncArbiter, SyncContext};
 use chrono::{DateTime, Utc};
 
 use super::handling;
+use super::hub::Hub;
+use super::mailbox::Mailbox;
 use crate::domain::{Enrichment, ListFilter, Note, NoteBody};
+use crate::events::{CountsChanged, FailedCountChanged};
 use crate::storage::{Changed, Job, NoteCounts, Store, StoreError, StoreResult};
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
@@ -82,18 +92,20 @@ pub struct IncrementJobAttempt {
     pub last_error: String,
 }
 
-/// Marks a note failed and deletes its job row, in one transaction.
+/// Marks a note failed and deletes its job row, in one transaction; replies with the
+/// note.
 #[derive(Debug, Message)]
-#[rtype(result = "StoreResult<()>")]
+#[rtype(result = "StoreResult<Note>")]
 pub struct MarkAiFailed {
     pub note_id: String,
     pub error: String,
     pub now: DateTime<Utc>,
 }
 
-/// Saves the AI's output, marks the note done and deletes its job row.
+/// Saves the AI's output, marks the note done and deletes its job row; replies with
+/// the note.
 #[derive(Debug, Message)]
-#[rtype(result = "StoreResult<()>")]
+#[rtype(result = "StoreResult<Note>")]
 pub struct SaveEnrichment {
     pub note_id: String,
     pub enrichment: Enrichment,
@@ -146,10 +158,12 @@ pub struct KeepNote {
 }
 
 /// Deletes for good the notes trashed before `older_than`; replies with how many.
+/// `now` dates the counts announced after it.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<u64>")]
 pub struct PurgeTrash {
     pub older_than: DateTime<Utc>,
+    pub now: DateTime<Utc>,
 }
 
 /// Folds the WAL back into the database file. Sent last at shutdown: the mailbox is
@@ -158,10 +172,45 @@ pub struct PurgeTrash {
 #[rtype(result = "StoreResult<()>")]
 pub struct Checkpoint;
 
+/// What a write did to the counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountsChange {
+    /// A new pending note (a capture; a new note is never expired): pending + 1.
+    OnePending,
+    /// An active pending note was enriched: pending − 1.
+    OneDone,
+    /// Pending and failed may have moved (a note given up, a retry-all): both are
+    /// counted again; expired did not move.
+    PendingAndFailed,
+    /// Anything may have moved, expired included (trash, restore, keep, the expired
+    /// notes to the trash, the hourly purge, a status read): everything is counted.
+    All,
+}
+
+/// The counts after `change`, from the last known ones, when no counting is needed;
+/// `None` when the store must count.
+pub fn counts_after(last: Option<NoteCounts>, change: CountsChange) -> Option<NoteCounts> {
+    let last = last?;
+    match change {
+        CountsChange::OnePending => Some(NoteCounts {
+            pending: last.pending + 1,
+            ..last
+        }),
+        CountsChange::OneDone => Some(NoteCounts {
+            pending: last.pending.saturating_sub(1),
+            ..last
+        }),
+        CountsChange::PendingAndFailed | CountsChange::All => None,
+    }
+}
+
 /// The actor. `store` is `None` only if reopening the database after a restart of the
 /// actor failed; every message then answers `StoreError::Unavailable`.
 pub struct RepositoryActor {
     store: Option<Store>,
+    hub: Mailbox<Hub>,
+    /// The counts last announced (`None` before the first).
+    counts: Option<NoteCounts>,
 }
 
 impl Actor for RepositoryActor {
@@ -178,7 +227,7 @@ impl RepositoryActor {
     /// The store is opened by the caller so that an unusable database stops start-up
     /// with its error. Should the arbiter ever call the factory again (it does when the
     /// actor stops), the database is reopened from `path`.
-    pub fn start(store: Store, path: PathBuf, expiry_days: u32) -> Addr<Self> {
+    pub fn start(store: Store, path: PathBuf, expiry_days: u32, hub: Mailbox<Hub>) -> Addr<Self> {
         let first = Arc::new(Mutex::new(Some(store)));
         SyncArbiter::start(1, move || {
             let taken = first.lock().unwrap_or_else(|p| p.into_inner()).take();
@@ -189,8 +238,52 @@ impl RepositoryActor {
                     None
                 }
             });
-            RepositoryActor { store }
+            RepositoryActor {
+                store,
+                hub: hub.clone(),
+                counts: None,
+            }
         })
+    }
+
+    /// Announces the counts after a write that made `change`, when they moved.
+    fn announce(&mut self, change: CountsChange, now: DateTime<Utc>) {
+        let Some(store) = self.store.as_ref() else {
+            return;
+        };
+        let counted = match counts_after(self.counts, change) {
+            Some(counts) => Ok(counts),
+            None => match (change, self.counts) {
+                (CountsChange::PendingAndFailed, Some(last)) => store
+                    .count_pending()
+                    .and_then(|pending| Ok((pending, store.count_failed()?)))
+                    .map(|(pending, failed)| NoteCounts {
+                        pending,
+                        failed,
+                        ..last
+                    }),
+                _ => store.counts(now),
+            },
+        };
+        let counts = match counted {
+            Ok(counts) => counts,
+            Err(e) => {
+                // The write itself went through; the next one announces again.
+                tracing::warn!(error = %e, "cannot count the notes");
+                self.counts = None;
+                return;
+            }
+        };
+        if self.counts == Some(counts) {
+            return;
+        }
+        if self.counts.map(|last| last.failed) != Some(counts.failed) {
+            self.hub.do_send(FailedCountChanged {
+                count: counts.failed,
+            });
+        }
+        self.counts = Some(counts);
+        self.hub.do_send(CountsChanged { counts });
     }
 }
 
@@ -214,30 +307,73 @@ macro_rules! handle_with_store {
     };
 }
 
-handle_with_store!(CaptureNote => Note, |store, msg| store.capture(&msg.body, msg.now));
+/// [`handle_with_store!`] for a write that can change the counts: after it succeeds,
+/// `change` (given its result) says what moved, and the counts are announced.
+macro_rules! handle_and_announce {
+    ($message:ident => $result:ty, $change:expr, |$store:ident, $msg:ident| $body:expr) => {
+        impl actix::Handler<$message> for RepositoryActor {
+            type Result = StoreResult<$result>;
+
+            fn handle(&mut self, $msg: $message, _: &mut SyncContext<Self>) -> Self::Result {
+                let mut handled = handling!(stringify!($message));
+                let now = $msg.now;
+                let result = match self.store.as_mut() {
+                    Some($store) => $body,
+                    None => Err(StoreError::Unavailable("the repository is not open".into())),
+                };
+                handled.succeeded(result.is_ok());
+                let change: fn(&$result) -> Option<CountsChange> = $change;
+                if let Some(change) = result.as_ref().ok().and_then(change) {
+                    self.announce(change, now);
+                }
+                result
+            }
+        }
+    };
+}
+
+handle_and_announce!(CaptureNote => Note, |_| Some(CountsChange::OnePending), |store, msg| {
+    store.capture(&msg.body, msg.now)
+});
 handle_with_store!(GetNote => Note, |store, msg| store.get(&msg.id));
 handle_with_store!(ListNotes => Vec<Note>, |store, msg| store.list(&msg.filter, msg.now));
 handle_with_store!(CountFailed => u64, |store, _msg| store.count_failed());
-handle_with_store!(GetCounts => NoteCounts, |store, msg| store.counts(msg.now));
+handle_and_announce!(GetCounts => NoteCounts, |_| Some(CountsChange::All), |store, msg| {
+    store.counts(msg.now)
+});
 handle_with_store!(LoadJobs => Vec<Job>, |store, _msg| store.all_jobs());
-handle_with_store!(RequeueAllFailed => Vec<String>, |store, msg| store.retry_all_failed(msg.now));
+handle_and_announce!(RequeueAllFailed => Vec<String>,
+    |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
+    |store, msg| store.retry_all_failed(msg.now));
 handle_with_store!(SetNextRunAt => (), |store, msg| {
     store.set_next_run_at(&msg.note_id, msg.at, &msg.last_error)
 });
 handle_with_store!(IncrementJobAttempt => u32, |store, msg| {
     store.increment_job_attempt(&msg.note_id, msg.next_run_at, &msg.last_error)
 });
-handle_with_store!(MarkAiFailed => (), |store, msg| {
+handle_and_announce!(MarkAiFailed => Note, |_| Some(CountsChange::PendingAndFailed), |store, msg| {
     store.mark_ai_failed(&msg.note_id, &msg.error, msg.now)
 });
-handle_with_store!(SaveEnrichment => (), |store, msg| {
-    store.save_enrichment(&msg.note_id, &msg.enrichment, msg.now)
-});
+// A note enriched in the trash was not counted as pending.
+handle_and_announce!(SaveEnrichment => Note,
+    |note| note.deleted_at.is_none().then_some(CountsChange::OneDone),
+    |store, msg| store.save_enrichment(&msg.note_id, &msg.enrichment, msg.now));
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
-handle_with_store!(TrashNote => Changed, |store, msg| store.trash(&msg.id, msg.now));
-handle_with_store!(RestoreNote => Changed, |store, msg| store.restore(&msg.id, msg.now));
-handle_with_store!(TrashExpiredNotes => Vec<String>, |store, msg| store.trash_expired(msg.now));
-handle_with_store!(KeepNote => Note, |store, msg| store.keep(&msg.id, msg.now));
-handle_with_store!(PurgeTrash => u64, |store, msg| store.purge_trash(msg.older_than));
+handle_and_announce!(TrashNote => Changed, |c| c.changed.then_some(CountsChange::All), |store, msg| {
+    store.trash(&msg.id, msg.now)
+});
+handle_and_announce!(RestoreNote => Changed, |c| c.changed.then_some(CountsChange::All), |store, msg| {
+    store.restore(&msg.id, msg.now)
+});
+handle_and_announce!(TrashExpiredNotes => Vec<String>,
+    |ids| (!ids.is_empty()).then_some(CountsChange::All),
+    |store, msg| store.trash_expired(msg.now));
+handle_and_announce!(KeepNote => Note, |_| Some(CountsChange::All), |store, msg| {
+    store.keep(&msg.id, msg.now)
+});
+// Hourly: purged notes were not counted, but notes have aged past their expiry since.
+handle_and_announce!(PurgeTrash => u64, |_| Some(CountsChange::All), |store, msg| {
+    store.purge_trash(msg.older_than)
+});
 handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());

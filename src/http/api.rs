@@ -121,6 +121,7 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
     Ok(HttpResponse::Ok().json(ServiceStatus {
         version: env!("CARGO_PKG_VERSION").to_string(),
         locale: state.locale,
+        expiry_days: state.expiry_days,
         counts,
         provider,
         worker,

@@ -4,10 +4,17 @@
 //! every notification into one SSE frame:
 //!
 //! ```text
+//! event: counts            data: {"pending":2,"failed":3,"expired":0}
 //! event: failed_count      data: {"count":3}
 //! event: ollama_status     data: {"state":"not_running","detail":"…"}
-//! event: note_changed      data: {"id":"…"}
+//! event: note_changed      data: {"id":"…","note":{…the note as it is now…}}
 //! event: notes_changed     data: {"count":1200}   (many at once: reload the list)
+//! ```
+//!
+//! A new feed is sent the last counts, failed count and health at once (the hub
+//! replays state topics), so a page that connects or reconnects needs to ask nothing.
+//!
+//! ```text
 //! ```
 //!
 //! A comment line every 30 s keeps the connection alive and notices a client that
@@ -26,7 +33,9 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use super::AppState;
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::{Mailbox, Subscriber};
-use crate::events::{FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged};
+use crate::events::{
+    CountsChanged, FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged,
+};
 
 const KEEP_ALIVE: Duration = Duration::from_secs(30);
 
@@ -77,7 +86,10 @@ live_event!(OllamaStatusChanged, "ollama_status", |msg| {
     serde_json::to_value(&msg.health).unwrap_or_default()
 });
 live_event!(NoteChanged, "note_changed", |msg| {
-    serde_json::json!({ "id": msg.note_id })
+    serde_json::json!({ "id": msg.note.id, "note": msg.note })
+});
+live_event!(CountsChanged, "counts", |msg| {
+    serde_json::to_value(msg.counts).unwrap_or_default()
 });
 live_event!(NotesChanged, "notes_changed", |msg| {
     serde_json::json!({ "count": msg.count })
@@ -104,6 +116,7 @@ pub async fn events(state: web::Data<AppState>) -> HttpResponse {
     // what is queued for it (src/actors/mailbox.rs).
     let feed = LiveFeed { out }.start();
     let hub = &state.services.hub;
+    subscribe::<CountsChanged>(hub, &feed);
     subscribe::<FailedCountChanged>(hub, &feed);
     subscribe::<OllamaStatusChanged>(hub, &feed);
     subscribe::<NoteChanged>(hub, &feed);

@@ -31,6 +31,8 @@ pub struct AppState {
     pub max_body_bytes: usize,
     /// The language of the inbox page.
     pub locale: crate::configuration::Locale,
+    /// `expiry.days`: the page tells an expired note from one that is not.
+    pub expiry_days: u32,
     /// The server serving these routes: long responses end when it stops.
     pub server: server::ServerHandle,
 }

@@ -415,13 +415,14 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound(note_id.to_string()))
     }
 
-    /// Gives up on a note: status `failed` with its error, job row deleted, one transaction.
+    /// Gives up on a note: status `failed` with its error, job row deleted, one
+    /// transaction. Returns the note as it is now.
     pub fn mark_ai_failed(
         &mut self,
         note_id: &str,
         error: &str,
         now: DateTime<Utc>,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Note> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -432,17 +433,18 @@ impl Store {
         )?;
         tx.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
         tx.commit()?;
-        found(changed, note_id)
+        found(changed, note_id)?;
+        self.get(note_id)
     }
 
     /// Saves the AI's title, tags and summary: status `done`, job row deleted, one
-    /// transaction.
+    /// transaction. Returns the note as it is now.
     pub fn save_enrichment(
         &mut self,
         note_id: &str,
         enrichment: &Enrichment,
         now: DateTime<Utc>,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Note> {
         let tags_json = serde_json::to_string(&enrichment.tags)
             .map_err(|e| StoreError::Unavailable(format!("tags: {e}")))?;
         let tx = self
@@ -470,7 +472,8 @@ impl Store {
         }
         tx.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
         tx.commit()?;
-        found(changed, note_id)
+        found(changed, note_id)?;
+        self.get(note_id)
     }
 
     /// Folds the WAL into the database file (shutdown). The data is already durable;

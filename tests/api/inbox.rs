@@ -198,14 +198,27 @@ async fn live_events_report_notes_counts_and_provider_health() {
 
     let note = app.capture("watch me fail").await;
 
+    // Each event carries what changed: the note as it is now, the counts.
     assert_eq!(
         next_event(&mut stream, "note_changed").await,
-        json!({ "id": note["id"] })
+        json!({ "id": note["id"], "note": note })
     );
+    // The repository announces the counts as it marks the note failed, then the
+    // worker announces the note.
     assert_eq!(
         next_event(&mut stream, "failed_count").await,
         json!({ "count": 1 })
     );
+    assert_eq!(
+        next_event(&mut stream, "counts").await,
+        json!({ "pending": 0, "failed": 1, "expired": 0 })
+    );
+    let failed = next_event(&mut stream, "note_changed").await;
+    assert_eq!(failed["note"]["ai_status"], "failed");
+    assert!(failed["note"]["ai_error"]
+        .as_str()
+        .unwrap()
+        .starts_with("schema"));
 
     // A graceful stop ends the feed at once: it does not wait out the 5 s grace period
     // that an unfinished response would get.

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::fake_ollama::Reply;
-use crate::harness::{start, Browser};
+use crate::harness::{start, start_with_notes, Browser};
 
 /// Captures through the API (as the CLI does) and waits until the failed count is `n`.
 async fn failed_notes(browser: &Browser, n: usize) {
@@ -131,25 +131,27 @@ fn hold_answers(prefix: &str, counted: &str) -> String {
     )
 }
 
-/// The failure CI met once: a counts refresh asked for before the click was answered
-/// "2 failed" by the service, and reached the page after the live "0 failed" event, so
-/// the banner came back over notes that were already done. Here that answer is held
-/// and let through last, on purpose.
+/// Every live event carries what changed (the note as it is now, the counts), so the
+/// page reads nothing back after one: no fetch of the note, no `/api/status`. (It used
+/// to do both, and a status answer overtaken by a live "0 failed" event once brought
+/// the failed banner back over notes that were already done.)
 #[actix_rt::test]
-async fn a_count_asked_for_before_retry_and_read_after_it_does_not_bring_the_banner_back() {
+async fn live_changes_are_shown_from_the_events_alone() {
     let browser = start(&[]).await;
     failed_notes(&browser, 2).await;
     browser.open_inbox().await;
     browser.wait_visible("failed-banner").await;
     browser
-        .eval(&hold_answers("/api/status", "applyStatus"))
-        .await;
-
-    browser.eval("scheduleCountsRefresh(); return true;").await;
-    browser
-        .wait_until(
-            "the service has answered a refresh with the old count",
-            "window.hold.answers.length === 1 && JSON.parse(window.hold.answers[0].body).counts.failed === 2",
+        .eval(
+            r#"
+            window.fetched = [];
+            const realFetch = window.fetch;
+            window.fetch = (path, init) => {
+              window.fetched.push(String(path));
+              return realFetch(path, init);
+            };
+            return true;
+            "#,
         )
         .await;
 
@@ -161,19 +163,41 @@ async fn a_count_asked_for_before_retry_and_read_after_it_does_not_bring_the_ban
             "document.querySelectorAll('#notes li[data-status=done]').length === 2",
         )
         .await;
-
-    // Only the old answer goes through; later refreshes stay held, so nothing else can
-    // hide the banner again before the check.
     browser
-        .eval("window.hold.answers[0].release(); return true;")
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "captured elsewhere" })),
+        )
         .await;
     browser
         .wait_until(
-            "the page has read the old answer",
-            "window.hold.callsAfter === 1",
+            "the new note done on the page",
+            "document.querySelectorAll('#notes li[data-status=done]').length === 3",
         )
         .await;
-    assert!(!browser.is_shown("failed-banner").await);
+    browser
+        .wait_until(
+            "the counts from the events: nothing pending, nothing failed",
+            "document.getElementById('pending-banner').hidden && document.getElementById('failed-banner').hidden",
+        )
+        .await;
+
+    let fetched = browser.eval("return window.fetched;").await;
+    let fetched: Vec<&str> = fetched
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|path| path.as_str().unwrap())
+        .collect();
+    // The retry itself, and one reload of the list for the retry's "many changed".
+    assert_eq!(fetched[0], "/api/inbox/retry-all-failed", "{fetched:?}");
+    assert!(
+        fetched[1..]
+            .iter()
+            .all(|path| path.starts_with("/api/notes?")),
+        "read back after an event: {fetched:?}"
+    );
     browser.close().await;
 }
 
@@ -479,7 +503,7 @@ async fn every_control_is_reachable_with_the_keyboard() {
 
 #[actix_rt::test]
 async fn ten_thousand_notes_are_shown_a_page_at_a_time() {
-    let browser = crate::harness::start_with_notes(&[], 10_000).await;
+    let browser = start_with_notes(&[], 10_000).await;
     browser.open_inbox().await;
     browser
         .wait_until(
@@ -506,7 +530,7 @@ async fn ten_thousand_notes_are_shown_a_page_at_a_time() {
 
 #[actix_rt::test]
 async fn tags_filter_the_list_and_the_chip_clears_it() {
-    let browser = crate::harness::start_with_notes(&[], 3).await;
+    let browser = start_with_notes(&[], 3).await;
     browser
         .api(
             "POST",
@@ -545,7 +569,7 @@ async fn tags_filter_the_list_and_the_chip_clears_it() {
 
 #[actix_rt::test]
 async fn trash_and_restore_from_the_page() {
-    let browser = crate::harness::start_with_notes(&[], 1).await;
+    let browser = start_with_notes(&[], 1).await;
     browser.open_inbox().await;
     browser
         .wait_until(
@@ -649,6 +673,67 @@ async fn the_page_reconnects_by_itself_after_the_service_restarts() {
         .wait_until(
             "the note shows up without a reload",
             "[...document.querySelectorAll('#notes h3')].some(h => h.textContent.includes('captured after the restart'))",
+        )
+        .await;
+    browser.close().await;
+}
+
+/// In the expired view a live change keeps a note that is still expired (it used to
+/// drop every note that changed), and drops one that was kept.
+#[actix_rt::test]
+async fn the_expired_view_follows_live_changes() {
+    // Expiry after 0 days: the notes stored an hour ago are expired.
+    let browser = start_with_notes(&[("INKLING_EXPIRY__DAYS", "0")], 3).await;
+    browser.open_inbox().await;
+    browser.wait_visible("expiry-banner").await;
+    browser.click("#review-expired").await;
+    let shown = "document.querySelectorAll('#notes li').length";
+    browser
+        .wait_until("three expired notes", &format!("{shown} === 3"))
+        .await;
+    let notes = browser.api("GET", "/api/notes?expired=true", None).await;
+    let (first, second) = (
+        notes[0]["id"].as_str().unwrap().to_string(),
+        notes[1]["id"].as_str().unwrap().to_string(),
+    );
+
+    // Trashed elsewhere: it goes; restored elsewhere, still expired: it comes back.
+    browser
+        .api(
+            "POST",
+            &format!("/api/notes/{first}/trash"),
+            Some(json!({})),
+        )
+        .await;
+    browser
+        .wait_until("the trashed note gone", &format!("{shown} === 2"))
+        .await;
+    browser
+        .api(
+            "POST",
+            &format!("/api/notes/{first}/restore"),
+            Some(json!({})),
+        )
+        .await;
+    browser
+        .wait_until("the restored note back", &format!("{shown} === 3"))
+        .await;
+
+    // Kept elsewhere: no longer expired, so it leaves the view.
+    browser
+        .api(
+            "POST",
+            &format!("/api/notes/{second}/keep"),
+            Some(json!({})),
+        )
+        .await;
+    browser
+        .wait_until("the kept note gone", &format!("{shown} === 2"))
+        .await;
+    browser
+        .wait_until(
+            "the expired count from the events",
+            "document.querySelector('#expiry-banner .text').textContent.includes('2')",
         )
         .await;
     browser.close().await;

@@ -33,7 +33,7 @@ use super::backoff::{next_outage_step, outage_backoff, retry_backoff, storage_wa
 use super::queue::{Queue, QueuedJob};
 use crate::ai::FailureReason;
 use crate::configuration::WorkerSettings;
-use crate::domain::{timestamp, Enrichment, WaitReason};
+use crate::domain::{timestamp, Enrichment, Note, WaitReason};
 
 /// How many upcoming jobs' bodies are read in one query (at most 64 KiB each).
 pub const PREFETCH: usize = 32;
@@ -81,10 +81,16 @@ pub enum Effect {
     MarkFailed { failure: Failure, ends_call: bool },
     /// Tell the health monitor the provider looks down.
     SuspectDown,
-    /// A note was enriched and its answer kept: say so (usage log, live page).
-    AnnounceEnriched { note_id: String, latency_ms: u64 },
-    /// A note was marked failed: say so (usage log, live page, failed count).
-    AnnounceFailed(Failure),
+    /// A note was enriched and its answer kept: say so (usage log; the live page, with
+    /// the note as saved, unless it was deleted meanwhile).
+    AnnounceEnriched {
+        note_id: String,
+        note: Option<Note>,
+        latency_ms: u64,
+    },
+    /// A note was marked failed: say so (`JobFailed`, the live page). The repository
+    /// announces the new counts itself.
+    AnnounceFailed { failure: Failure, note: Note },
 }
 
 /// A note that ran out of attempts.
@@ -113,7 +119,8 @@ pub struct PendingSave {
 /// How a save of an answer ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SaveOutcome {
-    Saved,
+    /// Saved: the note as it is now.
+    Saved(Box<Note>),
     /// The note was deleted meanwhile: nothing to save to, and the disk is fine.
     NoteGone,
     /// The disk is full, read-only or failing: every save would fail the same way.
@@ -127,7 +134,8 @@ pub enum SaveOutcome {
 /// How marking a note failed ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MarkOutcome {
-    Marked,
+    /// Marked: the note as it is now.
+    Marked(Box<Note>),
     /// Deleted, trashed or requeued meanwhile: nothing to mark.
     NoteGone,
     /// Not written: the note is still pending in the database.
@@ -424,13 +432,18 @@ impl WorkerCore {
     ) -> Vec<Effect> {
         let mut effects = Vec::new();
         match outcome {
-            SaveOutcome::Saved | SaveOutcome::NoteGone => {
+            SaveOutcome::Saved(_) | SaveOutcome::NoteGone => {
                 if self.disk_trouble.take().is_some() {
                     tracing::info!("an answer was saved again; storage is back");
                 }
                 tracing::info!(note_id = %save.note_id, latency_ms = save.latency_ms, "note enriched");
+                let note = match outcome {
+                    SaveOutcome::Saved(note) => Some(*note),
+                    _ => None,
+                };
                 effects.push(Effect::AnnounceEnriched {
                     note_id: save.note_id.clone(),
+                    note,
                     latency_ms: save.latency_ms,
                 });
             }
@@ -471,9 +484,12 @@ impl WorkerCore {
     ) -> Vec<Effect> {
         let mut effects = Vec::new();
         match outcome {
-            MarkOutcome::Marked => {
+            MarkOutcome::Marked(note) => {
                 tracing::info!(note_id = %failure.note_id, attempts = failure.attempts, "note marked failed");
-                effects.push(Effect::AnnounceFailed(failure));
+                effects.push(Effect::AnnounceFailed {
+                    failure,
+                    note: *note,
+                });
             }
             MarkOutcome::NoteGone => {}
             MarkOutcome::Refused(error) => {
@@ -777,6 +793,27 @@ mod tests {
             tags: vec!["tag".into()],
             summary: "A summary.".into(),
         }
+    }
+
+    /// The note as the repository would answer after a write.
+    fn note(id: &str, status: crate::domain::AiStatus) -> Note {
+        Note {
+            id: id.into(),
+            body: format!("body of {id}"),
+            title: None,
+            summary: None,
+            tags: Vec::new(),
+            ai_status: status,
+            ai_error: None,
+            created_at: timestamp(t(0)),
+            updated_at: timestamp(t(0)),
+            deleted_at: None,
+            kept_at: None,
+        }
+    }
+
+    fn saved(id: &str) -> SaveOutcome {
+        SaveOutcome::Saved(Box::new(note(id, crate::domain::AiStatus::Done)))
     }
 
     /// A loaded core with no jobs.
@@ -1141,8 +1178,20 @@ mod tests {
                 !core.queue.contains("a"),
                 "out of the queue before it is marked"
             );
-            let effects = core.marked_failed(failure.clone(), MarkOutcome::Marked, true, now);
-            assert_eq!(effects[0], Effect::AnnounceFailed(failure));
+            let failed = note("a", crate::domain::AiStatus::Failed);
+            let effects = core.marked_failed(
+                failure.clone(),
+                MarkOutcome::Marked(Box::new(failed.clone())),
+                true,
+                now,
+            );
+            assert_eq!(
+                effects[0],
+                Effect::AnnounceFailed {
+                    failure,
+                    note: failed
+                }
+            );
             assert_eq!(core.status(now).state, WorkerState::Idle);
         }
     }
@@ -1204,11 +1253,12 @@ mod tests {
             .iter()
             .any(|e| matches!(e, Effect::CallProvider { note_id, .. } if note_id == "b")));
         let save = the_save(&effects);
-        let effects = core.saved(save, SaveOutcome::Saved, t(1));
+        let effects = core.saved(save, saved("a"), t(1));
         assert_eq!(
             effects,
             [Effect::AnnounceEnriched {
                 note_id: "a".into(),
+                note: Some(note("a", crate::domain::AiStatus::Done)),
                 latency_ms: 7
             }],
             "the call for b is still in flight: nothing to schedule"
@@ -1273,7 +1323,7 @@ mod tests {
         let effects = core.answered("a".into(), enrichment(), 7, t(6));
         let save = the_save(&effects);
         assert!(!save.beside_next_call, "still saved before the next call");
-        let effects = core.saved(save, SaveOutcome::Saved, t(6));
+        let effects = core.saved(save, saved("a"), t(6));
         assert!(matches!(effects[0], Effect::AnnounceEnriched { .. }));
         assert_eq!(call_started(&mut core, effects, t(6)), "b");
         let effects = core.answered("b".into(), enrichment(), 7, t(7));

@@ -23,6 +23,7 @@ pub mod queue;
 use std::rc::Rc;
 
 use actix::prelude::*;
+use chrono::{DateTime, Utc};
 
 use self::core::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore};
 pub use self::core::{WorkerState, WorkerStatus};
@@ -33,15 +34,15 @@ use super::hub::Hub;
 use super::mailbox::Mailbox;
 use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
 use super::repository::{
-    CountFailed, GetJob, GetPendingBodies, IncrementJobAttempt, LoadJobs, MarkAiFailed,
-    RepositoryActor, SaveEnrichment, SetNextRunAt,
+    GetJob, GetPendingBodies, IncrementJobAttempt, LoadJobs, MarkAiFailed, RepositoryActor,
+    SaveEnrichment, SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::ai::{classify_reason, EnrichmentProvider};
 use crate::clock::SharedClock;
 use crate::configuration::WorkerSettings;
 use crate::domain::Enrichment;
-use crate::events::{FailedCountChanged, JobFailed, NoteChanged, OllamaStatusChanged};
+use crate::events::{JobFailed, NoteChanged, OllamaStatusChanged};
 use crate::storage::{Job, StoreError, StoreResult};
 use crate::telemetry::events::{AiDone, UsageEvent};
 
@@ -122,14 +123,25 @@ impl AiWorkerActor {
             Effect::MarkFailed { failure, ends_call } => self.mark_failed(failure, ends_call, ctx),
             Effect::SuspectDown => self.monitor.do_send(SuspectDown),
             Effect::AnnounceEnriched {
-                note_id,
+                note_id: _,
+                note,
                 latency_ms,
             } => {
                 self.telemetry
                     .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
-                self.hub.do_send(NoteChanged { note_id });
+                if let Some(note) = note {
+                    self.hub.do_send(NoteChanged { note });
+                }
             }
-            Effect::AnnounceFailed(failure) => self.announce_failed(failure, ctx),
+            Effect::AnnounceFailed { failure, note } => {
+                self.hub.do_send(JobFailed {
+                    note_id: failure.note_id,
+                    reason: failure.reason,
+                    attempts: failure.attempts,
+                    error: failure.error,
+                });
+                self.hub.do_send(NoteChanged { note });
+            }
         }
     }
 
@@ -150,17 +162,36 @@ impl AiWorkerActor {
 
     // ----- the repository ----------------------------------------------------------
 
+    /// Sends `message` to the repository; `answer` hands the reply to the core (with
+    /// `now`), and the effects it returns are carried out.
+    fn ask_repository<M>(
+        &mut self,
+        message: M,
+        ctx: &mut Context<Self>,
+        answer: impl FnOnce(&mut WorkerCore, Result<M::Result, MailboxError>, DateTime<Utc>) -> Vec<Effect>
+            + 'static,
+    ) where
+        M: Message + Send + 'static,
+        M::Result: Send,
+        RepositoryActor: Handler<M>,
+        SyncContext<RepositoryActor>: actix::dev::ToEnvelope<RepositoryActor, M>,
+    {
+        let reply = self.repository.send(message);
+        ctx.spawn(reply.into_actor(self).map(move |reply, act, ctx| {
+            let effects = answer(&mut act.core, reply, act.clock.now());
+            act.run(effects, ctx);
+        }));
+    }
+
     fn read_bodies(&mut self, note_id: String, ids: Vec<String>, ctx: &mut Context<Self>) {
-        let read = self.repository.send(GetPendingBodies { ids });
-        ctx.spawn(read.into_actor(self).map(move |read, act, ctx| {
+        self.ask_repository(GetPendingBodies { ids }, ctx, |core, read, now| {
             let read = match read {
                 Ok(Ok(bodies)) => Ok(bodies),
                 Ok(Err(e)) => Err(e.to_string()),
                 Err(e) => Err(e.to_string()),
             };
-            let effects = act.core.bodies_read(note_id, read, act.clock.now());
-            act.run(effects, ctx);
-        }));
+            core.bodies_read(note_id, read, now)
+        });
     }
 
     fn save(&mut self, save: PendingSave, enrichment: Enrichment, ctx: &mut Context<Self>) {
@@ -169,24 +200,16 @@ impl AiWorkerActor {
             enrichment,
             now: self.clock.now(),
         };
-        ctx.spawn(
-            self.repository
-                .send(write)
-                .into_actor(self)
-                .map(move |saved, act, ctx| {
-                    let outcome = match saved {
-                        Ok(Ok(())) => SaveOutcome::Saved,
-                        Ok(Err(StoreError::NotFound(_))) => SaveOutcome::NoteGone,
-                        Ok(Err(e)) if e.is_disk_trouble() => {
-                            SaveOutcome::DiskTrouble(e.to_string())
-                        }
-                        Ok(Err(e)) => SaveOutcome::Refused(e.to_string()),
-                        Err(_) => SaveOutcome::RepositoryGone,
-                    };
-                    let effects = act.core.saved(save, outcome, act.clock.now());
-                    act.run(effects, ctx);
-                }),
-        );
+        self.ask_repository(write, ctx, |core, saved, now| {
+            let outcome = match saved {
+                Ok(Ok(note)) => SaveOutcome::Saved(Box::new(note)),
+                Ok(Err(StoreError::NotFound(_))) => SaveOutcome::NoteGone,
+                Ok(Err(e)) if e.is_disk_trouble() => SaveOutcome::DiskTrouble(e.to_string()),
+                Ok(Err(e)) => SaveOutcome::Refused(e.to_string()),
+                Err(_) => SaveOutcome::RepositoryGone,
+            };
+            core.saved(save, outcome, now)
+        });
     }
 
     /// Stores a job's bookkeeping after a failure (the core has already updated its
@@ -203,18 +226,12 @@ impl AiWorkerActor {
         RepositoryActor: Handler<M>,
         SyncContext<RepositoryActor>: actix::dev::ToEnvelope<RepositoryActor, M>,
     {
-        ctx.spawn(
-            self.repository
-                .send(write)
-                .into_actor(self)
-                .map(move |stored, act, ctx| {
-                    if let Ok(Err(e)) = stored {
-                        tracing::warn!(error = %e, "cannot store {what}");
-                    }
-                    let effects = act.core.write_done(ends_call, act.clock.now());
-                    act.run(effects, ctx);
-                }),
-        );
+        self.ask_repository(write, ctx, move |core, stored, now| {
+            if let Ok(Err(e)) = stored {
+                tracing::warn!(error = %e, "cannot store {what}");
+            }
+            core.write_done(ends_call, now)
+        });
     }
 
     fn mark_failed(&mut self, failure: Failure, ends_call: bool, ctx: &mut Context<Self>) {
@@ -223,40 +240,15 @@ impl AiWorkerActor {
             error: failure.error.clone(),
             now: self.clock.now(),
         };
-        ctx.spawn(
-            self.repository
-                .send(write)
-                .into_actor(self)
-                .map(move |marked, act, ctx| {
-                    let outcome = match marked {
-                        Ok(Ok(())) => MarkOutcome::Marked,
-                        Ok(Err(StoreError::NotFound(_))) => MarkOutcome::NoteGone,
-                        Ok(Err(e)) => MarkOutcome::Refused(e.to_string()),
-                        Err(_) => MarkOutcome::RepositoryGone,
-                    };
-                    let effects =
-                        act.core
-                            .marked_failed(failure, outcome, ends_call, act.clock.now());
-                    act.run(effects, ctx);
-                }),
-        );
-    }
-
-    fn announce_failed(&mut self, failure: Failure, ctx: &mut Context<Self>) {
-        let note_id = failure.note_id.clone();
-        self.hub.do_send(JobFailed {
-            note_id: failure.note_id,
-            reason: failure.reason,
-            attempts: failure.attempts,
-            error: failure.error,
+        self.ask_repository(write, ctx, move |core, marked, now| {
+            let outcome = match marked {
+                Ok(Ok(note)) => MarkOutcome::Marked(Box::new(note)),
+                Ok(Err(StoreError::NotFound(_))) => MarkOutcome::NoteGone,
+                Ok(Err(e)) => MarkOutcome::Refused(e.to_string()),
+                Err(_) => MarkOutcome::RepositoryGone,
+            };
+            core.marked_failed(failure, outcome, ends_call, now)
         });
-        self.hub.do_send(NoteChanged { note_id });
-        let count = self.repository.send(CountFailed);
-        ctx.spawn(count.into_actor(self).map(|count, act, _| {
-            if let Ok(Ok(count)) = count {
-                act.hub.do_send(FailedCountChanged { count });
-            }
-        }));
     }
 
     // ----- the provider ------------------------------------------------------------
@@ -298,8 +290,7 @@ impl Actor for AiWorkerActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        let load = self.repository.send(LoadJobs);
-        ctx.spawn(load.into_actor(self).map(|loaded, act, ctx| {
+        self.ask_repository(LoadJobs, ctx, |core, loaded, now| {
             let jobs: Vec<Job> = match loaded {
                 Ok(Ok(jobs)) => jobs,
                 Ok(Err(e)) => {
@@ -311,11 +302,8 @@ impl Actor for AiWorkerActor {
                     Vec::new()
                 }
             };
-            let effects = act
-                .core
-                .loaded(jobs.into_iter().map(queued), act.clock.now());
-            act.run(effects, ctx);
-        }));
+            core.loaded(jobs.into_iter().map(queued), now)
+        });
     }
 }
 
@@ -336,16 +324,16 @@ impl Handler<TrackJob> for AiWorkerActor {
 
     fn handle(&mut self, msg: TrackJob, ctx: &mut Context<Self>) {
         let _handled = handling!("TrackJob");
-        let lookup = self.repository.send(GetJob {
+        let lookup = GetJob {
             note_id: msg.note_id,
-        });
-        ctx.spawn(lookup.into_actor(self).map(|found, act, ctx| {
-            if let Ok(Ok(Some(job))) = found {
+        };
+        self.ask_repository(lookup, ctx, |core, found, now| match found {
+            Ok(Ok(Some(job))) => {
                 let (note_id, job) = queued(job);
-                let effects = act.core.tracked(note_id, job, act.clock.now());
-                act.run(effects, ctx);
+                core.tracked(note_id, job, now)
             }
-        }));
+            _ => Vec::new(),
+        });
     }
 }
 
