@@ -19,8 +19,15 @@ use serde::Deserialize;
 
 use crate::logging::LogFilter;
 
+mod strict;
+
 /// The embedded defaults: every key, its default and a one-line comment.
 pub const DEFAULT_CONFIG_TOML: &str = include_str!("../config/default.toml");
+
+/// The largest `http.max_body_bytes`: a request body (and a note) is read into memory
+/// whole, and every request may be that large; 16 MiB is far beyond any thought typed
+/// or pasted, and bounds what a client can make the service hold.
+const MAX_BODY_BYTES: usize = 16 << 20;
 
 /// Keys whose environment value is a comma-separated list (`INKLING_WORKER__RETRY_BACKOFFS_MS=0,5000`).
 const LIST_KEYS: [&str; 2] = ["worker.unreachable_backoffs_ms", "worker.retry_backoffs_ms"];
@@ -40,6 +47,7 @@ pub enum ConfigError {
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     /// Empty means the platform data dir; see [`Settings::data_dir`].
+    #[serde(deserialize_with = "strict::text")]
     data_dir: String,
     /// `en`, `ko`, or empty for "from LANG"; see [`Settings::locale`].
     locale: LocaleSetting,
@@ -59,11 +67,14 @@ pub struct Settings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HttpSettings {
-    /// 0 asks the OS for a free port (tests use it).
+    /// 1–65535.
+    #[serde(deserialize_with = "strict::whole")]
     pub port: u16,
     #[serde(deserialize_with = "ip_address")]
     pub bind: IpAddr,
+    #[serde(deserialize_with = "strict::boolean")]
     pub allow_non_loopback: bool,
+    #[serde(deserialize_with = "strict::whole")]
     pub max_body_bytes: usize,
 }
 
@@ -83,43 +94,56 @@ impl HttpSettings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OllamaSettings {
+    #[serde(deserialize_with = "strict::text")]
     pub url: String,
+    #[serde(deserialize_with = "strict::text")]
     pub model: String,
+    #[serde(deserialize_with = "strict::whole")]
     pub request_timeout_ms: u64,
+    #[serde(deserialize_with = "strict::whole")]
     pub health_interval_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerSettings {
+    #[serde(deserialize_with = "strict::whole_list")]
     pub unreachable_backoffs_ms: Vec<u64>,
+    #[serde(deserialize_with = "strict::whole_list")]
     pub retry_backoffs_ms: Vec<u64>,
+    #[serde(deserialize_with = "strict::whole")]
     pub max_attempts: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TelemetrySettings {
+    #[serde(deserialize_with = "strict::boolean")]
     pub enabled: bool,
+    #[serde(deserialize_with = "strict::whole")]
     pub max_file_bytes: u64,
+    #[serde(deserialize_with = "strict::whole")]
     pub retention_days: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpirySettings {
+    #[serde(deserialize_with = "strict::whole")]
     pub days: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrashSettings {
+    #[serde(deserialize_with = "strict::whole")]
     pub retention_days: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraySettings {
+    #[serde(deserialize_with = "strict::boolean")]
     pub enabled: bool,
 }
 
@@ -128,6 +152,7 @@ pub struct TraySettings {
 pub struct LogSettings {
     /// Checked when the settings load; `RUST_LOG` wins over it when set.
     pub level: LogFilter,
+    #[serde(deserialize_with = "strict::boolean")]
     pub file: bool,
 }
 
@@ -270,8 +295,14 @@ impl Settings {
                 ),
             );
         }
-        if self.http.max_body_bytes == 0 {
-            return bad("http.max_body_bytes", "must be at least 1");
+        if self.http.port == 0 {
+            return bad("http.port", "must be a port from 1 to 65535");
+        }
+        if !(1..=MAX_BODY_BYTES).contains(&self.http.max_body_bytes) {
+            return bad(
+                "http.max_body_bytes",
+                format!("must be from 1 to {MAX_BODY_BYTES} (16 MiB)"),
+            );
         }
         let url = self.ollama.url.trim_end_matches('/');
         if !(url.starts_with("http://") || url.starts_with("https://"))
@@ -518,6 +549,27 @@ mod tests {
                 "bind not an address",
             ),
             ("[http]\nprot = 1\n", "prot", "unknown key"),
+            ("[http]\nport = 27412.5\n", "http.port", "a fractional port"),
+            ("[http]\nport = \"7373\"\n", "http.port", "a port in quotes"),
+            ("[http]\nport = 0\n", "http.port", "port 0"),
+            ("data_dir = 5\n", "data_dir", "a number for a path"),
+            (
+                "[tray]\nenabled = \"no\"\n",
+                "tray.enabled",
+                "a word for a boolean",
+            ),
+            ("[log]\nfile = 1\n", "log.file", "a number for a boolean"),
+            (
+                "[http]\nmax_body_bytes = 1000000000\n",
+                "http.max_body_bytes",
+                "an unbounded body",
+            ),
+            (
+                "[worker]\nretry_backoffs_ms = [0, 1.5]\n",
+                "worker.retry_backoffs_ms",
+                "a fractional wait",
+            ),
+            ("[expiry]\ndays = -1\n", "expiry.days", "negative days"),
         ];
         for (toml, key, what) in cases {
             let (_dir, path) = write_file(toml);

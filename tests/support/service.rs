@@ -13,12 +13,14 @@ use inkling::configuration::{Settings, UserFile};
 use inkling::http::server::ServerHandle;
 use inkling::startup::Application;
 
-/// Settings for a test: `data_dir`, a port from the OS, no log file, no tray, English,
+use crate::ports::free_port;
+
+/// Settings for a test: `data_dir`, a free port (`ports::free_port`), no log file, no tray, English,
 /// and an Ollama URL where nothing listens (the discard port) so that no test talks to a
 /// real Ollama; then `extra` (environment-style keys, `INKLING_OLLAMA__URL`) on top.
 pub fn test_settings(data_dir: &Path, extra: &[(&str, &str)]) -> Settings {
     let mut env: HashMap<String, String> = HashMap::from([
-        ("INKLING_HTTP__PORT".into(), "0".into()),
+        ("INKLING_HTTP__PORT".into(), free_port().to_string()),
         ("INKLING_LOG__FILE".into(), "false".into()),
         ("INKLING_TRAY__ENABLED".into(), "false".into()),
         ("INKLING_LOCALE".into(), "en".into()),
