@@ -3,7 +3,12 @@
 //! Every `/api` call carries it as `Authorization: Bearer <token>`. It is created on
 //! the first start, with its mode set at creation (never a world-readable moment), and
 //! read by the CLI. A token file others can read is refused: anyone who can read it can
-//! drive the API.
+//! drive the API. The same code keeps the page's `session-secret`.
+//!
+//! A secret is written whole or not at all: into a temporary file beside it, flushed to
+//! disk, then renamed over the final name (and the directory flushed). A start on a
+//! full disk used to leave a 0-byte `api-token` that every later start refused; now
+//! that cannot happen, and an empty file found from before is replaced.
 
 use std::fs;
 use std::io::Write;
@@ -11,25 +16,52 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 
-/// Reads the token, creating it first if there is none.
+/// Reads the token, creating it first if there is none (or only an empty file).
 pub fn load_or_create(path: &Path) -> anyhow::Result<String> {
-    match fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode_0600()
-        .open(path)
-    {
-        Ok(mut file) => {
-            let token = new_token()?;
-            file.write_all(token.as_bytes())
-                .and_then(|()| file.sync_all())
-                .with_context(|| format!("cannot write the API token {}", path.display()))?;
-            tracing::info!(path = %path.display(), "created a new API token");
-            Ok(token)
+    match fs::metadata(path) {
+        Ok(meta) if meta.len() > 0 => return read(path),
+        Ok(_) => {
+            tracing::warn!(path = %path.display(), "the secret file is empty; making a new one")
         }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read(path),
-        Err(e) => Err(e).with_context(|| format!("cannot create the API token {}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot read the API token {}", path.display()))
+        }
     }
+    let token = new_token()?;
+    write_atomically(path, token.as_bytes())
+        .with_context(|| format!("cannot write the API token {}", path.display()))?;
+    tracing::info!(path = %path.display(), "created a new secret");
+    Ok(token)
+}
+
+/// Writes `contents` to `path` whole or not at all, mode 0600 from the start.
+fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{name}.{}.new", std::process::id()));
+    let written = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode_0600()
+            .open(&temporary)?;
+        file.write_all(contents)?;
+        file.sync_all()?;
+        fs::rename(&temporary, path)?;
+        // The rename itself is durable once the directory is.
+        if let Some(dir) = path.parent() {
+            fs::File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    written
 }
 
 /// Reads an existing token; refuses one that others can read or that is malformed.
@@ -132,6 +164,36 @@ mod tests {
         fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
         let err = load_or_create(&path).unwrap_err().to_string();
         assert!(err.contains("readable by others"), "{err}");
+    }
+
+    #[test]
+    fn an_empty_token_left_by_a_full_disk_is_replaced_and_no_temporary_file_remains() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("api-token");
+        fs::write(&path, b"").unwrap();
+        let token = load_or_create(&path).unwrap();
+        assert_eq!(token.len(), 64);
+        assert_eq!(fs::read_to_string(&path).unwrap(), token);
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["api-token"], "nothing else left beside it");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_secret_behind() {
+        // A directory where the file should go: the rename fails.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("api-token");
+        fs::create_dir(&path).unwrap();
+        fs::write(path.join("x"), b"in the way").unwrap();
+        assert!(write_atomically(&path, b"secret").is_err());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["api-token"], "the temporary file was removed");
     }
 
     #[test]
