@@ -258,11 +258,14 @@ async fn worker() {
     let reader = rusqlite::Connection::open(&path).unwrap();
     let started = Instant::now();
     let provider = Rc::new(OllamaClient::new(&s.ollama));
+    let store = Store::open(&path, 30).unwrap();
+    let jobs = store.all_jobs().unwrap();
     let _services = Services::start(
         &s,
         Arc::new(SystemClock),
-        Store::open(&path, 30).unwrap(),
+        store,
         path.clone(),
+        jobs,
         provider,
     );
     loop {

@@ -209,7 +209,7 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
     let system = actix_rt::System::new();
     let outcome = system.block_on(async move {
         let client = ServiceClient::from_settings(settings)?;
-        execute(&client, command, json).await
+        execute(&client, command, json, settings.http.max_body_bytes).await
     });
     match outcome {
         Ok(()) => exit::OK,
@@ -223,18 +223,19 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
     }
 }
 
-async fn execute(client: &ServiceClient, command: Command, json: bool) -> Result<(), ClientError> {
+async fn execute(
+    client: &ServiceClient,
+    command: Command,
+    json: bool,
+    max_body_bytes: usize,
+) -> Result<(), ClientError> {
     match command {
         Command::Run | Command::Autostart { .. } => {
             unreachable!("`run` and `autostart` are not client commands")
         }
         Command::Capture { text } => {
             let body = if text == "-" {
-                let mut buffer = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut buffer)
-                    .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
-                buffer
+                read_note(std::io::stdin().lock(), max_body_bytes)?
             } else {
                 text
             };
@@ -449,6 +450,7 @@ pub fn list_line(note: &Note) -> String {
         .title
         .clone()
         .unwrap_or_else(|| note.body.lines().next().unwrap_or("").to_string());
+    let headline = printable(&headline, false);
     let headline: String = if headline.chars().count() > 60 {
         headline.chars().take(59).chain(['…']).collect()
     } else {
@@ -464,26 +466,61 @@ pub fn list_line(note: &Note) -> String {
 }
 
 fn print_note(note: &Note) {
-    println!("id:       {}", note.id);
+    let line = |text: &str| printable(text, false);
+    println!("id:       {}", line(&note.id));
     println!("status:   {}", note.ai_status.as_str());
     if let Some(error) = &note.ai_error {
-        println!("error:    {error}");
+        println!("error:    {}", line(error));
     }
     println!("created:  {}", note.created_at);
     if let Some(at) = &note.deleted_at {
         println!("trashed:  {at}");
     }
     if let Some(title) = &note.title {
-        println!("title:    {title}");
+        println!("title:    {}", line(title));
     }
     if !note.tags.is_empty() {
-        println!("tags:     {}", note.tags.join(", "));
+        println!("tags:     {}", line(&note.tags.join(", ")));
     }
     if let Some(summary) = &note.summary {
-        println!("summary:  {summary}");
+        println!("summary:  {}", line(summary));
     }
     println!();
-    println!("{}", note.body);
+    println!("{}", printable(&note.body, true));
+}
+
+/// A note from `input` (`capture -`), read up to `limit` bytes and no further: a pipe
+/// from a huge file or `/dev/zero` is refused at once instead of filling the memory.
+fn read_note(input: impl Read, limit: usize) -> Result<String, ClientError> {
+    let mut bytes = Vec::new();
+    input
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+    if bytes.len() > limit {
+        let size = if limit.is_multiple_of(1024) {
+            format!("{} KiB", limit / 1024)
+        } else {
+            format!("{limit} bytes")
+        };
+        return Err(ClientError::Api(format!(
+            "the note is larger than {size} (http.max_body_bytes); shorten it"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| ClientError::Api("the note is not UTF-8 text".into()))
+}
+
+/// `text` safe to print on a terminal: control characters (ESC, BEL, carriage return,
+/// …), which a note body or a model's title may hold and which a terminal would act
+/// on, are shown escaped (`\u{1b}`). Line breaks and tabs stay when `multiline`.
+fn printable(text: &str, multiline: bool) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' if multiline => c.to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// Everything but RFC 3986's unreserved characters is encoded, so a value is safe in
@@ -519,6 +556,43 @@ mod tests {
         let row: Vec<&str> = lines[1].split_whitespace().collect();
         assert_eq!(row, ["repository", "12", "11", "1", "2.5", "0.9"]);
         assert!(describe_actors(&BTreeMap::new()).is_empty());
+    }
+
+    #[test]
+    fn control_characters_are_printed_escaped_and_line_breaks_kept_in_a_body() {
+        let hostile = "title\u{1b}]0;owned\u{7}\r\nnext\tline";
+        assert_eq!(
+            printable(hostile, false),
+            "title\\u{1b}]0;owned\\u{7}\\u{d}\\u{a}next\\u{9}line"
+        );
+        assert_eq!(
+            printable(hostile, true),
+            "title\\u{1b}]0;owned\\u{7}\\u{d}\nnext\tline"
+        );
+        let mut note: Note = serde_json::from_value(serde_json::json!({
+            "id": "n1", "body": "x", "title": "\u{1b}[2J", "summary": null, "tags": [],
+            "ai_status": "done", "ai_error": null, "created_at": "2026-03-01T12:00:00.000Z",
+            "updated_at": "2026-03-01T12:00:00.000Z", "deleted_at": null, "kept_at": null
+        }))
+        .unwrap();
+        assert!(!list_line(&note).contains('\u{1b}'));
+        note.title = None;
+        note.body = "\u{7}bell".into();
+        assert!(list_line(&note).ends_with("\\u{7}bell"));
+    }
+
+    #[test]
+    fn a_note_on_standard_input_is_read_up_to_the_limit_and_no_further() {
+        assert_eq!(read_note(&b"a thought"[..], 64).unwrap(), "a thought");
+        assert_eq!(read_note(&[b'x'; 64][..], 64).unwrap().len(), 64);
+        // An endless input: refused after limit + 1 bytes, not read to its end.
+        let endless = std::io::repeat(b'x');
+        let error = read_note(endless, 65536).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "the note is larger than 64 KiB (http.max_body_bytes); shorten it"
+        );
+        assert!(read_note(&[0xff, 0xfe][..], 64).is_err());
     }
 
     #[test]

@@ -64,9 +64,19 @@ pub enum NoteBodyError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoteBody(String);
 
+/// A character with no visible glyph that `char::is_whitespace` does not cover.
+fn draws_nothing(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}'
+    )
+}
+
 impl NoteBody {
     pub fn parse(body: String, limit: usize) -> Result<Self, NoteBodyError> {
-        if body.trim().is_empty() {
+        // Nothing a person can see: white space, or characters that draw nothing
+        // (zero-width spaces and joiners, the byte-order mark, soft hyphens).
+        if body.chars().all(|c| c.is_whitespace() || draws_nothing(c)) {
             return Err(NoteBodyError::Empty);
         }
         if body.len() > limit {
@@ -160,6 +170,22 @@ mod tests {
             NoteBody::parse(" \n\t".into(), 100),
             Err(NoteBodyError::Empty)
         );
+    }
+
+    #[test]
+    fn a_body_of_only_invisible_characters_is_refused_but_one_with_text_is_kept() {
+        for invisible in [
+            "\u{200B}",
+            "\u{FEFF}\u{200B} \u{2060}",
+            "\u{00AD}\n\u{200D}",
+        ] {
+            assert_eq!(
+                NoteBody::parse(invisible.into(), 100),
+                Err(NoteBodyError::Empty),
+                "{invisible:?}"
+            );
+        }
+        assert!(NoteBody::parse("\u{200B}a".into(), 100).is_ok());
     }
 
     #[test]

@@ -29,6 +29,13 @@ fn main() -> ExitCode {
 }
 
 fn run_service(settings: Settings) -> ExitCode {
+    // Everything the service creates (logs, the usage log, exports, the database's
+    // files) is its owner's only: the notes are private.
+    #[cfg(unix)]
+    // SAFETY: umask only sets the process's file-creation mask; it cannot fail.
+    unsafe {
+        libc::umask(0o077);
+    }
     // Before the log file is opened inside it: the data dir holds the token and the
     // notes, so it is made readable by its owner only.
     if let Err(e) = inkling::startup::create_private_dir(&settings.data_dir()) {

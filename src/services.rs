@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use actix::Actor;
 
-use crate::actors::ai_worker::AiWorkerActor;
+use crate::actors::ai_worker::{AiWorkerActor, WorkerWiring};
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::inbox::InboxActor;
 use crate::actors::mailbox::Mailbox;
@@ -19,7 +19,7 @@ use crate::ai::EnrichmentProvider;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
 use crate::events::{JobFailed, OllamaStatusChanged};
-use crate::storage::Store;
+use crate::storage::{Job, Store};
 
 /// The running actors.
 #[derive(Clone)]
@@ -33,12 +33,14 @@ pub struct Services {
 }
 
 impl Services {
-    /// Starts every actor. Must run inside an actix `System`.
+    /// Starts every actor, the worker with the queue `jobs` as the database has it
+    /// (`Store::all_jobs`). Must run inside an actix `System`.
     pub fn start(
         settings: &Settings,
         clock: SharedClock,
         store: Store,
         db_path: PathBuf,
+        jobs: Vec<Job>,
         provider: Rc<dyn EnrichmentProvider>,
     ) -> Self {
         let hub = Mailbox::from(Hub::default().start());
@@ -60,13 +62,16 @@ impl Services {
         );
         let worker = Mailbox::from(
             AiWorkerActor::new(
-                repository.clone(),
-                provider,
-                monitor.clone(),
-                telemetry.clone(),
-                hub.clone(),
-                clock.clone(),
+                WorkerWiring {
+                    repository: repository.clone(),
+                    provider,
+                    monitor: monitor.clone(),
+                    telemetry: telemetry.clone(),
+                    hub: hub.clone(),
+                    clock: clock.clone(),
+                },
                 settings.worker.clone(),
+                jobs,
             )
             .start(),
         );

@@ -11,7 +11,7 @@
 //! 3. `run_until_stopped` returns and the process exits 0.
 
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use actix_web::{web, App};
 use anyhow::Context;
@@ -55,10 +55,21 @@ impl Application {
         let session = api_token::load_or_create(&data_dir.join("session-secret"))?;
 
         let db_path = settings.database_path();
+        refuse_a_damaged_database(&db_path)?;
+        make_database_private(&db_path)?;
         let store = Store::open(&db_path, settings.expiry.days)
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
+        // A queue that cannot be read stops start-up: a worker started empty would
+        // leave every pending note pending for good, and say it is idle.
+        let jobs = store.all_jobs().map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read the AI queue from {} ({e}); {}",
+                db_path.display(),
+                RECOVER_HINT
+            )
+        })?;
         let provider = Rc::new(OllamaClient::new(&settings.ollama));
-        let services = Services::start(&settings, clock.clone(), store, db_path, provider);
+        let services = Services::start(&settings, clock.clone(), store, db_path, jobs, provider);
 
         // Loopback unless the user explicitly said otherwise (checked with the config).
         let address = std::net::SocketAddr::new(settings.http.bind, settings.http.port);
@@ -175,7 +186,9 @@ impl Application {
     }
 }
 
-/// Creates the data dir readable by its owner only: it holds the token and the notes.
+/// Creates the data dir readable by its owner only (it holds the token and the notes),
+/// and makes an existing one so: a dir made 0755 or 0777 by hand, or by an older
+/// release, would let other users read every note.
 pub fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
@@ -186,5 +199,91 @@ pub fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
     }
     builder
         .create(dir)
-        .with_context(|| format!("cannot create the data directory {}", dir.display()))
+        .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+    make_private(dir, 0o700).with_context(|| {
+        format!(
+            "the data directory {} is open to other users and cannot be made private; run `chmod 700 {}`",
+            dir.display(),
+            dir.display()
+        )
+    })
+}
+
+/// What to do with a damaged database: keep the original, recover into a new file.
+const RECOVER_HINT: &str = "the database may be damaged. Nothing was written to it. \
+     Copy it somewhere safe first, then recover the notes into a new file with \
+     `sqlite3 inkling.db .recover | sqlite3 recovered.db` and put recovered.db in its place";
+
+/// After an unclean stop (a crash, `kill -9`, a power cut: the write-ahead log was not
+/// folded back, so the `-wal` file is not empty), checks the database before anything
+/// writes to it, and refuses to start on a damaged one. A clean stop empties the log,
+/// so a normal start pays nothing; `PRAGMA quick_check` reads the whole file.
+fn refuse_a_damaged_database(db_path: &Path) -> anyhow::Result<()> {
+    let wal = PathBuf::from(format!("{}-wal", db_path.display()));
+    let unclean = std::fs::metadata(&wal).is_ok_and(|meta| meta.len() > 0);
+    if !unclean || !db_path.exists() {
+        return Ok(());
+    }
+    tracing::info!("the last stop was not clean; checking the database");
+    match Store::damage(db_path) {
+        Ok(None) => Ok(()),
+        Ok(Some(found)) => anyhow::bail!(
+            "the database {} is damaged (SQLite's check found: {found}); {RECOVER_HINT}",
+            db_path.display()
+        ),
+        Err(e) => anyhow::bail!(
+            "cannot check the database {} ({e}); {RECOVER_HINT}",
+            db_path.display()
+        ),
+    }
+}
+
+/// The database and its `-wal` and `-shm` files, readable by their owner only. SQLite
+/// creates the `-wal` and `-shm` files with the mode of the database file, so the
+/// database is made (empty, which SQLite takes for a new database) with mode 0600
+/// before SQLite first opens it, and existing files are made 0600.
+pub fn make_database_private(db_path: &Path) -> anyhow::Result<()> {
+    if !db_path.exists() {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        options
+            .open(db_path)
+            .with_context(|| format!("cannot create the database {}", db_path.display()))?;
+    }
+    for suffix in ["", "-wal", "-shm"] {
+        let path = PathBuf::from(format!("{}{suffix}", db_path.display()));
+        if path.exists() {
+            make_private(&path, 0o600).with_context(|| {
+                format!(
+                    "{} is readable by other users and cannot be made private; run `chmod 600 {}`",
+                    path.display(),
+                    path.display()
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Gives `path` exactly `mode` when it allows anything to group or others.
+#[cfg(unix)]
+fn make_private(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let current = std::fs::metadata(path)?.permissions().mode();
+    if current & 0o077 != 0 {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+        tracing::warn!(path = %path.display(), was = format!("{:o}", current & 0o777),
+            now = format!("{mode:o}"), "made private: other users could read it");
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn make_private(_: &Path, _: u32) -> std::io::Result<()> {
+    Ok(())
 }

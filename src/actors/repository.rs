@@ -61,11 +61,6 @@ pub struct GetCounts {
     pub now: DateTime<Utc>,
 }
 
-/// Every job of an active note (the worker's queue after a restart).
-#[derive(Debug, Message)]
-#[rtype(result = "StoreResult<Vec<Job>>")]
-pub struct LoadJobs;
-
 /// Every failed active note back to pending with a fresh job row, in one transaction
 /// (docs/DESIGN.md, "Retry-all"). Replies with their ids.
 #[derive(Debug, Message)]
@@ -341,7 +336,6 @@ handle_with_store!(CountFailed => u64, |store, _msg| store.count_failed());
 handle_and_announce!(GetCounts => NoteCounts, |_| Some(CountsChange::All), |store, msg| {
     store.counts(msg.now)
 });
-handle_with_store!(LoadJobs => Vec<Job>, |store, _msg| store.all_jobs());
 handle_and_announce!(RequeueAllFailed => Vec<String>,
     |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
     |store, msg| store.retry_all_failed(msg.now));

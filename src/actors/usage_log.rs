@@ -131,7 +131,7 @@ impl UsageLogActor {
                 .unwrap_or(0);
             loop {
                 let path = self.dir.join(log::file_name(date, part));
-                let file = OpenOptions::new().create(true).append(true).open(&path)?;
+                let file = private(OpenOptions::new().create(true).append(true)).open(&path)?;
                 let bytes = file.metadata()?.len();
                 if bytes == 0 || bytes + len <= self.max_file_bytes {
                     self.file = Some(OpenLog { date, bytes, file });
@@ -163,6 +163,16 @@ impl UsageLogActor {
         open.bytes += bytes.len() as u64;
         Ok(())
     }
+}
+
+/// The log's files are their owner's only, whatever the process's umask.
+fn private(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
 }
 
 /// Reads and aggregates the log.

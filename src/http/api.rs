@@ -58,6 +58,12 @@ impl TryFrom<ListQuery> for ListFilter {
                 ))
             })?),
         };
+        if let Some(limit) = q.limit.filter(|l| !(1..=ListFilter::MAX_LIMIT).contains(l)) {
+            return Err(ApiError::BadRequest(format!(
+                "limit {limit} is out of range: use 1 to {}",
+                ListFilter::MAX_LIMIT
+            )));
+        }
         Ok(ListFilter {
             status,
             tag: q.tag.filter(|t| !t.is_empty()),
@@ -234,7 +240,10 @@ pub struct ExportRequest {
 }
 
 /// `POST /api/usage-log/export` → `{"path": "..."}` of the new export folder. The body
-/// may be empty; when given it must be a valid `ExportRequest`.
+/// may be empty; when given it must be a valid `ExportRequest`. `out` must be an
+/// absolute path: a relative one (or `~/…`, which only a shell expands) would land
+/// wherever the service happened to start. A folder that cannot be made there is the
+/// caller's to fix: 400 with the reason.
 pub async fn export_usage_log(
     state: web::Data<AppState>,
     body: web::Bytes,
@@ -246,12 +255,22 @@ pub async fn export_usage_log(
             .map_err(|e| ApiError::BadRequest(format!("invalid JSON body: {e}")))?
     };
     let parent = request.out;
+    if let Some(out) = parent.as_ref().filter(|out| !out.is_absolute()) {
+        return Err(ApiError::BadRequest(format!(
+            "out must be an absolute path, such as /home/me/Desktop (got \"{}\")",
+            out.display()
+        )));
+    }
+    let chosen = parent.is_some();
     let path = state
         .services
         .telemetry
         .send(ExportUsageLog { parent })
         .await?
-        .map_err(|e| ApiError::Unexpected(anyhow::anyhow!(e)))?;
+        .map_err(|e| match chosen {
+            true => ApiError::BadRequest(e),
+            false => ApiError::Unexpected(anyhow::anyhow!(e)),
+        })?;
     Ok(HttpResponse::Ok().json(serde_json::json!({ "path": path })))
 }
 

@@ -64,7 +64,9 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound(_) => ApiError::NotFound(e.to_string()),
             StoreError::Full(_) => ApiError::InsufficientStorage(e.to_string()),
-            StoreError::ReadOnly(_) | StoreError::DiskIo(_) => ApiError::Unavailable(e.to_string()),
+            StoreError::ReadOnly(_) | StoreError::DiskIo(_) | StoreError::Gone(_) => {
+                ApiError::Unavailable(e.to_string())
+            }
             other => ApiError::Unexpected(anyhow::Error::new(other)),
         }
     }

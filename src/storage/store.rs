@@ -41,6 +41,12 @@ pub enum StoreError {
     Migration(#[from] MigrationError),
     #[error("the database cannot be opened: {0}")]
     Unavailable(String),
+    /// The database file was deleted or replaced under the running service (its data
+    /// dir removed, say): a write would go to a file nobody will ever open again.
+    #[error(
+        "the database file {0} was deleted or replaced while inkling was running; nothing was saved. Restart inkling"
+    )]
+    Gone(String),
     #[error("database error: {0}")]
     Sqlite(rusqlite::Error),
 }
@@ -62,7 +68,10 @@ impl StoreError {
     pub fn is_disk_trouble(&self) -> bool {
         matches!(
             self,
-            StoreError::Full(_) | StoreError::ReadOnly(_) | StoreError::DiskIo(_)
+            StoreError::Full(_)
+                | StoreError::ReadOnly(_)
+                | StoreError::DiskIo(_)
+                | StoreError::Gone(_)
         )
     }
 }
@@ -133,6 +142,38 @@ pub struct Store {
     conn: Connection,
     /// A note older than this that was never kept counts as expired.
     expiry: Duration,
+    /// The database file and its identity (device, inode) when it was opened; `None`
+    /// in memory. Checked before each write (see [`Store::check_file`]).
+    file: Option<(std::path::PathBuf, FileIdentity)>,
+}
+
+/// Which file a path named when it was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileIdentity {
+    device: u64,
+    inode: u64,
+}
+
+impl FileIdentity {
+    fn of(path: &Path) -> std::io::Result<Self> {
+        let meta = std::fs::metadata(path)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Ok(FileIdentity {
+                device: meta.dev(),
+                inode: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            Ok(FileIdentity {
+                device: 0,
+                inode: 0,
+            })
+        }
+    }
 }
 
 impl Store {
@@ -140,7 +181,42 @@ impl Store {
     pub fn open(path: &Path, expiry_days: u32) -> StoreResult<Self> {
         let conn = Connection::open(path)
             .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
-        Self::with_connection(conn, expiry_days)
+        let mut store = Self::with_connection(conn, expiry_days)?;
+        let identity = FileIdentity::of(path)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
+        store.file = Some((path.to_path_buf(), identity));
+        Ok(store)
+    }
+
+    /// `PRAGMA quick_check` of the database at `path`, on a read-only connection of its
+    /// own (nothing is written, not even a migration): `None` when it is sound, else
+    /// what SQLite found (its first lines).
+    pub fn damage(path: &Path) -> StoreResult<Option<String>> {
+        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
+        let mut stmt = conn.prepare("PRAGMA quick_check(5)")?;
+        let found = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>());
+        Ok(match found {
+            Ok(lines) if lines == ["ok"] => None,
+            Ok(lines) => Some(lines.join("; ")),
+            // A file so damaged that SQLite cannot even read it.
+            Err(e) => Some(e.to_string()),
+        })
+    }
+
+    /// Refuses a write when the database file is no longer the one opened: SQLite
+    /// would go on writing into the unlinked file, and every note "saved" there would
+    /// be lost at the next start. One `stat` per write, a few microseconds.
+    fn check_file(&self) -> StoreResult<()> {
+        let Some((path, opened)) = &self.file else {
+            return Ok(());
+        };
+        match FileIdentity::of(path) {
+            Ok(now) if now == *opened => Ok(()),
+            _ => Err(StoreError::Gone(path.display().to_string())),
+        }
     }
 
     /// An in-memory database (tests, benchmarks).
@@ -163,6 +239,7 @@ impl Store {
         Ok(Store {
             conn,
             expiry: Duration::from_secs(u64::from(expiry_days) * 24 * 60 * 60),
+            file: None,
         })
     }
 
@@ -183,6 +260,7 @@ impl Store {
 
     /// Stores a new pending note and its job row in one transaction. Durable on return.
     pub fn capture(&mut self, body: &NoteBody, now: DateTime<Utc>) -> StoreResult<Note> {
+        self.check_file()?;
         let id = uuid::Uuid::now_v7().to_string();
         let at = timestamp(now);
         let tx = self
@@ -352,6 +430,7 @@ impl Store {
     /// have a row, it is kept as it is rather than failing the whole retry (a race
     /// guard); a pending note that already had `updated_at = now` has its row already.
     pub fn retry_all_failed(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
+        self.check_file()?;
         let at = timestamp(now);
         let tx = self
             .conn
@@ -379,6 +458,7 @@ impl Store {
         at: DateTime<Utc>,
         last_error: &str,
     ) -> StoreResult<()> {
+        self.check_file()?;
         let changed = self.conn.prepare_cached(
             "UPDATE pending_jobs SET next_run_at = ?2, last_error = ?3, wait_reason = 'provider'
              WHERE note_id = ?1",
@@ -395,6 +475,7 @@ impl Store {
         next_run_at: DateTime<Utc>,
         last_error: &str,
     ) -> StoreResult<u32> {
+        self.check_file()?;
         self.conn
             .prepare_cached(
                 "UPDATE pending_jobs
@@ -423,6 +504,7 @@ impl Store {
         error: &str,
         now: DateTime<Utc>,
     ) -> StoreResult<Note> {
+        self.check_file()?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -445,6 +527,7 @@ impl Store {
         enrichment: &Enrichment,
         now: DateTime<Utc>,
     ) -> StoreResult<Note> {
+        self.check_file()?;
         let tags_json = serde_json::to_string(&enrichment.tags)
             .map_err(|e| StoreError::Unavailable(format!("tags: {e}")))?;
         let tx = self
@@ -522,6 +605,7 @@ impl Store {
 
     /// Moves a note to the trash. Trashing a trashed note changes nothing.
     pub fn trash(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Changed> {
+        self.check_file()?;
         let changed = self
             .conn
             .prepare_cached(
@@ -537,6 +621,7 @@ impl Store {
 
     /// Takes a note out of the trash; a pending one resumes with its job row.
     pub fn restore(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Changed> {
+        self.check_file()?;
         let changed = self
             .conn
             .prepare_cached(
@@ -583,6 +668,7 @@ impl Store {
     /// Moves every expired note (active, older than `expiry.days`, never kept) to the
     /// trash in one statement. Returns their ids.
     pub fn trash_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
+        self.check_file()?;
         let mut stmt = self.conn.prepare_cached(
             "UPDATE notes SET deleted_at = ?2, updated_at = ?2
              WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
@@ -596,10 +682,13 @@ impl Store {
         Ok(ids)
     }
 
-    /// Keeps a note past expiry.
+    /// Keeps a note past expiry. Keeping a kept note changes nothing.
     pub fn keep(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Note> {
+        self.check_file()?;
         self.conn
-            .prepare_cached("UPDATE notes SET kept_at = ?2, updated_at = ?2 WHERE id = ?1")?
+            .prepare_cached(
+                "UPDATE notes SET kept_at = ?2, updated_at = ?2 WHERE id = ?1 AND kept_at IS NULL",
+            )?
             .execute(params![note_id, timestamp(now)])?;
         self.get(note_id)
     }
@@ -607,6 +696,7 @@ impl Store {
     /// Deletes for good the notes trashed before `older_than` (their job and tag rows
     /// go with them). Returns how many.
     pub fn purge_trash(&mut self, older_than: DateTime<Utc>) -> StoreResult<u64> {
+        self.check_file()?;
         let purged = self
             .conn
             .prepare_cached("DELETE FROM notes WHERE deleted_at IS NOT NULL AND deleted_at < ?1")?

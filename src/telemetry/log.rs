@@ -2,11 +2,15 @@
 //! old files, and exporting a copy.
 //!
 //! Files: `events-YYYY-MM-DD.jsonl` (UTC date), continued in `events-YYYY-MM-DD.N.jsonl`
-//! when a day's file reaches `telemetry.max_file_bytes`. Only the `TelemetryActor`
+//! when a day's file reaches `telemetry.max_file_bytes`. Only the `UsageLogActor`
 //! writes; readers may read at any time, since lines are only ever appended.
+//!
+//! Only regular files count as log files: a link (to `/dev/full`, to a file of
+//! someone else's) is passed over, each file is opened without following links, and
+//! at most [`MAX_FILE_READ`] bytes of one are read.
 
 use std::fs;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -38,7 +42,12 @@ fn parse_file_name(name: &str) -> Option<(NaiveDate, u32)> {
     Some((NaiveDate::parse_from_str(date, "%Y-%m-%d").ok()?, part))
 }
 
-/// The log files in `dir`, oldest first. A missing dir has none.
+/// The most read of one log file. The writer starts a new file at
+/// `telemetry.max_file_bytes` (5 MiB by default); past this a file is not the log's.
+pub const MAX_FILE_READ: u64 = 64 << 20;
+
+/// The log files in `dir` (regular files only, not links), oldest first. A missing
+/// dir has none.
 pub fn list_files(dir: &Path) -> io::Result<Vec<LogFile>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -48,6 +57,10 @@ pub fn list_files(dir: &Path) -> io::Result<Vec<LogFile>> {
     let mut files: Vec<LogFile> = entries
         .filter_map(|entry| {
             let entry = entry.ok()?;
+            // `file_type` does not follow a link: a link is not a regular file here.
+            if !entry.file_type().ok()?.is_file() {
+                return None;
+            }
             let (date, part) = parse_file_name(entry.file_name().to_str()?)?;
             Some(LogFile {
                 date,
@@ -73,7 +86,7 @@ pub struct LogContents {
 pub fn read_events(dir: &Path) -> io::Result<LogContents> {
     let mut contents = LogContents::default();
     for file in list_files(dir)? {
-        let reader = BufReader::new(fs::File::open(&file.path)?);
+        let reader = BufReader::new(open_without_following(&file.path)?.take(MAX_FILE_READ));
         for line in reader.split(b'\n') {
             let line = line?;
             if line.iter().all(u8::is_ascii_whitespace) {
@@ -93,6 +106,18 @@ pub fn read_events(dir: &Path) -> io::Result<LogContents> {
         }
     }
     Ok(contents)
+}
+
+/// Opens a file for reading, refusing a link (swapped in after the listing).
+fn open_without_following(path: &Path) -> io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
 }
 
 /// Deletes the files of days before `keep_from`. Returns how many were deleted.
@@ -206,5 +231,24 @@ mod tests {
         assert_eq!(fs::read_to_string(out.join("stats.md")).unwrap(), "# stats");
         assert!(export(&log, &out, "# again").is_err());
         assert_eq!(fs::read_to_string(out.join("stats.md")).unwrap(), "# stats");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_among_the_log_files_is_passed_over_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("events-2026-03-01.jsonl");
+        fs::write(
+            &real,
+            "{\"ts\":\"2026-03-01T12:00:00.000Z\",\"kind\":\"note_captured\",\"payload\":{}}\n",
+        )
+        .unwrap();
+        // /dev/zero reads for ever: following it would fill the memory.
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("events-2026-03-02.jsonl"))
+            .unwrap();
+        let files = list_files(dir.path()).unwrap();
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert_eq!(read_events(dir.path()).unwrap().events.len(), 1);
+        assert!(open_without_following(&dir.path().join("events-2026-03-02.jsonl")).is_err());
     }
 }

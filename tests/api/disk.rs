@@ -63,6 +63,9 @@ fn a_read_only_data_dir_stops_start_up_with_the_cause_in_one_line() {
     };
     let data_dir = disk.path().join("data");
     std::fs::create_dir(&data_dir).unwrap();
+    // Private already, as the service makes it: the read-only disk is what is met.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&data_dir, std::fs::Permissions::from_mode(0o700)).unwrap();
     disk.make_read_only();
 
     let output = run_cli(&data_dir, free_port(), &["run"], None);

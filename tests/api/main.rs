@@ -12,6 +12,7 @@
 //! - `usage`: trash, restore, keep; the usage report and export.
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 //! - `server`: the HTTP server itself: no service while idle, the connection cap, stop.
+//! - `security`: what other users and processes on the desktop cannot do.
 
 mod auth;
 mod cli;
@@ -26,6 +27,7 @@ mod notes;
 #[path = "../support/ports.rs"]
 mod ports;
 mod process;
+mod security;
 mod server;
 #[path = "../support/service.rs"]
 mod service;

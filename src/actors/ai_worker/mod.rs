@@ -34,8 +34,8 @@ use super::hub::Hub;
 use super::mailbox::Mailbox;
 use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
 use super::repository::{
-    GetJob, GetPendingBodies, IncrementJobAttempt, LoadJobs, MarkAiFailed, RepositoryActor,
-    SaveEnrichment, SetNextRunAt,
+    GetJob, GetPendingBodies, IncrementJobAttempt, MarkAiFailed, RepositoryActor, SaveEnrichment,
+    SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::ai::{classify_reason, EnrichmentProvider};
@@ -46,7 +46,19 @@ use crate::events::{JobFailed, NoteChanged, OllamaStatusChanged};
 use crate::storage::{Job, StoreError, StoreResult};
 use crate::telemetry::events::{AiDone, UsageEvent};
 
+/// What the worker talks to.
+pub struct WorkerWiring {
+    pub repository: Mailbox<RepositoryActor>,
+    pub provider: Rc<dyn EnrichmentProvider>,
+    pub monitor: Mailbox<OllamaMonitorActor>,
+    pub telemetry: Mailbox<TelemetryActor>,
+    pub hub: Mailbox<Hub>,
+    pub clock: SharedClock,
+}
+
 pub struct AiWorkerActor {
+    /// The queue as loaded at start-up, until the actor has started.
+    jobs: Option<Vec<Job>>,
     core: WorkerCore,
     repository: Mailbox<RepositoryActor>,
     provider: Rc<dyn EnrichmentProvider>,
@@ -60,23 +72,16 @@ pub struct AiWorkerActor {
 }
 
 impl AiWorkerActor {
-    pub fn new(
-        repository: Mailbox<RepositoryActor>,
-        provider: Rc<dyn EnrichmentProvider>,
-        monitor: Mailbox<OllamaMonitorActor>,
-        telemetry: Mailbox<TelemetryActor>,
-        hub: Mailbox<Hub>,
-        clock: SharedClock,
-        rules: WorkerSettings,
-    ) -> Self {
+    pub fn new(with: WorkerWiring, rules: WorkerSettings, jobs: Vec<Job>) -> Self {
         AiWorkerActor {
+            jobs: Some(jobs),
             core: WorkerCore::new(rules),
-            repository,
-            provider,
-            monitor,
-            telemetry,
-            hub,
-            clock,
+            repository: with.repository,
+            provider: with.provider,
+            monitor: with.monitor,
+            telemetry: with.telemetry,
+            hub: with.hub,
+            clock: with.clock,
             wake: None,
         }
     }
@@ -290,20 +295,11 @@ impl Actor for AiWorkerActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        self.ask_repository(LoadJobs, ctx, |core, loaded, now| {
-            let jobs: Vec<Job> = match loaded {
-                Ok(Ok(jobs)) => jobs,
-                Ok(Err(e)) => {
-                    tracing::error!(error = %e, "cannot load the AI queue");
-                    Vec::new()
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, "repository gone");
-                    Vec::new()
-                }
-            };
-            core.loaded(jobs.into_iter().map(queued), now)
-        });
+        let jobs = self.jobs.take().unwrap_or_default();
+        let effects = self
+            .core
+            .loaded(jobs.into_iter().map(queued), self.clock.now());
+        self.run(effects, ctx);
     }
 }
 

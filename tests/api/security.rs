@@ -1,0 +1,207 @@
+//! Hardening against the other people and processes on the same desktop
+//! (docs/SECURITY.md): each test is one way in that is closed.
+
+use serde_json::json;
+
+use crate::helpers::spawn_app_in;
+
+#[cfg(unix)]
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// Another user could read every note: an existing data dir kept its mode (even 0777)
+/// and the database, `-wal` and `-shm` files were created 0644.
+#[cfg(unix)]
+#[actix_rt::test]
+async fn the_data_dir_and_every_file_in_it_are_made_the_owners_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let data_dir = tempfile::tempdir().unwrap();
+    let path = data_dir.path().to_path_buf();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+
+    let app = spawn_app_in(data_dir, &[]).await;
+    app.capture("a private thought").await;
+    let (status, _) = app.get("/api/stats").await; // the usage log is written
+    assert_eq!(status, 200);
+
+    assert_eq!(mode(&path), 0o700, "the data dir");
+    for file in [
+        "inkling.db",
+        "inkling.db-wal",
+        "inkling.db-shm",
+        "api-token",
+        "session-secret",
+        "telemetry/events-2026-03-01.jsonl",
+    ] {
+        assert_eq!(mode(&path.join(file)), 0o600, "{file}");
+    }
+}
+
+/// A database an older release made world-readable is made private at the next start.
+#[cfg(unix)]
+#[actix_rt::test]
+async fn a_database_left_readable_by_others_is_made_private_at_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let data_dir = tempfile::tempdir().unwrap();
+    let db = data_dir.path().join("inkling.db");
+    std::fs::write(&db, b"").unwrap();
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    let app = spawn_app_in(data_dir, &[]).await;
+    let (status, _) = app.post_json("/api/notes", &json!({ "body": "x" })).await;
+
+    assert_eq!(status, 201);
+    assert_eq!(mode(&db), 0o600);
+}
+
+/// An empty or `~/x` export folder landed relative to wherever the service started,
+/// and the answer was relative too; an unusable one was a 500.
+#[actix_rt::test]
+async fn an_export_folder_must_be_an_absolute_path_that_can_be_made() {
+    let app = crate::helpers::spawn_app().await;
+    for out in ["", "~/x", "exports/here"] {
+        let (status, body) = app
+            .post_json("/api/usage-log/export", &json!({ "out": out }))
+            .await;
+        assert_eq!(status, 400, "{out:?}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("absolute path"),
+            "{body}"
+        );
+    }
+    let blocked = tempfile::tempdir().unwrap();
+    std::fs::write(blocked.path().join("a-file"), b"not a folder").unwrap();
+    let (status, body) = app
+        .post_json(
+            "/api/usage-log/export",
+            &json!({ "out": blocked.path().join("a-file") }),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("cannot export"),
+        "{body}"
+    );
+}
+
+/// Bad input that used to be accepted or quietly changed: a body of only invisible
+/// characters, `limit=0`; and `keep` rewrote its times on every repeat.
+#[actix_rt::test]
+async fn invisible_notes_and_out_of_range_limits_are_refused_and_keep_is_idempotent() {
+    let app = crate::helpers::spawn_app().await;
+    let (status, body) = app
+        .post_json(
+            "/api/notes",
+            &json!({ "body": "\u{200B}\u{FEFF} \u{2060}" }),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    for limit in ["0", "501"] {
+        let (status, body) = app.get(&format!("/api/notes?limit={limit}")).await;
+        assert_eq!(status, 400, "limit={limit}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("1 to 500"),
+            "{body}"
+        );
+    }
+    let (_, listed) = app.get("/api/notes").await;
+    assert_eq!(listed, json!([]), "nothing was written");
+
+    let note = app.capture("keep me").await;
+    let id = note["id"].as_str().unwrap();
+    let (_, first) = app
+        .post_json(&format!("/api/notes/{id}/keep"), &json!({}))
+        .await;
+    app.clock.advance(chrono::Duration::minutes(5));
+    let (_, again) = app
+        .post_json(&format!("/api/notes/{id}/keep"), &json!({}))
+        .await;
+    assert!(first["kept_at"].is_string());
+    assert_eq!(again["kept_at"], first["kept_at"]);
+    assert_eq!(
+        again["updated_at"], first["updated_at"],
+        "a repeat changes nothing"
+    );
+}
+
+/// The data dir deleted under a running service: captures answered 201 and were lost
+/// at the next start (SQLite went on writing into the unlinked file).
+#[actix_rt::test]
+async fn a_capture_after_the_database_file_was_deleted_is_refused_not_lost() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let path = data_dir.path().to_path_buf();
+    let app = spawn_app_in(data_dir, &[]).await;
+    assert_eq!(
+        app.post_json("/api/notes", &json!({ "body": "before" }))
+            .await
+            .0,
+        201
+    );
+    // A barrier: the usage log has written the capture's event (no thread is writing
+    // into the dir while it is removed).
+    assert_eq!(app.get("/api/stats").await.0, 200);
+
+    std::fs::remove_dir_all(&path).unwrap();
+    let (status, body) = app
+        .post_json("/api/notes", &json!({ "body": "after" }))
+        .await;
+
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("deleted or replaced"),
+        "{body}"
+    );
+}
+
+/// A database damaged while the service was down (garbage in the middle, after an
+/// unclean stop): start-up refuses with how to recover, and writes nothing into it.
+/// It used to start, say "cannot load the AI queue" once, report the worker idle with
+/// every pending note stuck, and go on writing captures into the damaged file.
+#[actix_rt::test]
+async fn a_damaged_database_is_refused_at_start_with_how_to_recover_and_left_untouched() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let db = data_dir.path().join("inkling.db");
+    {
+        let mut store = inkling::storage::Store::open(&db, 30).unwrap();
+        for i in 0..2000 {
+            let body =
+                inkling::domain::NoteBody::parse(format!("note {i} {}", "x".repeat(200)), 65536)
+                    .unwrap();
+            store.capture(&body, chrono::Utc::now()).unwrap();
+        }
+        store.checkpoint().unwrap();
+        // One more write, and no clean close: the write-ahead log stays, as after kill -9.
+        let body = inkling::domain::NoteBody::parse("the last one".into(), 65536).unwrap();
+        store.capture(&body, chrono::Utc::now()).unwrap();
+        std::mem::forget(store);
+    }
+    let mut bytes = std::fs::read(&db).unwrap();
+    let middle = bytes.len() / 2;
+    for byte in &mut bytes[middle..middle + 16 * 1024] {
+        *byte = 0xa5;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+
+    let settings = crate::service::test_settings(data_dir.path(), &[]);
+    let refused = inkling::startup::Application::build(
+        settings,
+        std::sync::Arc::new(inkling::clock::SystemClock),
+    )
+    .await
+    .err()
+    .expect("start-up refused");
+
+    let message = format!("{refused:#}");
+    assert!(message.contains("is damaged"), "{message}");
+    assert!(message.contains(".recover"), "{message}");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        bytes,
+        "nothing written into it"
+    );
+}
