@@ -279,7 +279,7 @@ pub async fn method_not_allowed() -> HttpResponse {
     HttpResponse::MethodNotAllowed().json(serde_json::json!({ "error": "method not allowed" }))
 }
 
-/// Any unknown `/api` path.
+/// Any unknown path.
 pub async fn not_found() -> HttpResponse {
     HttpResponse::NotFound().json(serde_json::json!({ "error": "no such route" }))
 }

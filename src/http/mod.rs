@@ -73,7 +73,9 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(endpoint("/stats").route(web::get().to(api::stats)))
                 .service(endpoint("/usage-log/export").route(web::post().to(api::export_usage_log)))
                 .default_service(web::to(api::not_found)),
-        );
+        )
+        // Outside /api too: every answer is JSON, a 404 included.
+        .default_service(web::to(api::not_found));
 }
 
 /// A route whose other methods get 405 with a JSON error.

@@ -205,3 +205,14 @@ async fn a_damaged_database_is_refused_at_start_with_how_to_recover_and_left_unt
         "nothing written into it"
     );
 }
+
+/// Some 404 answers were empty, not JSON: a client reading `error` found nothing.
+#[actix_rt::test]
+async fn an_unknown_path_anywhere_is_a_json_404() {
+    let app = crate::helpers::spawn_app().await;
+    for path in ["/nope", "/api/nope", "/assets/nope.js", "/session/x"] {
+        let (status, body) = app.get(path).await;
+        assert_eq!(status, 404, "{path}");
+        assert!(body["error"].is_string(), "{path}: {body}");
+    }
+}
