@@ -16,6 +16,10 @@ pub enum ClientError {
     NotRunning(String),
     #[error("{0}")]
     Api(String),
+    #[error(
+        "something other than this inkling answers on {0}, so the token was not sent to it; stop that program, or give inkling another port (http.port)"
+    )]
+    Impostor(String),
     #[error("{0:#}")]
     Other(#[from] anyhow::Error),
 }
@@ -23,8 +27,11 @@ pub enum ClientError {
 /// A client for one running service, found through the same configuration.
 pub struct ServiceClient {
     base_url: String,
+    port: u16,
     token: String,
     http: awc::Client,
+    /// The service has proved it is this install's inkling (`crate::identity`).
+    proven: std::cell::Cell<bool>,
 }
 
 impl ServiceClient {
@@ -44,9 +51,37 @@ impl ServiceClient {
             .finish();
         Ok(ServiceClient {
             base_url,
+            port: settings.http.port,
             token,
             http,
+            proven: std::cell::Cell::new(false),
         })
+    }
+
+    /// Before the token goes anywhere: is it this install's inkling that answers?
+    /// Asked once per client, with a fresh nonce.
+    async fn prove_service(&self) -> Result<(), ClientError> {
+        if self.proven.get() {
+            return Ok(());
+        }
+        let nonce = crate::identity::new_nonce()?;
+        let request = self
+            .http
+            .get(format!("{}/identity?nonce={nonce}", self.base_url));
+        let answer: Result<serde_json::Value, ClientError> =
+            self.finish(request.send().await).await;
+        let genuine = match answer {
+            Ok(body) => body["proof"].as_str().is_some_and(|proof| {
+                crate::identity::is_genuine(&self.token, self.port, &nonce, proof)
+            }),
+            Err(ClientError::NotRunning(url)) => return Err(ClientError::NotRunning(url)),
+            Err(_) => false,
+        };
+        if !genuine {
+            return Err(ClientError::Impostor(self.base_url.clone()));
+        }
+        self.proven.set(true);
+        Ok(())
     }
 
     pub fn base_url(&self) -> &str {
@@ -54,12 +89,14 @@ impl ServiceClient {
     }
 
     /// The inbox page's address with the token, which the page trades for a session
-    /// cookie and removes from the address bar.
+    /// cookie and removes from the address bar. Ask the service something first, so that
+    /// it has proved itself before this goes to a browser.
     pub fn inbox_url(&self) -> String {
         format!("{}/?token={}", self.base_url, self.token)
     }
 
     pub async fn get<T: DeserializeOwned>(&self, path_and_query: &str) -> Result<T, ClientError> {
+        self.prove_service().await?;
         let request = self
             .http
             .get(format!("{}{path_and_query}", self.base_url))
@@ -69,6 +106,7 @@ impl ServiceClient {
 
     /// A GET whose answer is text (stats.md), not JSON.
     pub async fn get_text(&self, path: &str) -> Result<String, ClientError> {
+        self.prove_service().await?;
         let request = self
             .http
             .get(format!("{}{path}", self.base_url))
@@ -82,6 +120,7 @@ impl ServiceClient {
         path: &str,
         body: &B,
     ) -> Result<T, ClientError> {
+        self.prove_service().await?;
         let request = self
             .http
             .post(format!("{}{path}", self.base_url))

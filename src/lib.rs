@@ -33,6 +33,7 @@ pub mod desktop;
 pub mod domain;
 pub mod events;
 pub mod http;
+pub mod identity;
 pub mod instance;
 pub mod logging;
 pub mod services;

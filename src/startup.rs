@@ -91,6 +91,7 @@ impl Application {
             max_body_bytes: settings.http.max_body_bytes,
             locale: settings.locale(),
             expiry_days: settings.expiry.days,
+            port,
         });
         let tray_token = token.clone();
         let token = web::Data::new(ApiToken(token));

@@ -274,6 +274,30 @@ pub async fn export_usage_log(
     Ok(HttpResponse::Ok().json(serde_json::json!({ "path": path })))
 }
 
+/// `GET /identity?nonce=HEX` query string.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdentityQuery {
+    pub nonce: String,
+}
+
+/// `GET /identity?nonce=HEX` → `{"proof": "..."}`: the proof that this is the install's
+/// inkling (`crate::identity`), which the CLI checks before it sends the token. Needs no
+/// credential: the answer reveals nothing but that the answerer holds the token.
+pub async fn identity(
+    state: web::Data<AppState>,
+    token: web::Data<crate::http::auth::ApiToken>,
+    query: web::Query<IdentityQuery>,
+) -> Result<HttpResponse, ApiError> {
+    if !crate::identity::is_valid_nonce(&query.nonce) {
+        return Err(ApiError::BadRequest(
+            "nonce must be 32 to 128 hexadecimal digits".into(),
+        ));
+    }
+    let proof = crate::identity::proof(&token.0, state.port, &query.nonce);
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "proof": proof })))
+}
+
 /// Any known path with a method it does not take.
 pub async fn method_not_allowed() -> HttpResponse {
     HttpResponse::MethodNotAllowed().json(serde_json::json!({ "error": "method not allowed" }))

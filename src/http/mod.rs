@@ -33,6 +33,8 @@ pub struct AppState {
     pub locale: crate::configuration::Locale,
     /// `expiry.days`: the page tells an expired note from one that is not.
     pub expiry_days: u32,
+    /// The port the service listens on (its identity proof covers it).
+    pub port: u16,
     /// The server serving these routes: long responses end when it stops.
     pub server: server::ServerHandle,
 }
@@ -49,6 +51,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
         .service(endpoint("/").route(web::get().to(page::index)))
         .service(endpoint("/assets/{name}").route(web::get().to(page::assets)))
         .service(endpoint("/session").route(web::post().to(page::open_session)))
+        .service(endpoint("/identity").route(web::get().to(api::identity)))
         .service(
             web::scope("/api")
                 .wrap(from_fn(auth::require_token))

@@ -216,3 +216,47 @@ async fn an_unknown_path_anywhere_is_a_json_404() {
         assert!(body["error"].is_string(), "{path}: {body}");
     }
 }
+
+/// With inkling stopped, another program listening on its port received the token and
+/// the note from `inkling capture`, and `inkling status` printed its answer with exit
+/// 0. Now the service must prove itself (`src/identity.rs`) before the token is sent.
+#[test]
+fn the_cli_sends_neither_the_token_nor_the_note_to_a_program_squatting_the_port() {
+    use std::io::{Read, Write};
+    let data_dir = tempfile::tempdir().unwrap();
+    // A token as a real install has one: the CLI would send it.
+    inkling::api_token::load_or_create(&data_dir.path().join("api-token")).unwrap();
+    let port = crate::ports::free_port();
+    let squatter = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+    let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let heard = received.clone();
+    std::thread::spawn(move || {
+        for stream in squatter.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buffer = [0u8; 65536];
+            let n = stream.read(&mut buffer).unwrap_or(0);
+            heard.lock().unwrap().extend_from_slice(&buffer[..n]);
+            // It answers like a service would, whatever it is asked.
+            let body = r#"{"proof":"00","id":"x","ai_status":"pending","counts":{}}"#;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+
+    for args in [&["capture", "my bank PIN is 4711"][..], &["status"][..]] {
+        let output = crate::helpers::run_cli(data_dir.path(), port, args, None);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("the token was not sent"), "{stderr}");
+    }
+    let received = String::from_utf8_lossy(&received.lock().unwrap()).to_lowercase();
+    assert!(received.contains("get /identity?nonce="), "{received}");
+    assert!(
+        !received.contains("authorization"),
+        "the token went out: {received}"
+    );
+    assert!(!received.contains("4711"), "the note went out: {received}");
+}
