@@ -331,9 +331,7 @@ async fn execute(
         Command::Keep { id } => note_action(client, &id, "keep", "kept", json).await?,
         Command::TrashExpired => post_count(client, "/api/inbox/trash-expired", json).await?,
         Command::Open => {
-            // Only open a page that will answer.
-            let _: ServiceStatus = client.get("/api/status").await?;
-            let url = client.inbox_url();
+            let url = client.inbox_url().await?;
             println!("{url}");
             if let Err(e) = crate::desktop::open(&url) {
                 eprintln!("inkling: {e}; open the address above yourself");

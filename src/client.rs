@@ -88,11 +88,17 @@ impl ServiceClient {
         &self.base_url
     }
 
-    /// The inbox page's address with the token, which the page trades for a session
-    /// cookie and removes from the address bar. Ask the service something first, so that
-    /// it has proved itself before this goes to a browser.
-    pub fn inbox_url(&self) -> String {
-        format!("{}/?token={}", self.base_url, self.token)
+    /// The inbox page's address with a fresh one-time code (a minute, one use), which
+    /// the page trades for its session and removes from the address bar. Not the token:
+    /// an address is seen by `ps` (the browser's arguments) and kept in the history.
+    pub async fn inbox_url(&self) -> Result<String, ClientError> {
+        let answer: serde_json::Value = self.post("/api/open-code", &serde_json::json!({})).await?;
+        let code = answer["code"].as_str().ok_or_else(|| {
+            ClientError::Other(anyhow::anyhow!(
+                "unexpected answer from the service: no code"
+            ))
+        })?;
+        Ok(format!("{}/?code={code}", self.base_url))
     }
 
     pub async fn get<T: DeserializeOwned>(&self, path_and_query: &str) -> Result<T, ClientError> {

@@ -36,6 +36,7 @@ pub mod http;
 pub mod identity;
 pub mod instance;
 pub mod logging;
+pub mod open_codes;
 pub mod services;
 pub mod shutdown;
 pub mod startup;

@@ -29,6 +29,7 @@ use crate::http::auth::{ApiToken, SessionSecret};
 use crate::http::server::{RunningServer, Server, ServerHandle, ServerOptions};
 use crate::http::{self, AppState};
 use crate::instance::{Holder, InstanceLock};
+use crate::open_codes::OpenCodes;
 use crate::services::Services;
 use crate::shutdown::Shutdown;
 use crate::storage::Store;
@@ -93,8 +94,9 @@ impl Application {
             expiry_days: settings.expiry.days,
             port,
         });
-        let tray_token = token.clone();
         let token = web::Data::new(ApiToken(token));
+        let open_codes = web::Data::new(OpenCodes::default());
+        let tray_codes = open_codes.clone();
         let session = web::Data::new(SessionSecret(session));
         let origins = web::Data::new(http::guard::AllowedOrigins::for_port(
             port,
@@ -109,6 +111,7 @@ impl Application {
                 .app_data(state.clone())
                 .app_data(token.clone())
                 .app_data(session.clone())
+                .app_data(open_codes.clone())
                 .app_data(origins.clone())
                 .configure(|cfg| http::configure(cfg, max_body_bytes))
         };
@@ -131,7 +134,15 @@ impl Application {
                         actix_rt::spawn(server.stop(true));
                     })
                 },
-                inbox_url: format!("{}/?token={tray_token}", settings.http.local_url(port)),
+                inbox_url: {
+                    let page = settings.http.local_url(port);
+                    let codes = tray_codes;
+                    Arc::new(move || match codes.mint(std::time::Instant::now()) {
+                        Ok(code) => format!("{page}/?code={code}"),
+                        // The page then says how to open it.
+                        Err(_) => format!("{page}/"),
+                    })
+                },
                 opener: Arc::new(crate::desktop::open),
             };
             tray::start_on_desktop(wiring, &services.hub, settings.locale(), failed).await;

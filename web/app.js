@@ -63,14 +63,16 @@ async function api(path, options = {}) {
 async function start() {
   const all = await (await fetch("/assets/i18n.json")).json();
   const params = new URLSearchParams(location.search);
+  // `inkling open` and the tray give a one-time code; scripts may give the token.
+  const code = params.get("code");
   const token = params.get("token");
-  if (token) {
-    // Trade the token for the HttpOnly session cookie, then drop it from the address bar.
+  if (code || token) {
+    // Trade it for the HttpOnly session cookie, then drop it from the address bar.
     await fetch("/session", {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ token }),
+      body: JSON.stringify(code ? { code } : { token }),
     });
     history.replaceState(null, "", "/");
   }

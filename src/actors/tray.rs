@@ -44,8 +44,8 @@ pub struct TrayWiring {
     pub telemetry: Mailbox<TelemetryActor>,
     /// Stops the whole service, the same way SIGTERM does.
     pub shutdown: Shutdown,
-    /// The inbox page's address with the token (what `inkling open` opens).
-    pub inbox_url: String,
+    /// The inbox page's address with a fresh one-time code (what `inkling open` opens).
+    pub inbox_url: Arc<dyn Fn() -> String + Send + Sync>,
     pub opener: Opener,
 }
 
@@ -139,7 +139,7 @@ impl Handler<TrayClicked> for TrayActor {
         }
         tracing::info!(?action, "tray menu clicked");
         match action {
-            TrayAction::OpenInbox => self.open(&self.wiring.inbox_url.clone()),
+            TrayAction::OpenInbox => self.open(&(self.wiring.inbox_url)()),
             TrayAction::ProcessAiNow => {
                 let retry = self.wiring.inbox.send(RetryAllFailed);
                 ctx.spawn(retry.into_actor(self).map(|sent, _, _| match sent {

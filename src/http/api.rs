@@ -274,6 +274,18 @@ pub async fn export_usage_log(
     Ok(HttpResponse::Ok().json(serde_json::json!({ "path": path })))
 }
 
+/// `POST /api/open-code` → `{"code": "...", "expires_in_s": 60}`: a one-time code that
+/// opens the inbox page (`/?code=...`), instead of the token in the address.
+pub async fn open_code(
+    codes: web::Data<crate::open_codes::OpenCodes>,
+) -> Result<HttpResponse, ApiError> {
+    let code = codes.mint(std::time::Instant::now())?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "code": code,
+        "expires_in_s": crate::open_codes::VALID_FOR.as_secs(),
+    })))
+}
+
 /// `GET /identity?nonce=HEX` query string.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -56,6 +56,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
             web::scope("/api")
                 .wrap(from_fn(auth::require_token))
                 .service(endpoint("/status").route(web::get().to(api::status)))
+                .service(endpoint("/open-code").route(web::post().to(api::open_code)))
                 .service(
                     endpoint("/notes")
                         .route(web::get().to(api::list))

@@ -13,6 +13,7 @@ use super::auth::{session_set_cookie, ApiToken, SessionSecret};
 use super::error::ApiError;
 use crate::api_token;
 use crate::app_icon::APP_ICON_SVG;
+use crate::open_codes::OpenCodes;
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
@@ -46,19 +47,29 @@ pub async fn assets(name: web::Path<String>) -> HttpResponse {
     }
 }
 
+/// What the page trades for its session: a one-time code (`inkling open`, the tray),
+/// or the API token itself (scripts, tests).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionRequest {
-    pub token: String,
+    pub code: Option<String>,
+    pub token: Option<String>,
 }
 
-/// `POST /session {"token": "..."}` → 204 with the session cookie, or 401.
+/// `POST /session {"code": "..."}` (or `{"token": "..."}`) → 204 with the session
+/// cookie, or 401. A code opens once, within a minute of being handed out.
 pub async fn open_session(
     token: web::Data<ApiToken>,
     secret: web::Data<SessionSecret>,
+    codes: web::Data<OpenCodes>,
     request: web::Json<SessionRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    if !api_token::matches(&token.0, request.token.trim()) {
+    let granted = match (&request.code, &request.token) {
+        (Some(code), None) => codes.redeem(code.trim(), std::time::Instant::now()),
+        (None, Some(given)) => api_token::matches(&token.0, given.trim()),
+        _ => false,
+    };
+    if !granted {
         return Err(ApiError::Unauthorized);
     }
     Ok(HttpResponse::NoContent()

@@ -145,8 +145,11 @@ fn stats_export_log_trash_and_restore_from_the_command_line() {
     assert!(path.join("stats.md").exists());
 }
 
+/// `inkling open` used to put the API token in the address: in `xdg-open`'s arguments
+/// (which every user can read with `ps`) and in the browser's history. Now a one-time
+/// code: it opens a session once, and a copy of the address opens nothing.
 #[test]
-fn open_prints_the_inbox_address_with_the_token() {
+fn open_prints_the_inbox_address_with_a_one_time_code_not_the_token() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let service = ServiceProcess::start(dir.path(), port);
@@ -155,8 +158,18 @@ fn open_prints_the_inbox_address_with_the_token() {
 
     assert!(output.status.success(), "{}", text(&output.stderr));
     let token = service.token().unwrap();
-    assert_eq!(
-        text(&output.stdout).trim(),
-        format!("http://127.0.0.1:{port}/?token={token}")
-    );
+    let url = text(&output.stdout).trim().to_string();
+    let prefix = format!("http://127.0.0.1:{port}/?code=");
+    assert!(url.starts_with(&prefix), "{url}");
+    assert!(!url.contains(&token), "the token is in the address: {url}");
+
+    let code = &url[prefix.len()..];
+    let session = |body: &str| {
+        crate::helpers::blocking_request(port, "POST", "/session", None, Some(body))
+            .unwrap()
+            .0
+    };
+    let trade = format!(r#"{{"code":"{code}"}}"#);
+    assert_eq!(session(&trade), 204, "the code opens a session");
+    assert_eq!(session(&trade), 401, "once");
 }

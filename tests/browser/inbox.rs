@@ -63,6 +63,30 @@ async fn the_token_is_traded_for_a_cookie_and_dropped_from_the_address_bar() {
     browser.close().await;
 }
 
+/// What `inkling open` and the tray open: a one-time code in the address, not the
+/// token. The page trades it and drops it; the same address opens nothing again.
+#[actix_rt::test]
+async fn a_one_time_code_opens_the_page_once() {
+    let browser = start(&[]).await;
+    let code = browser.api("POST", "/api/open-code", Some(json!({}))).await;
+    let address = format!(
+        "{}/?code={}",
+        browser.app_url,
+        code["code"].as_str().unwrap()
+    );
+
+    browser.client.goto(&address).await.unwrap();
+    browser.wait_visible("app").await;
+    let url = browser.client.current_url().await.unwrap();
+    assert_eq!(url.query(), None, "{url}");
+
+    // In a fresh profile (no cookie), the same address is refused.
+    browser.client.delete_all_cookies().await.unwrap();
+    browser.client.goto(&address).await.unwrap();
+    browser.wait_visible("no-session").await;
+    browser.close().await;
+}
+
 #[actix_rt::test]
 async fn the_failed_banner_shows_n_retry_hides_it_at_once_and_the_notes_finish() {
     let browser = start(&[]).await;

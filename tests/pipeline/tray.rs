@@ -42,7 +42,7 @@ fn start_tray(p: &Pipeline) -> Tray {
         monitor: p.services.monitor.clone(),
         telemetry: p.services.telemetry.clone(),
         shutdown: inkling::shutdown::Shutdown::system(),
-        inbox_url: "http://127.0.0.1:1/?token=t".into(),
+        inbox_url: Arc::new(|| "http://127.0.0.1:1/?code=c".to_string()),
         opener: Arc::new(move |target: &str| {
             record.lock().unwrap().push(target.to_string());
             Ok(())
@@ -164,7 +164,7 @@ async fn open_inbox_and_export_hand_the_page_and_the_folder_to_the_desktop() {
     p.settle_until("both opened", |_| tray.opened.lock().unwrap().len() == 2)
         .await;
     let opened = tray.opened.lock().unwrap().clone();
-    assert_eq!(opened[0], "http://127.0.0.1:1/?token=t");
+    assert_eq!(opened[0], "http://127.0.0.1:1/?code=c");
     assert!(opened[1].contains("exports/inkling-usage-"), "{opened:?}");
     let menu = p.ask(&Mailbox::from(tray.addr.clone()), GetMenu).await;
     assert_eq!(menu.entries.len(), 5);
