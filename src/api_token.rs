@@ -166,6 +166,13 @@ mod tests {
         assert!(err.contains("readable by others"), "{err}");
     }
 
+    fn names(dir: &Path) -> Vec<std::ffi::OsString> {
+        fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect()
+    }
+
     #[test]
     fn an_empty_token_left_by_a_full_disk_is_replaced_and_no_temporary_file_remains() {
         let dir = tempfile::tempdir().unwrap();
@@ -174,11 +181,11 @@ mod tests {
         let token = load_or_create(&path).unwrap();
         assert_eq!(token.len(), 64);
         assert_eq!(fs::read_to_string(&path).unwrap(), token);
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["api-token"], "nothing else left beside it");
+        assert_eq!(
+            names(dir.path()),
+            ["api-token"],
+            "nothing else left beside it"
+        );
     }
 
     #[test]
@@ -189,11 +196,11 @@ mod tests {
         fs::create_dir(&path).unwrap();
         fs::write(path.join("x"), b"in the way").unwrap();
         assert!(write_atomically(&path, b"secret").is_err());
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["api-token"], "the temporary file was removed");
+        assert_eq!(
+            names(dir.path()),
+            ["api-token"],
+            "the temporary file was removed"
+        );
     }
 
     #[test]

@@ -697,65 +697,43 @@ async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_th
     assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
     assert_eq!(last_heard("counts").await.unwrap(), "counts 3 0 1");
 
+    // Each write, then what was announced against what the database holds.
+    macro_rules! write_then_check {
+        ($message:expr) => {{
+            repository.send($message).await.unwrap().unwrap();
+            assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+        }};
+    }
     let enrichment = Enrichment {
         title: "T".into(),
         tags: vec![],
         summary: "S".into(),
     };
-    repository
-        .send(SaveEnrichment {
-            note_id: a.id.clone(),
-            enrichment,
-            now,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
-    repository
-        .send(MarkAiFailed {
-            note_id: b.id.clone(),
-            error: "schema: x".into(),
-            now,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    write_then_check!(SaveEnrichment {
+        note_id: a.id.clone(),
+        enrichment,
+        now,
+    });
+    write_then_check!(MarkAiFailed {
+        note_id: b.id.clone(),
+        error: "schema: x".into(),
+        now,
+    });
     assert_eq!(last_heard("failed").await.unwrap(), "failed 1");
-    repository
-        .send(KeepNote {
-            id: old.id.clone(),
-            now,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
-    repository
-        .send(TrashNote {
-            id: b.id.clone(),
-            now,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    write_then_check!(KeepNote {
+        id: old.id.clone(),
+        now,
+    });
+    write_then_check!(TrashNote {
+        id: b.id.clone(),
+        now,
+    });
     assert_eq!(last_heard("failed").await.unwrap(), "failed 0");
-    repository
-        .send(RestoreNote {
-            id: b.id.clone(),
-            now,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    repository
-        .send(RequeueAllFailed { now })
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    write_then_check!(RestoreNote {
+        id: b.id.clone(),
+        now,
+    });
+    write_then_check!(RequeueAllFailed { now });
     assert_eq!(last_heard("counts").await.unwrap(), "counts 2 0 0");
 
     // Announced only when they moved: a read that finds them as they were says nothing.
