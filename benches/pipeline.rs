@@ -259,15 +259,8 @@ async fn worker() {
     let started = Instant::now();
     let provider = Rc::new(OllamaClient::new(&s.ollama));
     let store = Store::open(&path, 30).unwrap();
-    let jobs = store.all_jobs().unwrap();
-    let _services = Services::start(
-        &s,
-        Arc::new(SystemClock),
-        store,
-        path.clone(),
-        jobs,
-        provider,
-    );
+    let _services = Services::start(&s, Arc::new(SystemClock), store, path.clone(), provider)
+        .expect("the services start");
     loop {
         let done: i64 = reader
             .query_row(

@@ -19,7 +19,7 @@ use crate::ai::EnrichmentProvider;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
 use crate::events::{JobFailed, OllamaStatusChanged};
-use crate::storage::{Job, Store};
+use crate::storage::{Store, StoreResult};
 
 /// The running actors.
 #[derive(Clone)]
@@ -33,16 +33,17 @@ pub struct Services {
 }
 
 impl Services {
-    /// Starts every actor, the worker with the queue `jobs` as the database has it
-    /// (`Store::all_jobs`). Must run inside an actix `System`.
+    /// Starts every actor, the worker with the queue as `store` has it. A queue that
+    /// cannot be read is an error, not an empty worker: every pending note would stay
+    /// pending for good. Must run inside an actix `System`.
     pub fn start(
         settings: &Settings,
         clock: SharedClock,
         store: Store,
         db_path: PathBuf,
-        jobs: Vec<Job>,
         provider: Rc<dyn EnrichmentProvider>,
-    ) -> Self {
+    ) -> StoreResult<Self> {
+        let jobs = store.all_jobs()?;
         let hub = Mailbox::from(Hub::default().start());
         let repository = Mailbox::from(RepositoryActor::start(
             store,
@@ -88,13 +89,13 @@ impl Services {
             )
             .start(),
         );
-        Services {
+        Ok(Services {
             repository,
             hub,
             telemetry,
             monitor,
             worker,
             inbox,
-        }
+        })
     }
 }

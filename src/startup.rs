@@ -60,17 +60,15 @@ impl Application {
         make_database_private(&db_path)?;
         let store = Store::open(&db_path, settings.expiry.days)
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
-        // A queue that cannot be read stops start-up: a worker started empty would
-        // leave every pending note pending for good, and say it is idle.
-        let jobs = store.all_jobs().map_err(|e| {
-            anyhow::anyhow!(
-                "cannot read the AI queue from {} ({e}); {}",
-                db_path.display(),
-                RECOVER_HINT
-            )
-        })?;
         let provider = Rc::new(OllamaClient::new(&settings.ollama));
-        let services = Services::start(&settings, clock.clone(), store, db_path, jobs, provider);
+        let services = Services::start(&settings, clock.clone(), store, db_path.clone(), provider)
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot read the AI queue from {} ({e}); {}",
+                    db_path.display(),
+                    RECOVER_HINT
+                )
+            })?;
 
         // Loopback unless the user explicitly said otherwise (checked with the config).
         let address = std::net::SocketAddr::new(settings.http.bind, settings.http.port);

@@ -178,7 +178,7 @@ pub enum CountsChange {
     /// counted again; expired did not move.
     PendingAndFailed,
     /// Anything may have moved, expired included (trash, restore, keep, the expired
-    /// notes to the trash, the hourly purge, a status read): everything is counted.
+    /// notes to the trash, the hourly purge): everything is counted.
     All,
 }
 
@@ -260,15 +260,18 @@ impl RepositoryActor {
                 _ => store.counts(now),
             },
         };
-        let counts = match counted {
-            Ok(counts) => counts,
+        match counted {
+            Ok(counts) => self.publish(counts),
             Err(e) => {
                 // The write itself went through; the next one announces again.
                 tracing::warn!(error = %e, "cannot count the notes");
                 self.counts = None;
-                return;
             }
-        };
+        }
+    }
+
+    /// Announces `counts` when they differ from the last announced.
+    fn publish(&mut self, counts: NoteCounts) {
         if self.counts == Some(counts) {
             return;
         }
@@ -333,9 +336,24 @@ handle_and_announce!(CaptureNote => Note, |_| Some(CountsChange::OnePending), |s
 handle_with_store!(GetNote => Note, |store, msg| store.get(&msg.id));
 handle_with_store!(ListNotes => Vec<Note>, |store, msg| store.list(&msg.filter, msg.now));
 handle_with_store!(CountFailed => u64, |store, _msg| store.count_failed());
-handle_and_announce!(GetCounts => NoteCounts, |_| Some(CountsChange::All), |store, msg| {
-    store.counts(msg.now)
-});
+/// A status read counts everything anyway: what it found is announced as it is, not
+/// counted a second time.
+impl actix::Handler<GetCounts> for RepositoryActor {
+    type Result = StoreResult<NoteCounts>;
+
+    fn handle(&mut self, msg: GetCounts, _: &mut SyncContext<Self>) -> Self::Result {
+        let mut handled = handling!("GetCounts");
+        let result = match self.store.as_ref() {
+            Some(store) => store.counts(msg.now),
+            None => Err(StoreError::Unavailable("the repository is not open".into())),
+        };
+        handled.succeeded(result.is_ok());
+        if let Ok(counts) = &result {
+            self.publish(*counts);
+        }
+        result
+    }
+}
 handle_and_announce!(RequeueAllFailed => Vec<String>,
     |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
     |store, msg| store.retry_all_failed(msg.now));

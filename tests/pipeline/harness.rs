@@ -114,16 +114,10 @@ impl Pipeline {
         let clock = TokioClock::starting_at(t0());
         let db_path = settings.database_path();
         let store = Store::open(&db_path, settings.expiry.days).unwrap();
-        let jobs = store.all_jobs().unwrap();
         let provider = Rc::new(OllamaClient::new(&settings.ollama));
-        let services = Services::start(
-            &settings,
-            Arc::new(clock),
-            store,
-            db_path.clone(),
-            jobs,
-            provider,
-        );
+        let services =
+            Services::start(&settings, Arc::new(clock), store, db_path.clone(), provider)
+                .expect("the services start");
         let failed_counts = FailedCounts::default();
         let recorder = Mailbox::from(FailedCountRecorder(failed_counts.clone()).start());
         services.hub.do_send(Subscribe(recorder.recipient()));

@@ -83,11 +83,7 @@ pub enum Effect {
     SuspectDown,
     /// A note was enriched and its answer kept: say so (usage log; the live page, with
     /// the note as saved, unless it was deleted meanwhile).
-    AnnounceEnriched {
-        note_id: String,
-        note: Option<Note>,
-        latency_ms: u64,
-    },
+    AnnounceEnriched { note: Option<Note>, latency_ms: u64 },
     /// A note was marked failed: say so (`JobFailed`, the live page). The repository
     /// announces the new counts itself.
     AnnounceFailed { failure: Failure, note: Note },
@@ -442,7 +438,6 @@ impl WorkerCore {
                     _ => None,
                 };
                 effects.push(Effect::AnnounceEnriched {
-                    note_id: save.note_id.clone(),
                     note,
                     latency_ms: save.latency_ms,
                 });
@@ -1257,7 +1252,6 @@ mod tests {
         assert_eq!(
             effects,
             [Effect::AnnounceEnriched {
-                note_id: "a".into(),
                 note: Some(note("a", crate::domain::AiStatus::Done)),
                 latency_ms: 7
             }],

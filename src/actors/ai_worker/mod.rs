@@ -127,11 +127,7 @@ impl AiWorkerActor {
             }
             Effect::MarkFailed { failure, ends_call } => self.mark_failed(failure, ends_call, ctx),
             Effect::SuspectDown => self.monitor.do_send(SuspectDown),
-            Effect::AnnounceEnriched {
-                note_id: _,
-                note,
-                latency_ms,
-            } => {
+            Effect::AnnounceEnriched { note, latency_ms } => {
                 self.telemetry
                     .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
                 if let Some(note) = note {
