@@ -91,6 +91,7 @@ impl Application {
             locale: settings.locale(),
             expiry_days: settings.expiry.days,
             port,
+            live_feeds: http::live::LiveFeeds::default(),
         });
         let token = web::Data::new(ApiToken(token));
         let open_codes = web::Data::new(OpenCodes::default());
@@ -105,6 +106,10 @@ impl Application {
             App::new()
                 .wrap(actix_web::middleware::from_fn(
                     http::guard::check_host_and_origin,
+                ))
+                // Outermost: a refused request ends its connection (connection.rs).
+                .wrap(actix_web::middleware::from_fn(
+                    http::connection::end_after_refusal,
                 ))
                 .app_data(state.clone())
                 .app_data(token.clone())

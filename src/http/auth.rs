@@ -11,7 +11,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::middleware::Next;
-use actix_web::web;
+use actix_web::{web, ResponseError};
 
 use super::error::ApiError;
 use crate::api_token;
@@ -46,8 +46,8 @@ pub fn session_set_cookie(secret: &str) -> String {
 /// session cookie.
 pub async fn require_token(
     req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
     let expected = req
         .app_data::<web::Data<ApiToken>>()
         .map(|t| t.0.clone())
@@ -64,8 +64,12 @@ pub async fn require_token(
         .zip(session_cookie(req.headers()))
         .is_some_and(|(secret, cookie)| api_token::matches(&secret.0, cookie));
     if by_token || by_session {
-        next.call(req).await
+        let connection = req.conn_data::<super::connection::Connection>().cloned();
+        let response = super::connection::signed_in(connection, next.call(req)).await?;
+        Ok(response.map_into_boxed_body())
     } else {
-        Err(ApiError::Unauthorized.into())
+        // An answer, not an error: the outer layers see its status and end the
+        // connection with `Connection: close` (connection.rs).
+        Ok(req.into_response(ApiError::Unauthorized.error_response()))
     }
 }

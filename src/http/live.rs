@@ -17,19 +17,29 @@
 //! ```text
 //! ```
 //!
-//! A comment line every 30 s keeps the connection alive and notices a client that
-//! went away (the send fails, the actor stops, the hub drops its subscriptions). The
-//! stream ends when the server stops; the page's EventSource then retries until the
-//! service is back.
+//! A client that goes away is noticed at once: the server ends the connection when
+//! the client closes its side (`server.rs`), the stream is dropped with it, and the
+//! feed's actor stops as its channel closes (the hub then drops its subscriptions). A
+//! comment line every 30 s keeps proxies and idle timers from cutting a quiet feed. The
+//! stream ends when the server stops; the page then retries until the service is back.
+//!
+//! At most [`MAX_LIVE_FEEDS`] are open at a time (a person has a few tabs; a runaway
+//! script could open hundreds): past that a feed is refused with 503 and its
+//! connection closed. A feed's connection is never evicted at the connection cap
+//! (`connection.rs`), and the feeds' own cap keeps them from taking every slot.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
 use actix_web::web::Bytes;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpResponse, ResponseError};
 use futures_util::StreamExt;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
+use super::connection::{Connection, Stage};
+use super::error::ApiError;
 use super::AppState;
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::{Mailbox, Subscriber};
@@ -38,6 +48,41 @@ use crate::events::{
 };
 
 const KEEP_ALIVE: Duration = Duration::from_secs(30);
+
+/// Live feeds open at once, at most: many tabs, far below the connection cap.
+pub const MAX_LIVE_FEEDS: usize = 32;
+
+/// How many live feeds are open.
+#[derive(Debug, Default, Clone)]
+pub struct LiveFeeds {
+    open: Arc<AtomicUsize>,
+}
+
+/// One open feed, counted until dropped (with its stream, when the connection ends).
+struct OpenFeed(Arc<AtomicUsize>);
+
+impl Drop for OpenFeed {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl LiveFeeds {
+    /// Counts a new feed in, or `None` at the cap.
+    fn open(&self) -> Option<OpenFeed> {
+        self.open
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| {
+                (open < MAX_LIVE_FEEDS).then_some(open + 1)
+            })
+            .ok()
+            .map(|_| OpenFeed(Arc::clone(&self.open)))
+    }
+
+    /// Feeds open now.
+    pub fn count(&self) -> usize {
+        self.open.load(Ordering::SeqCst)
+    }
+}
 
 /// One SSE frame.
 pub fn frame(event: &str, data: &serde_json::Value) -> Bytes {
@@ -60,6 +105,13 @@ impl Actor for LiveFeed {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
+        // The stream (and its receiver) goes with the client's connection.
+        let out = self.out.clone();
+        ctx.spawn(
+            async move { out.closed().await }
+                .into_actor(self)
+                .map(|(), _, ctx| ctx.stop()),
+        );
         ctx.run_interval(KEEP_ALIVE, |act, ctx| {
             act.send(Bytes::from_static(b": keep-alive\n\n"), ctx)
         });
@@ -107,8 +159,24 @@ where
     )));
 }
 
-/// `GET /api/events` → `text/event-stream`.
-pub async fn events(state: web::Data<AppState>) -> HttpResponse {
+/// `GET /api/events` → `text/event-stream`, or 503 when [`MAX_LIVE_FEEDS`] are open.
+pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let Some(counted) = state.live_feeds.open() else {
+        if let Some(connection) = request.conn_data::<Connection>() {
+            connection.close_after_response();
+        }
+        let mut refusal = ApiError::Unavailable(format!(
+            "{MAX_LIVE_FEEDS} live feeds are open already; close some inbox tabs"
+        ))
+        .error_response();
+        refusal
+            .head_mut()
+            .set_connection_type(actix_web::http::ConnectionType::Close);
+        return refusal;
+    };
+    if let Some(connection) = request.conn_data::<Connection>() {
+        connection.set_stage(Stage::LiveFeed);
+    }
     let (out, mut receiver) = unbounded_channel();
     // The first bytes go out at once, so the client knows it is connected.
     let _ = out.send(Bytes::from_static(b": connected\n\n"));
@@ -123,6 +191,7 @@ pub async fn events(state: web::Data<AppState>) -> HttpResponse {
     subscribe::<NotesChanged>(hub, &feed);
     // The stream ends when the server stops, so a graceful stop does not wait for it.
     let stream = futures_util::stream::poll_fn(move |cx| {
+        let _counted = &counted;
         receiver
             .poll_recv(cx)
             .map(|frame| frame.map(Ok::<_, actix_web::Error>))

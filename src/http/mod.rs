@@ -4,6 +4,8 @@
 //! - [`api`]: the `/api` handlers;
 //! - [`auth`]: the bearer-token guard;
 //! - [`guard`]: the Host/Origin guard in front of everything;
+//! - [`connection`]: one client connection: eviction at the cap, closing after a refusal;
+//! - [`body`]: request bodies read within a deadline and a size limit;
 //! - [`live`]: `GET /api/events`, live updates as server-sent events;
 //! - [`page`]: `GET /`, the inbox page, its assets, and its session;
 //! - [`server`]: the listener and its thread, with no timer while no client is connected;
@@ -11,6 +13,8 @@
 
 pub mod api;
 pub mod auth;
+pub mod body;
+pub mod connection;
 pub mod error;
 pub mod guard;
 pub mod live;
@@ -37,23 +41,39 @@ pub struct AppState {
     pub port: u16,
     /// The server serving these routes: long responses end when it stops.
     pub server: server::ServerHandle,
+    /// The live feeds open now (capped).
+    pub live_feeds: live::LiveFeeds,
 }
 
-/// Registers the routes. The JSON limit leaves room for escaping: the body text itself
-/// is held to `max_body_bytes` by `NoteBody::parse`.
+/// The largest request body any route takes: room for a note of `max_body_bytes` with
+/// JSON's escaping (the text itself is held to `max_body_bytes` by `NoteBody::parse`).
+pub fn body_limit(max_body_bytes: usize) -> usize {
+    max_body_bytes.saturating_mul(2).saturating_add(1024)
+}
+
+/// Registers the routes, and the middleware that belongs to them: the credential check
+/// in front of `/api`, and behind it (so that a stranger's body is never read) the
+/// body's deadline. The outermost layers are the app's (`startup.rs`).
 pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
+    let limit = body_limit(max_body_bytes);
     let json = web::JsonConfig::default()
-        .limit(max_body_bytes.saturating_mul(2).saturating_add(1024))
+        .limit(limit)
         .error_handler(|err, _| error::json_error(err).into());
     let query = web::QueryConfig::default().error_handler(|err, _| error::query_error(err).into());
     cfg.app_data(json)
         .app_data(query)
+        .app_data(web::Data::new(body::BodyLimit(limit)))
         .service(endpoint("/").route(web::get().to(page::index)))
         .service(endpoint("/assets/{name}").route(web::get().to(page::assets)))
-        .service(endpoint("/session").route(web::post().to(page::open_session)))
+        .service(
+            endpoint("/session")
+                .wrap(from_fn(body::read_within_deadline))
+                .route(web::post().to(page::open_session)),
+        )
         .service(endpoint("/identity").route(web::get().to(api::identity)))
         .service(
             web::scope("/api")
+                .wrap(from_fn(body::read_within_deadline))
                 .wrap(from_fn(auth::require_token))
                 .service(endpoint("/status").route(web::get().to(api::status)))
                 .service(endpoint("/open-code").route(web::post().to(api::open_code)))

@@ -10,16 +10,22 @@
 //!
 //! What `HttpServer` did that this keeps:
 //! - one worker thread of its own, so HTTP parsing never delays an actor;
-//! - a cap on open connections: at the cap, accepting pauses (the kernel's backlog
-//!   holds newcomers) until one closes;
+//! - a cap on open connections. Unlike `HttpServer`, a newcomer at the cap evicts the
+//!   oldest connection that has shown no credential (`connection.rs`), so silent
+//!   connections from anybody on the machine cannot lock the user out; only when every
+//!   open connection is signed in does accepting pause (the kernel's backlog holds
+//!   newcomers) until one closes;
 //! - an accept error such as EMFILE pauses accepting for 100 ms, never ends the server;
 //! - SIGINT/SIGTERM → graceful stop (a second signal stops at once);
 //! - a graceful stop closes the listening socket and idle kept-alive connections, lets
 //!   long responses that watch [`ServerHandle::stopping`] end (the live feed), gives the
 //!   requests in hand up to the grace period, then drops what is left.
 //!
-//! Request and keep-alive timeouts are actix-http's (5 s each, as under `HttpServer`).
+//! Request-head and keep-alive timeouts are actix-http's (5 s each, as under
+//! `HttpServer`); the body has its deadline in `body.rs`. A client that closes its
+//! side is not kept half-open: its connection ends at once, a live feed's included.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::{poll_fn, Future};
 use std::io;
@@ -30,18 +36,21 @@ use std::time::Duration;
 use actix_http::body::MessageBody;
 use actix_http::error::DispatchError;
 use actix_http::{HttpService, Request, Response};
-use actix_rt::net::{TcpListener, TcpStream};
+use actix_rt::net::TcpListener;
 use actix_service::boxed::BoxService;
 use actix_service::{map_config, IntoServiceFactory, Service, ServiceFactory, ServiceFactoryExt};
 use actix_web::dev::AppConfig;
 use futures_util::future::LocalBoxFuture;
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
+
+use super::connection::{oldest_unproven, ClientStream, Connection};
 
 /// Limits of the server. `Default` is what the service runs with.
 #[derive(Debug, Clone, Copy)]
 pub struct ServerOptions {
-    /// Open connections at most; accepting pauses at the cap.
+    /// Open connections at most: at the cap a newcomer evicts the oldest connection
+    /// with no credential shown, or waits when every one is signed in.
     pub max_connections: usize,
     /// How long open connections get to finish after a graceful stop.
     pub shutdown_grace: Duration,
@@ -69,6 +78,8 @@ pub struct ServerStatus {
     pub service_built: bool,
     /// Connections accepted since start.
     pub accepted: u64,
+    /// Connections closed at the cap to make room for a newcomer, since start.
+    pub evicted: u64,
     /// A stop was asked for: the listening socket is closed.
     pub stopping: bool,
 }
@@ -191,6 +202,13 @@ impl Server {
                 let service = HttpService::build()
                     .local_addr(local_addr)
                     .keep_alive(keep_alive)
+                    // A client that closes its side has left: end the connection even
+                    // while an answer streams (a departed live feed frees its slot).
+                    .h1_allow_half_closed(false)
+                    // The routes reach their connection through `conn_data`.
+                    .on_connect_ext(|stream: &ClientStream, data| {
+                        data.insert(stream.connection().clone());
+                    })
                     .graceful_shutdown_signal(move || server.stopping())
                     .h1(map_config(app, |_| AppConfig::default()))
                     .new_service(())
@@ -288,7 +306,7 @@ impl StopSignals {
 }
 
 /// One connection's HTTP/1.1 service, type-erased.
-type ConnectionService = BoxService<(TcpStream, Option<SocketAddr>), (), DispatchError>;
+type ConnectionService = BoxService<(ClientStream, Option<SocketAddr>), (), DispatchError>;
 
 /// Builds a [`ConnectionService`] around a fresh `App`.
 type BuildService =
@@ -316,11 +334,9 @@ const ENOBUFS: i32 = 105;
 const ENOMEM: i32 = 12;
 
 /// Serves one connection to its end.
-async fn serve_connection(connection: Rc<ConnectionService>, stream: TcpStream, peer: SocketAddr) {
-    // Responses are small and whole: no reason to wait for Nagle.
-    let _ = stream.set_nodelay(true);
-    if poll_fn(|cx| connection.poll_ready(cx)).await.is_ok() {
-        if let Err(e) = connection.call((stream, Some(peer))).await {
+async fn serve_connection(service: Rc<ConnectionService>, stream: ClientStream, peer: SocketAddr) {
+    if poll_fn(|cx| service.poll_ready(cx)).await.is_ok() {
+        if let Err(e) = service.call((stream, Some(peer))).await {
             tracing::debug!(target: "inkling::http", %peer, error = ?e, "connection ended with an error");
         }
     }
@@ -353,33 +369,61 @@ impl Connections {
 
     async fn serve(self, listener: TcpListener, mut commands: mpsc::UnboundedReceiver<Stop>) {
         let mut open = JoinSet::new();
+        // The open connections by task, with what each is doing (for eviction).
+        let mut connections: HashMap<tokio::task::Id, (Connection, AbortHandle)> = HashMap::new();
         let mut service: Option<Rc<ConnectionService>> = None;
         let mut accepted = 0u64;
+        let mut evicted = 0u64;
+        let unproven_again = Rc::new(tokio::sync::Notify::new());
         // After EMFILE and the like, accepting waits until then; a stop does not.
         let mut accept_paused_until: Option<tokio::time::Instant> = None;
         let stop = loop {
-            let may_accept =
-                open.len() < self.options.max_connections && accept_paused_until.is_none();
+            let at_cap = open.len() >= self.options.max_connections;
+            // At the cap, a newcomer is taken only if someone unproven can make room;
+            // when every connection is signed in, the next one to end or to become
+            // unproven (its request done) lets accepting resume.
+            let may_accept = accept_paused_until.is_none()
+                && (!at_cap
+                    || oldest_unproven(connections.values().map(|(c, _)| (c, ()))).is_some());
             let resume_at = accept_paused_until.unwrap_or_else(tokio::time::Instant::now);
             tokio::select! {
                 // A stop first: once asked, no new connection is taken.
                 biased;
                 command = commands.recv() => break command,
-                Some(_) = open.join_next(), if !open.is_empty() => {
+                Some(ended) = open.join_next_with_id(), if !open.is_empty() => {
+                    let id = match ended {
+                        Ok((id, ())) => id,
+                        Err(e) => e.id(),
+                    };
+                    connections.remove(&id);
                     if open.is_empty() {
                         // The last client left: drop the service and its date timer.
                         service = None;
                         tracing::debug!(target: "inkling::http", "no connection open; HTTP service dropped");
                     }
                 }
+                () = unproven_again.notified(), if !may_accept => {}
                 () = tokio::time::sleep_until(resume_at), if accept_paused_until.is_some() => {
                     accept_paused_until = None;
                 }
                 incoming = listener.accept(), if may_accept => match incoming {
                     Ok((stream, peer)) => {
-                        if let Some(connection) = self.service_for_new_connection(&mut service).await {
+                        if open.len() >= self.options.max_connections {
+                            if let Some(victim) = oldest_unproven(connections.values().map(|(c, abort)| (c, abort))) {
+                                // Dropping its task closes the socket.
+                                victim.abort();
+                                evicted += 1;
+                                tracing::debug!(target: "inkling::http", %peer, "at the connection cap; evicted the oldest unproven connection");
+                            }
+                        }
+                        if let Some(built) = self.service_for_new_connection(&mut service).await {
                             accepted += 1;
-                            open.spawn_local(serve_connection(connection, stream, peer));
+                            // Responses are small and whole: no reason to wait for Nagle.
+                            let _ = stream.set_nodelay(true);
+                            let connection = Connection::new(accepted, unproven_again.clone());
+                            let client = ClientStream::new(stream, connection.clone());
+                            let task = open.spawn_local(serve_connection(built, client, peer));
+                            connections.insert(task.id(), (connection, task));
                         }
                     }
                     Err(e) if is_resource_exhaustion(&e) => {
@@ -393,6 +437,7 @@ impl Connections {
                 connections: open.len(),
                 service_built: service.is_some(),
                 accepted,
+                evicted,
                 stopping: false,
             });
         };
@@ -426,6 +471,7 @@ impl Connections {
             connections: 0,
             service_built: false,
             accepted,
+            evicted,
             stopping: true,
         });
         tracing::info!("HTTP server stopped");

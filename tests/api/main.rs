@@ -13,6 +13,7 @@
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 //! - `server`: the HTTP server itself: no service while idle, the connection cap, stop.
 //! - `security`: what other users and processes on the desktop cannot do.
+//! - `slots`: silent connections and open feeds cannot lock the user out.
 
 mod auth;
 mod cli;
@@ -31,6 +32,7 @@ mod security;
 mod server;
 #[path = "../support/service.rs"]
 mod service;
+mod slots;
 #[path = "../support/small_disk.rs"]
 mod small_disk;
 mod usage;

@@ -217,6 +217,35 @@ async fn an_unknown_path_anywhere_is_a_json_404() {
     }
 }
 
+/// actix-http answers an oversized request head (431) and one that is not HTTP (400)
+/// itself, before any route, and did so with an empty body.
+#[actix_rt::test]
+async fn answers_made_before_any_route_are_json_too() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = crate::helpers::spawn_app().await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    // More headers than actix-http takes (96): too large, in a few bytes.
+    let many: String = (0..100).map(|i| format!("X-{i}: y\r\n")).collect();
+    for (request, status) in [
+        (
+            format!("GET / HTTP/1.1\r\nHost: {address}\r\n{many}\r\n"),
+            431,
+        ),
+        ("NOT HTTP AT ALL\r\n\r\n".to_owned(), 400),
+    ] {
+        let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer).await; // a reset after it is fine
+        let answer = String::from_utf8_lossy(&answer);
+        let (head, body) = answer.split_once("\r\n\r\n").expect(&answer);
+        assert!(head.starts_with(&format!("HTTP/1.1 {status} ")), "{head}");
+        assert!(head.contains("content-type: application/json"), "{head}");
+        let body: serde_json::Value = serde_json::from_str(body).expect(body);
+        assert!(body["error"].is_string(), "{body}");
+    }
+}
+
 /// With inkling stopped, another program listening on its port received the token and
 /// the note from `inkling capture`, and `inkling status` printed its answer with exit
 /// 0. Now the service must prove itself (`src/identity.rs`) before the token is sent.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::{web, App, HttpResponse};
+use inkling::http::connection::{Connection, Stage};
 use inkling::http::server::{Server, ServerHandle, ServerOptions, ServerStatus};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -17,7 +18,10 @@ struct Gate {
     release: Notify,
 }
 
-async fn slow(gate: web::Data<Gate>) -> HttpResponse {
+async fn slow(request: actix_web::HttpRequest, gate: web::Data<Gate>) -> HttpResponse {
+    if let Some(connection) = request.conn_data::<Connection>() {
+        connection.set_stage(Stage::Authenticated);
+    }
     gate.entered.notify_one();
     gate.release.notified().await;
     HttpResponse::Ok().body("slow done")
@@ -126,22 +130,62 @@ async fn the_http_service_exists_only_while_a_client_is_connected() {
 }
 
 #[actix_rt::test]
-async fn at_the_connection_cap_a_new_client_waits_until_one_leaves() {
+async fn at_the_connection_cap_a_newcomer_evicts_the_oldest_connection_without_a_credential() {
+    let server = start(ServerOptions {
+        max_connections: 2,
+        ..ServerOptions::default()
+    });
+    // Two connections that never send a whole request (anybody's, as far as the
+    // server can tell) fill it.
+    let mut oldest = TcpStream::connect(server.address).await.expect("connect");
+    oldest.write_all(b"GET /hel").await.expect("write");
+    wait_for_status(&server.handle, |s| s.accepted == 1).await;
+    let mut younger = TcpStream::connect(server.address).await.expect("connect");
+    younger.write_all(b"GET /hel").await.expect("write");
+    wait_for_status(&server.handle, |s| s.accepted == 2).await;
+
+    // A newcomer is served at once, and the oldest one goes for it.
+    let mut newcomer = TcpStream::connect(server.address).await.expect("connect");
+    assert!(get(&mut newcomer, "/hello").await.ends_with("hello"));
+    // Closed (an end of stream or a reset, by the kernel's choice), with no answer.
+    let mut rest = Vec::new();
+    let _ = oldest.read_to_end(&mut rest).await;
+    assert!(rest.is_empty(), "evicted without an answer");
+    assert_eq!(server.handle.status().evicted, 1);
+    // The younger one still has its slot.
+    younger
+        .write_all(b"lo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .expect("write");
+    let mut answer = [0u8; 15];
+    younger.read_exact(&mut answer).await.expect("answered");
+    assert_eq!(&answer, b"HTTP/1.1 200 OK");
+    server.handle.stop(true).await;
+}
+
+#[actix_rt::test]
+async fn at_the_connection_cap_with_every_connection_signed_in_a_newcomer_waits() {
     let server = start(ServerOptions {
         max_connections: 1,
         ..ServerOptions::default()
     });
+    // `/slow` marks its connection signed in, as the credential check does.
     let mut first = TcpStream::connect(server.address).await.expect("connect");
-    assert!(get(&mut first, "/hello").await.ends_with("hello"));
+    let gate = server.gate.clone();
+    let in_hand = actix_rt::spawn(async move { get(&mut first, "/slow").await });
+    gate.entered.notified().await;
 
     // The kernel takes the connection into the backlog; the server does not accept it.
     let mut second = TcpStream::connect(server.address).await.expect("connect");
-    let waiting = tokio::time::timeout(Duration::from_millis(300), get(&mut second, "/hello"));
-    assert!(waiting.await.is_err(), "answered beyond the cap");
+    let second_get = actix_rt::spawn(async move { get(&mut second, "/hello").await });
+    // Nothing to evict: the backlog holds the newcomer while the first is signed in.
     assert_eq!(server.handle.status().accepted, 1);
+    assert_eq!(server.handle.status().evicted, 0);
 
-    drop(first);
-    assert!(get(&mut second, "/hello").await.ends_with("hello"));
+    server.gate.release.notify_one();
+    assert!(in_hand.await.expect("client").ends_with("slow done"));
+    // Idle now, the first connection is anybody's again: the newcomer takes its slot.
+    assert!(second_get.await.expect("client").ends_with("hello"));
     assert_eq!(server.handle.status().accepted, 2);
     server.handle.stop(true).await;
 }

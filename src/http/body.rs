@@ -1,0 +1,181 @@
+//! Request bodies: read whole, within a deadline and a size limit, before any route
+//! sees them.
+//!
+//! actix-http gives a request's head 5 s to arrive, but not its body: a client that
+//! sent `Content-Length: 100000` and then nothing held its connection (and one of the
+//! server's slots) for as long as it liked. Here the body gets [`BODY_DEADLINE`] from
+//! the moment the route would start reading it; a body still incomplete then is
+//! answered 408, one larger than the limit 413 (without reading it), and either
+//! ends the connection (`connection.rs`). On loopback a whole note arrives in well
+//! under a millisecond, so the deadline only ever cuts a client that stopped sending.
+//!
+//! In front of `/api` this runs after the credential check, so a stranger's body is
+//! never read at all: its request is refused 401 and its connection closed first.
+
+use std::time::Duration;
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
+use actix_web::middleware::Next;
+use actix_web::web::{Bytes, BytesMut};
+use actix_web::{HttpMessage, ResponseError};
+use futures_util::StreamExt;
+
+use super::error::ApiError;
+
+/// How long a request's body may take to arrive once its head is in.
+pub const BODY_DEADLINE: Duration = Duration::from_secs(5);
+
+/// The largest body any route takes, in bytes (shared by the routes' app data).
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimit(pub usize);
+
+/// Why a body was not read.
+#[derive(Debug, PartialEq, Eq)]
+enum Refusal {
+    TooLarge,
+    TooSlow,
+    Broken(String),
+}
+
+/// Reads the body of `req` (if it has one) within the deadline and the limit, and puts
+/// it back as a whole for the route's extractor.
+pub async fn read_within_deadline(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let limit = req
+        .app_data::<actix_web::web::Data<BodyLimit>>()
+        .map_or(usize::MAX, |limit| limit.0);
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let chunked = req.headers().contains_key(TRANSFER_ENCODING);
+    let has_body = chunked || declared.is_some_and(|length| length > 0);
+    if has_body {
+        let read = if declared.is_some_and(|length| length > limit as u64) {
+            Err(Refusal::TooLarge)
+        } else {
+            let payload = req.take_payload();
+            tokio::time::timeout(BODY_DEADLINE, read_whole(payload, limit))
+                .await
+                .unwrap_or(Err(Refusal::TooSlow))
+        };
+        match read {
+            Ok(body) => req.set_payload(actix_web::dev::Payload::from(body)),
+            Err(refusal) => {
+                let error = match refusal {
+                    Refusal::TooLarge => ApiError::PayloadTooLarge(format!(
+                        "the request's body is larger than {limit} bytes"
+                    )),
+                    Refusal::TooSlow => ApiError::RequestTimeout(format!(
+                        "the request's body did not arrive within {} s; send it whole",
+                        BODY_DEADLINE.as_secs()
+                    )),
+                    Refusal::Broken(why) => {
+                        ApiError::BadRequest(format!("the request's body is broken: {why}"))
+                    }
+                };
+                return Ok(req.into_response(error.error_response()));
+            }
+        }
+    }
+    Ok(next.call(req).await?.map_into_boxed_body())
+}
+
+async fn read_whole(mut payload: actix_web::dev::Payload, limit: usize) -> Result<Bytes, Refusal> {
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| Refusal::Broken(e.to_string()))?;
+        if body.len() + chunk.len() > limit {
+            return Err(Refusal::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::middleware::from_fn;
+    use actix_web::test::{call_service, init_service, read_body, TestRequest};
+    use actix_web::{web, App, HttpResponse};
+
+    use super::*;
+
+    async fn echo(body: Bytes) -> HttpResponse {
+        HttpResponse::Ok().body(body)
+    }
+
+    /// A request whose body is `payload`, fed by the test.
+    fn request_with(
+        header: (actix_web::http::header::HeaderName, &str),
+        payload: actix_http::h1::Payload,
+    ) -> actix_http::Request {
+        let request = TestRequest::post()
+            .uri("/")
+            .insert_header(header)
+            .to_request();
+        let boxed: actix_web::dev::Payload = payload.into();
+        request.replace_payload(boxed).0
+    }
+
+    macro_rules! app {
+        () => {
+            init_service(
+                App::new()
+                    .app_data(web::Data::new(BodyLimit(16)))
+                    .wrap(from_fn(read_within_deadline))
+                    .route("/", web::post().to(echo)),
+            )
+            .await
+        };
+    }
+
+    #[actix_rt::test]
+    async fn a_body_that_stops_arriving_is_answered_408_at_the_deadline() {
+        tokio::time::pause();
+        let app = app!();
+        let (mut sender, payload) = actix_http::h1::Payload::create(false);
+        sender.feed_data(Bytes::from_static(b"half"));
+        let request = request_with((CONTENT_LENGTH, "10"), payload);
+        let started = tokio::time::Instant::now();
+        let response = call_service(&app, request).await;
+        assert_eq!(response.status().as_u16(), 408);
+        // Virtual time: the timer wheel's millisecond is all that is added.
+        let waited = started.elapsed();
+        assert!(waited >= BODY_DEADLINE && waited <= BODY_DEADLINE + Duration::from_millis(1));
+        let body: serde_json::Value = serde_json::from_slice(&read_body(response).await).unwrap();
+        assert!(body["error"]
+            .as_str()
+            .unwrap()
+            .contains("did not arrive within 5 s"));
+        drop(sender);
+    }
+
+    #[actix_rt::test]
+    async fn a_whole_body_reaches_the_route_and_an_oversized_one_is_413_unread() {
+        let app = app!();
+        let request = TestRequest::post()
+            .uri("/")
+            .set_payload("a note")
+            .to_request();
+        let response = call_service(&app, request).await;
+        assert_eq!(response.status().as_u16(), 200);
+        assert_eq!(read_body(response).await, "a note");
+
+        // Declared too large: refused before a byte of it is read.
+        let (_sender, payload) = actix_http::h1::Payload::create(false);
+        let request = request_with((CONTENT_LENGTH, "17"), payload);
+        assert_eq!(call_service(&app, request).await.status().as_u16(), 413);
+
+        // Chunked (no length said) and too large once read.
+        let (mut sender, payload) = actix_http::h1::Payload::create(false);
+        sender.feed_data(Bytes::from_static(b"seventeen bytes!!"));
+        let request = request_with((TRANSFER_ENCODING, "chunked"), payload);
+        assert_eq!(call_service(&app, request).await.status().as_u16(), 413);
+    }
+}
