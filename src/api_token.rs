@@ -3,7 +3,7 @@
 //! Every `/api` call carries it as `Authorization: Bearer <token>`. It is created on
 //! the first start, with its mode set at creation (never a world-readable moment), and
 //! read by the CLI. A token file others can read is refused: anyone who can read it can
-//! drive the API. The same code keeps the page's `session-secret`.
+//! drive the API. The page's sessions (`src/sessions.rs`) are kept with the same code.
 //!
 //! A secret is written whole or not at all: into a temporary file beside it, flushed to
 //! disk, then renamed over the final name (and the directory flushed). A start on a
@@ -28,7 +28,7 @@ pub fn load_or_create(path: &Path) -> anyhow::Result<String> {
             return Err(e).with_context(|| format!("cannot read the API token {}", path.display()))
         }
     }
-    let token = new_token()?;
+    let token = new_secret()?;
     write_atomically(path, token.as_bytes())
         .with_context(|| format!("cannot write the API token {}", path.display()))?;
     tracing::info!(path = %path.display(), "created a new secret");
@@ -36,7 +36,7 @@ pub fn load_or_create(path: &Path) -> anyhow::Result<String> {
 }
 
 /// Writes `contents` to `path` whole or not at all, mode 0600 from the start.
-fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -66,7 +66,7 @@ fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
 
 /// Reads an existing token; refuses one that others can read or that is malformed.
 pub fn read(path: &Path) -> anyhow::Result<String> {
-    check_private(path)?;
+    check_private(path, "the API token")?;
     let token = fs::read_to_string(path)
         .with_context(|| format!("cannot read the API token {}", path.display()))?;
     let token = token.trim().to_string();
@@ -79,10 +79,10 @@ pub fn read(path: &Path) -> anyhow::Result<String> {
     Ok(token)
 }
 
-fn new_token() -> anyhow::Result<String> {
+/// 32 random bytes as 64 hex characters: the token, and the page's sessions.
+pub fn new_secret() -> anyhow::Result<String> {
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| anyhow::anyhow!("no randomness for the API token: {e}"))?;
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for a secret: {e}"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -103,15 +103,16 @@ impl OpenOptionsExt0600 for fs::OpenOptions {
 }
 
 #[cfg(unix)]
-fn check_private(path: &Path) -> anyhow::Result<()> {
+/// Refuses a secret file (`what` names it) that other users can read.
+pub fn check_private(path: &Path, what: &str) -> anyhow::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let mode = fs::metadata(path)
-        .with_context(|| format!("cannot read the API token {}", path.display()))?
+        .with_context(|| format!("cannot read {what} {}", path.display()))?
         .permissions()
         .mode();
     if mode & 0o077 != 0 {
         bail!(
-            "the API token {} is readable by others (mode {:o}); run `chmod 600 {}`",
+            "{what} {} is readable by others (mode {:o}); run `chmod 600 {}`",
             path.display(),
             mode & 0o777,
             path.display()
@@ -121,7 +122,7 @@ fn check_private(path: &Path) -> anyhow::Result<()> {
 }
 
 #[cfg(not(unix))]
-fn check_private(_: &Path) -> anyhow::Result<()> {
+pub fn check_private(_: &Path, _: &str) -> anyhow::Result<()> {
     Ok(())
 }
 

@@ -102,6 +102,12 @@ pub enum Command {
     TrashExpired,
     /// Open the inbox page in the default browser (and print its address).
     Open,
+    /// Sign out every inbox page (each must be opened again with `inkling open`).
+    Logout {
+        /// Every page's session (the only kind there is: the CLI has none).
+        #[arg(long, required = true)]
+        all: bool,
+    },
     /// Start inkling when you log in: on, off, or status.
     Autostart {
         #[arg(value_enum)]
@@ -301,6 +307,18 @@ async fn execute(
                 print_json(&health);
             } else {
                 println!("ollama: {}", describe_health(Some(&health)));
+            }
+        }
+        Command::Logout { all: _ } => {
+            let reply: Value = client
+                .post("/api/sessions/end-all", &serde_json::json!({}))
+                .await?;
+            if json {
+                print_json(&reply);
+            } else {
+                let count = reply["count"].as_u64().unwrap_or(0);
+                let pages = if count == 1 { "page" } else { "pages" };
+                println!("signed out {count} inbox {pages}; `inkling open` opens the inbox again");
             }
         }
         Command::Stats => {

@@ -16,7 +16,9 @@
 //! - [`domain`]: notes, statuses, validated bodies, filters.
 //! - [`cli`] and [`client`]: the command line and its client of the running service.
 //! - [`logging`]: the service log (`tracing`), per-actor targets.
-//! - [`api_token`], [`clock`]: the per-install token; injectable time.
+//! - [`api_token`], [`sessions`], [`open_codes`], [`identity`]: the per-install token,
+//!   the inbox page's sessions, the codes that open it, the service's proof to the CLI.
+//! - [`clock`]: injectable time.
 //! - [`instance`]: one service per data dir (the lock file).
 //! - [`autostart`]: start at login (XDG autostart entry or systemd user unit).
 
@@ -38,6 +40,7 @@ pub mod instance;
 pub mod logging;
 pub mod open_codes;
 pub mod services;
+pub mod sessions;
 pub mod shutdown;
 pub mod startup;
 pub mod status;

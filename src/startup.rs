@@ -25,12 +25,13 @@ use crate::ai::ollama::OllamaClient;
 use crate::api_token;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
-use crate::http::auth::{ApiToken, SessionSecret};
+use crate::http::auth::ApiToken;
 use crate::http::server::{RunningServer, Server, ServerHandle, ServerOptions};
 use crate::http::{self, AppState};
 use crate::instance::{Holder, InstanceLock};
 use crate::open_codes::OpenCodes;
 use crate::services::Services;
+use crate::sessions::Sessions;
 use crate::shutdown::Shutdown;
 use crate::storage::Store;
 
@@ -52,8 +53,8 @@ impl Application {
         // Before anything else touches the data dir: one service per data dir.
         let mut lock = InstanceLock::acquire(&data_dir)?;
         let token = api_token::load_or_create(&settings.api_token_path())?;
-        // Same kind of secret, its own file: the page's cookie is never the API token.
-        let session = api_token::load_or_create(&data_dir.join("session-secret"))?;
+        let sessions = Sessions::load(&data_dir.join("sessions"), clock.now())?;
+        forget_the_old_session_secret(&data_dir);
 
         let db_path = settings.database_path();
         refuse_a_damaged_database(&db_path)?;
@@ -96,7 +97,7 @@ impl Application {
         let token = web::Data::new(ApiToken(token));
         let open_codes = web::Data::new(OpenCodes::default());
         let tray_codes = open_codes.clone();
-        let session = web::Data::new(SessionSecret(session));
+        let sessions = web::Data::new(sessions);
         let origins = web::Data::new(http::guard::AllowedOrigins::for_port(
             port,
             settings.http.bind,
@@ -113,7 +114,7 @@ impl Application {
                 ))
                 .app_data(state.clone())
                 .app_data(token.clone())
-                .app_data(session.clone())
+                .app_data(sessions.clone())
                 .app_data(open_codes.clone())
                 .app_data(origins.clone())
                 .configure(|cfg| http::configure(cfg, max_body_bytes))
@@ -222,6 +223,22 @@ pub fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
             dir.display()
         )
     })
+}
+
+/// Releases before sessions kept the page's cookie value in `session-secret`; it opens
+/// nothing now (no cookie is accepted), and a stale secret should not lie around.
+fn forget_the_old_session_secret(data_dir: &Path) {
+    let old = data_dir.join("session-secret");
+    if old.exists() {
+        match std::fs::remove_file(&old) {
+            Ok(()) => {
+                tracing::info!(path = %old.display(), "removed the old page cookie secret; pages sign in with sessions now")
+            }
+            Err(e) => {
+                tracing::warn!(path = %old.display(), error = %e, "cannot remove the old page cookie secret")
+            }
+        }
+    }
 }
 
 /// What to do with a damaged database: keep the original, recover into a new file.

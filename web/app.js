@@ -1,9 +1,12 @@
 // inkling inbox page. Plain JavaScript, no build step, no external library: the page
 // must work offline, served from the binary.
 //
-// Data comes from the local API with the session cookie (see src/http/page.rs); live
-// changes arrive as server-sent events from /api/events, and each carries what changed
-// (the note as it is now, the counts), so the page reads nothing back after an event.
+// Data comes from the local API with the page's session (src/sessions.rs), kept in this
+// origin's localStorage and sent as `Authorization: Bearer` (never a cookie: browsers
+// send those to every port of 127.0.0.1). Live changes arrive as server-sent events
+// from /api/events, read with fetch (which can send the header; EventSource cannot),
+// and each carries what changed (the note as it is now, the counts), so the page reads
+// nothing back after an event.
 // Note text is always inserted with textContent, never as HTML.
 "use strict";
 
@@ -43,15 +46,38 @@ function t(key, values = {}) {
 
 class NoSession extends Error {}
 
+const SESSION_KEY = "inkling.session";
+
+function session() {
+  return localStorage.getItem(SESSION_KEY);
+}
+
+function withSession(headers = {}) {
+  const held = session();
+  return held ? { ...headers, Authorization: `Bearer ${held}` } : headers;
+}
+
+// The session ended (expired, or `inkling logout --all`): say how to open the page.
+function signedOut() {
+  localStorage.removeItem(SESSION_KEY);
+  $("app").hidden = true;
+  $("views").hidden = true;
+  $("no-session").hidden = false;
+}
+
 async function api(path, options = {}) {
-  const init = { credentials: "same-origin", ...options };
+  const init = { credentials: "omit", ...options };
+  init.headers = withSession();
   if (options.json !== undefined) {
     init.method = init.method || "POST";
-    init.headers = { "Content-Type": "application/json" };
+    init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(options.json);
   }
   const response = await fetch(path, init);
-  if (response.status === 401) throw new NoSession();
+  if (response.status === 401) {
+    signedOut();
+    throw new NoSession();
+  }
   const type = response.headers.get("content-type") || "";
   const body = type.includes("json") ? await response.json() : await response.text();
   if (!response.ok) throw new Error(body && body.error ? body.error : `HTTP ${response.status}`);
@@ -67,13 +93,15 @@ async function start() {
   const code = params.get("code");
   const token = params.get("token");
   if (code || token) {
-    // Trade it for the HttpOnly session cookie, then drop it from the address bar.
-    await fetch("/session", {
+    // Trade it for a session, kept in this origin's storage, then drop it from the
+    // address bar. A used or stale code keeps the session the page may already hold.
+    const response = await fetch("/session", {
       method: "POST",
-      credentials: "same-origin",
+      credentials: "omit",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(code ? { code } : { token }),
     });
+    if (response.ok) localStorage.setItem(SESSION_KEY, (await response.json()).session);
     history.replaceState(null, "", "/");
   }
   let status;
@@ -82,7 +110,6 @@ async function start() {
   } catch (error) {
     if (error instanceof NoSession) {
       applyStrings(all, navigator.language && navigator.language.startsWith("ko") ? "ko" : "en");
-      $("no-session").hidden = false;
       return;
     }
     throw error;
@@ -330,34 +357,80 @@ function setFilter(filter) {
 
 // ----- live updates ------------------------------------------------------------------
 
-function connectLive() {
-  const events = new EventSource("/api/events");
-  events.addEventListener("open", () => {
-    // After a reconnect (the service restarted), catch up on what was missed; the
-    // counts and the provider's health come as the feed's first events.
-    loadNotes();
-    if (state.view === "trash") loadTrash();
-  });
-  events.addEventListener("counts", (event) => {
-    state.counts = JSON.parse(event.data);
-    renderBanners();
-  });
-  events.addEventListener("ollama_status", (event) => {
-    const health = JSON.parse(event.data);
-    const wasDown = state.health && state.health.state !== "ready";
-    state.health = health;
-    if (wasDown && health.state === "ready") showRecoveryToast();
-    renderBanners();
-  });
-  events.addEventListener("note_changed", (event) => {
-    noteChanged(JSON.parse(event.data).note);
-  });
-  events.addEventListener("notes_changed", () => {
-    // Many at once (a retry-all): one reload.
-    loadNotes();
-    if (state.view === "trash") loadTrash();
-  });
-  // EventSource reconnects by itself; nothing else to do on error.
+const live = {
+  handlers: {
+    counts(data) {
+      state.counts = data;
+      renderBanners();
+    },
+    ollama_status(health) {
+      const wasDown = state.health && state.health.state !== "ready";
+      state.health = health;
+      if (wasDown && health.state === "ready") showRecoveryToast();
+      renderBanners();
+    },
+    note_changed(data) {
+      noteChanged(data.note);
+    },
+    notes_changed() {
+      // Many at once (a retry-all): one reload.
+      loadNotes();
+      if (state.view === "trash") loadTrash();
+    },
+  },
+  // After a failed attempt the next waits longer, up to 10 s (a restart of the service
+  // takes a second or two; a stopped one is not worth more than a try every 10 s).
+  retryMs: 500,
+};
+
+// One frame of text/event-stream: its event name and data, or null for a comment.
+function parseFrame(frame) {
+  let event = "message";
+  const data = [];
+  for (const line of frame.split("\n")) {
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "event") event = value;
+    if (field === "data") data.push(value);
+  }
+  return data.length ? { event, data: data.join("\n") } : null;
+}
+
+// Reads the live feed until it ends, then connects again (the service restarted, or
+// stopped for a while). Every (re)connection first catches up on what was missed; the
+// counts and the provider's health come as the feed's first events.
+async function connectLive() {
+  for (;;) {
+    try {
+      const response = await fetch("/api/events", { credentials: "omit", headers: withSession() });
+      if (response.status === 401) return signedOut();
+      if (response.ok && response.body) {
+        live.retryMs = 500;
+        loadNotes();
+        if (state.view === "trash") loadTrash();
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffered = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffered += value;
+          let end;
+          while ((end = buffered.indexOf("\n\n")) >= 0) {
+            const frame = parseFrame(buffered.slice(0, end));
+            buffered = buffered.slice(end + 2);
+            const handler = frame && live.handlers[frame.event];
+            if (handler) handler(JSON.parse(frame.data));
+          }
+        }
+      }
+    } catch (error) {
+      // The service is not there (yet): try again below.
+    }
+    await new Promise((resolve) => setTimeout(resolve, live.retryMs));
+    live.retryMs = Math.min(live.retryMs * 2, 10000);
+  }
 }
 
 // ----- views -------------------------------------------------------------------------

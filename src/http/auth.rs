@@ -1,71 +1,58 @@
-//! The credential guard in front of every `/api` route: the per-install token
-//! (`Authorization: Bearer …`, the CLI and scripts) or the inbox page's session cookie.
+//! The credential check in front of every `/api` route: `Authorization: Bearer …` with
+//! either the per-install token (the CLI, scripts) or one of the inbox page's sessions
+//! (`src/sessions.rs`).
 //!
-//! The page gets its cookie by trading the token (`inkling open` puts it in the URL)
-//! at `POST /session`. The cookie holds a second secret (`<data_dir>/session-secret`,
-//! 0600), not the token: it is `HttpOnly` (no script can read it) and
-//! `SameSite=Strict` (no other site's page can make the browser send it), and it
-//! survives a restart of the service, so an open page reconnects by itself.
+//! No cookie is accepted: browsers send a cookie of 127.0.0.1 to every port of it, so
+//! any other local web server would receive it. The page holds its session in its own
+//! origin's storage and sends it as a header, which no other page can make it send
+//! (and which a cross-origin request could only carry after a CORS preflight that this
+//! service never grants).
 
-use actix_web::body::MessageBody;
+use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::middleware::Next;
 use actix_web::{web, ResponseError};
 
+use super::connection::{signed_in, Connection};
 use super::error::ApiError;
+use super::AppState;
 use crate::api_token;
+use crate::sessions::Sessions;
 
 /// The token the service accepts, shared with the middleware.
 #[derive(Clone)]
 pub struct ApiToken(pub String);
 
-/// The inbox page's session secret, the value of its cookie.
-#[derive(Clone)]
-pub struct SessionSecret(pub String);
-
-pub const SESSION_COOKIE: &str = "inkling_session";
-
-/// The value of the session cookie in a `Cookie` header, if any.
-pub fn session_cookie(headers: &actix_web::http::header::HeaderMap) -> Option<&str> {
-    headers
-        .get_all(actix_web::http::header::COOKIE)
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == SESSION_COOKIE)
-        .map(|(_, value)| value)
-}
-
-/// The `Set-Cookie` value that gives the page its session.
-pub fn session_set_cookie(secret: &str) -> String {
-    format!("{SESSION_COOKIE}={secret}; HttpOnly; SameSite=Strict; Path=/")
-}
-
-/// Lets a request through only with `Authorization: Bearer <token>` or the page's
-/// session cookie.
-pub async fn require_token(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
-    let expected = req
-        .app_data::<web::Data<ApiToken>>()
-        .map(|t| t.0.clone())
-        .ok_or_else(|| ApiError::Unexpected(anyhow::anyhow!("no API token configured")))?;
-    let bearer = req
+/// The credential in `Authorization: Bearer …`, if any.
+pub fn bearer(request: &actix_web::HttpRequest) -> Option<&str> {
+    request
         .headers()
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    let by_token = bearer.is_some_and(|token| api_token::matches(&expected, token));
-    let by_session = req
-        .app_data::<web::Data<SessionSecret>>()
-        .zip(session_cookie(req.headers()))
-        .is_some_and(|(secret, cookie)| api_token::matches(&secret.0, cookie));
-    if by_token || by_session {
-        let connection = req.conn_data::<super::connection::Connection>().cloned();
-        let response = super::connection::signed_in(connection, next.call(req)).await?;
+        .map(str::trim)
+}
+
+/// Lets a request through only with the token or a live session.
+pub async fn require_credential(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let (Some(token), Some(sessions), Some(state)) = (
+        req.app_data::<web::Data<ApiToken>>(),
+        req.app_data::<web::Data<Sessions>>(),
+        req.app_data::<web::Data<AppState>>(),
+    ) else {
+        let missing = ApiError::Unexpected(anyhow::anyhow!("no credentials configured"));
+        return Ok(req.into_response(missing.error_response()));
+    };
+    let granted = bearer(req.request()).is_some_and(|given| {
+        api_token::matches(&token.0, given) || sessions.check(given, state.clock.now())
+    });
+    if granted {
+        let connection = req.conn_data::<Connection>().cloned();
+        let response = signed_in(connection, next.call(req)).await?;
         Ok(response.map_into_boxed_body())
     } else {
         // An answer, not an error: the outer layers see its status and end the

@@ -12,7 +12,7 @@ pub enum ApiError {
     /// The request is malformed: bad JSON, wrong types, unknown fields, bad query.
     #[error("{0}")]
     BadRequest(String),
-    #[error("missing or invalid API token: send `Authorization: Bearer <contents of the api-token file>`")]
+    #[error("missing or invalid credential: send `Authorization: Bearer <contents of the api-token file>`; the inbox page opens with `inkling open`")]
     Unauthorized,
     #[error("{0}")]
     NotFound(String),

@@ -38,6 +38,7 @@ use actix_web::{web, HttpResponse, ResponseError};
 use futures_util::StreamExt;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
+use super::auth::{bearer, ApiToken};
 use super::connection::{Connection, Stage};
 use super::error::ApiError;
 use super::AppState;
@@ -46,6 +47,7 @@ use crate::actors::mailbox::{Mailbox, Subscriber};
 use crate::events::{
     CountsChanged, FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged,
 };
+use crate::sessions::Sessions;
 
 const KEEP_ALIVE: Duration = Duration::from_secs(30);
 
@@ -189,14 +191,31 @@ pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>)
     subscribe::<OllamaStatusChanged>(hub, &feed);
     subscribe::<NoteChanged>(hub, &feed);
     subscribe::<NotesChanged>(hub, &feed);
-    // The stream ends when the server stops, so a graceful stop does not wait for it.
+    // The stream ends when the server stops, so a graceful stop does not wait for it,
+    // and when the session it was opened with ends (`inkling logout --all`): a signed-out
+    // page hears nothing more.
+    let signed_out = match (bearer(&request), request.app_data::<web::Data<ApiToken>>()) {
+        (Some(given), Some(token)) if !crate::api_token::matches(&token.0, given) => request
+            .app_data::<web::Data<Sessions>>()
+            .map(|sessions| sessions.until_ended(given)),
+        _ => None,
+    };
+    let signed_out = async move {
+        match signed_out {
+            Some(ended) => ended.await,
+            None => std::future::pending().await,
+        }
+    };
     let stream = futures_util::stream::poll_fn(move |cx| {
         let _counted = &counted;
         receiver
             .poll_recv(cx)
             .map(|frame| frame.map(Ok::<_, actix_web::Error>))
     })
-    .take_until(state.server.stopping());
+    .take_until(futures_util::future::select(
+        Box::pin(state.server.stopping()),
+        Box::pin(signed_out),
+    ));
     HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-cache"))

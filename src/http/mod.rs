@@ -2,12 +2,12 @@
 //! table, and the extractor limits.
 //!
 //! - [`api`]: the `/api` handlers;
-//! - [`auth`]: the bearer-token guard;
+//! - [`auth`]: the credential check (the token, or a page's session);
 //! - [`guard`]: the Host/Origin guard in front of everything;
 //! - [`connection`]: one client connection: eviction at the cap, closing after a refusal;
 //! - [`body`]: request bodies read within a deadline and a size limit;
 //! - [`live`]: `GET /api/events`, live updates as server-sent events;
-//! - [`page`]: `GET /`, the inbox page, its assets, and its session;
+//! - [`page`]: `GET /`, the inbox page, its assets, and its sessions;
 //! - [`server`]: the listener and its thread, with no timer while no client is connected;
 //! - [`error`]: `ApiError` and the JSON error body.
 
@@ -74,9 +74,13 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
         .service(
             web::scope("/api")
                 .wrap(from_fn(body::read_within_deadline))
-                .wrap(from_fn(auth::require_token))
+                .wrap(from_fn(auth::require_credential))
                 .service(endpoint("/status").route(web::get().to(api::status)))
                 .service(endpoint("/open-code").route(web::post().to(api::open_code)))
+                .service(endpoint("/session/end").route(web::post().to(page::end_session)))
+                .service(
+                    endpoint("/sessions/end-all").route(web::post().to(page::end_all_sessions)),
+                )
                 .service(
                     endpoint("/notes")
                         .route(web::get().to(api::list))

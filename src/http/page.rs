@@ -1,6 +1,7 @@
 //! The inbox page: `GET /` and its assets, embedded from `web/` (no build step, no
-//! CDN: the page works offline), and `POST /session`, where the page trades the token
-//! from its URL for the session cookie.
+//! CDN: the page works offline), and its sessions: `POST /session`, where the page
+//! trades the one-time code from its address for a session, and the routes that end
+//! them.
 //!
 //! Everything is served with a Content-Security-Policy that allows only this origin's
 //! own scripts and styles, so even a note body full of markup cannot run code.
@@ -9,11 +10,13 @@ use actix_web::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY};
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 
-use super::auth::{session_set_cookie, ApiToken, SessionSecret};
+use super::auth::{bearer, ApiToken};
 use super::error::ApiError;
+use super::AppState;
 use crate::api_token;
 use crate::app_icon::APP_ICON_SVG;
 use crate::open_codes::OpenCodes;
+use crate::sessions::Sessions;
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
@@ -56,12 +59,15 @@ pub struct SessionRequest {
     pub token: Option<String>,
 }
 
-/// `POST /session {"code": "..."}` (or `{"token": "..."}`) → 204 with the session
-/// cookie, or 401. A code opens once, within a minute of being handed out.
+/// `POST /session {"code": "..."}` (or `{"token": "..."}`) → 200 `{"session": "...",
+/// "idle_expiry_days": 30}`, or 401. A code opens once, within a minute of being
+/// handed out. The page keeps the session in its own origin's storage
+/// (`src/sessions.rs`).
 pub async fn open_session(
     token: web::Data<ApiToken>,
-    secret: web::Data<SessionSecret>,
+    sessions: web::Data<Sessions>,
     codes: web::Data<OpenCodes>,
+    state: web::Data<AppState>,
     request: web::Json<SessionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let granted = match (&request.code, &request.token) {
@@ -72,7 +78,31 @@ pub async fn open_session(
     if !granted {
         return Err(ApiError::Unauthorized);
     }
-    Ok(HttpResponse::NoContent()
-        .insert_header(("Set-Cookie", session_set_cookie(&secret.0)))
-        .finish())
+    let session = sessions.open(state.clock.now())?;
+    Ok(HttpResponse::Ok()
+        .insert_header((CACHE_CONTROL, "no-store"))
+        .json(serde_json::json!({
+            "session": session,
+            "idle_expiry_days": crate::sessions::IDLE_EXPIRY.num_days(),
+        })))
+}
+
+/// `POST /api/session/end` → 204: the page signs out (its session ends; a token is
+/// not a session and is left alone).
+pub async fn end_session(
+    request: actix_web::HttpRequest,
+    sessions: web::Data<Sessions>,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(given) = bearer(&request) {
+        sessions.end(given)?;
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// `POST /api/sessions/end-all` → `{"count": n}`: every page is signed out
+/// (`inkling logout --all`).
+pub async fn end_all_sessions(sessions: web::Data<Sessions>) -> Result<HttpResponse, ApiError> {
+    let count = sessions.end_all()?;
+    tracing::info!(count, "every inbox session ended");
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "count": count })))
 }

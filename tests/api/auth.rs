@@ -1,4 +1,4 @@
-//! Every `/api` route needs the per-install token.
+//! Every `/api` route needs the per-install token or a page's session.
 
 use crate::helpers::spawn_app;
 
@@ -102,4 +102,105 @@ async fn the_server_listens_on_loopback_only() {
     .await
     .unwrap();
     assert!(app.local_addr().ip().is_loopback(), "{}", app.local_addr());
+}
+
+/// The page's credential (docs/SECURITY.md, "Sessions"): a random session per page,
+/// traded for a one-time code or the token, sent as a header; it ends after 30 days
+/// unused or with `inkling logout --all`; a cookie opens nothing.
+#[actix_rt::test]
+async fn a_page_session_works_as_a_header_expires_when_unused_and_can_be_ended() {
+    let app = spawn_app().await;
+    let (status, opened) = app
+        .post_unauthenticated("/session", &serde_json::json!({ "token": app.token }))
+        .await;
+    assert_eq!(status, 200, "{opened}");
+    let session = opened["session"].as_str().unwrap().to_owned();
+    assert_eq!(opened["idle_expiry_days"], 30);
+    assert_ne!(session, app.token);
+    let header = format!("Bearer {session}");
+    assert_eq!(app.get_with_auth("/api/status", Some(&header)).await.0, 200);
+
+    // Neither the old cookie nor the session as a cookie opens anything.
+    let cookie = app
+        .get_with_headers(
+            "/api/status",
+            &[("Cookie", &format!("inkling_session={session}"))],
+        )
+        .await;
+    assert_eq!(cookie.0, 401);
+
+    // Used within 30 days it lives on; unused for 30 days it ends.
+    app.clock.advance(chrono::Duration::days(29));
+    assert_eq!(app.get_with_auth("/api/status", Some(&header)).await.0, 200);
+    app.clock.advance(chrono::Duration::days(30));
+    assert_eq!(app.get_with_auth("/api/status", Some(&header)).await.0, 401);
+
+    // Ending every session (what `inkling logout --all` asks) ends this one too.
+    let (_, second) = app
+        .post_unauthenticated("/session", &serde_json::json!({ "token": app.token }))
+        .await;
+    let second = format!("Bearer {}", second["session"].as_str().unwrap());
+    assert_eq!(app.get_with_auth("/api/status", Some(&second)).await.0, 200);
+    let (status, ended) = app
+        .post_json("/api/sessions/end-all", &serde_json::json!({}))
+        .await;
+    assert_eq!((status, ended["count"].as_u64()), (200, Some(1)));
+    assert_eq!(app.get_with_auth("/api/status", Some(&second)).await.0, 401);
+    // The token is not a session: it still works.
+    assert_eq!(app.get("/api/status").await.0, 200);
+
+    // A wrong code or token opens no session.
+    for body in [
+        serde_json::json!({ "code": "0".repeat(48) }),
+        serde_json::json!({ "token": "0".repeat(64) }),
+        serde_json::json!({}),
+    ] {
+        assert_eq!(
+            app.post_unauthenticated("/session", &body).await.0,
+            401,
+            "{body}"
+        );
+    }
+}
+
+/// A live feed opened with a session ends when the session does: a signed-out page
+/// hears no more notes.
+#[actix_rt::test]
+async fn a_live_feed_ends_with_its_session() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = spawn_app().await;
+    let (_, opened) = app
+        .post_unauthenticated("/session", &serde_json::json!({ "token": app.token }))
+        .await;
+    let session = opened["session"].as_str().unwrap();
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let mut feed = tokio::net::TcpStream::connect(&address).await.unwrap();
+    feed.write_all(
+        format!("GET /api/events HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {session}\r\n\r\n")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut first = [0u8; 12];
+    feed.read_exact(&mut first).await.unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+
+    let (status, _) = app
+        .post_json("/api/sessions/end-all", &serde_json::json!({}))
+        .await;
+    assert_eq!(status, 200);
+    // The stream's last chunk (the connection itself may stay for another request).
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        let mut received = Vec::new();
+        while !received.ends_with(b"0\r\n\r\n") {
+            let mut buffer = [0u8; 4096];
+            let n = feed.read(&mut buffer).await.unwrap();
+            assert!(n > 0, "closed without ending the stream");
+            received.extend_from_slice(&buffer[..n]);
+        }
+    });
+    assert!(
+        ended.await.is_ok(),
+        "the feed goes on after its session ended"
+    );
 }

@@ -170,6 +170,39 @@ fn open_prints_the_inbox_address_with_a_one_time_code_not_the_token() {
             .0
     };
     let trade = format!(r#"{{"code":"{code}"}}"#);
-    assert_eq!(session(&trade), 204, "the code opens a session");
+    assert_eq!(session(&trade), 200, "the code opens a session");
     assert_eq!(session(&trade), 401, "once");
+}
+
+/// `inkling logout --all` ends every page's session.
+#[test]
+fn logout_all_signs_every_page_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start(dir.path(), port);
+    let token = service.token().unwrap();
+    let trade = format!(r#"{{"token":"{token}"}}"#);
+    let (status, opened) =
+        crate::helpers::blocking_request(port, "POST", "/session", None, Some(&trade)).unwrap();
+    assert_eq!(status, 200);
+    let opened: serde_json::Value = serde_json::from_str(&opened).unwrap();
+    let session = opened["session"].as_str().unwrap().to_owned();
+    let status_with = |credential: &str| {
+        crate::helpers::blocking_request(port, "GET", "/api/status", Some(credential), None)
+            .unwrap()
+            .0
+    };
+    assert_eq!(status_with(&session), 200);
+
+    let refused = service.cli(&["logout"]);
+    assert!(!refused.status.success(), "logout says what it would end");
+
+    let output = service.cli(&["logout", "--all"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout).trim(),
+        "signed out 1 inbox page; `inkling open` opens the inbox again"
+    );
+    assert_eq!(status_with(&session), 401);
+    assert_eq!(status_with(&token), 200);
 }

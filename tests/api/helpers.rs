@@ -90,6 +90,26 @@ impl TestApp {
         reply(request.send().await).await
     }
 
+    /// A GET with these headers and no credential of its own.
+    pub async fn get_with_headers(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut request = self.http.get(format!("{}{path}", self.address));
+        for &(name, value) in headers {
+            request = request.insert_header((name, value));
+        }
+        reply(request.send().await).await
+    }
+
+    /// A POST with no credential (`/session`).
+    pub async fn post_unauthenticated(&self, path: &str, body: &Value) -> Reply {
+        reply(
+            self.http
+                .post(format!("{}{path}", self.address))
+                .send_json(body)
+                .await,
+        )
+        .await
+    }
+
     pub async fn post_json(&self, path: &str, body: &Value) -> Reply {
         reply(
             self.http

@@ -25,6 +25,10 @@ async fn the_data_dir_and_every_file_in_it_are_made_the_owners_only() {
     app.capture("a private thought").await;
     let (status, _) = app.get("/api/stats").await; // the usage log is written
     assert_eq!(status, 200);
+    let (status, _) = app
+        .post_unauthenticated("/session", &json!({ "token": app.token }))
+        .await; // a page's session is kept
+    assert_eq!(status, 200);
 
     assert_eq!(mode(&path), 0o700, "the data dir");
     for file in [
@@ -32,7 +36,7 @@ async fn the_data_dir_and_every_file_in_it_are_made_the_owners_only() {
         "inkling.db-wal",
         "inkling.db-shm",
         "api-token",
-        "session-secret",
+        "sessions",
         "telemetry/events-2026-03-01.jsonl",
     ] {
         assert_eq!(mode(&path.join(file)), 0o600, "{file}");
@@ -246,40 +250,111 @@ async fn answers_made_before_any_route_are_json_too() {
     }
 }
 
+/// A squatter: holds `listener`, answers every request like a service would, and hands
+/// each request it received to `heard`.
+fn squat(listener: std::net::TcpListener, mut heard: impl FnMut(&[u8])) {
+    use std::io::{Read, Write};
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else { continue };
+        let mut buffer = [0u8; 65536];
+        let n = stream.read(&mut buffer).unwrap_or(0);
+        heard(&buffer[..n]);
+        let body = r#"{"proof":"00","id":"x","ai_status":"pending","counts":{}}"#;
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+    }
+}
+
+const SQUAT_PORT: &str = "INKLING_TEST_SQUAT_PORT";
+
+/// Not a test of its own: the squatter as a process of another user, started by the
+/// test below (this test binary, run as `nobody`). It says when it listens, then prints
+/// what it is sent.
+#[test]
+#[ignore = "run by the_cli_sends_neither_the_token_nor_the_note_to_a_program_squatting_the_port"]
+fn squatter_of_another_user() {
+    use std::io::Write;
+    let Some(port) = std::env::var(SQUAT_PORT)
+        .ok()
+        .and_then(|p| p.parse::<u16>().ok())
+    else {
+        return;
+    };
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+    println!("squatting");
+    squat(listener, |request| {
+        let mut out = std::io::stdout();
+        let _ = out.write_all(request);
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+    });
+}
+
 /// With inkling stopped, another program listening on its port received the token and
 /// the note from `inkling capture`, and `inkling status` printed its answer with exit
 /// 0. Now the service must prove itself (`src/identity.rs`) before the token is sent.
+/// Run as root (CI), the squatter is a process of another user, `nobody`, as in the
+/// attack; otherwise a listener in this process.
 #[test]
 fn the_cli_sends_neither_the_token_nor_the_note_to_a_program_squatting_the_port() {
-    use std::io::{Read, Write};
+    use std::io::{BufRead, Read};
     let data_dir = tempfile::tempdir().unwrap();
     // A token as a real install has one: the CLI would send it.
     inkling::api_token::load_or_create(&data_dir.path().join("api-token")).unwrap();
     let port = crate::ports::free_port();
-    let squatter = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
     let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
-    let heard = received.clone();
-    std::thread::spawn(move || {
-        for stream in squatter.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut buffer = [0u8; 65536];
-            let n = stream.read(&mut buffer).unwrap_or(0);
-            heard.lock().unwrap().extend_from_slice(&buffer[..n]);
-            // It answers like a service would, whatever it is asked.
-            let body = r#"{"proof":"00","id":"x","ai_status":"pending","counts":{}}"#;
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
+    // SAFETY: geteuid has no preconditions.
+    let as_root = unsafe { libc::geteuid() } == 0;
+    let mut other_user = None;
+    if as_root {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--ignored",
+                "--exact",
+                "security::squatter_of_another_user",
+                "--nocapture",
+            ])
+            .env(SQUAT_PORT, port.to_string())
+            .uid(65534)
+            .gid(65534)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the squatter starts as nobody");
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("squatting") {
+            line.clear();
+            assert!(
+                out.read_line(&mut line).unwrap() > 0,
+                "the squatter did not start"
             );
         }
-    });
+        other_user = Some((child, out));
+    } else {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+        let heard = received.clone();
+        std::thread::spawn(move || {
+            squat(listener, |request| {
+                heard.lock().unwrap().extend_from_slice(request)
+            })
+        });
+    }
 
     for args in [&["capture", "my bank PIN is 4711"][..], &["status"][..]] {
         let output = crate::helpers::run_cli(data_dir.path(), port, args, None);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
         assert!(stderr.contains("the token was not sent"), "{stderr}");
+    }
+    if let Some((mut child, mut out)) = other_user {
+        child.kill().unwrap();
+        child.wait().unwrap();
+        out.read_to_end(&mut received.lock().unwrap()).unwrap();
     }
     let received = String::from_utf8_lossy(&received.lock().unwrap()).to_lowercase();
     assert!(received.contains("get /identity?nonce="), "{received}");

@@ -22,6 +22,39 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 /// chromedriver, killed when dropped.
 pub struct Driver {
     child: Child,
+    port: u16,
+}
+
+impl Driver {
+    /// A new Chromium, headless, on the profile in `profile` (kept between browsers).
+    async fn open_browser(&self, profile: &Path) -> Client {
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--no-first-run", "--window-size=1000,1000",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            }),
+        );
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        for _ in 0..100 {
+            match ClientBuilder::new(connector.clone())
+                .capabilities(capabilities.clone())
+                .connect(&format!("http://127.0.0.1:{}", self.port))
+                .await
+            {
+                Ok(client) => return client,
+                // chromedriver is still starting: waiting for a process, not a timed rule.
+                Err(_) => actix_rt::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+        panic!("no WebDriver session");
+    }
 }
 
 impl Drop for Driver {
@@ -99,39 +132,11 @@ pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
         .stderr(Stdio::null())
         .spawn()
         .expect("chromedriver starts");
-    let driver = Driver { child };
+    let driver = Driver { child, port };
     let profile = tempfile::tempdir().unwrap();
-    let mut capabilities = serde_json::Map::new();
-    capabilities.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": CHROMIUM,
-            "args": [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run", "--window-size=1000,1000",
-                format!("--user-data-dir={}", profile.path().display()),
-            ],
-        }),
-    );
-    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-    let mut client = None;
-    for _ in 0..100 {
-        match ClientBuilder::new(connector.clone())
-            .capabilities(capabilities.clone())
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-        {
-            Ok(c) => {
-                client = Some(c);
-                break;
-            }
-            // chromedriver is still starting: waiting for a process, not a timed rule.
-            Err(_) => actix_rt::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
+    let client = driver.open_browser(profile.path()).await;
     Browser {
-        client: client.expect("a WebDriver session"),
+        client,
         settings,
         handle,
         app_url,
@@ -267,6 +272,14 @@ impl Browser {
             .join("docs")
             .join(name);
         std::fs::write(path, png).unwrap();
+    }
+
+    /// Quits the browser and starts a new one on the same profile, as a person closing
+    /// and reopening it would.
+    pub async fn restart_browser(&mut self) {
+        // One browser at a time on a profile: the old one quits first.
+        let _ = self.client.clone().close().await;
+        self.client = self._driver.open_browser(self._profile.path()).await;
     }
 
     pub async fn close(self) {

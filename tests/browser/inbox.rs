@@ -51,15 +51,97 @@ async fn without_a_session_the_page_shows_how_to_open_it_and_no_data() {
     browser.close().await;
 }
 
+/// Another local web server the browser visits (any port of 127.0.0.1 but inkling's):
+/// it records the head of every request it gets and answers with an empty page.
+fn another_local_server() -> (u16, std::sync::Arc<std::sync::Mutex<String>>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let record = heard.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buffer = [0u8; 16384];
+            let n = stream.read(&mut buffer).unwrap_or(0);
+            record
+                .lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buffer[..n]));
+            let page = "<!doctype html><title>elsewhere</title>";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+        }
+    });
+    (port, heard)
+}
+
+/// The page's credential is port-isolated: the cookie it used to be was sent by the
+/// browser to every port of 127.0.0.1. The session lives in this origin's storage and
+/// goes out only as a header of the page's own requests.
 #[actix_rt::test]
-async fn the_token_is_traded_for_a_cookie_and_dropped_from_the_address_bar() {
+async fn the_session_stays_with_this_origin_and_no_other_local_port_receives_it() {
     let browser = start(&[]).await;
     browser.open_inbox().await;
-
     let url = browser.client.current_url().await.unwrap();
-    assert_eq!(url.query(), None, "{url}");
-    // The cookie is HttpOnly: the page's scripts cannot see it.
+    assert_eq!(
+        url.query(),
+        None,
+        "the token is dropped from the address: {url}"
+    );
     assert_eq!(browser.eval("return document.cookie;").await, json!(""));
+    let session = browser
+        .eval("return localStorage.getItem('inkling.session');")
+        .await;
+    let session = session
+        .as_str()
+        .expect("a session in this origin's storage")
+        .to_owned();
+    assert_eq!(session.len(), 64);
+    assert_ne!(session, browser.token);
+
+    let (other_port, heard) = another_local_server();
+    browser
+        .client
+        .goto(&format!("http://127.0.0.1:{other_port}/"))
+        .await
+        .unwrap();
+    assert_eq!(
+        browser.eval("return localStorage.length;").await,
+        json!(0),
+        "another port's page sees none of inkling's storage"
+    );
+    assert_eq!(browser.eval("return document.cookie;").await, json!(""));
+    let heard = heard.lock().unwrap().clone();
+    assert!(heard.starts_with("GET / "), "{heard}");
+    assert!(!heard.contains(&session), "{heard}");
+    assert!(!heard.contains(&browser.token), "{heard}");
+    assert!(!heard.to_ascii_lowercase().contains("cookie:"), "{heard}");
+
+    // Back on inkling's own address, with nothing in it: still signed in.
+    browser.client.goto(&browser.app_url).await.unwrap();
+    browser.wait_visible("app").await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_page_stays_signed_in_across_a_browser_restart_until_logout_all() {
+    let mut browser = start(&[]).await;
+    browser.open_inbox().await;
+    browser.restart_browser().await;
+    browser.client.goto(&browser.app_url).await.unwrap();
+    browser.wait_visible("app").await;
+
+    // `inkling logout --all`: the open page is signed out, its live feed included.
+    let ended = browser
+        .api("POST", "/api/sessions/end-all", Some(json!({})))
+        .await;
+    assert_eq!(ended["count"], 1);
+    browser.wait_visible("no-session").await;
+    assert!(!browser.is_shown("app").await);
     browser.close().await;
 }
 
@@ -80,8 +162,8 @@ async fn a_one_time_code_opens_the_page_once() {
     let url = browser.client.current_url().await.unwrap();
     assert_eq!(url.query(), None, "{url}");
 
-    // In a fresh profile (no cookie), the same address is refused.
-    browser.client.delete_all_cookies().await.unwrap();
+    // Without the session it opened (a fresh profile), the same address opens nothing.
+    browser.eval("localStorage.clear(); return null;").await;
     browser.client.goto(&address).await.unwrap();
     browser.wait_visible("no-session").await;
     browser.close().await;
