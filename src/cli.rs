@@ -15,6 +15,7 @@ use crate::client::{ClientError, ServiceClient};
 use crate::configuration::{Settings, UserFile};
 use crate::domain::Note;
 use crate::status::ServiceStatus;
+use crate::storage::{SearchHit, SnippetPart};
 
 /// Exit statuses, listed in `--help`.
 pub mod exit {
@@ -64,6 +65,15 @@ pub enum Command {
     Status,
     /// List notes, newest first.
     List(ListArgs),
+    /// Find notes with every word of QUERY (in the title, tags or body; inside words
+    /// too), best first, each with the piece of its body that matched.
+    Search {
+        /// The words to look for.
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        #[command(flatten)]
+        filters: ListArgs,
+    },
     /// Show one note.
     Show {
         /// The note's id.
@@ -273,17 +283,7 @@ async fn execute(
             }
         }
         Command::List(args) => {
-            let mut query = format!(
-                "/api/notes?limit={}&trash={}&expired={}",
-                args.limit, args.trash, args.expired
-            );
-            if let Some(status) = &args.status {
-                query.push_str(&format!("&status={}", encode(status)));
-            }
-            if let Some(tag) = &args.tag {
-                query.push_str(&format!("&tag={}", encode(tag)));
-            }
-            let notes: Vec<Note> = client.get(&query).await?;
+            let notes: Vec<Note> = client.get(&list_path(&args)).await?;
             if json {
                 print_json(&notes);
             } else if notes.is_empty() {
@@ -291,6 +291,20 @@ async fn execute(
             } else {
                 for note in &notes {
                     println!("{}", list_line(note));
+                }
+            }
+        }
+        Command::Search { query, filters } => {
+            let path = format!("{}&q={}", list_path(&filters), encode(&query.join(" ")));
+            let hits: Vec<SearchHit> = client.get(&path).await?;
+            if json {
+                print_json(&hits);
+            } else if hits.is_empty() {
+                println!("no notes match");
+            } else {
+                for hit in &hits {
+                    println!("{}", list_line(&hit.note));
+                    println!("    {}", snippet_line(&hit.snippet));
                 }
             }
         }
@@ -461,6 +475,36 @@ fn print_json<T: serde::Serialize>(value: &T) {
 }
 
 /// `id  status  created  title-or-first-line`, one note a line.
+/// `GET /api/notes` with the filters of `inkling list` (and `search`).
+fn list_path(args: &ListArgs) -> String {
+    let mut path = format!(
+        "/api/notes?limit={}&trash={}&expired={}",
+        args.limit, args.trash, args.expired
+    );
+    if let Some(status) = &args.status {
+        path.push_str(&format!("&status={}", encode(status)));
+    }
+    if let Some(tag) = &args.tag {
+        path.push_str(&format!("&tag={}", encode(tag)));
+    }
+    path
+}
+
+/// A search hit's snippet on one line, the matched words in `[brackets]`.
+pub fn snippet_line(parts: &[SnippetPart]) -> String {
+    parts
+        .iter()
+        .map(|part| {
+            let text = printable(&part.text, false);
+            if part.matched {
+                format!("[{text}]")
+            } else {
+                text
+            }
+        })
+        .collect()
+}
+
 pub fn list_line(note: &Note) -> String {
     let headline = note
         .title

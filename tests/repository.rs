@@ -760,3 +760,181 @@ fn trash_expired_moves_every_expired_note_and_nothing_else() {
     assert_eq!(store.count_expired(now).unwrap(), 0);
     assert_invariants(&store);
 }
+
+// ----- search ----------------------------------------------------------------------------
+
+fn search(store: &Store, text: &str, filter: &ListFilter) -> Vec<String> {
+    let query = inkling::storage::SearchQuery::parse(text).unwrap();
+    store
+        .search(&query, filter, t0())
+        .unwrap()
+        .into_iter()
+        .map(|hit| hit.note.id)
+        .collect()
+}
+
+fn enriched(title: &str, tags: &[&str]) -> Enrichment {
+    Enrichment {
+        title: title.into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        summary: "A summary.".into(),
+    }
+}
+
+#[test]
+fn search_ranks_a_title_match_over_a_tag_over_the_body_and_ties_newest_first() {
+    let mut store = store();
+    let in_body_old = capture(&mut store, "a soup with tomatoes", t0());
+    let in_body_new = capture(&mut store, "tomatoes again", t0() + Duration::minutes(1));
+    let in_tags = capture(&mut store, "dinner plans", t0());
+    store
+        .save_enrichment(&in_tags, &enriched("Dinner", &["tomatoes"]), t0())
+        .unwrap();
+    let in_title = capture(&mut store, "what to plant", t0());
+    store
+        .save_enrichment(
+            &in_title,
+            &enriched("Tomatoes for the garden", &["garden"]),
+            t0(),
+        )
+        .unwrap();
+    capture(&mut store, "nothing red here", t0());
+
+    let all = ListFilter::default();
+    // The beginning of a word finds it; case does not matter.
+    assert_eq!(
+        search(&store, "TOMAT", &all),
+        [
+            in_title.clone(),
+            in_tags.clone(),
+            in_body_new.clone(),
+            in_body_old.clone()
+        ]
+    );
+    // Every word must be there.
+    assert_eq!(
+        search(&store, "tomatoes soup", &all),
+        std::slice::from_ref(&in_body_old)
+    );
+    assert!(search(&store, "tomatoes zucchini", &all).is_empty());
+    assert_invariants(&store);
+}
+
+#[test]
+fn search_matches_inside_words_in_scripts_without_spaces_and_short_words_too() {
+    let mut store = store();
+    let apples = capture(&mut store, "오늘은 사과를 샀다", t0());
+    let pie = capture(&mut store, "사과파이 만들기", t0() + Duration::minutes(1));
+    capture(&mut store, "배를 샀다", t0());
+    let all = ListFilter::default();
+    // Two syllables: no trigram, matched all the same.
+    assert_eq!(search(&store, "사과", &all), [pie.clone(), apples.clone()]);
+    // Three: through the index, inside a longer word.
+    assert_eq!(search(&store, "사과파", &all), std::slice::from_ref(&pie));
+    assert_eq!(search(&store, "샀다 사과", &all), [apples]);
+    // Nothing the user types is query syntax.
+    for odd in ["\"", "a*", "NOT", "(", "title:x", "50%", "_"] {
+        assert!(search(&store, odd, &all).is_empty(), "{odd}");
+    }
+}
+
+#[test]
+fn search_combines_with_status_tag_and_trash_and_never_shows_a_stale_or_trashed_note() {
+    let mut store = store();
+    let pending = capture(&mut store, "call the plumber", t0());
+    let done = capture(&mut store, "plumber invoice", t0());
+    store
+        .save_enrichment(&done, &enriched("Invoice", &["house"]), t0())
+        .unwrap();
+    let trashed = capture(&mut store, "plumber was late", t0());
+    store.trash(&trashed, t0()).unwrap();
+
+    let filter = |status, tag: Option<&str>, trash| ListFilter {
+        status,
+        tag: tag.map(str::to_string),
+        trash,
+        ..ListFilter::default()
+    };
+    assert_eq!(
+        search(
+            &store,
+            "plumber",
+            &filter(Some(AiStatus::Pending), None, false)
+        ),
+        std::slice::from_ref(&pending)
+    );
+    assert_eq!(
+        search(&store, "plumber", &filter(None, Some("house"), false)),
+        std::slice::from_ref(&done)
+    );
+    assert_eq!(
+        search(&store, "plumber", &filter(None, None, true)),
+        std::slice::from_ref(&trashed)
+    );
+    assert!(!search(&store, "plumber", &ListFilter::default()).contains(&trashed));
+
+    // The enrichment's title is searchable at once, in the same write.
+    assert_eq!(
+        search(&store, "invoice", &ListFilter::default()),
+        std::slice::from_ref(&done)
+    );
+    // A note deleted for good (the trash purge) is gone from the index.
+    store.purge_trash(t0() + Duration::days(1)).unwrap();
+    assert!(search(&store, "late", &filter(None, None, true)).is_empty());
+    assert_invariants(&store);
+}
+
+#[test]
+fn a_hits_snippet_marks_the_words_in_its_body() {
+    let mut store = store();
+    capture(
+        &mut store,
+        "First line.\nThen the tomatoes, and more tomatoes.",
+        t0(),
+    );
+    let query = inkling::storage::SearchQuery::parse("tomato").unwrap();
+    let hits = store.search(&query, &ListFilter::default(), t0()).unwrap();
+    let marked: String = hits[0]
+        .snippet
+        .iter()
+        .map(|p| {
+            if p.matched {
+                format!("[{}]", p.text)
+            } else {
+                p.text.clone()
+            }
+        })
+        .collect();
+    assert_eq!(
+        marked,
+        "First line. Then the [tomato]es, and more [tomato]es."
+    );
+}
+
+#[test]
+fn notes_stored_before_search_existed_are_found_after_the_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    {
+        // A database as the release before search left it: migrations 1 and 2.
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        inkling::storage::migrations::migrate(
+            &mut conn,
+            &inkling::storage::migrations::MIGRATIONS[..2],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO notes (id, body, title, tags, ai_status, created_at, updated_at)
+             VALUES ('old', 'an old thought about kimchi', 'Fermenting', '[\"food\"]', 'done',
+                     '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
+            [],
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let all = ListFilter::default();
+    assert_eq!(search(&store, "kimchi", &all), ["old"]);
+    assert_eq!(search(&store, "ferment", &all), ["old"]);
+    assert_eq!(search(&store, "food", &all), ["old"]);
+    assert_invariants(&store);
+}

@@ -24,7 +24,9 @@ use super::hub::Hub;
 use super::mailbox::Mailbox;
 use crate::domain::{Enrichment, ListFilter, Note, NoteBody};
 use crate::events::{CountsChanged, FailedCountChanged};
-use crate::storage::{Changed, Job, NoteCounts, Store, StoreError, StoreResult};
+use crate::storage::{
+    Changed, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError, StoreResult,
+};
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
 #[derive(Debug, Message)]
@@ -45,6 +47,15 @@ pub struct GetNote {
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Vec<Note>>")]
 pub struct ListNotes {
+    pub filter: ListFilter,
+    pub now: DateTime<Utc>,
+}
+
+/// Notes matching a search (and a filter's status, tag, trash, expired), best first.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<SearchHit>>")]
+pub struct SearchNotes {
+    pub query: SearchQuery,
     pub filter: ListFilter,
     pub now: DateTime<Utc>,
 }
@@ -335,6 +346,9 @@ handle_and_announce!(CaptureNote => Note, |_| Some(CountsChange::OnePending), |s
 });
 handle_with_store!(GetNote => Note, |store, msg| store.get(&msg.id));
 handle_with_store!(ListNotes => Vec<Note>, |store, msg| store.list(&msg.filter, msg.now));
+handle_with_store!(SearchNotes => Vec<SearchHit>, |store, msg| {
+    store.search(&msg.query, &msg.filter, msg.now)
+});
 handle_with_store!(CountFailed => u64, |store, _msg| store.count_failed());
 /// A status read counts everything anyway: what it found is announced as it is, not
 /// counted a second time.

@@ -9,10 +9,11 @@ use super::AppState;
 use crate::actors::ai_worker::GetWorkerStatus;
 use crate::actors::inbox::{Capture, Keep, Restore, RetryAllFailed, Trash, TrashExpired};
 use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
-use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes};
+use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes, SearchNotes};
 use crate::actors::telemetry::{ExportUsageLog, GetStats, GetUsageStats};
 use crate::domain::{AiStatus, ListFilter, NoteBody};
 use crate::status::ServiceStatus;
+use crate::storage::SearchQuery;
 
 /// `POST /api/notes` body.
 #[derive(Debug, Deserialize)]
@@ -44,6 +45,8 @@ pub struct ListQuery {
     pub expired: bool,
     pub limit: Option<u32>,
     pub before: Option<String>,
+    /// A search: the notes with every word of it, best first (`storage/search.rs`).
+    pub q: Option<String>,
 }
 
 impl TryFrom<ListQuery> for ListFilter {
@@ -75,21 +78,34 @@ impl TryFrom<ListQuery> for ListFilter {
     }
 }
 
-/// `GET /api/notes?status=&tag=&trash=&expired=&limit=&before=` → a JSON array.
+/// `GET /api/notes?status=&tag=&trash=&expired=&limit=&before=` → a JSON array, newest
+/// first; with `q=`, the notes that contain every word of it, best first, each with a
+/// `snippet` of its body that marks the words.
 pub async fn list(
     state: web::Data<AppState>,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let filter = ListFilter::try_from(query.into_inner())?;
-    let notes = state
-        .services
-        .repository
-        .send(ListNotes {
-            filter,
-            now: state.clock.now(),
-        })
+    let mut query = query.into_inner();
+    let search = query.q.take();
+    if search.is_some() && query.before.as_deref().is_some_and(|b| !b.is_empty()) {
+        return Err(ApiError::BadRequest(
+            "a search is one page ranked by relevance: `before` pages by date and \
+             cannot be used with `q`; ask for more with `limit`"
+                .into(),
+        ));
+    }
+    let filter = ListFilter::try_from(query)?;
+    let repository = &state.services.repository;
+    let now = state.clock.now();
+    let Some(text) = search else {
+        let notes = repository.send(ListNotes { filter, now }).await??;
+        return Ok(HttpResponse::Ok().json(notes));
+    };
+    let query = SearchQuery::parse(&text).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let hits = repository
+        .send(SearchNotes { query, filter, now })
         .await??;
-    Ok(HttpResponse::Ok().json(notes))
+    Ok(HttpResponse::Ok().json(hits))
 }
 
 /// `GET /api/notes/{id}` → the note, or 404.

@@ -24,6 +24,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0002_pending_jobs_wait_reason.sql",
         sql: include_str!("../../migrations/0002_pending_jobs_wait_reason.sql"),
     },
+    Migration {
+        name: "0003_search.sql",
+        sql: include_str!("../../migrations/0003_search.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -2,11 +2,14 @@
 //!
 //! - [`migrations`]: `migrations/*.sql` applied in order at start-up.
 //! - [`store`]: [`Store`], every repository operation as plain synchronous code.
+//! - [`search`]: what a search query means and how a hit's snippet is cut.
 //!
 //! Only the `RepositoryActor` holds a `Store` at run time (one writing connection).
 
 pub mod migrations;
+pub mod search;
 pub mod store;
 
 pub use crate::domain::WaitReason;
-pub use store::{Changed, Job, NoteCounts, Store, StoreError, StoreResult};
+pub use search::{SearchQuery, SnippetPart};
+pub use store::{Changed, Job, NoteCounts, SearchHit, Store, StoreError, StoreResult};

@@ -18,6 +18,7 @@ use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, TransactionBehavior};
 
 use super::migrations::{self, MigrationError, MIGRATIONS};
+use super::search::{self, SearchQuery, SnippetPart};
 use crate::domain::{timestamp, AiStatus, Enrichment, ListFilter, Note, NoteBody, WaitReason};
 
 /// Why a repository operation failed.
@@ -136,6 +137,14 @@ pub const ALL_JOBS_SQL: &str = "SELECT j.note_id, j.attempts, j.next_run_at, j.w
 
 const NOTE_COLUMNS: &str = "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
      n.created_at, n.updated_at, n.deleted_at, n.kept_at";
+
+/// One note found by a search, with the piece of its body that matched.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct SearchHit {
+    #[serde(flatten)]
+    pub note: Note,
+    pub snippet: Vec<SnippetPart>,
+}
 
 /// The one connection that writes.
 pub struct Store {
@@ -347,6 +356,84 @@ impl Store {
         sql.push_str(" ORDER BY n.created_at DESC, n.id DESC LIMIT ?");
         args.push(Value::Integer(i64::from(filter.effective_limit())));
         Ok((sql, args))
+    }
+
+    /// Notes matching `query` (and `filter`'s status, tag, trash and expired; its
+    /// cursor is not used: a search is one ranked page), best first, each with a
+    /// snippet of its body (`storage/search.rs`).
+    pub fn search(
+        &self,
+        query: &SearchQuery,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<SearchHit>> {
+        let (sql, args) = self.search_query(query, filter, now);
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let notes = stmt
+            .query_map(params_from_iter(args), note_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(notes
+            .into_iter()
+            .map(|note| SearchHit {
+                snippet: search::snippet(&note.body, &query.words),
+                note,
+            })
+            .collect())
+    }
+
+    /// The SQL and arguments of [`Store::search`] (public for the benchmark, which
+    /// compares it with the bare FTS5 query).
+    pub fn search_query(
+        &self,
+        query: &SearchQuery,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+    ) -> (String, Vec<Value>) {
+        let mut sql = format!(
+            "SELECT {NOTE_COLUMNS} FROM notes_search \
+             JOIN note_search_keys k ON k.key = notes_search.rowid \
+             JOIN notes n ON n.id = k.note_id"
+        );
+        let mut args: Vec<Value> = Vec::new();
+        if let Some(tag) = &filter.tag {
+            sql.push_str(" JOIN note_tags t ON t.note_id = n.id AND t.tag = ?");
+            args.push(Value::Text(tag.clone()));
+        }
+        sql.push_str(if filter.trash {
+            " WHERE n.deleted_at IS NOT NULL"
+        } else {
+            " WHERE n.deleted_at IS NULL"
+        });
+        let indexed = query.index_expression();
+        if let Some(expression) = &indexed {
+            sql.push_str(" AND notes_search MATCH ?");
+            args.push(Value::Text(expression.clone()));
+        }
+        for pattern in query.short_word_patterns() {
+            sql.push_str(
+                " AND (notes_search.title LIKE ? ESCAPE '\\' OR notes_search.tags LIKE ? ESCAPE '\\' \
+                 OR notes_search.body LIKE ? ESCAPE '\\')",
+            );
+            for _ in 0..3 {
+                args.push(Value::Text(pattern.clone()));
+            }
+        }
+        if let Some(status) = filter.status {
+            sql.push_str(" AND n.ai_status = ?");
+            args.push(Value::Text(status.as_str().into()));
+        }
+        if filter.expired {
+            sql.push_str(" AND n.created_at < ? AND n.kept_at IS NULL");
+            args.push(Value::Text(self.expired_before(now)));
+        }
+        // A title match weighs most, then a tag, then the body; ties newest first.
+        sql.push_str(if indexed.is_some() {
+            " ORDER BY bm25(notes_search, 10.0, 5.0, 1.0), n.created_at DESC, n.id DESC LIMIT ?"
+        } else {
+            " ORDER BY n.created_at DESC, n.id DESC LIMIT ?"
+        });
+        args.push(Value::Integer(i64::from(filter.effective_limit())));
+        (sql, args)
     }
 
     /// `EXPLAIN QUERY PLAN` of a statement, one line per step (tests, diagnostics).
@@ -589,6 +676,19 @@ impl Store {
             (
                 "failed notes without an error",
                 "SELECT COUNT(*) FROM notes WHERE ai_status = 'failed' AND ai_error IS NULL",
+            ),
+            (
+                "notes whose search entry is missing or stale",
+                "SELECT COUNT(*) FROM notes n
+                 LEFT JOIN note_search_keys k ON k.note_id = n.id
+                 LEFT JOIN notes_search s ON s.rowid = k.key
+                 WHERE s.rowid IS NULL OR s.body IS NOT n.body
+                    OR s.title IS NOT coalesce(n.title, '')",
+            ),
+            (
+                "search entries without a note",
+                "SELECT (SELECT COUNT(*) FROM notes_search) + (SELECT COUNT(*) FROM note_search_keys)
+                        - 2 * (SELECT COUNT(*) FROM notes)",
             ),
         ];
         let mut violations = Vec::new();

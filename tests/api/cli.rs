@@ -206,3 +206,40 @@ fn logout_all_signs_every_page_out() {
     assert_eq!(status_with(&session), 401);
     assert_eq!(status_with(&token), 200);
 }
+
+/// `inkling search WORDS`: the hits with the matched words in brackets, `--json` the
+/// API's answer, and a search with nothing in it refused in one line.
+#[test]
+fn search_prints_each_hit_with_its_marked_snippet() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    assert!(service
+        .cli(&["capture", "tomato soup for Sunday"])
+        .status
+        .success());
+    assert!(service
+        .cli(&["capture", "call the plumber"])
+        .status
+        .success());
+
+    let output = service.cli(&["search", "soup", "tomat"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let lines: Vec<String> = text(&output.stdout).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].contains("tomato soup for Sunday"), "{lines:?}");
+    assert_eq!(lines[1], "    [tomat]o [soup] for Sunday");
+
+    let output = service.cli(&["--json", "search", "plumber"]);
+    let hits: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(hits[0]["body"], "call the plumber");
+
+    let output = service.cli(&["search", "nothing-like-it"]);
+    assert_eq!(text(&output.stdout).trim(), "no notes match");
+    let output = service.cli(&["search", " "]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("the search is empty"),
+        "{}",
+        text(&output.stderr)
+    );
+}

@@ -151,3 +151,45 @@ async fn a_graceful_stop_keeps_every_captured_note() {
 
     assert_eq!(app.note_count_in_db(), 10);
 }
+
+/// `GET /api/notes?q=`: ranked hits with a snippet; bad searches are 400 and change nothing.
+#[actix_rt::test]
+async fn search_finds_notes_by_any_part_of_their_words_with_a_marked_snippet() {
+    let app = spawn_app().await;
+    let soup = app.capture("tomato soup for Sunday").await;
+    app.capture("call the plumber").await;
+    let korean = app.capture("오늘은 사과를 샀다").await;
+
+    let (status, hits) = app.get("/api/notes?q=tomat").await;
+    assert_eq!(status, 200, "{hits}");
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0]["id"], soup["id"]);
+    assert_eq!(hits[0]["body"], "tomato soup for Sunday");
+    assert_eq!(
+        hits[0]["snippet"],
+        serde_json::json!([{ "text": "tomat", "matched": true }, { "text": "o soup for Sunday" }])
+    );
+    let (_, hits) = app.get("/api/notes?q=%EC%82%AC%EA%B3%BC").await; // 사과
+    assert_eq!(hits[0]["id"], korean["id"]);
+    let (_, hits) = app.get("/api/notes?q=plumber&status=done").await;
+    assert_eq!(hits, serde_json::json!([]));
+
+    for (query, says) in [
+        ("q=", "empty"),
+        ("q=%20%20", "empty"),
+        (&*format!("q={}", "x".repeat(501)), "limit is 500"),
+        (
+            &*format!("q=soup&before={}", soup["id"].as_str().unwrap()),
+            "before",
+        ),
+        ("q=soup&limit=0", "limit"),
+    ] {
+        let (status, body) = app.get(&format!("/api/notes?{query}")).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().contains(says),
+            "{query}: {body}"
+        );
+    }
+}

@@ -1,0 +1,227 @@
+//! Search: what a query means, and how a hit's snippet is cut. Plain functions over
+//! plain data; `Store::search` runs them against `notes_search` (migration 0003).
+//!
+//! A query is words separated by spaces; a note matches when it contains every word
+//! (in its title, tags or body, ignoring case), anywhere, also inside a longer word.
+//! The index is FTS5's trigram tokenizer, so a word of three or more characters is
+//! looked up in the index; a shorter one (two Korean syllables are a common word) has no
+//! trigram and is matched with `LIKE` over the notes the longer words left, or over all
+//! of them when it is alone. Results are ranked with BM25, a title match weighing most
+//! and a tag match more than the body; ties (and queries of short words only, which
+//! have no rank) newest first.
+
+use serde::{Deserialize, Serialize};
+
+/// The longest query taken, in characters.
+pub const MAX_QUERY_CHARS: usize = 500;
+
+/// A query, split into what the index can look up and what it cannot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchQuery {
+    /// The words, lowercased, in the order typed.
+    pub words: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SearchQueryError {
+    #[error("the search is empty: give a word to look for")]
+    Empty,
+    #[error("the search is {0} characters long; the limit is {MAX_QUERY_CHARS}")]
+    TooLong(usize),
+}
+
+/// Words shorter than this have no trigram: matched with `LIKE`, not the index.
+const TRIGRAM: usize = 3;
+
+impl SearchQuery {
+    pub fn parse(text: &str) -> Result<SearchQuery, SearchQueryError> {
+        let length = text.chars().count();
+        if length > MAX_QUERY_CHARS {
+            return Err(SearchQueryError::TooLong(length));
+        }
+        let mut words: Vec<String> = Vec::new();
+        for word in text.split_whitespace() {
+            let word = word.to_lowercase();
+            if !words.contains(&word) {
+                words.push(word);
+            }
+        }
+        if words.is_empty() {
+            return Err(SearchQueryError::Empty);
+        }
+        Ok(SearchQuery { words })
+    }
+
+    /// The FTS5 query for the words the index can look up (each a quoted phrase, so
+    /// nothing the user types is FTS5 syntax), or `None` when every word is short.
+    pub fn index_expression(&self) -> Option<String> {
+        let phrases: Vec<String> = self
+            .words
+            .iter()
+            .filter(|word| word.chars().count() >= TRIGRAM)
+            .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
+            .collect();
+        (!phrases.is_empty()).then(|| phrases.join(" "))
+    }
+
+    /// `LIKE` patterns for the words too short for the index (`\` escapes).
+    pub fn short_word_patterns(&self) -> Vec<String> {
+        self.words
+            .iter()
+            .filter(|word| word.chars().count() < TRIGRAM)
+            .map(|word| {
+                let escaped = word
+                    .replace('\\', "\\\\")
+                    .replace('%', "\\%")
+                    .replace('_', "\\_");
+                format!("%{escaped}%")
+            })
+            .collect()
+    }
+}
+
+/// One piece of a snippet: text, and whether it is one of the words searched for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnippetPart {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub matched: bool,
+}
+
+/// Characters of context on each side of the first match.
+const CONTEXT: usize = 60;
+
+/// A short piece of `body` around its first match of `words`, every match in it
+/// marked; the beginning of the body when the words matched only the title or tags.
+pub fn snippet(body: &str, words: &[String]) -> Vec<SnippetPart> {
+    let chars: Vec<char> = body.chars().collect();
+    let lower: Vec<char> = chars.iter().map(|c| fold(*c)).collect();
+    let needles: Vec<Vec<char>> = words
+        .iter()
+        .map(|w| w.chars().map(fold).collect())
+        .collect();
+    let match_at = |at: usize| -> Option<usize> {
+        needles
+            .iter()
+            .filter(|needle| !needle.is_empty() && lower[at..].starts_with(needle))
+            .map(Vec::len)
+            .max()
+    };
+    let first = (0..chars.len()).find(|&at| match_at(at).is_some());
+    let (start, end) = match first {
+        Some(at) => (
+            at.saturating_sub(CONTEXT),
+            (at + CONTEXT * 2).min(chars.len()),
+        ),
+        None => (0, (CONTEXT * 2).min(chars.len())),
+    };
+    let mut parts: Vec<SnippetPart> = Vec::new();
+    let mut push = |text: String, matched: bool| match parts.last_mut() {
+        Some(last) if last.matched == matched && !matched => last.text.push_str(&text),
+        _ => parts.push(SnippetPart { text, matched }),
+    };
+    if start > 0 {
+        push("…".into(), false);
+    }
+    let mut at = start;
+    while at < end {
+        match match_at(at) {
+            Some(length) => {
+                let stop = (at + length).min(chars.len());
+                push(chars[at..stop].iter().collect(), true);
+                at = stop;
+            }
+            None => {
+                push(chars[at].to_string(), false);
+                at += 1;
+            }
+        }
+    }
+    if end < chars.len() {
+        push("…".into(), false);
+    }
+    // Line breaks inside a snippet read as one line.
+    for part in &mut parts {
+        part.text = part.text.replace(['\n', '\r', '\t'], " ");
+    }
+    parts
+}
+
+/// A character compared ignoring case (one-to-one, so positions stay).
+fn fold(c: char) -> char {
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        SearchQuery::parse(text).unwrap().words
+    }
+
+    #[test]
+    fn a_query_is_its_words_lowercased_once_each() {
+        assert_eq!(words("  Tomato  soup tomato "), ["tomato", "soup"]);
+        assert_eq!(SearchQuery::parse("   "), Err(SearchQueryError::Empty));
+        let long = "x".repeat(MAX_QUERY_CHARS + 1);
+        assert_eq!(
+            SearchQuery::parse(&long),
+            Err(SearchQueryError::TooLong(501))
+        );
+    }
+
+    #[test]
+    fn long_words_go_to_the_index_quoted_and_short_ones_to_like() {
+        let query = SearchQuery::parse(r#"tomat "Quoted" 사과 5%"#).unwrap();
+        assert_eq!(
+            query.index_expression().as_deref(),
+            Some(r#""tomat" """quoted""""#)
+        );
+        assert_eq!(query.short_word_patterns(), ["%사과%", "%5\\%%"]);
+        assert_eq!(SearchQuery::parse("ab").unwrap().index_expression(), None);
+    }
+
+    fn marked(parts: &[SnippetPart]) -> String {
+        parts
+            .iter()
+            .map(|p| {
+                if p.matched {
+                    format!("[{}]", p.text)
+                } else {
+                    p.text.clone()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_snippet_marks_every_match_near_the_first_one() {
+        let body = "Buy Tomatoes and basil.\nThe tomato sauce needs time.";
+        assert_eq!(
+            marked(&snippet(body, &words("tomat"))),
+            "Buy [Tomat]oes and basil. The [tomat]o sauce needs time."
+        );
+        let long = format!("{}the word{}", "a".repeat(200), "b".repeat(200));
+        let cut = marked(&snippet(&long, &words("word")));
+        assert!(cut.starts_with('…') && cut.ends_with('…'), "{cut}");
+        assert!(cut.contains("the [word]"), "{cut}");
+        assert!(cut.chars().count() < 200, "{cut}");
+    }
+
+    #[test]
+    fn a_snippet_matches_inside_words_of_any_script_and_falls_back_to_the_start() {
+        assert_eq!(
+            marked(&snippet("오늘은 사과를 샀다", &words("사과"))),
+            "오늘은 [사과]를 샀다"
+        );
+        assert_eq!(
+            marked(&snippet("nothing here", &words("title-only"))),
+            "nothing here"
+        );
+    }
+}
