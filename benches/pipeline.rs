@@ -1,13 +1,16 @@
 //! The service's hot paths, measured against their own floor (docs/PERFORMANCE.md).
 //!
 //! Run: `cargo bench --bench pipeline` (release build; ~1–2 minutes on 2 cores).
-//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker`):
+//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search`):
 //! - capture: p50/p99 latency and throughput of `POST /api/notes` with 8 concurrent
 //!   clients, 2,000 notes, durable commits; split into SQLite commit, actor hop, HTTP;
 //! - retry: retry-all over 100,000 failed notes end to end (HTTP) against the same SQL
 //!   run raw on a copy of the database;
 //! - worker: notes per second through the whole pipeline with an instant fake provider
-//!   against a loop that calls the same provider and commits the same rows.
+//!   against a loop that calls the same provider and commits the same rows;
+//! - search: p50/p99 of one-word searches over 100,000 notes, per word from one in
+//!   half the notes to one in 10,000: the bare FTS5 query (same match, rank and limit)
+//!   run raw, `Store::search`, and `GET /api/notes?q=` end to end.
 //!
 //! Under `cargo test` (no `--bench` argument) it does nothing.
 
@@ -37,6 +40,26 @@ const CAPTURES: usize = 2_000;
 const CLIENTS: usize = 8;
 const FAILED_NOTES: usize = 100_000;
 const WORKER_NOTES: usize = 2_000;
+const SEARCH_NOTES: usize = 100_000;
+/// The search notes' words, each in one note in `every` (tomato in half of them,
+/// zephyr in one in 10,000): the one-word queries, from a word in half of all notes
+/// to one in a handful, as a person's notes have both.
+const SEARCH_WORDS: [(&str, usize); 12] = [
+    ("tomato", 2),
+    ("garden", 5),
+    ("meeting", 10),
+    ("plumber", 20),
+    ("invoice", 50),
+    ("recipe", 100),
+    ("birthday", 200),
+    ("dentist", 500),
+    ("passport", 1_000),
+    ("chimney", 2_000),
+    ("saffron", 5_000),
+    ("zephyr", 10_000),
+];
+/// Searches per word and way (raw, store, HTTP).
+const SEARCH_ROUNDS: usize = 20;
 
 /// The tests' settings, with the log quiet.
 fn settings(dir: &Path, extra: &[(&str, &str)]) -> Settings {
@@ -282,6 +305,111 @@ async fn worker() {
     );
 }
 
+async fn search() {
+    println!("search: one-word queries over {SEARCH_NOTES} notes (limit 50), {SEARCH_ROUNDS} of each word");
+    let dir = tempfile::tempdir().unwrap();
+    let s = settings(dir.path(), &[]);
+    let path = s.database_path();
+    drop(Store::open(&path, 30).unwrap()); // schema and the search index's triggers
+    {
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        let tx = conn.transaction().unwrap();
+        {
+            let mut insert = tx
+                .prepare(
+                    "INSERT INTO notes (id, body, ai_status, created_at, updated_at)
+                     VALUES (?1, ?2, 'done', ?3, ?3)",
+                )
+                .unwrap();
+            let at = inkling::domain::timestamp(Utc::now());
+            for i in 0..SEARCH_NOTES {
+                let words: Vec<&str> = SEARCH_WORDS
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, (_, every))| (i + k * 7) % every == 0)
+                    .map(|(_, (word, _))| *word)
+                    .collect();
+                let body = format!(
+                    "note {i}: a thought of ordinary length about {} and the rest of the day",
+                    words.join(" and ")
+                );
+                insert
+                    .execute((uuid::Uuid::now_v7().to_string(), body, &at))
+                    .unwrap();
+            }
+        }
+        tx.commit().unwrap();
+    }
+
+    // The bare FTS5 query: the same match, rank and limit, no join, no filter, no
+    // snippet. Then the store (Store::search) and the route (`inkling search WORD`).
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mut raw = conn
+        .prepare(
+            "SELECT rowid FROM notes_search WHERE notes_search MATCH ?1 \
+             ORDER BY bm25(notes_search, 10.0, 5.0, 1.0) LIMIT 50",
+        )
+        .unwrap();
+    let store = Store::open(&path, 30).unwrap();
+    let filter = inkling::domain::ListFilter::default();
+    let service = service::start_service(&s, Arc::new(SystemClock)).await;
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .finish();
+    println!(
+        "  word      in notes   raw p50/p99 ms   store p50/p99 ms   HTTP p50/p99 ms   HTTP/raw p99"
+    );
+    let mut all = [Vec::new(), Vec::new(), Vec::new()];
+    for (word, every) in SEARCH_WORDS {
+        let mut times = [Vec::new(), Vec::new(), Vec::new()];
+        for _ in 0..SEARCH_ROUNDS {
+            let at = Instant::now();
+            let rows: Vec<i64> = raw
+                .query_map([format!("\"{word}\"")], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            times[0].push(at.elapsed());
+            assert!(!rows.is_empty(), "{word}");
+
+            let query = inkling::storage::SearchQuery::parse(word).unwrap();
+            let at = Instant::now();
+            let hits = store.search(&query, &filter, Utc::now()).unwrap();
+            times[1].push(at.elapsed());
+            assert_eq!(hits.len(), rows.len(), "{word}");
+
+            let url = format!("{}/api/notes?q={word}&limit=50", service.address);
+            let at = Instant::now();
+            let mut response = client
+                .get(&url)
+                .bearer_auth(&service.token)
+                .send()
+                .await
+                .unwrap();
+            let body = response.body().limit(16 << 20).await.unwrap();
+            times[2].push(at.elapsed());
+            assert!(response.status().is_success() && body.len() > 2, "{word}");
+        }
+        let [(r50, r99, _), (s50, s99, _), (h50, h99, _)] = times.clone().map(percentiles);
+        println!(
+            "  {word:<9} {:>8}   {r50:6.2} / {r99:6.2}   {s50:6.2} / {s99:6.2}     {h50:6.2} / {h99:6.2}    {:.2}x",
+            SEARCH_NOTES / every,
+            h99 / r99
+        );
+        for (total, samples) in all.iter_mut().zip(times) {
+            total.extend(samples);
+        }
+    }
+    let [(_, r99, _), (_, s99, _), (_, h99, _)] = all.map(percentiles);
+    println!(
+        "  every query: p99 raw {r99:.2} ms, store {s99:.2} ms ({:.2}x), HTTP {h99:.2} ms ({:.2}x)",
+        s99 / r99,
+        h99 / r99
+    );
+    drop(store);
+    service.handle.stop(true).await;
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
@@ -298,6 +426,9 @@ fn main() {
         }
         if wants("worker") {
             worker().await;
+        }
+        if wants("search") {
+            search().await;
         }
     });
 }

@@ -21,6 +21,9 @@ CREATE VIRTUAL TABLE notes_search USING fts5(
     title, tags, body,
     tokenize = 'trigram'
 );
+-- A deleted note's terms leave the index at once instead of at the next merge: a note
+-- deleted for good leaves no trace in it.
+INSERT INTO notes_search (notes_search, rank) VALUES ('secure-delete', 1);
 
 CREATE TRIGGER notes_search_after_insert AFTER INSERT ON notes BEGIN
     INSERT INTO note_search_keys (note_id) VALUES (new.id);

@@ -110,6 +110,13 @@ pub enum Command {
     },
     /// Move every expired note to the trash; prints how many.
     TrashExpired,
+    /// Delete a note in the trash for good: its text is gone from the database files.
+    Delete {
+        /// The note's id (it must be in the trash).
+        id: String,
+    },
+    /// Delete every note in the trash for good; prints how many.
+    EmptyTrash,
     /// Open the inbox page in the default browser (and print its address).
     Open,
     /// Sign out every inbox page (each must be opened again with `inkling open`).
@@ -335,6 +342,17 @@ async fn execute(
                 println!("signed out {count} inbox {pages}; `inkling open` opens the inbox again");
             }
         }
+        Command::Delete { id } => {
+            client
+                .delete(&format!("/api/notes/{}", encode(&id)))
+                .await?;
+            if json {
+                print_json(&serde_json::json!({ "id": id, "deleted": true }));
+            } else {
+                println!("deleted {} for good", printable(&id, false));
+            }
+        }
+        Command::EmptyTrash => post_count(client, "/api/trash/empty", json).await?,
         Command::Stats => {
             let report = client.get_text("/api/stats").await?;
             print!("{report}");

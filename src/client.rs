@@ -134,6 +134,16 @@ impl ServiceClient {
         self.finish(request.send_json(body).await).await
     }
 
+    /// `DELETE path`; the answer's body (none for a 204) is not read.
+    pub async fn delete(&self, path: &str) -> Result<(), ClientError> {
+        self.prove_service().await?;
+        let request = self
+            .http
+            .delete(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.token);
+        self.answer(request.send().await).await.map(|_| ())
+    }
+
     async fn finish<T: DeserializeOwned, S>(
         &self,
         sent: Result<awc::ClientResponse<S>, SendRequestError>,

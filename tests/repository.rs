@@ -938,3 +938,52 @@ fn notes_stored_before_search_existed_are_found_after_the_upgrade() {
     assert_eq!(search(&store, "food", &all), ["old"]);
     assert_invariants(&store);
 }
+
+#[test]
+fn a_filtered_search_is_exact_even_when_its_hits_rank_below_the_first_candidates() {
+    let mut store = store();
+    let mut trashed = Vec::new();
+    let mut failed = Vec::new();
+    for i in 0..260 {
+        // Longer bodies rank lower: the filtered ones rank last of all.
+        let id = if i < 10 {
+            capture(
+                &mut store,
+                &format!("tomato {i} {}", "and more words ".repeat(20)),
+                t0(),
+            )
+        } else {
+            capture(&mut store, &format!("tomato {i}"), t0())
+        };
+        if i < 5 {
+            store.trash(&id, t0()).unwrap();
+            trashed.push(id);
+        } else if i < 10 {
+            store.mark_ai_failed(&id, "schema: bad", t0()).unwrap();
+            failed.push(id);
+        }
+    }
+    let mut found = search(
+        &store,
+        "tomato",
+        &ListFilter {
+            trash: true,
+            ..ListFilter::default()
+        },
+    );
+    found.sort();
+    trashed.sort();
+    assert_eq!(found, trashed);
+    let mut found = search(
+        &store,
+        "tomato",
+        &ListFilter {
+            status: Some(AiStatus::Failed),
+            ..ListFilter::default()
+        },
+    );
+    found.sort();
+    failed.sort();
+    assert_eq!(found, failed);
+    assert_eq!(search(&store, "tomato", &ListFilter::default()).len(), 50);
+}

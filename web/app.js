@@ -11,6 +11,7 @@
 "use strict";
 
 const PAGE_SIZE = 50;
+const SEARCH_SIZE = 100;
 
 const state = {
   strings: {},
@@ -18,6 +19,9 @@ const state = {
   counts: { pending: 0, failed: 0, expired: 0 },
   health: null, // {state: "ready" | "model_missing" | "not_running", ...}
   filter: { tag: null, expired: false },
+  // The words in the search box: while there are any, the list is their hits, best
+  // first, one page (a search is ranked, not paged by date).
+  search: "",
   view: "inbox",
   notes: [], // the inbox list, newest first
   hasMore: false,
@@ -187,10 +191,11 @@ function showRecoveryToast() {
 // ----- notes -----------------------------------------------------------------------
 
 function listQuery(before) {
-  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  const query = new URLSearchParams({ limit: String(state.search ? SEARCH_SIZE : PAGE_SIZE) });
   if (state.filter.tag) query.set("tag", state.filter.tag);
   if (state.filter.expired) query.set("expired", "true");
-  if (before) query.set("before", before);
+  if (state.search) query.set("q", state.search);
+  else if (before) query.set("before", before);
   return `/api/notes?${query}`;
 }
 
@@ -202,7 +207,7 @@ async function loadNotes() {
   const changed = state.changedDuringLoad;
   state.changedDuringLoad = null;
   state.notes = notes;
-  state.hasMore = notes.length === PAGE_SIZE;
+  state.hasMore = !state.search && notes.length === PAGE_SIZE;
   // The list may show these as they were before their change.
   for (const note of changed.values()) placeNote(note);
   renderNotes();
@@ -250,8 +255,21 @@ function noteElement(note, inTrash) {
     summary.textContent = note.summary;
     item.append(summary);
   }
-  // A pending one-line note is its own headline: no need to say it twice.
-  if (note.title || note.body.trim().includes("\n") || headline(note) !== note.body.trim()) {
+  if (note.snippet) {
+    // A search hit: the piece of its body that matched, the words marked.
+    const snippet = document.createElement("p");
+    snippet.className = "body snippet";
+    for (const part of note.snippet) {
+      if (part.matched) {
+        const mark = document.createElement("mark");
+        mark.textContent = part.text;
+        snippet.append(mark);
+      } else {
+        snippet.append(document.createTextNode(part.text));
+      }
+    }
+    item.append(snippet);
+  } else if (note.title || note.body.trim().includes("\n") || headline(note) !== note.body.trim()) {
     const body = document.createElement("p");
     body.className = "body";
     body.textContent = note.body;
@@ -278,11 +296,22 @@ function noteElement(note, inTrash) {
   meta.append(spacer);
   if (inTrash) {
     meta.append(button(t("restore"), () => noteAction(note.id, "restore"), "restore"));
+    meta.append(
+      confirmingButton(t("deleteForever"), () => t("confirmDelete"), "delete", async () => {
+        await api(`/api/notes/${encodeURIComponent(note.id)}`, { method: "DELETE" });
+        loadTrash();
+      }),
+    );
   } else {
     if (state.filter.expired) {
       meta.append(button(t("keep"), () => noteAction(note.id, "keep"), "keep"));
     }
-    meta.append(button(t("trash"), () => noteAction(note.id, "trash"), "trash"));
+    meta.append(
+      button(t("trash"), async () => {
+        await noteAction(note.id, "trash");
+        offerUndo(t("movedToTrash"), [note.id]);
+      }, "trash"),
+    );
   }
   item.append(meta);
 
@@ -295,10 +324,50 @@ function noteElement(note, inTrash) {
   return item;
 }
 
+// A button for what cannot be undone: the first click asks ("Really delete?"), a
+// second click within 5 s does it; otherwise it goes back to its label.
+function confirmingButton(label, question, className, action) {
+  let armed = null;
+  const element = button(label, async () => {
+    if (!armed) {
+      element.textContent = question();
+      element.classList.add("armed");
+      armed = setTimeout(() => {
+        armed = null;
+        element.textContent = label;
+        element.classList.remove("armed");
+      }, 5000);
+      return;
+    }
+    clearTimeout(armed);
+    armed = null;
+    element.textContent = label;
+    element.classList.remove("armed");
+    await action();
+  }, `${className} danger`);
+  return element;
+}
+
+// "Moved to the trash. Undo": for 8 s, Undo restores what was just trashed.
+let undoTimer = null;
+function offerUndo(text, ids) {
+  const toast = $("undo-toast");
+  toast.querySelector(".text").textContent = text;
+  toast.hidden = false;
+  clearTimeout(undoTimer);
+  undoTimer = setTimeout(() => (toast.hidden = true), 8000);
+  $("undo").onclick = async () => {
+    clearTimeout(undoTimer);
+    toast.hidden = true;
+    for (const id of ids) await noteAction(id, "restore");
+  };
+}
+
 function renderNotes() {
   const list = $("notes");
   list.replaceChildren(...state.notes.map((note) => noteElement(note, false)));
   $("notes-empty").hidden = state.notes.length > 0;
+  $("notes-empty").textContent = t(state.search ? "searchNone" : "empty");
   $("load-more").hidden = !state.hasMore;
 }
 
@@ -318,9 +387,24 @@ function matchesFilter(note) {
 /// left what the list shows.
 function placeNote(note) {
   const index = state.notes.findIndex((n) => n.id === note.id);
+  if (state.search) {
+    // Hits stay where their rank put them, with their snippet; new notes wait for the
+    // next search, and a note that left the view (trashed) leaves the hits.
+    if (index < 0) return;
+    if (matchesFilter(note)) state.notes[index] = { ...note, snippet: state.notes[index].snippet };
+    else state.notes.splice(index, 1);
+    return;
+  }
   if (matchesFilter(note)) {
     if (index >= 0) state.notes[index] = note;
-    else if (!state.notes.length || note.created_at >= state.notes[0].created_at) state.notes.unshift(note);
+    else {
+      // In its place by date (a new note on top, a restored one where it was); past
+      // the loaded page only when there is no more to load.
+      const newer = (n) => n.created_at > note.created_at || (n.created_at === note.created_at && n.id > note.id);
+      const at = state.notes.findIndex((n) => !newer(n));
+      if (at >= 0) state.notes.splice(at, 0, note);
+      else if (!state.hasMore) state.notes.push(note);
+    }
   } else if (index >= 0) {
     state.notes.splice(index, 1);
   }
@@ -451,6 +535,7 @@ async function loadTrash() {
   const notes = await api("/api/notes?trash=true&limit=500");
   $("trash-notes").replaceChildren(...notes.map((note) => noteElement(note, true)));
   $("trash-empty").hidden = notes.length > 0;
+  document.querySelector(".trash-actions").hidden = notes.length === 0;
 }
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -553,10 +638,48 @@ function wireControls() {
   });
   $("review-expired").addEventListener("click", () => setFilter({ tag: null, expired: true }));
   $("trash-expired").addEventListener("click", async () => {
-    await api("/api/inbox/trash-expired", { json: {} });
+    const moved = await api("/api/inbox/trash-expired", { json: {} });
     setFilter({ tag: null, expired: false });
+    if (moved.count > 0) offerUndo(t("movedManyToTrash", { n: moved.count }), moved.ids);
   });
+  const emptyTrash = confirmingButton(
+    t("emptyTrash"),
+    () => t("confirmEmpty", { n: $("trash-notes").children.length }),
+    "empty-trash",
+    async () => {
+      await api("/api/trash/empty", { json: {} });
+      loadTrash();
+    },
+  );
+  emptyTrash.id = "empty-trash";
+  $("empty-trash").replaceWith(emptyTrash);
   $("clear-filter").addEventListener("click", () => setFilter({ tag: null, expired: false }));
+  // Results as you type: the list follows the box once typing pauses.
+  let typing = null;
+  $("search").addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => {
+      const words = $("search").value.trim();
+      if (words === state.search) return;
+      state.search = words;
+      showView("inbox");
+      loadNotes();
+    }, 150);
+  });
+  $("search").addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && $("search").value) {
+      $("search").value = "";
+      $("search").dispatchEvent(new Event("input"));
+    }
+  });
+  // "/" goes to the search box, from anywhere but a text field.
+  document.addEventListener("keydown", (event) => {
+    const typingInto = event.target.closest && event.target.closest("input, textarea, select");
+    if (event.key === "/" && !typingInto && !event.ctrlKey && !event.metaKey && !event.altKey) {
+      event.preventDefault();
+      $("search").focus();
+    }
+  });
   $("load-more").addEventListener("click", loadMore);
   $("export").addEventListener("click", async () => {
     const result = await api("/api/usage-log/export", { json: {} });

@@ -8,6 +8,8 @@
 //!   least one note was requeued (zero is the "nothing happened" sentinel) → resume
 //!   the worker at once (a manual retry means "try now");
 //! - `TrashExpired`: every expired note to the trash in one statement;
+//! - `DeleteNote`, `EmptyTheTrash`: notes in the trash deleted for good, their text
+//!   overwritten in the database files (`Store::delete_forever`);
 //! - an hourly timer purges notes trashed longer than `trash.retention_days`;
 //! - `Trash`, `Restore`, `Keep`: the notes' lifecycle, with `note_trashed` and
 //!   `note_restored` when something changed; a restored pending note is queued again
@@ -20,8 +22,8 @@ use super::handling;
 use super::hub::Hub;
 use super::mailbox::{self, Mailbox};
 use super::repository::{
-    CaptureNote, KeepNote, PurgeTrash, RepositoryActor, RequeueAllFailed, RestoreNote,
-    TrashExpiredNotes, TrashNote,
+    CaptureNote, DeleteForever, EmptyTrash, KeepNote, PurgeTrash, RepositoryActor,
+    RequeueAllFailed, RestoreNote, TrashExpiredNotes, TrashNote,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::clock::SharedClock;
@@ -58,10 +60,22 @@ pub struct Keep {
     pub id: String,
 }
 
-/// Moves every expired note to the trash; replies with how many.
+/// Moves every expired note to the trash; replies with their ids.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct TrashExpired;
+
+/// Deletes a note in the trash for good (an active note is a conflict).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct DeleteNote {
+    pub id: String,
+}
+
+/// Deletes every note in the trash for good; replies with how many.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<u64>")]
-pub struct TrashExpired;
+pub struct EmptyTheTrash;
 
 /// Deletes for good the notes in the trash longer than `trash.retention_days`
 /// (sent by the actor's own hourly timer).
@@ -303,8 +317,42 @@ impl Handler<Keep> for InboxActor {
     }
 }
 
-impl Handler<TrashExpired> for InboxActor {
+impl Handler<DeleteNote> for InboxActor {
+    type Result = ResponseFuture<StoreResult<()>>;
+
+    fn handle(&mut self, msg: DeleteNote, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("DeleteNote");
+        let with = self.with.clone();
+        Box::pin(async move {
+            with.repository
+                .send(DeleteForever { id: msg.id })
+                .await
+                .map_err(mailbox)??;
+            with.hub.do_send(NotesChanged { count: 1 });
+            Ok(())
+        })
+    }
+}
+
+impl Handler<EmptyTheTrash> for InboxActor {
     type Result = ResponseFuture<StoreResult<u64>>;
+
+    fn handle(&mut self, _: EmptyTheTrash, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("EmptyTheTrash");
+        let with = self.with.clone();
+        Box::pin(async move {
+            let count = with.repository.send(EmptyTrash).await.map_err(mailbox)??;
+            if count > 0 {
+                with.hub.do_send(NotesChanged { count });
+                tracing::info!(count, "the trash was emptied");
+            }
+            Ok(count)
+        })
+    }
+}
+
+impl Handler<TrashExpired> for InboxActor {
+    type Result = ResponseFuture<StoreResult<Vec<String>>>;
 
     fn handle(&mut self, _: TrashExpired, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("TrashExpired");
@@ -318,11 +366,11 @@ impl Handler<TrashExpired> for InboxActor {
                 .map_err(mailbox)??;
             let count = ids.len() as u64;
             if count > 0 {
-                with.trashed(ids);
+                with.trashed(ids.clone());
                 with.hub.do_send(NotesChanged { count });
                 tracing::info!(count, "expired notes moved to the trash");
             }
-            Ok(count)
+            Ok(ids)
         })
     }
 }

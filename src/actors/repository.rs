@@ -172,6 +172,18 @@ pub struct PurgeTrash {
     pub now: DateTime<Utc>,
 }
 
+/// Deletes a note in the trash for good (its text overwritten, the WAL emptied).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct DeleteForever {
+    pub id: String,
+}
+
+/// Deletes every note in the trash for good; replies with how many.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct EmptyTrash;
+
 /// Folds the WAL back into the database file. Sent last at shutdown: the mailbox is
 /// FIFO, so its reply also means every message sent before it was handled.
 #[derive(Debug, Message)]
@@ -402,4 +414,7 @@ handle_and_announce!(KeepNote => Note, |_| Some(CountsChange::All), |store, msg|
 handle_and_announce!(PurgeTrash => u64, |_| Some(CountsChange::All), |store, msg| {
     store.purge_trash(msg.older_than)
 });
+// Notes in the trash are in no count: deleting them changes none.
+handle_with_store!(DeleteForever => (), |store, msg| store.delete_forever(&msg.id));
+handle_with_store!(EmptyTrash => u64, |store, _msg| store.empty_trash());
 handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());

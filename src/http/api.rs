@@ -7,7 +7,9 @@ use serde::Deserialize;
 use super::error::ApiError;
 use super::AppState;
 use crate::actors::ai_worker::GetWorkerStatus;
-use crate::actors::inbox::{Capture, Keep, Restore, RetryAllFailed, Trash, TrashExpired};
+use crate::actors::inbox::{
+    Capture, DeleteNote, EmptyTheTrash, Keep, Restore, RetryAllFailed, Trash, TrashExpired,
+};
 use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
 use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes, SearchNotes};
 use crate::actors::telemetry::{ExportUsageLog, GetStats, GetUsageStats};
@@ -199,10 +201,28 @@ pub async fn keep(
     Ok(HttpResponse::Ok().json(note))
 }
 
-/// `POST /api/inbox/trash-expired` → `{"count": n}` notes moved to the trash.
-pub async fn trash_expired(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let count = state.services.inbox.send(TrashExpired).await??;
+/// `DELETE /api/notes/{id}` → 204: a note in the trash deleted for good (409 for an
+/// active note: trash it first).
+pub async fn delete_forever(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    state.services.inbox.send(DeleteNote { id }).await??;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// `POST /api/trash/empty` → `{"count": n}` notes deleted for good.
+pub async fn empty_trash(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let count = state.services.inbox.send(EmptyTheTrash).await??;
     Ok(HttpResponse::Ok().json(serde_json::json!({ "count": count })))
+}
+
+/// `POST /api/inbox/trash-expired` → `{"count": n, "ids": [...]}`: the notes moved to
+/// the trash (the page's Undo restores them).
+pub async fn trash_expired(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let ids = state.services.inbox.send(TrashExpired).await??;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "count": ids.len(), "ids": ids })))
 }
 
 /// `GET /api/stats` query.

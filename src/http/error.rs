@@ -16,6 +16,9 @@ pub enum ApiError {
     Unauthorized,
     #[error("{0}")]
     NotFound(String),
+    /// The note is not in the state the request needs (active for a delete for good).
+    #[error("{0}")]
+    Conflict(String),
     #[error("{0}")]
     PayloadTooLarge(String),
     /// The request's body did not arrive within its deadline.
@@ -40,6 +43,7 @@ impl ResponseError for ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -67,6 +71,7 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound(_) => ApiError::NotFound(e.to_string()),
+            StoreError::Conflict(_) => ApiError::Conflict(e.to_string()),
             StoreError::Full(_) => ApiError::InsufficientStorage(e.to_string()),
             StoreError::ReadOnly(_) | StoreError::DiskIo(_) | StoreError::Gone(_) => {
                 ApiError::Unavailable(e.to_string())

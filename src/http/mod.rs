@@ -86,7 +86,12 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                         .route(web::get().to(api::list))
                         .route(web::post().to(api::capture)),
                 )
-                .service(endpoint("/notes/{id}").route(web::get().to(api::show)))
+                .service(
+                    endpoint("/notes/{id}")
+                        .route(web::get().to(api::show))
+                        .route(web::delete().to(api::delete_forever)),
+                )
+                .service(endpoint("/trash/empty").route(web::post().to(api::empty_trash)))
                 .service(endpoint("/notes/{id}/trash").route(web::post().to(api::trash)))
                 .service(endpoint("/notes/{id}/restore").route(web::post().to(api::restore)))
                 .service(endpoint("/notes/{id}/keep").route(web::post().to(api::keep)))

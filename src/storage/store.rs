@@ -48,6 +48,9 @@ pub enum StoreError {
         "the database file {0} was deleted or replaced while inkling was running; nothing was saved. Restart inkling"
     )]
     Gone(String),
+    /// The note is not where the operation needs it (active for a delete for good).
+    #[error("{0}")]
+    Conflict(String),
     #[error("database error: {0}")]
     Sqlite(rusqlite::Error),
 }
@@ -135,8 +138,13 @@ pub const ALL_JOBS_SQL: &str = "SELECT j.note_id, j.attempts, j.next_run_at, j.w
      WHERE n.deleted_at IS NULL
      ORDER BY j.next_run_at, j.note_id";
 
+/// How many columns [`NOTE_COLUMNS`] has (a query may add its own after them).
+const NOTE_COLUMN_COUNT: usize = 11;
 const NOTE_COLUMNS: &str = "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
      n.created_at, n.updated_at, n.deleted_at, n.kept_at";
+
+/// Matches ranked in the search index per result wanted (`Store::search`).
+pub const SEARCH_CANDIDATES: u32 = 4;
 
 /// One note found by a search, with the piece of its body that matched.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -242,6 +250,11 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", true)?;
+        // What is deleted or rewritten is overwritten with zeros, freed pages included:
+        // a note deleted for good must not survive in the free space of a page that an
+        // earlier edit, trash or enrichment left behind (`Store::delete_forever`). The
+        // pages it touches are written anyway; a freed page costs one more write.
+        conn.pragma_update(None, "secure_delete", true)?;
         // Another process (a backup tool, the sqlite3 shell) may hold a lock briefly.
         conn.busy_timeout(Duration::from_secs(5))?;
         migrations::migrate(&mut conn, MIGRATIONS)?;
@@ -361,17 +374,28 @@ impl Store {
     /// Notes matching `query` (and `filter`'s status, tag, trash and expired; its
     /// cursor is not used: a search is one ranked page), best first, each with a
     /// snippet of its body (`storage/search.rs`).
+    ///
+    /// Ranking is the cost: BM25 is computed for every match, and joining every match
+    /// to its note before sorting cost three times the bare FTS5 query
+    /// (docs/PERFORMANCE.md). So the best [`SEARCH_CANDIDATES`] per page are ranked in
+    /// the index alone, and only they are joined and filtered; should fewer than a page
+    /// pass the filters (a search of the trash, of one status), the search is run again
+    /// over every match, which gives the exact answer.
     pub fn search(
         &self,
         query: &SearchQuery,
         filter: &ListFilter,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<SearchHit>> {
-        let (sql, args) = self.search_query(query, filter, now);
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let notes = stmt
-            .query_map(params_from_iter(args), note_from_row)?
-            .collect::<Result<Vec<_>, _>>()?;
+        let limit = filter.effective_limit();
+        let cap = limit.saturating_mul(SEARCH_CANDIDATES);
+        let (mut notes, candidates) = self.run_search(query, filter, now, Some(cap))?;
+        // Short of a page: exact already unless the cap cut matches off (with no hit
+        // at all, the number of candidates is unknown; such a search is cheap again).
+        let cut = candidates.is_none_or(|candidates| candidates >= u64::from(cap));
+        if notes.len() < limit as usize && cut && query.index_expression().is_some() {
+            notes = self.run_search(query, filter, now, None)?.0;
+        }
         Ok(notes
             .into_iter()
             .map(|note| SearchHit {
@@ -381,20 +405,61 @@ impl Store {
             .collect())
     }
 
-    /// The SQL and arguments of [`Store::search`] (public for the benchmark, which
-    /// compares it with the bare FTS5 query).
+    fn run_search(
+        &self,
+        query: &SearchQuery,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+        candidates: Option<u32>,
+    ) -> StoreResult<(Vec<Note>, Option<u64>)> {
+        let (sql, args) = self.search_query(query, filter, now, candidates);
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt
+            .query_map(params_from_iter(args), |r| {
+                Ok((note_from_row(r)?, r.get::<_, i64>(NOTE_COLUMN_COUNT)?))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let candidates = rows.first().map(|(_, n)| u64::try_from(*n).unwrap_or(0));
+        Ok((rows.into_iter().map(|(note, _)| note).collect(), candidates))
+    }
+
+    /// The SQL and arguments of a search: the best `candidates` matches (all of them
+    /// with `None`) ranked in the index, then joined to their notes and filtered
+    /// (public for the benchmark and the query-plan test).
     pub fn search_query(
         &self,
         query: &SearchQuery,
         filter: &ListFilter,
         now: DateTime<Utc>,
+        candidates: Option<u32>,
     ) -> (String, Vec<Value>) {
-        let mut sql = format!(
-            "SELECT {NOTE_COLUMNS} FROM notes_search \
-             JOIN note_search_keys k ON k.key = notes_search.rowid \
-             JOIN notes n ON n.id = k.note_id"
-        );
         let mut args: Vec<Value> = Vec::new();
+        let indexed = query.index_expression();
+        // The matches, from the index alone: BM25 with a title match weighing 10, a tag
+        // 5, the body 1 (short words, with no trigram, are matched by LIKE and give no
+        // rank: newest first).
+        let mut hits = String::from(
+            "SELECT rowid AS key, bm25(notes_search, 10.0, 5.0, 1.0) AS score FROM notes_search WHERE 1",
+        );
+        if let Some(expression) = &indexed {
+            hits.push_str(" AND notes_search MATCH ?");
+            args.push(Value::Text(expression.clone()));
+        }
+        for pattern in query.short_word_patterns() {
+            hits.push_str(" AND (title LIKE ? ESCAPE '\\' OR tags LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')");
+            for _ in 0..3 {
+                args.push(Value::Text(pattern.clone()));
+            }
+        }
+        if let (Some(_), Some(candidates)) = (&indexed, candidates) {
+            hits.push_str(" ORDER BY score, rowid DESC LIMIT ?");
+            args.push(Value::Integer(i64::from(candidates)));
+        }
+        let mut sql = format!(
+            "WITH hit AS MATERIALIZED ({hits}) \
+             SELECT {NOTE_COLUMNS}, (SELECT COUNT(*) FROM hit) FROM hit \
+             JOIN note_search_keys k ON k.key = hit.key JOIN notes n ON n.id = k.note_id"
+        );
         if let Some(tag) = &filter.tag {
             sql.push_str(" JOIN note_tags t ON t.note_id = n.id AND t.tag = ?");
             args.push(Value::Text(tag.clone()));
@@ -404,20 +469,6 @@ impl Store {
         } else {
             " WHERE n.deleted_at IS NULL"
         });
-        let indexed = query.index_expression();
-        if let Some(expression) = &indexed {
-            sql.push_str(" AND notes_search MATCH ?");
-            args.push(Value::Text(expression.clone()));
-        }
-        for pattern in query.short_word_patterns() {
-            sql.push_str(
-                " AND (notes_search.title LIKE ? ESCAPE '\\' OR notes_search.tags LIKE ? ESCAPE '\\' \
-                 OR notes_search.body LIKE ? ESCAPE '\\')",
-            );
-            for _ in 0..3 {
-                args.push(Value::Text(pattern.clone()));
-            }
-        }
         if let Some(status) = filter.status {
             sql.push_str(" AND n.ai_status = ?");
             args.push(Value::Text(status.as_str().into()));
@@ -426,9 +477,9 @@ impl Store {
             sql.push_str(" AND n.created_at < ? AND n.kept_at IS NULL");
             args.push(Value::Text(self.expired_before(now)));
         }
-        // A title match weighs most, then a tag, then the body; ties newest first.
+        // Ties newest first.
         sql.push_str(if indexed.is_some() {
-            " ORDER BY bm25(notes_search, 10.0, 5.0, 1.0), n.created_at DESC, n.id DESC LIMIT ?"
+            " ORDER BY hit.score, n.created_at DESC, n.id DESC LIMIT ?"
         } else {
             " ORDER BY n.created_at DESC, n.id DESC LIMIT ?"
         });
@@ -795,6 +846,44 @@ impl Store {
 
     /// Deletes for good the notes trashed before `older_than` (their job and tag rows
     /// go with them). Returns how many.
+    /// Deletes a note in the trash for good, its text gone from the database files:
+    /// every row is overwritten as it is deleted or rewritten (`secure_delete`, on for
+    /// the connection, and FTS5's own `secure-delete` for the search index, set by
+    /// migration 0003), and the WAL, which still holds the pages as they were, is
+    /// folded back and emptied. An active note is a conflict: it must be trashed first.
+    pub fn delete_forever(&mut self, note_id: &str) -> StoreResult<()> {
+        self.check_file()?;
+        let note = self.get(note_id)?;
+        if note.deleted_at.is_none() {
+            return Err(StoreError::Conflict(format!(
+                "note {note_id} is not in the trash; move it to the trash first"
+            )));
+        }
+        self.erase(
+            "DELETE FROM notes WHERE id = ?1 AND deleted_at IS NOT NULL",
+            &[note_id],
+        )?;
+        Ok(())
+    }
+
+    /// Deletes every note in the trash for good, as [`Store::delete_forever`] does;
+    /// replies with how many.
+    pub fn empty_trash(&mut self) -> StoreResult<u64> {
+        self.check_file()?;
+        self.erase("DELETE FROM notes WHERE deleted_at IS NOT NULL", &[])
+    }
+
+    /// Runs a delete (its content overwritten), then empties the WAL.
+    fn erase(&mut self, sql: &str, args: &[&str]) -> StoreResult<u64> {
+        let deleted = self.conn.execute(sql, params_from_iter(args.iter()))?;
+        if deleted > 0 {
+            // The WAL holds the pages as they were before: fold it back and truncate it.
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        }
+        Ok(deleted as u64)
+    }
+
     pub fn purge_trash(&mut self, older_than: DateTime<Utc>) -> StoreResult<u64> {
         self.check_file()?;
         let purged = self

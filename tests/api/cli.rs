@@ -243,3 +243,41 @@ fn search_prints_each_hit_with_its_marked_snippet() {
         text(&output.stderr)
     );
 }
+
+/// `inkling delete ID` (a note in the trash) and `inkling empty-trash`.
+#[test]
+fn delete_and_empty_trash_remove_notes_in_the_trash_for_good() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    let id_of = |output: std::process::Output| -> String {
+        let note: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        note["id"].as_str().unwrap().to_owned()
+    };
+    let first = id_of(service.cli(&["--json", "capture", "first"]));
+    let second = id_of(service.cli(&["--json", "capture", "second"]));
+
+    let refused = service.cli(&["delete", &first]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("move it to the trash first"),
+        "{}",
+        text(&refused.stderr)
+    );
+
+    assert!(service.cli(&["trash", &first]).status.success());
+    let deleted = service.cli(&["delete", &first]);
+    assert!(deleted.status.success(), "{}", text(&deleted.stderr));
+    assert_eq!(
+        text(&deleted.stdout).trim(),
+        format!("deleted {first} for good")
+    );
+    assert_eq!(service.cli(&["show", &first]).status.code(), Some(1));
+
+    assert!(service.cli(&["trash", &second]).status.success());
+    let emptied = service.cli(&["empty-trash"]);
+    assert_eq!(text(&emptied.stdout).trim(), "1");
+    assert_eq!(
+        text(&service.cli(&["list", "--trash"]).stdout).trim(),
+        "no notes"
+    );
+}

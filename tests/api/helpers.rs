@@ -90,6 +90,17 @@ impl TestApp {
         reply(request.send().await).await
     }
 
+    pub async fn delete(&self, path: &str) -> Reply {
+        reply(
+            self.http
+                .delete(format!("{}{path}", self.address))
+                .bearer_auth(&self.token)
+                .send()
+                .await,
+        )
+        .await
+    }
+
     /// A GET with these headers and no credential of its own.
     pub async fn get_with_headers(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
         let mut request = self.http.get(format!("{}{path}", self.address));

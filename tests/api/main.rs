@@ -10,6 +10,7 @@
 //! - `desktop`: one instance per data dir, autostart, graceful stop.
 //! - `disk`: a full disk under a running service (a real tmpfs, filled).
 //! - `usage`: trash, restore, keep; the usage report and export.
+//! - `delete`: notes deleted for good leave no trace in the database files.
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 //! - `server`: the HTTP server itself: no service while idle, the connection cap, stop.
 //! - `security`: what other users and processes on the desktop cannot do.
@@ -17,6 +18,7 @@
 
 mod auth;
 mod cli;
+mod delete;
 mod desktop;
 mod disk;
 #[path = "../support/fake_ollama.rs"]

@@ -161,14 +161,25 @@ async fn export_writes_a_new_folder_with_the_log_and_stats_and_logs_itself() {
 #[actix_rt::test]
 async fn trash_expired_moves_all_expired_notes_in_one_call() {
     let app = spawn_app().await;
-    app.capture("old one").await;
-    app.capture("old two").await;
+    let one = app.capture("old one").await;
+    let two = app.capture("old two").await;
     app.clock.advance(chrono::Duration::days(31));
     app.capture("fresh").await;
 
     let (status, body) = app.post_json("/api/inbox/trash-expired", &json!({})).await;
 
-    assert_eq!((status, body), (200, json!({ "count": 2 })));
+    assert_eq!(status, 200);
+    assert_eq!(body["count"], 2);
+    let mut ids: Vec<&str> = body["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    ids.sort();
+    let mut expected = vec![one["id"].as_str().unwrap(), two["id"].as_str().unwrap()];
+    expected.sort();
+    assert_eq!(ids, expected, "the ids, for an undo");
     let (_, status) = app.get("/api/status").await;
     assert_eq!(status["counts"]["expired"], 0);
     let (_, active) = app.get("/api/notes").await;

@@ -844,3 +844,170 @@ async fn the_expired_view_follows_live_changes() {
         .await;
     browser.close().await;
 }
+
+/// Search from the page: `/` focuses the box, results follow the typing, the matched
+/// words are marked, and Escape gives the list back.
+#[actix_rt::test]
+async fn searching_on_the_page_shows_the_hits_as_you_type_with_the_words_marked() {
+    let browser = start(&[]).await;
+    for body in [
+        "tomato soup for Sunday",
+        "call the plumber",
+        "오늘은 사과를 샀다",
+    ] {
+        browser
+            .api("POST", "/api/notes", Some(json!({ "body": body })))
+            .await;
+    }
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "three notes",
+            "document.querySelectorAll('#notes .note').length === 3",
+        )
+        .await;
+
+    let body = browser
+        .client
+        .find(fantoccini::Locator::Css("body"))
+        .await
+        .unwrap();
+    body.send_keys("/").await.unwrap();
+    assert_eq!(
+        browser.eval("return document.activeElement.id;").await,
+        json!("search")
+    );
+    let search = browser
+        .client
+        .find(fantoccini::Locator::Id("search"))
+        .await
+        .unwrap();
+    search.send_keys("tomat").await.unwrap();
+    browser
+        .wait_until(
+            "one hit, its word marked",
+            "document.querySelectorAll('#notes .note').length === 1 && \
+             document.querySelector('#notes .snippet mark')?.textContent === 'tomat'",
+        )
+        .await;
+
+    search.send_keys("\u{E00C}").await.unwrap(); // Escape
+    browser
+        .wait_until(
+            "the whole list again",
+            "document.querySelectorAll('#notes .note').length === 3",
+        )
+        .await;
+    search.send_keys("사과").await.unwrap();
+    browser
+        .wait_until(
+            "the Korean note",
+            "document.querySelector('#notes .snippet mark')?.textContent === '사과'",
+        )
+        .await;
+    search.send_keys("\u{E00C}zzzz").await.unwrap();
+    browser.wait_visible("notes-empty").await;
+    assert_eq!(browser.text("#notes-empty").await, "No notes match.");
+    browser.close().await;
+}
+
+/// Trash from the page is answered by an Undo; in the trash, "Delete forever" and
+/// "Empty trash" each ask once more before they delete.
+#[actix_rt::test]
+async fn trash_can_be_undone_and_deleting_for_good_asks_first() {
+    let browser = start(&[]).await;
+    for body in ["keep me", "delete me", "empty me"] {
+        browser
+            .api("POST", "/api/notes", Some(json!({ "body": body })))
+            .await;
+    }
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "three notes",
+            "document.querySelectorAll('#notes .note').length === 3",
+        )
+        .await;
+
+    // Trash, then Undo: the note is back.
+    browser.click("#notes .note:last-child button.trash").await;
+    browser.wait_visible("undo-toast").await;
+    browser
+        .wait_until(
+            "two notes",
+            "document.querySelectorAll('#notes .note').length === 2",
+        )
+        .await;
+    browser.click("#undo").await;
+    browser
+        .wait_until(
+            "three again",
+            "document.querySelectorAll('#notes .note').length === 3",
+        )
+        .await;
+    let notes = browser.api("GET", "/api/notes?trash=true", None).await;
+    assert_eq!(notes, json!([]));
+
+    // Two to the trash.
+    for _ in 0..2 {
+        browser.click("#notes .note:first-child button.trash").await;
+        browser.wait_visible("undo-toast").await;
+    }
+    browser
+        .wait_until(
+            "one left",
+            "document.querySelectorAll('#notes .note').length === 1",
+        )
+        .await;
+    browser.click("#views button[data-view='trash']").await;
+    browser
+        .wait_until(
+            "two in the trash",
+            "document.querySelectorAll('#trash-notes .note').length === 2",
+        )
+        .await;
+
+    // Delete forever: the first click only asks.
+    browser
+        .click("#trash-notes .note:first-child button.delete")
+        .await;
+    assert_eq!(
+        browser
+            .text("#trash-notes .note:first-child button.delete")
+            .await,
+        "Really delete? It cannot be undone"
+    );
+    assert_eq!(
+        browser
+            .api("GET", "/api/notes?trash=true", None)
+            .await
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    browser
+        .click("#trash-notes .note:first-child button.delete")
+        .await;
+    browser
+        .wait_until(
+            "one in the trash",
+            "document.querySelectorAll('#trash-notes .note').length === 1",
+        )
+        .await;
+
+    browser.click("#empty-trash").await;
+    assert_eq!(
+        browser.text("#empty-trash").await,
+        "Really delete all 1? It cannot be undone"
+    );
+    browser.click("#empty-trash").await;
+    browser.wait_visible("trash-empty").await;
+    assert_eq!(
+        browser.api("GET", "/api/notes?trash=true", None).await,
+        json!([])
+    );
+    let left = browser.api("GET", "/api/notes", None).await;
+    assert_eq!(left[0]["body"], "keep me");
+    browser.close().await;
+}
