@@ -93,6 +93,12 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// Ask for a note's AI again (title, tags, summary): a done or failed note goes
+    /// back to pending; either way it is next in line.
+    Enrich {
+        /// The note's id.
+        id: String,
+    },
     /// Move a note to the trash.
     Trash {
         /// The note's id.
@@ -341,6 +347,9 @@ async fn execute(
                 let pages = if count == 1 { "page" } else { "pages" };
                 println!("signed out {count} inbox {pages}; `inkling open` opens the inbox again");
             }
+        }
+        Command::Enrich { id } => {
+            note_action(client, &id, "enrich", "enrichment requested for", json).await?
         }
         Command::Delete { id } => {
             client

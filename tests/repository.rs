@@ -987,3 +987,63 @@ fn a_filtered_search_is_exact_even_when_its_hits_rank_below_the_first_candidates
     assert_eq!(found, failed);
     assert_eq!(search(&store, "tomato", &ListFilter::default()).len(), 50);
 }
+
+// ----- one note's AI again -------------------------------------------------------------
+
+#[test]
+fn asking_for_a_notes_ai_again_makes_it_pending_at_the_front_with_attempts_zero() {
+    let mut store = store();
+    let older = capture(&mut store, "waiting since morning", t0());
+    let newer = capture(&mut store, "waiting since noon", t0() + Duration::hours(1));
+    let done = capture(&mut store, "done already", t0());
+    store
+        .save_enrichment(&done, &enriched("Kept title", &["kept"]), t0())
+        .unwrap();
+    let failed = failed_note(&mut store, "failed already", t0());
+    let later = t0() + Duration::hours(2);
+
+    // Done: pending again, its AI output kept until replaced, next in line.
+    let (note, was) = store.request_enrichment(&done, later).unwrap();
+    assert_eq!((was, note.ai_status), (AiStatus::Done, AiStatus::Pending));
+    assert_eq!(note.title.as_deref(), Some("Kept title"));
+    let due = store.due_jobs(later).unwrap();
+    assert_eq!(due[0].note_id, done, "at the front");
+    assert_eq!(job_row(&store, &done).unwrap().0, 0);
+
+    // Failed: its error goes, attempts start again.
+    store
+        .increment_job_attempt(&newer, later, "schema: x")
+        .unwrap();
+    let (note, was) = store.request_enrichment(&failed, later).unwrap();
+    assert_eq!(
+        (was, note.ai_status, note.ai_error),
+        (AiStatus::Failed, AiStatus::Pending, None)
+    );
+    assert_eq!(store.due_jobs(later).unwrap()[0].note_id, failed);
+
+    // Pending: the same job, attempts back to 0, moved to the front.
+    let (_, was) = store.request_enrichment(&newer, later).unwrap();
+    assert_eq!(was, AiStatus::Pending);
+    assert_eq!(job_row(&store, &newer).unwrap().0, 0);
+    let order: Vec<String> = store
+        .due_jobs(later)
+        .unwrap()
+        .into_iter()
+        .map(|j| j.note_id)
+        .collect();
+    assert_eq!(order[0], newer);
+    assert!(order.contains(&older));
+    assert_invariants(&store);
+
+    // In the trash: restore first. Unknown: not found. Nothing changed by either.
+    store.trash(&older, later).unwrap();
+    assert!(matches!(
+        store.request_enrichment(&older, later),
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.request_enrichment("nope", later),
+        Err(StoreError::NotFound(_))
+    ));
+    assert_invariants(&store);
+}

@@ -306,6 +306,9 @@ function noteElement(note, inTrash) {
     if (state.filter.expired) {
       meta.append(button(t("keep"), () => noteAction(note.id, "keep"), "keep"));
     }
+    // One note's AI again: redo a done one, retry a failed one, take a waiting one next.
+    const again = { done: "redoAi", failed: "retryNote", pending: "aiNext" }[note.ai_status];
+    meta.append(button(t(again), () => noteAction(note.id, "enrich"), "enrich"));
     meta.append(
       button(t("trash"), async () => {
         await noteAction(note.id, "trash");

@@ -7,6 +7,8 @@
 //!   each → `ai_retry_manual {failedCount}` and `FailedCountChanged`, only when at
 //!   least one note was requeued (zero is the "nothing happened" sentinel) → resume
 //!   the worker at once (a manual retry means "try now");
+//! - `Enrich`: one note's AI asked for again (done, failed or pending) → its job at
+//!   the front of the queue → `ai_enrich_requested {from}` → resume the worker at once;
 //! - `TrashExpired`: every expired note to the trash in one statement;
 //! - `DeleteNote`, `EmptyTheTrash`: notes in the trash deleted for good, their text
 //!   overwritten in the database files (`Store::delete_forever`);
@@ -23,14 +25,16 @@ use super::hub::Hub;
 use super::mailbox::{self, Mailbox};
 use super::repository::{
     CaptureNote, DeleteForever, EmptyTrash, KeepNote, PurgeTrash, RepositoryActor,
-    RequeueAllFailed, RestoreNote, TrashExpiredNotes, TrashNote,
+    RequestEnrichment, RequeueAllFailed, RestoreNote, TrashExpiredNotes, TrashNote,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::clock::SharedClock;
 use crate::domain::{AiStatus, Note, NoteBody};
 use crate::events::{NoteChanged, NotesChanged};
 use crate::storage::{StoreError, StoreResult};
-use crate::telemetry::events::{AiRetryManual, NoFields, UsageEvent};
+use crate::telemetry::events::{
+    AiEnrichRequested, AiRetryManual, EnrichFrom, NoFields, UsageEvent,
+};
 
 /// Captures a note: durable when the reply arrives.
 #[derive(Debug, Message)]
@@ -64,6 +68,13 @@ pub struct Keep {
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Vec<String>>")]
 pub struct TrashExpired;
+
+/// Asks for one note's AI again; replies with the note, now pending.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct Enrich {
+    pub id: String,
+}
 
 /// Deletes a note in the trash for good (an active note is a conflict).
 #[derive(Debug, Message)]
@@ -312,6 +323,41 @@ impl Handler<Keep> for InboxActor {
                 .await
                 .map_err(mailbox)??;
             hub.do_send(NoteChanged { note: note.clone() });
+            Ok(note)
+        })
+    }
+}
+
+impl Handler<Enrich> for InboxActor {
+    type Result = ResponseFuture<StoreResult<Note>>;
+
+    fn handle(&mut self, msg: Enrich, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("Enrich");
+        let with = self.with.clone();
+        let now = self.clock.now();
+        Box::pin(async move {
+            let (note, was) = with
+                .repository
+                .send(RequestEnrichment { id: msg.id, now })
+                .await
+                .map_err(mailbox)??;
+            // The job as stored now: at the front, attempts 0.
+            with.worker.do_send(TrackJob {
+                note_id: note.id.clone(),
+            });
+            with.worker.do_send(ResumeNow {
+                why: "one note's AI asked for by hand",
+            });
+            with.hub.do_send(NoteChanged { note: note.clone() });
+            let from = match was {
+                AiStatus::Done => EnrichFrom::Done,
+                AiStatus::Failed => EnrichFrom::Failed,
+                AiStatus::Pending => EnrichFrom::Pending,
+            };
+            with.telemetry
+                .do_send(Emit(UsageEvent::AiEnrichRequested(AiEnrichRequested {
+                    from,
+                })));
             Ok(note)
         })
     }

@@ -22,7 +22,7 @@ use chrono::{DateTime, Utc};
 use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
-use crate::domain::{Enrichment, ListFilter, Note, NoteBody};
+use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody};
 use crate::events::{CountsChanged, FailedCountChanged};
 use crate::storage::{
     Changed, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError, StoreResult,
@@ -169,6 +169,15 @@ pub struct KeepNote {
 #[rtype(result = "StoreResult<u64>")]
 pub struct PurgeTrash {
     pub older_than: DateTime<Utc>,
+    pub now: DateTime<Utc>,
+}
+
+/// Asks for a note's AI again (`Store::request_enrichment`); replies with the note,
+/// now pending, and what it was.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<(Note, AiStatus)>")]
+pub struct RequestEnrichment {
+    pub id: String,
     pub now: DateTime<Utc>,
 }
 
@@ -414,6 +423,9 @@ handle_and_announce!(KeepNote => Note, |_| Some(CountsChange::All), |store, msg|
 handle_and_announce!(PurgeTrash => u64, |_| Some(CountsChange::All), |store, msg| {
     store.purge_trash(msg.older_than)
 });
+handle_and_announce!(RequestEnrichment => (Note, AiStatus),
+    |(_, was)| (*was != AiStatus::Pending).then_some(CountsChange::All),
+    |store, msg| store.request_enrichment(&msg.id, msg.now));
 // Notes in the trash are in no count: deleting them changes none.
 handle_with_store!(DeleteForever => (), |store, msg| store.delete_forever(&msg.id));
 handle_with_store!(EmptyTrash => u64, |store, _msg| store.empty_trash());

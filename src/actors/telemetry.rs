@@ -298,7 +298,7 @@ mod tests {
     async fn each_kind_is_written_when_valid_and_refused_without_a_trace_when_not() {
         let dir = tempfile::tempdir().unwrap();
         let actor = TelemetryActor::new(&settings(dir.path(), &[]), Arc::new(clock())).start();
-        let kinds: [(&str, Value, Value, Value); 9] = [
+        let kinds: [(&str, Value, Value, Value); 10] = [
             (
                 "note_captured",
                 json!({}),
@@ -322,6 +322,12 @@ mod tests {
                 json!({ "failedCount": 1 }),
                 json!({ "failedCount": 1, "x": 1 }),
                 json!({ "failedCount": 0 }),
+            ),
+            (
+                "ai_enrich_requested",
+                json!({ "from": "failed" }),
+                json!({ "from": "failed", "x": 1 }),
+                json!({ "from": "trash" }),
             ),
             (
                 "ollama_recheck_manual",

@@ -8,7 +8,7 @@ use super::error::ApiError;
 use super::AppState;
 use crate::actors::ai_worker::GetWorkerStatus;
 use crate::actors::inbox::{
-    Capture, DeleteNote, EmptyTheTrash, Keep, Restore, RetryAllFailed, Trash, TrashExpired,
+    Capture, DeleteNote, EmptyTheTrash, Enrich, Keep, Restore, RetryAllFailed, Trash, TrashExpired,
 };
 use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
 use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes, SearchNotes};
@@ -199,6 +199,17 @@ pub async fn keep(
     let id = id.into_inner();
     let note = state.services.inbox.send(Keep { id }).await??;
     Ok(HttpResponse::Ok().json(note))
+}
+
+/// `POST /api/notes/{id}/enrich` → 202 with the note, pending with attempts 0 at the
+/// front of the queue (from done, failed or pending; 409 for a note in the trash).
+pub async fn enrich(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let note = state.services.inbox.send(Enrich { id }).await??;
+    Ok(HttpResponse::Accepted().json(note))
 }
 
 /// `DELETE /api/notes/{id}` → 204: a note in the trash deleted for good (409 for an

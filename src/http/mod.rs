@@ -95,6 +95,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(endpoint("/notes/{id}/trash").route(web::post().to(api::trash)))
                 .service(endpoint("/notes/{id}/restore").route(web::post().to(api::restore)))
                 .service(endpoint("/notes/{id}/keep").route(web::post().to(api::keep)))
+                .service(endpoint("/notes/{id}/enrich").route(web::post().to(api::enrich)))
                 .service(endpoint("/inbox/failed-count").route(web::get().to(api::failed_count)))
                 .service(
                     endpoint("/inbox/retry-all-failed")

@@ -846,6 +846,58 @@ impl Store {
 
     /// Deletes for good the notes trashed before `older_than` (their job and tag rows
     /// go with them). Returns how many.
+    /// Asks for a note's AI again, by hand: a done or failed note goes back to pending
+    /// with a fresh job (attempts 0), as a capture does; a pending one keeps its job
+    /// with attempts 0. Either way the job goes to the front of the queue (due before
+    /// every other). Its title, tags and summary stay until new ones replace them. A
+    /// note in the trash is a conflict: restore it first. Replies with the note and
+    /// what it was.
+    pub fn request_enrichment(
+        &mut self,
+        note_id: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(Note, AiStatus)> {
+        self.check_file()?;
+        let before = self.get(note_id)?;
+        if before.deleted_at.is_some() {
+            return Err(StoreError::Conflict(format!(
+                "note {note_id} is in the trash; restore it first"
+            )));
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let earliest: Option<String> = tx.query_row(
+            "SELECT MIN(next_run_at) FROM pending_jobs WHERE note_id <> ?1",
+            [note_id],
+            |r| r.get(0),
+        )?;
+        let earliest = earliest
+            .and_then(|at| DateTime::parse_from_rfc3339(&at).ok())
+            .map(|at| at.with_timezone(&Utc) - chrono::Duration::milliseconds(1));
+        let front = timestamp(earliest.map_or(now, |at| at.min(now)));
+        if before.ai_status == AiStatus::Pending {
+            tx.execute(
+                "UPDATE pending_jobs SET attempts = 0, next_run_at = ?2, wait_reason = NULL,
+                     last_error = NULL
+                 WHERE note_id = ?1",
+                params![note_id, front],
+            )?;
+        } else {
+            tx.execute(
+                "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?2
+                 WHERE id = ?1",
+                params![note_id, timestamp(now)],
+            )?;
+            tx.execute(
+                "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
+                params![note_id, front],
+            )?;
+        }
+        tx.commit()?;
+        Ok((self.get(note_id)?, before.ai_status))
+    }
+
     /// Deletes a note in the trash for good, its text gone from the database files:
     /// every row is overwritten as it is deleted or rewritten (`secure_delete`, on for
     /// the connection, and FTS5's own `secure-delete` for the search index, set by

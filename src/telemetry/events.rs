@@ -47,6 +47,24 @@ pub struct AiRetryManual {
     pub failed_count: u64,
 }
 
+/// What a note was when its AI was asked for again by hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EnrichFrom {
+    /// Already enriched: "Redo AI".
+    Done,
+    /// Given up on: "Retry".
+    Failed,
+    /// Still waiting: moved to the front of the queue.
+    Pending,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AiEnrichRequested {
+    pub from: EnrichFrom,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OllamaRecovered {
@@ -61,6 +79,7 @@ pub enum UsageEvent {
     AiDone(AiDone),
     AiFailed(AiFailed),
     AiRetryManual(AiRetryManual),
+    AiEnrichRequested(AiEnrichRequested),
     OllamaRecheckManual(NoFields),
     OllamaRecovered(OllamaRecovered),
     NoteTrashed(NoFields),
@@ -76,6 +95,7 @@ impl UsageEvent {
             UsageEvent::AiDone(_) => "ai_done",
             UsageEvent::AiFailed(_) => "ai_failed",
             UsageEvent::AiRetryManual(_) => "ai_retry_manual",
+            UsageEvent::AiEnrichRequested(_) => "ai_enrich_requested",
             UsageEvent::OllamaRecheckManual(_) => "ollama_recheck_manual",
             UsageEvent::OllamaRecovered(_) => "ollama_recovered",
             UsageEvent::NoteTrashed(_) => "note_trashed",
@@ -159,6 +179,9 @@ mod tests {
             ("ai_failed", json!({ "reason": "schema", "attempts": 3 })),
             ("ai_failed", json!({ "reason": "other", "attempts": 3 })),
             ("ai_retry_manual", json!({ "failedCount": 2 })),
+            ("ai_enrich_requested", json!({ "from": "done" })),
+            ("ai_enrich_requested", json!({ "from": "failed" })),
+            ("ai_enrich_requested", json!({ "from": "pending" })),
             ("ollama_recheck_manual", json!({})),
             ("ollama_recovered", json!({ "downMs": 60000 })),
             ("note_trashed", json!({})),

@@ -27,6 +27,8 @@ pub struct Counts {
     pub ai_retries: u64,
     /// Notes those retries sent back (Σ failedCount).
     pub ai_retried_notes: u64,
+    /// One note's AI asked for again by hand ("Redo AI", "Retry", `inkling enrich`).
+    pub ai_enrich_requests: u64,
     pub trashed: u64,
     pub restored: u64,
     pub exports: u64,
@@ -45,6 +47,7 @@ impl Counts {
                 self.ai_retries += 1;
                 self.ai_retried_notes += p.failed_count;
             }
+            UsageEvent::AiEnrichRequested(_) => self.ai_enrich_requests += 1,
             UsageEvent::OllamaRecheckManual(_) => self.ollama_rechecks += 1,
             UsageEvent::OllamaRecovered(_) => self.ollama_recoveries += 1,
             UsageEvent::NoteTrashed(_) => self.trashed += 1,
@@ -176,6 +179,10 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
                 "- AI manual retry usage: {} times / {} notes total",
                 t.ai_retries, t.ai_retried_notes
             ),
+            format!(
+                "- One note's AI asked for again: {} times",
+                t.ai_enrich_requests
+            ),
             format!("- Notes trashed: {}, restored: {}", t.trashed, t.restored),
         ],
         Locale::Ko => vec![
@@ -193,6 +200,7 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
                 "- AI 수동 재시도 사용량: {} 회 / 누적 {} 건",
                 t.ai_retries, t.ai_retried_notes
             ),
+            format!("- 노트 한 건 AI 다시 요청: {} 회", t.ai_enrich_requests),
             format!("- 휴지통으로: {} 건, 복원: {} 건", t.trashed, t.restored),
         ],
     };

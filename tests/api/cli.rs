@@ -281,3 +281,22 @@ fn delete_and_empty_trash_remove_notes_in_the_trash_for_good() {
         "no notes"
     );
 }
+
+/// `inkling enrich ID`.
+#[test]
+fn enrich_asks_for_a_notes_ai_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    let captured = service.cli(&["--json", "capture", "again please"]);
+    let note: serde_json::Value = serde_json::from_slice(&captured.stdout).unwrap();
+    let id = note["id"].as_str().unwrap();
+
+    let output = service.cli(&["enrich", id]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout).trim(),
+        format!("enrichment requested for {id}")
+    );
+    let output = service.cli(&["enrich", "nope"]);
+    assert_eq!(output.status.code(), Some(1));
+}

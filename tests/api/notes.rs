@@ -193,3 +193,30 @@ async fn search_finds_notes_by_any_part_of_their_words_with_a_marked_snippet() {
         );
     }
 }
+
+/// `POST /api/notes/{id}/enrich`: 202 with the note pending; a note in the trash 409,
+/// an unknown id 404, neither changing anything.
+#[actix_rt::test]
+async fn one_notes_ai_is_asked_for_again_and_a_trashed_or_unknown_note_is_refused() {
+    let app = spawn_app().await;
+    let note = app.capture("ask the AI again").await;
+    let id = note["id"].as_str().unwrap();
+
+    let (status, again) = app
+        .post_json(&format!("/api/notes/{id}/enrich"), &json!({}))
+        .await;
+    assert_eq!(status, 202, "{again}");
+    assert_eq!(again["ai_status"], "pending");
+
+    app.post_json(&format!("/api/notes/{id}/trash"), &json!({}))
+        .await;
+    let (status, body) = app
+        .post_json(&format!("/api/notes/{id}/enrich"), &json!({}))
+        .await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("restore it first"));
+    let (status, _) = app.post_json("/api/notes/nope/enrich", &json!({})).await;
+    assert_eq!(status, 404);
+    let (_, shown) = app.get(&format!("/api/notes/{id}")).await;
+    assert!(shown["deleted_at"].is_string(), "still in the trash");
+}

@@ -1011,3 +1011,40 @@ async fn trash_can_be_undone_and_deleting_for_good_asks_first() {
     assert_eq!(left[0]["body"], "keep me");
     browser.close().await;
 }
+
+/// "Redo AI" on a done note sends it to the AI again; the page follows it to done.
+#[actix_rt::test]
+async fn redo_ai_on_a_note_runs_its_ai_again() {
+    let browser = start(&[]).await;
+    browser
+        .api("POST", "/api/notes", Some(json!({ "body": "redo me" })))
+        .await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "done, with its Redo AI",
+            "document.querySelector('#notes .note')?.dataset.status === 'done' && \
+             document.querySelector('#notes .note button.enrich')?.textContent === 'Redo AI'",
+        )
+        .await;
+    let before = browser.fake.calls().len();
+    browser.click("#notes .note button.enrich").await;
+    // The AI is asked once more, and the page shows the note done again. (Waiting for
+    // the worker and the page, not testing a timed rule.)
+    for _ in 0..200 {
+        if browser.fake.calls().len() > before {
+            break;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    browser
+        .wait_until(
+            "done again",
+            "document.querySelector('#notes .note')?.dataset.status === 'done'",
+        )
+        .await;
+    let stats = browser.api("GET", "/api/stats?format=json", None).await;
+    assert_eq!(stats["total"]["aiEnrichRequests"], 1, "{stats}");
+    assert_eq!(browser.fake.calls().len(), before + 1);
+    browser.close().await;
+}

@@ -7,6 +7,7 @@
 //! - `worker`: the worker policy end to end, on virtual time.
 //! - `outage`: a 24-hour outage, instant resume, restart.
 //! - `retry_all`: the retry-all use case.
+//! - `enrich`: one note's AI asked for again.
 //! - `lifecycle`: trash and restore as the worker sees them.
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
@@ -14,6 +15,7 @@
 
 mod chaos;
 mod disk;
+mod enrich;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod harness;

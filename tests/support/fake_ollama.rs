@@ -98,7 +98,16 @@ pub struct FakeOllama {
 impl FakeOllama {
     /// Starts on a free loopback port, answering `Ok` with `llama3.2:latest` installed.
     pub async fn start_new() -> FakeOllama {
-        let listener = TcpListener::bind(("127.0.0.1", free_port())).await.unwrap();
+        // A port free a moment ago can be taken by the time it is bound (another test
+        // binary's service, say): then the next one.
+        let mut listener = None;
+        for _ in 0..20 {
+            if let Ok(bound) = TcpListener::bind(("127.0.0.1", free_port())).await {
+                listener = Some(bound);
+                break;
+            }
+        }
+        let listener = listener.expect("a free port for the fake Ollama");
         let addr = listener.local_addr().unwrap();
         let mut fake = FakeOllama {
             addr,
