@@ -517,19 +517,17 @@ fn list_path(args: &ListArgs) -> String {
     path
 }
 
-/// A search hit's snippet on one line, the matched words in `[brackets]`.
+/// A search hit's snippet on one line, the matched words in `[brackets]`, control
+/// characters escaped.
 pub fn snippet_line(parts: &[SnippetPart]) -> String {
-    parts
+    let printable: Vec<SnippetPart> = parts
         .iter()
-        .map(|part| {
-            let text = printable(&part.text, false);
-            if part.matched {
-                format!("[{text}]")
-            } else {
-                text
-            }
+        .map(|part| SnippetPart {
+            text: printable(&part.text, false),
+            matched: part.matched,
         })
-        .collect()
+        .collect();
+    crate::storage::search::bracketed(&printable)
 }
 
 pub fn list_line(note: &Note) -> String {

@@ -894,17 +894,7 @@ fn a_hits_snippet_marks_the_words_in_its_body() {
     );
     let query = inkling::storage::SearchQuery::parse("tomato").unwrap();
     let hits = store.search(&query, &ListFilter::default(), t0()).unwrap();
-    let marked: String = hits[0]
-        .snippet
-        .iter()
-        .map(|p| {
-            if p.matched {
-                format!("[{}]", p.text)
-            } else {
-                p.text.clone()
-            }
-        })
-        .collect();
+    let marked = inkling::storage::search::bracketed(&hits[0].snippet);
     assert_eq!(
         marked,
         "First line. Then the [tomato]es, and more [tomato]es."

@@ -88,6 +88,20 @@ pub struct SnippetPart {
     pub matched: bool,
 }
 
+/// A snippet on one line, its matched words in `[brackets]` (`inkling search`).
+pub fn bracketed(parts: &[SnippetPart]) -> String {
+    parts
+        .iter()
+        .map(|part| {
+            if part.matched {
+                format!("[{}]", part.text)
+            } else {
+                part.text.clone()
+            }
+        })
+        .collect()
+}
+
 /// Characters of context on each side of the first match.
 const CONTEXT: usize = 60;
 
@@ -186,28 +200,15 @@ mod tests {
         assert_eq!(SearchQuery::parse("ab").unwrap().index_expression(), None);
     }
 
-    fn marked(parts: &[SnippetPart]) -> String {
-        parts
-            .iter()
-            .map(|p| {
-                if p.matched {
-                    format!("[{}]", p.text)
-                } else {
-                    p.text.clone()
-                }
-            })
-            .collect()
-    }
-
     #[test]
     fn a_snippet_marks_every_match_near_the_first_one() {
         let body = "Buy Tomatoes and basil.\nThe tomato sauce needs time.";
         assert_eq!(
-            marked(&snippet(body, &words("tomat"))),
+            bracketed(&snippet(body, &words("tomat"))),
             "Buy [Tomat]oes and basil. The [tomat]o sauce needs time."
         );
         let long = format!("{}the word{}", "a".repeat(200), "b".repeat(200));
-        let cut = marked(&snippet(&long, &words("word")));
+        let cut = bracketed(&snippet(&long, &words("word")));
         assert!(cut.starts_with('…') && cut.ends_with('…'), "{cut}");
         assert!(cut.contains("the [word]"), "{cut}");
         assert!(cut.chars().count() < 200, "{cut}");
@@ -216,11 +217,11 @@ mod tests {
     #[test]
     fn a_snippet_matches_inside_words_of_any_script_and_falls_back_to_the_start() {
         assert_eq!(
-            marked(&snippet("오늘은 사과를 샀다", &words("사과"))),
+            bracketed(&snippet("오늘은 사과를 샀다", &words("사과"))),
             "오늘은 [사과]를 샀다"
         );
         assert_eq!(
-            marked(&snippet("nothing here", &words("title-only"))),
+            bracketed(&snippet("nothing here", &words("title-only"))),
             "nothing here"
         );
     }

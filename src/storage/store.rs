@@ -343,23 +343,7 @@ impl Store {
     ) -> StoreResult<(String, Vec<Value>)> {
         let mut sql = format!("SELECT {NOTE_COLUMNS} FROM notes n");
         let mut args: Vec<Value> = Vec::new();
-        if let Some(tag) = &filter.tag {
-            sql.push_str(" JOIN note_tags t ON t.note_id = n.id AND t.tag = ?");
-            args.push(Value::Text(tag.clone()));
-        }
-        sql.push_str(if filter.trash {
-            " WHERE n.deleted_at IS NOT NULL"
-        } else {
-            " WHERE n.deleted_at IS NULL"
-        });
-        if let Some(status) = filter.status {
-            sql.push_str(" AND n.ai_status = ?");
-            args.push(Value::Text(status.as_str().into()));
-        }
-        if filter.expired {
-            sql.push_str(" AND n.created_at < ? AND n.kept_at IS NULL");
-            args.push(Value::Text(self.expired_before(now)));
-        }
+        self.push_filter(filter, now, &mut sql, &mut args);
         if let Some(before) = &filter.before {
             let cursor = self.get(before)?;
             sql.push_str(" AND (n.created_at, n.id) < (?, ?)");
@@ -460,6 +444,26 @@ impl Store {
              SELECT {NOTE_COLUMNS}, (SELECT COUNT(*) FROM hit) FROM hit \
              JOIN note_search_keys k ON k.key = hit.key JOIN notes n ON n.id = k.note_id"
         );
+        self.push_filter(filter, now, &mut sql, &mut args);
+        // Ties newest first.
+        sql.push_str(if indexed.is_some() {
+            " ORDER BY hit.score, n.created_at DESC, n.id DESC LIMIT ?"
+        } else {
+            " ORDER BY n.created_at DESC, n.id DESC LIMIT ?"
+        });
+        args.push(Value::Integer(i64::from(filter.effective_limit())));
+        (sql, args)
+    }
+
+    /// Appends what a list and a search share to a query over `notes n`: the tag's
+    /// join, then the trash, status and expiry conditions (the `WHERE` begins here).
+    fn push_filter(
+        &self,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+        sql: &mut String,
+        args: &mut Vec<Value>,
+    ) {
         if let Some(tag) = &filter.tag {
             sql.push_str(" JOIN note_tags t ON t.note_id = n.id AND t.tag = ?");
             args.push(Value::Text(tag.clone()));
@@ -477,14 +481,6 @@ impl Store {
             sql.push_str(" AND n.created_at < ? AND n.kept_at IS NULL");
             args.push(Value::Text(self.expired_before(now)));
         }
-        // Ties newest first.
-        sql.push_str(if indexed.is_some() {
-            " ORDER BY hit.score, n.created_at DESC, n.id DESC LIMIT ?"
-        } else {
-            " ORDER BY n.created_at DESC, n.id DESC LIMIT ?"
-        });
-        args.push(Value::Integer(i64::from(filter.effective_limit())));
-        (sql, args)
     }
 
     /// `EXPLAIN QUERY PLAN` of a statement, one line per step (tests, diagnostics).

@@ -180,6 +180,24 @@ impl Browser {
         self.wait_visible("app").await;
     }
 
+    /// Captures `bodies` through the API (the last is the newest), then opens the page
+    /// and waits until it lists them.
+    pub async fn open_inbox_with_notes(&self, bodies: &[&str]) {
+        for body in bodies {
+            self.api("POST", "/api/notes", Some(json!({ "body": body })))
+                .await;
+        }
+        self.open_inbox().await;
+        self.wait_until(
+            "the notes are listed",
+            &format!(
+                "document.querySelectorAll('#notes .note').length === {}",
+                bodies.len()
+            ),
+        )
+        .await;
+    }
+
     /// Calls the API as the CLI would.
     pub async fn api(&self, method: &str, path: &str, body: Option<Value>) -> Value {
         let client = awc::Client::new();

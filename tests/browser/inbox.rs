@@ -850,21 +850,12 @@ async fn the_expired_view_follows_live_changes() {
 #[actix_rt::test]
 async fn searching_on_the_page_shows_the_hits_as_you_type_with_the_words_marked() {
     let browser = start(&[]).await;
-    for body in [
-        "tomato soup for Sunday",
-        "call the plumber",
-        "오늘은 사과를 샀다",
-    ] {
-        browser
-            .api("POST", "/api/notes", Some(json!({ "body": body })))
-            .await;
-    }
-    browser.open_inbox().await;
     browser
-        .wait_until(
-            "three notes",
-            "document.querySelectorAll('#notes .note').length === 3",
-        )
+        .open_inbox_with_notes(&[
+            "tomato soup for Sunday",
+            "call the plumber",
+            "오늘은 사과를 샀다",
+        ])
         .await;
 
     let body = browser
@@ -916,17 +907,8 @@ async fn searching_on_the_page_shows_the_hits_as_you_type_with_the_words_marked(
 #[actix_rt::test]
 async fn trash_can_be_undone_and_deleting_for_good_asks_first() {
     let browser = start(&[]).await;
-    for body in ["keep me", "delete me", "empty me"] {
-        browser
-            .api("POST", "/api/notes", Some(json!({ "body": body })))
-            .await;
-    }
-    browser.open_inbox().await;
     browser
-        .wait_until(
-            "three notes",
-            "document.querySelectorAll('#notes .note').length === 3",
-        )
+        .open_inbox_with_notes(&["keep me", "delete me", "empty me"])
         .await;
 
     // Trash, then Undo: the note is back.
