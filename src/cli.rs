@@ -13,7 +13,7 @@ use crate::actors::mailbox_stats::ActorCounters;
 use crate::ai::ProviderHealth;
 use crate::client::{ClientError, ServiceClient};
 use crate::configuration::{Settings, UserFile};
-use crate::domain::Note;
+use crate::domain::{ListFilter, Note};
 use crate::status::ServiceStatus;
 use crate::storage::{SearchHit, SnippetPart};
 
@@ -162,9 +162,10 @@ pub struct ListArgs {
     /// Only expired notes.
     #[arg(long)]
     pub expired: bool,
-    /// How many notes at most (1–500).
-    #[arg(long, default_value_t = 50)]
-    pub limit: u32,
+    /// How many notes at most: `list` shows every note unless told (it pages through
+    /// them), `search` its best 50 (at most 500).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub limit: Option<u32>,
 }
 
 impl Cli {
@@ -296,7 +297,7 @@ async fn execute(
             }
         }
         Command::List(args) => {
-            let notes: Vec<Note> = client.get(&list_path(&args)).await?;
+            let (notes, more) = list_all(client, &args).await?;
             if json {
                 print_json(&notes);
             } else if notes.is_empty() {
@@ -306,9 +307,20 @@ async fn execute(
                     println!("{}", list_line(note));
                 }
             }
+            if more {
+                eprintln!(
+                    "the newest {} shown; more exist (a larger --limit, or none to see every note)",
+                    notes.len()
+                );
+            }
         }
         Command::Search { query, filters } => {
-            let path = format!("{}&q={}", list_path(&filters), encode(&query.join(" ")));
+            let limit = filters.limit.unwrap_or(ListFilter::DEFAULT_LIMIT);
+            let path = format!(
+                "{}&q={}",
+                list_path(&filters, limit),
+                encode(&query.join(" "))
+            );
             let hits: Vec<SearchHit> = client.get(&path).await?;
             if json {
                 print_json(&hits);
@@ -502,11 +514,42 @@ fn print_json<T: serde::Serialize>(value: &T) {
 }
 
 /// `id  status  created  title-or-first-line`, one note a line.
-/// `GET /api/notes` with the filters of `inkling list` (and `search`).
-fn list_path(args: &ListArgs) -> String {
+/// The notes `inkling list` asks for, newest first, a page of at most
+/// [`ListFilter::MAX_LIMIT`] at a time: every one, or `--limit` of them and whether
+/// more exist.
+async fn list_all(
+    client: &ServiceClient,
+    args: &ListArgs,
+) -> Result<(Vec<Note>, bool), ClientError> {
+    let wanted = args.limit.map(|limit| limit as usize);
+    let mut notes: Vec<Note> = Vec::new();
+    loop {
+        let left = wanted.map_or(usize::MAX, |wanted| wanted - notes.len());
+        // One more than asked for, on the last page: is there more?
+        let page_size = left.saturating_add(1).min(ListFilter::MAX_LIMIT as usize);
+        let mut path = list_path(args, page_size as u32);
+        if let Some(last) = notes.last() {
+            path.push_str(&format!("&before={}", encode(&last.id)));
+        }
+        let mut page: Vec<Note> = client.get(&path).await?;
+        let full = page.len() == page_size;
+        if page.len() > left {
+            page.truncate(left);
+            notes.extend(page);
+            return Ok((notes, true));
+        }
+        notes.extend(page);
+        if !full || notes.len() == wanted.unwrap_or(usize::MAX) {
+            return Ok((notes, false));
+        }
+    }
+}
+
+/// `GET /api/notes` with the filters of `inkling list` (and `search`), `limit` a page.
+fn list_path(args: &ListArgs, limit: u32) -> String {
     let mut path = format!(
-        "/api/notes?limit={}&trash={}&expired={}",
-        args.limit, args.trash, args.expired
+        "/api/notes?limit={limit}&trash={}&expired={}",
+        args.trash, args.expired
     );
     if let Some(status) = &args.status {
         path.push_str(&format!("&status={}", encode(status)));

@@ -300,3 +300,50 @@ fn enrich_asks_for_a_notes_ai_again() {
     let output = service.cli(&["enrich", "nope"]);
     assert_eq!(output.status.code(), Some(1));
 }
+
+/// `inkling list` used to stop at 500 without a word; it pages through every note, and
+/// with `--limit` says when more exist.
+#[test]
+fn list_pages_through_every_note_and_says_when_a_limit_leaves_some_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    let token = service.token().unwrap();
+    for i in 0..1_100 {
+        let body = format!(r#"{{"body":"note {i}"}}"#);
+        let (status, _) = crate::helpers::blocking_request(
+            service.port,
+            "POST",
+            "/api/notes",
+            Some(&token),
+            Some(&body),
+        )
+        .unwrap();
+        assert_eq!(status, 201);
+    }
+
+    let all = service.cli(&["list"]);
+    assert!(all.status.success(), "{}", text(&all.stderr));
+    let lines: Vec<String> = text(&all.stdout).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 1_100);
+    assert!(lines[0].contains("note 1099") && lines[1_099].contains("note 0"));
+    assert_eq!(text(&all.stderr), "");
+
+    let some = service.cli(&["list", "--limit", "600"]);
+    assert_eq!(text(&some.stdout).lines().count(), 600);
+    assert!(
+        text(&some.stderr).contains("the newest 600 shown; more exist"),
+        "{}",
+        text(&some.stderr)
+    );
+    let exact = service.cli(&["list", "--limit", "1100"]);
+    assert_eq!(text(&exact.stdout).lines().count(), 1_100);
+    assert_eq!(text(&exact.stderr), "");
+
+    let json = service.cli(&["--json", "list"]);
+    let notes: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(notes.as_array().unwrap().len(), 1_100);
+    assert_eq!(
+        service.cli(&["list", "--limit", "0"]).status.code(),
+        Some(2)
+    );
+}
