@@ -105,7 +105,20 @@ async function start() {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(code ? { code } : { token }),
     });
-    if (response.ok) localStorage.setItem(SESSION_KEY, (await response.json()).session);
+    if (response.ok) {
+      // The session this page held, if any, is replaced: end it rather than leave it
+      // to expire (each `inkling open` makes a new one).
+      const old = session();
+      localStorage.setItem(SESSION_KEY, (await response.json()).session);
+      if (old) {
+        await fetch("/api/session/end", {
+          method: "POST",
+          credentials: "omit",
+          headers: { Authorization: `Bearer ${old}`, "Content-Type": "application/json" },
+          body: "{}",
+        }).catch(() => {});
+      }
+    }
     history.replaceState(null, "", "/");
   }
   let status;

@@ -131,6 +131,9 @@ async fn the_session_stays_with_this_origin_and_no_other_local_port_receives_it(
 async fn the_page_stays_signed_in_across_a_browser_restart_until_logout_all() {
     let mut browser = start(&[]).await;
     browser.open_inbox().await;
+    // Opening it again (`inkling open` twice) replaces the page's session: the old one
+    // is ended, not left to expire.
+    browser.open_inbox().await;
     browser.restart_browser().await;
     browser.client.goto(&browser.app_url).await.unwrap();
     browser.wait_visible("app").await;
@@ -139,7 +142,7 @@ async fn the_page_stays_signed_in_across_a_browser_restart_until_logout_all() {
     let ended = browser
         .api("POST", "/api/sessions/end-all", Some(json!({})))
         .await;
-    assert_eq!(ended["count"], 1);
+    assert_eq!(ended["count"], 1, "the second open ended the first session");
     browser.wait_visible("no-session").await;
     assert!(!browser.is_shown("app").await);
     browser.close().await;
