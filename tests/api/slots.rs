@@ -127,6 +127,12 @@ fn three_hundred_silent_bodies_do_not_lock_out_captures_the_page_or_the_cli() {
         timed_out > 0,
         "the ones still open at the deadline are answered"
     );
+    // Without eviction every one would have been kept to its deadline, the captures
+    // and the CLI waiting behind them for up to 5 s.
+    assert!(
+        timed_out < silent.len(),
+        "newcomers evicted the oldest silent ones"
+    );
 }
 
 /// Before: an unauthenticated chunked `POST /api/notes` got its 401, and then the
