@@ -1037,3 +1037,46 @@ fn asking_for_a_notes_ai_again_makes_it_pending_at_the_front_with_attempts_zero(
     ));
     assert_invariants(&store);
 }
+
+#[test]
+fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
+    let mut store = store();
+    for i in 0..300 {
+        let id = capture(&mut store, &format!("tomato note {i}"), t0());
+        if i % 3 == 0 {
+            store
+                .save_enrichment(&id, &enriched("Title", &["t"]), t0())
+                .unwrap();
+        }
+    }
+    let query = inkling::storage::SearchQuery::parse("tomato").unwrap();
+    for filter in [
+        ListFilter::default(),
+        ListFilter {
+            tag: Some("t".into()),
+            ..ListFilter::default()
+        },
+        ListFilter {
+            trash: true,
+            status: Some(AiStatus::Done),
+            ..ListFilter::default()
+        },
+    ] {
+        for candidates in [Some(200), None] {
+            let (sql, args) = store.search_query(&query, &filter, t0(), candidates);
+            let plan = store.query_plan(&sql, &args).unwrap();
+            let text = plan.join(" | ");
+            assert!(
+                plan.iter().any(|s| s.contains("VIRTUAL TABLE INDEX")),
+                "the match goes through the FTS5 index: {text}"
+            );
+            assert!(
+                !plan.iter().any(|s| {
+                    let mut words = s.split_whitespace();
+                    words.next() == Some("SCAN") && matches!(words.next(), Some("k" | "n" | "t"))
+                }),
+                "the notes and keys are looked up, not scanned: {text}"
+            );
+        }
+    }
+}

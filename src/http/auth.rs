@@ -12,13 +12,23 @@ use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::middleware::Next;
-use actix_web::{web, ResponseError};
+use actix_web::{web, HttpMessage, ResponseError};
 
 use super::connection::{signed_in, Connection};
 use super::error::ApiError;
 use super::AppState;
 use crate::api_token;
 use crate::sessions::Sessions;
+
+/// Which credential let a request in: routes that care (the live feed ends with its
+/// session) read it from the request's extensions instead of checking again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// The per-install token (the CLI, scripts).
+    Token,
+    /// A page's session, with its secret.
+    Session(String),
+}
 
 /// The token the service accepts, shared with the middleware.
 #[derive(Clone)]
@@ -47,10 +57,17 @@ pub async fn require_credential(
         let missing = ApiError::Unexpected(anyhow::anyhow!("no credentials configured"));
         return Ok(req.into_response(missing.error_response()));
     };
-    let granted = bearer(req.request()).is_some_and(|given| {
-        api_token::matches(&token.0, given) || sessions.check(given, state.clock.now())
+    let credential = bearer(req.request()).and_then(|given| {
+        if api_token::matches(&token.0, given) {
+            Some(Credential::Token)
+        } else {
+            sessions
+                .check(given, state.clock.now())
+                .then(|| Credential::Session(given.to_owned()))
+        }
     });
-    if granted {
+    if let Some(credential) = credential {
+        req.extensions_mut().insert(credential);
         let connection = req.conn_data::<Connection>().cloned();
         let response = signed_in(connection, next.call(req)).await?;
         Ok(response.map_into_boxed_body())

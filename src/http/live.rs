@@ -34,11 +34,11 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use actix_web::web::Bytes;
-use actix_web::{web, HttpResponse, ResponseError};
+use actix_web::{web, HttpMessage, HttpResponse, ResponseError};
 use futures_util::StreamExt;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
-use super::auth::{bearer, ApiToken};
+use super::auth::Credential;
 use super::connection::{Connection, Stage};
 use super::error::ApiError;
 use super::AppState;
@@ -194,12 +194,13 @@ pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>)
     // The stream ends when the server stops, so a graceful stop does not wait for it,
     // and when the session it was opened with ends (`inkling logout --all`): a signed-out
     // page hears nothing more.
-    let signed_out = match (bearer(&request), request.app_data::<web::Data<ApiToken>>()) {
-        (Some(given), Some(token)) if !crate::api_token::matches(&token.0, given) => request
-            .app_data::<web::Data<Sessions>>()
-            .map(|sessions| sessions.until_ended(given)),
+    let session = match request.extensions().get::<Credential>() {
+        Some(Credential::Session(secret)) => Some(secret.clone()),
         _ => None,
     };
+    let signed_out = session
+        .zip(request.app_data::<web::Data<Sessions>>())
+        .map(|(secret, sessions)| sessions.until_ended(&secret));
     let signed_out = async move {
         match signed_out {
             Some(ended) => ended.await,

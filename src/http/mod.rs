@@ -51,9 +51,9 @@ pub fn body_limit(max_body_bytes: usize) -> usize {
     max_body_bytes.saturating_mul(2).saturating_add(1024)
 }
 
-/// Registers the routes, and the middleware that belongs to them: the credential check
-/// in front of `/api`, and behind it (so that a stranger's body is never read) the
-/// body's deadline. The outermost layers are the app's (`startup.rs`).
+/// Registers the routes, and the middleware that belongs to them: the body's deadline
+/// in front of every route, behind the credential check in `/api` (so that a
+/// stranger's body is never read). The outermost layers are the app's (`startup.rs`).
 pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
     let limit = body_limit(max_body_bytes);
     let json = web::JsonConfig::default()
@@ -63,14 +63,6 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
     cfg.app_data(json)
         .app_data(query)
         .app_data(web::Data::new(body::BodyLimit(limit)))
-        .service(endpoint("/").route(web::get().to(page::index)))
-        .service(endpoint("/assets/{name}").route(web::get().to(page::assets)))
-        .service(
-            endpoint("/session")
-                .wrap(from_fn(body::read_within_deadline))
-                .route(web::post().to(page::open_session)),
-        )
-        .service(endpoint("/identity").route(web::get().to(api::identity)))
         .service(
             web::scope("/api")
                 .wrap(from_fn(body::read_within_deadline))
@@ -108,8 +100,19 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(endpoint("/usage-log/export").route(web::post().to(api::export_usage_log)))
                 .default_service(web::to(api::not_found)),
         )
-        // Outside /api too: every answer is JSON, a 404 included.
-        .default_service(web::to(api::not_found));
+        // Everything else: the page, its assets, its sessions, the identity proof.
+        // Their bodies get the same deadline (a `GET /` that announces a body and sends
+        // none would otherwise hold its connection), and every answer is JSON, a 404
+        // included.
+        .service(
+            web::scope("")
+                .wrap(from_fn(body::read_within_deadline))
+                .service(endpoint("/").route(web::get().to(page::index)))
+                .service(endpoint("/assets/{name}").route(web::get().to(page::assets)))
+                .service(endpoint("/session").route(web::post().to(page::open_session)))
+                .service(endpoint("/identity").route(web::get().to(api::identity)))
+                .default_service(web::to(api::not_found)),
+        );
 }
 
 /// A route whose other methods get 405 with a JSON error.

@@ -1022,6 +1022,10 @@ async fn redo_ai_on_a_note_runs_its_ai_again() {
         }
         actix_rt::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    assert!(
+        browser.fake.calls().len() > before,
+        "the AI was asked again"
+    );
     browser
         .wait_until(
             "done again",
