@@ -263,8 +263,18 @@ async fn worker() {
     let client = OllamaClient::new(&s.ollama);
     let started = Instant::now();
     for (i, id) in ids.iter().enumerate() {
-        let enrichment = client.enrich(body(i).as_str()).await.unwrap();
-        store.save_enrichment(id, &enrichment, Utc::now()).unwrap();
+        // As the worker does: the tags in use for the prompt, the call, the save.
+        let tags_in_use: Vec<String> = store
+            .tags(Some(inkling::tags::VOCABULARY_IN_PROMPT))
+            .unwrap()
+            .into_iter()
+            .map(|t| t.tag)
+            .collect();
+        let text = body(i);
+        let enrichment = client.enrich(text.as_str(), &tags_in_use).await.unwrap();
+        store
+            .save_enrichment(id, text.as_str(), &enrichment, Utc::now())
+            .unwrap();
     }
     let loop_rate = WORKER_NOTES as f64 / started.elapsed().as_secs_f64();
     drop(store);

@@ -15,7 +15,7 @@ use crate::client::{ClientError, ServiceClient};
 use crate::configuration::{Settings, UserFile};
 use crate::domain::{ListFilter, Note};
 use crate::status::ServiceStatus;
-use crate::storage::{SearchHit, SnippetPart};
+use crate::storage::{SearchHit, SnippetPart, TagCount, TagRenamed};
 
 /// Exit statuses, listed in `--help`.
 pub mod exit {
@@ -99,6 +99,28 @@ pub enum Command {
         /// The note's id.
         id: String,
     },
+    /// Edit a note: with no option, its body in $VISUAL or $EDITOR; `--title`,
+    /// `--tags` and `--body` set fields directly. A changed body goes back to the AI;
+    /// a title or tags set by hand are kept from the AI from then on.
+    Edit {
+        /// The note's id.
+        id: String,
+        /// The new title.
+        #[arg(long)]
+        title: Option<String>,
+        /// The new tags, comma-separated (`--tags ""` removes them all).
+        #[arg(long, value_name = "A,B,…")]
+        tags: Option<String>,
+        /// The new body: TEXT, or `-` to read it from standard input.
+        #[arg(long, value_name = "TEXT|-")]
+        body: Option<String>,
+    },
+    /// List the tags with how many notes have each, most used first; `rename` renames
+    /// one (merging it into another when the new name is in use).
+    Tags {
+        #[command(subcommand)]
+        action: Option<TagsAction>,
+    },
     /// Move a note to the trash.
     Trash {
         /// The note's id.
@@ -138,6 +160,17 @@ pub enum Command {
         /// A systemd user unit instead of an XDG autostart entry.
         #[arg(long)]
         systemd: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TagsAction {
+    /// Rename the tag OLD to NEW on every note; if NEW is in use, the two merge.
+    Rename {
+        /// The tag as it is now.
+        old: String,
+        /// Its new name.
+        new: String,
     },
 }
 
@@ -362,6 +395,79 @@ async fn execute(
         }
         Command::Enrich { id } => {
             note_action(client, &id, "enrich", "enrichment requested for", json).await?
+        }
+        Command::Edit {
+            id,
+            title,
+            tags,
+            body,
+        } => {
+            let path = format!("/api/notes/{}", encode(&id));
+            let body = match body.as_deref() {
+                Some("-") => Some(read_note(std::io::stdin().lock(), max_body_bytes)?),
+                _ => body,
+            };
+            let tags = tags.map(|tags| {
+                tags.split(',')
+                    .map(str::trim)
+                    .filter(|tag| !tag.is_empty())
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+            });
+            let edit = if title.is_none() && tags.is_none() && body.is_none() {
+                let note: Note = client.get(&path).await?;
+                match edit_in_editor(&note.body)? {
+                    Some(body) => serde_json::json!({ "body": body }),
+                    None => {
+                        println!("no change to {}", note.id);
+                        return Ok(());
+                    }
+                }
+            } else {
+                serde_json::json!({ "body": body, "title": title, "tags": tags })
+            };
+            let note: Note = client.patch(&path, &edit).await?;
+            if json {
+                print_json(&note);
+            } else {
+                println!("edited {} ({})", note.id, note.ai_status.as_str());
+            }
+        }
+        Command::Tags { action: None } => {
+            let tags: Vec<TagCount> = client.get("/api/tags").await?;
+            if json {
+                print_json(&tags);
+            } else if tags.is_empty() {
+                println!("no tags");
+            } else {
+                for tag in &tags {
+                    println!("{:>6}  {}", tag.count, printable(&tag.tag, false));
+                }
+            }
+        }
+        Command::Tags {
+            action: Some(TagsAction::Rename { old, new }),
+        } => {
+            let renamed: TagRenamed = client
+                .post(
+                    &format!("/api/tags/{}/rename", encode(&old)),
+                    &serde_json::json!({ "to": new }),
+                )
+                .await?;
+            if json {
+                print_json(&renamed);
+            } else {
+                let notes = match renamed.notes {
+                    1 => "1 note".to_string(),
+                    n => format!("{n} notes"),
+                };
+                let (old, new) = (printable(&old, false), printable(&renamed.tag, false));
+                if renamed.merged {
+                    println!("merged {old} into {new} ({notes})");
+                } else {
+                    println!("renamed {old} to {new} ({notes})");
+                }
+            }
         }
         Command::Delete { id } => {
             client
@@ -615,6 +721,55 @@ fn print_note(note: &Note) {
     }
     println!();
     println!("{}", printable(&note.body, true));
+}
+
+/// `body` edited in the user's editor ($VISUAL, else $EDITOR, else `vi`, run by the
+/// shell as git runs it, so `code --wait` works), through a file only the user can
+/// read. `None` when it comes back unchanged.
+fn edit_in_editor(body: &str) -> Result<Option<String>, ClientError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|value| !value.trim().is_empty())
+        .unwrap_or_else(|| "vi".to_string());
+    let path = std::env::temp_dir().join(format!("inkling-note-{}.md", uuid::Uuid::now_v7()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .and_then(|mut file| file.write_all(body.as_bytes()));
+    if let Err(e) = written {
+        return Err(anyhow::anyhow!("cannot write {}: {e}", path.display()).into());
+    }
+    let ran = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$@\""))
+        .arg("sh")
+        .arg(&path)
+        .status();
+    let edited = std::fs::read(&path);
+    let _ = std::fs::remove_file(&path);
+    match ran {
+        Ok(status) if status.success() => {}
+        Ok(status) => {
+            return Err(ClientError::Api(format!(
+                "the editor ({editor}) ended with {status}; the note was not changed"
+            )))
+        }
+        Err(e) => {
+            return Err(anyhow::anyhow!(
+                "cannot run the editor ({editor}): {e}; set $VISUAL or $EDITOR, or use --body"
+            )
+            .into())
+        }
+    }
+    let edited = edited.map_err(|e| anyhow::anyhow!("cannot read the edited note: {e}"))?;
+    let edited = String::from_utf8(edited)
+        .map_err(|_| ClientError::Api("the edited note is not UTF-8 text".into()))?;
+    Ok((edited != body).then_some(edited))
 }
 
 /// A note from `input` (`capture -`), read up to `limit` bytes and no further: a pipe

@@ -126,10 +126,27 @@ impl ServiceClient {
         path: &str,
         body: &B,
     ) -> Result<T, ClientError> {
+        self.send_json(awc::http::Method::POST, path, body).await
+    }
+
+    pub async fn patch<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<T, ClientError> {
+        self.send_json(awc::http::Method::PATCH, path, body).await
+    }
+
+    async fn send_json<B: Serialize, T: DeserializeOwned>(
+        &self,
+        method: awc::http::Method,
+        path: &str,
+        body: &B,
+    ) -> Result<T, ClientError> {
         self.prove_service().await?;
         let request = self
             .http
-            .post(format!("{}{path}", self.base_url))
+            .request(method, format!("{}{path}", self.base_url))
             .bearer_auth(&self.token);
         self.finish(request.send_json(body).await).await
     }

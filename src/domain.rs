@@ -49,6 +49,12 @@ pub struct Note {
     pub updated_at: String,
     pub deleted_at: Option<String>,
     pub kept_at: Option<String>,
+    /// The title is the user's (set by an edit): the AI never replaces it.
+    #[serde(default)]
+    pub title_set_by_user: bool,
+    /// The tags are the user's (set by an edit): the AI never replaces them.
+    #[serde(default)]
+    pub tags_set_by_user: bool,
 }
 
 /// Why a note body was refused.
@@ -90,6 +96,82 @@ impl NoteBody {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// The longest title a user may set, in characters.
+pub const MAX_USER_TITLE_CHARS: usize = 200;
+
+/// Why an edit was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error("nothing to change: give at least one of body, title, tags")]
+    Nothing,
+    #[error(transparent)]
+    Body(#[from] NoteBodyError),
+    #[error("the title is empty")]
+    EmptyTitle,
+    #[error("the title is longer than {MAX_USER_TITLE_CHARS} characters")]
+    TitleTooLong,
+    #[error("a title is one line: no line breaks or control characters")]
+    TitleNotOneLine,
+    #[error(transparent)]
+    Tag(#[from] crate::tags::TagError),
+    #[error("{0} tags; at most {max}", max = crate::tags::MAX_TAGS_SET_BY_USER)]
+    TooManyTags(usize),
+}
+
+/// A validated edit of a note: the fields to set, each checked as a capture checks a
+/// body. A title or tags given here become the user's (`title_set_by_user`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteEdit {
+    pub body: Option<NoteBody>,
+    pub title: Option<String>,
+    /// Normalised ([`crate::tags::normalize`]), duplicates dropped; may be empty.
+    pub tags: Option<Vec<String>>,
+}
+
+impl NoteEdit {
+    pub fn parse(
+        body: Option<String>,
+        title: Option<String>,
+        tags: Option<Vec<String>>,
+        body_limit: usize,
+    ) -> Result<Self, EditError> {
+        if body.is_none() && title.is_none() && tags.is_none() {
+            return Err(EditError::Nothing);
+        }
+        let body = body.map(|b| NoteBody::parse(b, body_limit)).transpose()?;
+        let title = title
+            .map(|title| {
+                let title = title.trim();
+                if title.is_empty() {
+                    Err(EditError::EmptyTitle)
+                } else if title.chars().any(char::is_control) {
+                    Err(EditError::TitleNotOneLine)
+                } else if title.chars().count() > MAX_USER_TITLE_CHARS {
+                    Err(EditError::TitleTooLong)
+                } else {
+                    Ok(title.to_string())
+                }
+            })
+            .transpose()?;
+        let tags = tags
+            .map(|tags| {
+                let mut tidy: Vec<String> = Vec::new();
+                for tag in &tags {
+                    let tag = crate::tags::normalize(tag)?;
+                    if !tidy.contains(&tag) {
+                        tidy.push(tag);
+                    }
+                }
+                if tidy.len() > crate::tags::MAX_TAGS_SET_BY_USER {
+                    return Err(EditError::TooManyTags(tidy.len()));
+                }
+                Ok(tidy)
+            })
+            .transpose()?;
+        Ok(NoteEdit { body, title, tags })
     }
 }
 
@@ -203,6 +285,49 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         assert_eq!(timestamp(at), "2026-01-02T03:04:05.000Z");
+    }
+
+    #[test]
+    fn an_edit_checks_every_field_it_sets_and_needs_at_least_one() {
+        let parse = |body: Option<&str>, title: Option<&str>, tags: Option<&[&str]>| {
+            NoteEdit::parse(
+                body.map(String::from),
+                title.map(String::from),
+                tags.map(|t| t.iter().map(|s| s.to_string()).collect()),
+                100,
+            )
+        };
+        assert_eq!(parse(None, None, None), Err(EditError::Nothing));
+        assert!(matches!(
+            parse(Some(" "), None, None),
+            Err(EditError::Body(_))
+        ));
+        assert_eq!(parse(None, Some("  "), None), Err(EditError::EmptyTitle));
+        assert_eq!(
+            parse(None, Some("a\nb"), None),
+            Err(EditError::TitleNotOneLine)
+        );
+        assert_eq!(
+            parse(None, Some(&"t".repeat(201)), None),
+            Err(EditError::TitleTooLong)
+        );
+        assert!(matches!(
+            parse(None, None, Some(&[""])),
+            Err(EditError::Tag(_))
+        ));
+        let many: Vec<String> = (0..21).map(|i| format!("t{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(
+            parse(None, None, Some(&many)),
+            Err(EditError::TooManyTags(21))
+        );
+        let edit = parse(None, Some(" Stamps "), Some(&["Post", "post ", "home"])).unwrap();
+        assert_eq!(edit.title.as_deref(), Some("Stamps"));
+        assert_eq!(
+            edit.tags,
+            Some(vec!["post".to_string(), "home".to_string()])
+        );
+        assert_eq!(parse(None, None, Some(&[])).unwrap().tags, Some(vec![]));
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! - [`tray`]: the tray menu model, icons, and the D-Bus tray backend.
 //! - [`storage`]: the SQLite schema, migrations and repository operations.
 //! - [`http`]: the local API on 127.0.0.1.
-//! - [`domain`]: notes, statuses, validated bodies, filters.
+//! - [`domain`]: notes, statuses, validated bodies, edits, filters.
+//! - [`tags`]: what a tag may be, and how tags stay one tidy vocabulary.
 //! - [`cli`] and [`client`]: the command line and its client of the running service.
 //! - [`logging`]: the service log (`tracing`), per-actor targets.
 //! - [`api_token`], [`sessions`], [`open_codes`], [`identity`]: the per-install token,
@@ -45,5 +46,6 @@ pub mod shutdown;
 pub mod startup;
 pub mod status;
 pub mod storage;
+pub mod tags;
 pub mod telemetry;
 pub mod tray;

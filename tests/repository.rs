@@ -11,13 +11,13 @@ use inkling::actors::repository::{
     CaptureNote, CountFailed, GetCounts, KeepNote, ListNotes, MarkAiFailed, RepositoryActor,
     RequeueAllFailed, RestoreNote, SaveEnrichment, TrashNote,
 };
-use inkling::domain::{AiStatus, Enrichment, ListFilter, NoteBody};
+use inkling::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use inkling::events::{CountsChanged, FailedCountChanged, NotesChanged};
 use inkling::storage::store::{
     COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL, DUE_JOBS_SQL, FIND_FAILED_IDS_SQL,
     INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL,
 };
-use inkling::storage::{Store, StoreError, WaitReason};
+use inkling::storage::{Store, StoreError, StoreResult, WaitReason};
 use rusqlite::types::Value;
 
 const EXPIRY_DAYS: u32 = 30;
@@ -39,6 +39,17 @@ fn body(text: &str) -> NoteBody {
 /// Captures a note at `at` and returns its id.
 fn capture(store: &mut Store, text: &str, at: DateTime<Utc>) -> String {
     store.capture(&body(text), at).unwrap().id
+}
+
+/// Saves an AI answer for the note's body as it is now (what the worker read).
+fn save_answer(
+    store: &mut Store,
+    id: &str,
+    enrichment: &Enrichment,
+    at: DateTime<Utc>,
+) -> StoreResult<Note> {
+    let body = store.get(id)?.body;
+    store.save_enrichment(id, &body, enrichment, at)
 }
 
 /// Captures a note and drives it to `failed` through the store's own operations.
@@ -115,9 +126,7 @@ fn find_failed_ids_returns_only_failed_active_notes_newest_update_first() {
     store.trash(&trashed, t0()).unwrap();
     capture(&mut store, "still pending", t0());
     let done = capture(&mut store, "done", t0());
-    store
-        .save_enrichment(&done, &enrichment(&[]), t0())
-        .unwrap();
+    save_answer(&mut store, &done, &enrichment(&[]), t0()).unwrap();
 
     assert_eq!(store.find_failed_ids().unwrap(), vec![newer, older]);
 }
@@ -300,9 +309,13 @@ fn mark_ai_failed_sets_status_and_error_and_removes_the_job_together() {
 fn save_enrichment_stores_the_output_marks_done_and_removes_the_job() {
     let mut store = store();
     let id = capture(&mut store, "n", t0());
-    store
-        .save_enrichment(&id, &enrichment(&["work", "ideas", "work"]), t0())
-        .unwrap();
+    save_answer(
+        &mut store,
+        &id,
+        &enrichment(&["work", "ideas", "work"]),
+        t0(),
+    )
+    .unwrap();
     let note = store.get(&id).unwrap();
     assert_eq!(note.ai_status, AiStatus::Done);
     assert_eq!(note.title.as_deref(), Some("A title"));
@@ -373,9 +386,13 @@ fn lists_filter_by_status_tag_trash_and_expiry_newest_first() {
     let old_kept = capture(&mut store, "old but kept", t0() + Duration::seconds(1));
     store.keep(&old_kept, t0()).unwrap();
     let tagged = capture(&mut store, "tagged", t0() + Duration::days(40));
-    store
-        .save_enrichment(&tagged, &enrichment(&["rust"]), t0() + Duration::days(40))
-        .unwrap();
+    save_answer(
+        &mut store,
+        &tagged,
+        &enrichment(&["rust"]),
+        t0() + Duration::days(40),
+    )
+    .unwrap();
     let failed = failed_note(&mut store, "failed", t0() + Duration::days(41));
     let trashed = capture(&mut store, "trashed", t0() + Duration::days(42));
     store.trash(&trashed, t0() + Duration::days(42)).unwrap();
@@ -493,9 +510,7 @@ fn counts_failed_ids_due_jobs_and_tag_lists_use_an_index() {
             if i == 0 && day % 10 == 0 {
                 store.mark_ai_failed(&id, "x", t0()).unwrap();
             } else if i < 4 {
-                store
-                    .save_enrichment(&id, &enrichment(&["t"]), t0())
-                    .unwrap();
+                save_answer(&mut store, &id, &enrichment(&["t"]), t0()).unwrap();
             }
         }
     }
@@ -711,6 +726,7 @@ async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_th
     };
     write_then_check!(SaveEnrichment {
         note_id: a.id.clone(),
+        body_read: a.body.clone(),
         enrichment,
         now,
     });
@@ -787,17 +803,21 @@ fn search_ranks_a_title_match_over_a_tag_over_the_body_and_ties_newest_first() {
     let in_body_old = capture(&mut store, "a soup with tomatoes", t0());
     let in_body_new = capture(&mut store, "tomatoes again", t0() + Duration::minutes(1));
     let in_tags = capture(&mut store, "dinner plans", t0());
-    store
-        .save_enrichment(&in_tags, &enriched("Dinner", &["tomatoes"]), t0())
-        .unwrap();
+    save_answer(
+        &mut store,
+        &in_tags,
+        &enriched("Dinner", &["tomatoes"]),
+        t0(),
+    )
+    .unwrap();
     let in_title = capture(&mut store, "what to plant", t0());
-    store
-        .save_enrichment(
-            &in_title,
-            &enriched("Tomatoes for the garden", &["garden"]),
-            t0(),
-        )
-        .unwrap();
+    save_answer(
+        &mut store,
+        &in_title,
+        &enriched("Tomatoes for the garden", &["garden"]),
+        t0(),
+    )
+    .unwrap();
     capture(&mut store, "nothing red here", t0());
 
     let all = ListFilter::default();
@@ -843,9 +863,7 @@ fn search_combines_with_status_tag_and_trash_and_never_shows_a_stale_or_trashed_
     let mut store = store();
     let pending = capture(&mut store, "call the plumber", t0());
     let done = capture(&mut store, "plumber invoice", t0());
-    store
-        .save_enrichment(&done, &enriched("Invoice", &["house"]), t0())
-        .unwrap();
+    save_answer(&mut store, &done, &enriched("Invoice", &["house"]), t0()).unwrap();
     let trashed = capture(&mut store, "plumber was late", t0());
     store.trash(&trashed, t0()).unwrap();
 
@@ -986,9 +1004,7 @@ fn asking_for_a_notes_ai_again_makes_it_pending_at_the_front_with_attempts_zero(
     let older = capture(&mut store, "waiting since morning", t0());
     let newer = capture(&mut store, "waiting since noon", t0() + Duration::hours(1));
     let done = capture(&mut store, "done already", t0());
-    store
-        .save_enrichment(&done, &enriched("Kept title", &["kept"]), t0())
-        .unwrap();
+    save_answer(&mut store, &done, &enriched("Kept title", &["kept"]), t0()).unwrap();
     let failed = failed_note(&mut store, "failed already", t0());
     let later = t0() + Duration::hours(2);
 
@@ -1044,9 +1060,7 @@ fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
     for i in 0..300 {
         let id = capture(&mut store, &format!("tomato note {i}"), t0());
         if i % 3 == 0 {
-            store
-                .save_enrichment(&id, &enriched("Title", &["t"]), t0())
-                .unwrap();
+            save_answer(&mut store, &id, &enriched("Title", &["t"]), t0()).unwrap();
         }
     }
     let query = inkling::storage::SearchQuery::parse("tomato").unwrap();
@@ -1079,4 +1093,245 @@ fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
             );
         }
     }
+}
+
+// ----- editing and tags --------------------------------------------------------------
+
+fn edit(body: Option<&str>, title: Option<&str>, tags: Option<&[&str]>) -> NoteEdit {
+    NoteEdit::parse(
+        body.map(String::from),
+        title.map(String::from),
+        tags.map(|tags| tags.iter().map(|t| t.to_string()).collect()),
+        65536,
+    )
+    .unwrap()
+}
+
+fn tag_counts(store: &Store) -> Vec<(String, u64)> {
+    store
+        .tags(None)
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.tag, t.count))
+        .collect()
+}
+
+#[test]
+fn a_changed_body_sends_a_done_note_back_to_pending_with_a_fresh_job_and_the_same_body_does_not() {
+    let mut store = store();
+    let id = capture(&mut store, "first", t0());
+    save_answer(&mut store, &id, &enrichment(&["a"]), t0()).unwrap();
+
+    let same = store
+        .edit(
+            &id,
+            &edit(Some("first"), None, None),
+            t0() + Duration::seconds(1),
+        )
+        .unwrap();
+    assert!(!same.changed, "the same body is no change");
+    assert_eq!(same.note.ai_status, AiStatus::Done);
+
+    let later = t0() + Duration::seconds(2);
+    let edited = store
+        .edit(&id, &edit(Some("second"), None, None), later)
+        .unwrap();
+    assert!(edited.changed && edited.body_changed);
+    assert_eq!(edited.was, AiStatus::Done);
+    assert_eq!(edited.note.ai_status, AiStatus::Pending);
+    assert_eq!(edited.note.body, "second");
+    assert_eq!(
+        edited.note.title.as_deref(),
+        Some("A title"),
+        "kept until replaced"
+    );
+    assert_eq!(job_row(&store, &id).map(|j| j.0), Some(0));
+    assert_eq!(store.due_jobs(later).unwrap().len(), 1);
+    assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+
+    // A failed note's job starts again from attempts 0 too.
+    let failed = failed_note(&mut store, "fails", t0());
+    let edited = store
+        .edit(&failed, &edit(Some("fixed"), None, None), later)
+        .unwrap();
+    assert_eq!(
+        (edited.note.ai_status, edited.note.ai_error),
+        (AiStatus::Pending, None)
+    );
+    assert_eq!(job_row(&store, &failed).map(|j| j.0), Some(0));
+    assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+}
+
+#[test]
+fn a_title_and_tags_set_by_hand_are_kept_from_the_ai_and_searchable_at_once() {
+    let mut store = store();
+    let id = capture(&mut store, "a note about stamps", t0());
+    let edited = store
+        .edit(
+            &id,
+            &edit(None, Some("Buy stamps"), Some(&["Post Office", "errands"])),
+            t0(),
+        )
+        .unwrap();
+    assert_eq!(
+        edited.note.ai_status,
+        AiStatus::Pending,
+        "no body change: the job stays"
+    );
+    assert!(edited.note.title_set_by_user && edited.note.tags_set_by_user);
+
+    let saved = save_answer(&mut store, &id, &enrichment(&["mail"]), t0()).unwrap();
+    assert_eq!(saved.ai_status, AiStatus::Done);
+    assert_eq!(saved.title.as_deref(), Some("Buy stamps"));
+    assert_eq!(saved.tags, ["post office", "errands"]);
+    assert_eq!(
+        saved.summary.as_deref(),
+        Some("A summary."),
+        "the summary is the AI's"
+    );
+    assert_eq!(
+        tag_counts(&store),
+        [("errands".to_string(), 1), ("post office".to_string(), 1)],
+        "the AI's tag was not stored"
+    );
+    let query = inkling::storage::SearchQuery::parse("stamps").unwrap();
+    let hits = store.search(&query, &ListFilter::default(), t0()).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+}
+
+#[test]
+fn an_answer_for_a_body_the_note_no_longer_has_is_refused_and_its_new_job_stays() {
+    let mut store = store();
+    let id = capture(&mut store, "old body", t0());
+    store
+        .edit(&id, &edit(Some("new body"), None, None), t0())
+        .unwrap();
+    let refused = store.save_enrichment(&id, "old body", &enrichment(&["x"]), t0());
+    assert!(matches!(refused, Err(StoreError::Stale(_))), "{refused:?}");
+    let note = store.get(&id).unwrap();
+    assert_eq!((note.ai_status, note.title), (AiStatus::Pending, None));
+    assert!(job_row(&store, &id).is_some());
+    assert!(matches!(
+        store.save_enrichment("nope", "x", &enrichment(&[]), t0()),
+        Err(StoreError::NotFound(_))
+    ));
+    assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+}
+
+#[test]
+fn an_edit_of_a_note_in_the_trash_or_of_no_note_is_refused_and_writes_nothing() {
+    let mut store = store();
+    let id = capture(&mut store, "in the trash", t0());
+    store.trash(&id, t0()).unwrap();
+    let before = store.get(&id).unwrap();
+    let refused = store.edit(
+        &id,
+        &edit(Some("changed"), Some("T"), None),
+        t0() + Duration::seconds(1),
+    );
+    assert!(
+        matches!(refused, Err(StoreError::Conflict(_))),
+        "{refused:?}"
+    );
+    assert_eq!(store.get(&id).unwrap(), before);
+    assert!(matches!(
+        store.edit("nope", &edit(Some("x"), None, None), t0()),
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+#[test]
+fn tags_that_come_in_take_the_spelling_in_use_and_tags_are_counted_most_used_first() {
+    let mut store = store();
+    for (i, tags) in [
+        &["machine learning", "food"][..],
+        &["machine learning"],
+        &["food"],
+        &["food"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let id = capture(&mut store, &format!("note {i}"), t0());
+        save_answer(&mut store, &id, &enrichment(tags), t0()).unwrap();
+    }
+    let id = capture(&mut store, "another", t0());
+    let saved = save_answer(
+        &mut store,
+        &id,
+        &enrichment(&["machine-learning", "Food", "new"]),
+        t0(),
+    )
+    .unwrap();
+    assert_eq!(saved.tags, ["machine learning", "food", "new"]);
+    let by_hand = capture(&mut store, "by hand", t0());
+    let edited = store
+        .edit(
+            &by_hand,
+            &edit(None, None, Some(&["Machine_Learning"])),
+            t0(),
+        )
+        .unwrap();
+    assert_eq!(edited.note.tags, ["machine learning"]);
+    assert_eq!(
+        tag_counts(&store),
+        [
+            ("food".to_string(), 4),
+            ("machine learning".to_string(), 4),
+            ("new".to_string(), 1)
+        ]
+    );
+    // Notes in the trash are not counted.
+    store.trash(&id, t0()).unwrap();
+    assert_eq!(store.tags(Some(1)).unwrap()[0].count, 3);
+}
+
+#[test]
+fn a_rename_changes_every_note_and_merges_into_a_tag_that_exists_in_one_go() {
+    let mut store = store();
+    let mut ids = Vec::new();
+    for tags in [
+        &["cooking"][..],
+        &["cooking", "cooking tips"],
+        &["cooking tips"],
+    ] {
+        let id = capture(&mut store, &format!("{tags:?}"), t0());
+        save_answer(&mut store, &id, &enrichment(tags), t0()).unwrap();
+        ids.push(id);
+    }
+    store.trash(&ids[2], t0()).unwrap();
+
+    let renamed = store.rename_tag("cooking tips", "cooking", t0()).unwrap();
+    assert_eq!(
+        (renamed.tag.as_str(), renamed.notes, renamed.merged),
+        ("cooking", 2, true)
+    );
+    assert_eq!(
+        store.get(&ids[1]).unwrap().tags,
+        ["cooking"],
+        "merged, not doubled"
+    );
+    assert_eq!(
+        store.get(&ids[2]).unwrap().tags,
+        ["cooking"],
+        "in the trash too"
+    );
+    assert_eq!(tag_counts(&store), [("cooking".to_string(), 2)]);
+
+    let renamed = store.rename_tag("cooking", "food", t0()).unwrap();
+    assert_eq!((renamed.notes, renamed.merged), (3, false));
+    let query = inkling::storage::SearchQuery::parse("food").unwrap();
+    assert_eq!(
+        store
+            .search(&query, &ListFilter::default(), t0())
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(matches!(
+        store.rename_tag("cooking", "x", t0()),
+        Err(StoreError::NoSuchTag(_))
+    ));
+    assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
 }

@@ -23,6 +23,9 @@ const state = {
   // first, one page (a search is ranked, not paged by date).
   search: "",
   view: "inbox",
+  // The note being edited in place: its card is kept as it is (the form, what is
+  // typed, the focus) while live events re-render the list around it.
+  editing: null,
   notes: [], // the inbox list, newest first
   hasMore: false,
   expiryDays: 30,
@@ -253,6 +256,10 @@ function button(label, onClick, className) {
 }
 
 function noteElement(note, inTrash) {
+  if (!inTrash && state.editing === note.id) {
+    const open = $("notes").querySelector(`li[data-id="${CSS.escape(note.id)}"]`);
+    if (open) return open;
+  }
   const item = document.createElement("li");
   item.className = "note";
   item.dataset.id = note.id;
@@ -320,6 +327,7 @@ function noteElement(note, inTrash) {
       meta.append(button(t("keep"), () => noteAction(note.id, "keep"), "keep"));
     }
     // One note's AI again: redo a done one, retry a failed one, take a waiting one next.
+    meta.append(button(t("edit"), () => editNote(item, note), "edit"));
     const again = { done: "redoAi", failed: "retryNote", pending: "aiNext" }[note.ai_status];
     meta.append(button(t(again), () => noteAction(note.id, "enrich"), "enrich"));
     meta.append(
@@ -338,6 +346,85 @@ function noteElement(note, inTrash) {
     item.append(error);
   }
   return item;
+}
+
+function field(label, control) {
+  const wrapper = document.createElement("label");
+  wrapper.append(label, control);
+  return wrapper;
+}
+
+/// Turns a note's card into a form: title, tags, body. Save sends only what changed
+/// (a title or tags set here are the user's: the AI keeps off them; a changed body
+/// goes back to the AI). Escape or Cancel puts the card back.
+function editNote(item, note) {
+  state.editing = note.id;
+  const form = document.createElement("form");
+  form.className = "edit";
+  form.setAttribute("aria-label", t("editNoteLabel", { title: headline(note) }));
+  const title = document.createElement("input");
+  title.name = "title";
+  title.maxLength = 200;
+  title.value = note.title || "";
+  const tags = document.createElement("input");
+  tags.name = "tags";
+  tags.value = note.tags.join(", ");
+  const body = document.createElement("textarea");
+  body.name = "body";
+  body.value = note.body;
+  body.rows = Math.min(20, Math.max(4, note.body.split("\n").length + 1));
+  const error = document.createElement("p");
+  error.className = "error";
+  error.setAttribute("role", "alert");
+  error.hidden = true;
+  const actions = document.createElement("div");
+  actions.className = "actions";
+  const save = document.createElement("button");
+  save.type = "submit";
+  save.textContent = t("save");
+  const close = () => {
+    state.editing = null;
+    renderNotes();
+  };
+  actions.append(button(t("cancel"), close, "cancel"), save);
+  form.append(
+    field(t("editTitle"), title),
+    field(t("editTags"), tags),
+    field(t("editBody"), body),
+    error,
+    actions,
+  );
+  form.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") close();
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const change = {};
+    if (body.value !== note.body) change.body = body.value;
+    if (title.value.trim() && title.value.trim() !== (note.title || "")) change.title = title.value;
+    const newTags = tags.value.split(",").map((tag) => tag.trim()).filter(Boolean);
+    if (newTags.join(",") !== note.tags.join(",")) change.tags = newTags;
+    if (Object.keys(change).length === 0) return close();
+    try {
+      const edited = await api(`/api/notes/${encodeURIComponent(note.id)}`, {
+        method: "PATCH",
+        json: change,
+      });
+      state.editing = null;
+      answered(edited);
+      renderNotes();
+    } catch (failure) {
+      if (failure instanceof NoSession) return;
+      error.textContent = failure.message;
+      error.hidden = false;
+    }
+  });
+  item.replaceChildren(form);
+  body.focus();
 }
 
 // A button for what cannot be undone: the first click asks ("Really delete?"), a
@@ -381,7 +468,15 @@ function offerUndo(text, ids) {
 
 function renderNotes() {
   const list = $("notes");
-  list.replaceChildren(...state.notes.map((note) => noteElement(note, false)));
+  const items = state.notes.map((note) => noteElement(note, false));
+  // The card being edited never leaves the page (it would lose its focus): the other
+  // cards go, and the new ones are put in around it.
+  for (const child of [...list.children]) {
+    if (!items.includes(child)) child.remove();
+  }
+  items.forEach((item, index) => {
+    if (list.children[index] !== item) list.insertBefore(item, list.children[index] || null);
+  });
   $("notes-empty").hidden = state.notes.length > 0;
   $("notes-empty").textContent = t(state.search ? "searchNone" : "empty");
   $("load-more").hidden = !state.hasMore;
@@ -476,6 +571,7 @@ const live = {
       // Many at once (a retry-all): one reload.
       loadNotes();
       if (state.view === "trash") loadTrash();
+      if (state.view === "tags") loadTags();
     },
   },
   // After a failed attempt the next waits longer, up to 10 s (a restart of the service
@@ -537,7 +633,7 @@ async function connectLive() {
 
 function showView(view) {
   state.view = view;
-  for (const name of ["inbox", "trash", "stats"]) {
+  for (const name of ["inbox", "tags", "trash", "stats"]) {
     $(`${name}-view`).hidden = name !== view;
   }
   for (const tab of document.querySelectorAll("#views button")) {
@@ -545,6 +641,53 @@ function showView(view) {
   }
   if (view === "trash") loadTrash();
   if (view === "stats") loadStats();
+  if (view === "tags") loadTags();
+}
+
+/// The tags view: every tag with its count, a filter on click, and a rename box.
+async function loadTags() {
+  const tags = await api("/api/tags");
+  $("tags-empty").hidden = tags.length > 0;
+  $("tags").replaceChildren(
+    ...tags.map(({ tag, count }) => {
+      const row = document.createElement("li");
+      row.dataset.tag = tag;
+      row.append(button(`#${tag}`, () => setFilter({ tag, expired: false }), "tag"));
+      const uses = document.createElement("span");
+      uses.className = "count";
+      uses.textContent = notesCount(count);
+      row.append(uses);
+      const form = document.createElement("form");
+      const name = document.createElement("input");
+      name.value = tag;
+      name.maxLength = 32;
+      name.setAttribute("aria-label", t("renameTo", { tag }));
+      const rename = document.createElement("button");
+      rename.type = "submit";
+      rename.textContent = t("rename");
+      form.append(name, rename);
+      form.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        if (!name.value.trim() || name.value.trim() === tag) return;
+        try {
+          const done = await api(`/api/tags/${encodeURIComponent(tag)}/rename`, {
+            json: { to: name.value },
+          });
+          const values = { from: tag, to: done.tag, notes: notesCount(done.notes) };
+          $("tags-result").textContent = t(done.merged ? "mergedTag" : "renamed", values);
+          loadTags();
+        } catch (failure) {
+          if (!(failure instanceof NoSession)) $("tags-result").textContent = failure.message;
+        }
+      });
+      row.append(form);
+      return row;
+    }),
+  );
+}
+
+function notesCount(n) {
+  return n === 1 ? t("tagCount1") : t("tagCountN", { n });
 }
 
 async function loadTrash() {

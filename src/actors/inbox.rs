@@ -9,6 +9,10 @@
 //!   the worker at once (a manual retry means "try now");
 //! - `Enrich`: one note's AI asked for again (done, failed or pending) → its job at
 //!   the front of the queue → `ai_enrich_requested {from}` → resume the worker at once;
+//! - `Edit`: a note's body, title or tags changed by hand → `note_edited {body, title,
+//!   tags}`; a changed body queues the note afresh, as a capture does;
+//! - `RenameTagEverywhere`: a tag renamed (or merged into another) on every note →
+//!   `tag_renamed {merged}` → the live page reloads;
 //! - `TrashExpired`: every expired note to the trash in one statement;
 //! - `DeleteNote`, `EmptyTheTrash`: notes in the trash deleted for good, their text
 //!   overwritten in the database files (`Store::delete_forever`);
@@ -24,16 +28,18 @@ use super::handling;
 use super::hub::Hub;
 use super::mailbox::{self, Mailbox};
 use super::repository::{
-    CaptureNote, DeleteForever, EmptyTrash, KeepNote, PurgeTrash, RepositoryActor,
-    RequestEnrichment, RequeueAllFailed, RestoreNote, TrashExpiredNotes, TrashNote,
+    CaptureNote, DeleteForever, EditNote, EmptyTrash, KeepNote, PurgeTrash, RenameTag,
+    RepositoryActor, RequestEnrichment, RequeueAllFailed, RestoreNote, TrashExpiredNotes,
+    TrashNote,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::clock::SharedClock;
-use crate::domain::{AiStatus, Note, NoteBody};
+use crate::domain::{AiStatus, Note, NoteBody, NoteEdit};
 use crate::events::{NoteChanged, NotesChanged};
-use crate::storage::{StoreError, StoreResult};
+use crate::storage::{StoreError, StoreResult, TagRenamed};
 use crate::telemetry::events::{
-    AiEnrichRequested, AiRetryManual, EnrichFrom, NoFields, UsageEvent,
+    AiEnrichRequested, AiRetryManual, EnrichFrom, NoFields, NoteEdited,
+    TagRenamed as TagRenamedEvent, UsageEvent,
 };
 
 /// Captures a note: durable when the reply arrives.
@@ -74,6 +80,22 @@ pub struct TrashExpired;
 #[rtype(result = "StoreResult<Note>")]
 pub struct Enrich {
     pub id: String,
+}
+
+/// Edits a note's body, title or tags; replies with the note as it is now.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct Edit {
+    pub id: String,
+    pub edit: NoteEdit,
+}
+
+/// Renames a tag on every note (merging it into `to` when that exists).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<TagRenamed>")]
+pub struct RenameTagEverywhere {
+    pub from: String,
+    pub to: String,
 }
 
 /// Deletes a note in the trash for good (an active note is a conflict).
@@ -359,6 +381,79 @@ impl Handler<Enrich> for InboxActor {
                     from,
                 })));
             Ok(note)
+        })
+    }
+}
+
+impl Handler<Edit> for InboxActor {
+    type Result = ResponseFuture<StoreResult<Note>>;
+
+    fn handle(&mut self, msg: Edit, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("Edit");
+        let with = self.with.clone();
+        let now = self.clock.now();
+        Box::pin(async move {
+            let fields = NoteEdited {
+                body: msg.edit.body.is_some(),
+                title: msg.edit.title.is_some(),
+                tags: msg.edit.tags.is_some(),
+            };
+            let edited = with
+                .repository
+                .send(EditNote {
+                    id: msg.id,
+                    edit: msg.edit,
+                    now,
+                })
+                .await
+                .map_err(mailbox)??;
+            if !edited.changed {
+                return Ok(edited.note);
+            }
+            if edited.body_changed {
+                // A fresh job, due now: the AI's output is about a body that is gone.
+                with.worker.do_send(Enqueue {
+                    note_ids: vec![edited.note.id.clone()],
+                    at: now,
+                });
+            }
+            with.hub.do_send(NoteChanged {
+                note: edited.note.clone(),
+            });
+            with.telemetry.do_send(Emit(UsageEvent::NoteEdited(fields)));
+            Ok(edited.note)
+        })
+    }
+}
+
+impl Handler<RenameTagEverywhere> for InboxActor {
+    type Result = ResponseFuture<StoreResult<TagRenamed>>;
+
+    fn handle(&mut self, msg: RenameTagEverywhere, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("RenameTagEverywhere");
+        let with = self.with.clone();
+        let now = self.clock.now();
+        Box::pin(async move {
+            let renamed = with
+                .repository
+                .send(RenameTag {
+                    from: msg.from,
+                    to: msg.to,
+                    now,
+                })
+                .await
+                .map_err(mailbox)??;
+            if renamed.notes > 0 {
+                with.hub.do_send(NotesChanged {
+                    count: renamed.notes,
+                });
+            }
+            with.telemetry
+                .do_send(Emit(UsageEvent::TagRenamed(TagRenamedEvent {
+                    merged: renamed.merged,
+                })));
+            tracing::info!(tag = %renamed.tag, notes = renamed.notes, merged = renamed.merged, "tag renamed");
+            Ok(renamed)
         })
     }
 }

@@ -22,10 +22,11 @@ use chrono::{DateTime, Utc};
 use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
-use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody};
+use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use crate::events::{CountsChanged, FailedCountChanged};
 use crate::storage::{
-    Changed, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError, StoreResult,
+    Changed, Edited, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError, StoreResult,
+    TagCount, TagRenamed,
 };
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
@@ -114,7 +115,34 @@ pub struct MarkAiFailed {
 #[rtype(result = "StoreResult<Note>")]
 pub struct SaveEnrichment {
     pub note_id: String,
+    /// The body the AI was asked about: a note edited since is not touched.
+    pub body_read: String,
     pub enrichment: Enrichment,
+    pub now: DateTime<Utc>,
+}
+
+/// Edits a note's body, title or tags (`Store::edit`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Edited>")]
+pub struct EditNote {
+    pub id: String,
+    pub edit: NoteEdit,
+    pub now: DateTime<Utc>,
+}
+
+/// The tags of active notes with their counts, most used first (`limit` of them).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<TagCount>>")]
+pub struct ListTags {
+    pub limit: Option<usize>,
+}
+
+/// Renames a tag on every note, merging it into `to` when that exists.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<TagRenamed>")]
+pub struct RenameTag {
+    pub from: String,
+    pub to: String,
     pub now: DateTime<Utc>,
 }
 
@@ -404,7 +432,16 @@ handle_and_announce!(MarkAiFailed => Note, |_| Some(CountsChange::PendingAndFail
 // A note enriched in the trash was not counted as pending.
 handle_and_announce!(SaveEnrichment => Note,
     |note| note.deleted_at.is_none().then_some(CountsChange::OneDone),
-    |store, msg| store.save_enrichment(&msg.note_id, &msg.enrichment, msg.now));
+    |store, msg| store.save_enrichment(&msg.note_id, &msg.body_read, &msg.enrichment, msg.now));
+// A body edit sends a done or failed note back to pending.
+handle_and_announce!(EditNote => Edited,
+    |e| (e.body_changed && e.was != AiStatus::Pending).then_some(CountsChange::All),
+    |store, msg| store.edit(&msg.id, &msg.edit, msg.now));
+handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit));
+// Tags are in no count.
+handle_with_store!(RenameTag => TagRenamed, |store, msg| {
+    store.rename_tag(&msg.from, &msg.to, msg.now)
+});
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
 handle_and_announce!(TrashNote => Changed, |c| c.changed.then_some(CountsChange::All), |store, msg| {

@@ -13,7 +13,7 @@ use crate::domain::Enrichment;
 
 pub const MAX_TITLE_CHARS: usize = 80;
 pub const MAX_TAGS: usize = 5;
-pub const MAX_TAG_CHARS: usize = 32;
+pub const MAX_TAG_CHARS: usize = crate::tags::MAX_TAG_CHARS;
 pub const MAX_SUMMARY_CHARS: usize = 240;
 
 /// The system prompt. It says "JSON" explicitly: Ollama's docs ask for it, and it keeps
@@ -23,6 +23,26 @@ with JSON only, matching the given schema: \"title\" (a few words, at most 80 ch
 \"tags\" (0 to 5 short lowercase topic words), \"summary\" (one sentence, at most 240 \
 characters). Write in the note's language. Do not add any other field or any text \
 outside the JSON.";
+
+/// The system prompt for one note: [`SYSTEM_PROMPT`], then the user's most used tags
+/// (at most [`crate::tags::VOCABULARY_IN_PROMPT`]), to be reused when they fit, so the
+/// same topic gets the same tag across notes. The store tidies what comes back anyway
+/// (`crate::tags`); this makes the model pick the existing word in the first place.
+pub fn system_prompt(tags_in_use: &[String]) -> String {
+    if tags_in_use.is_empty() {
+        return SYSTEM_PROMPT.to_string();
+    }
+    let tags: Vec<&str> = tags_in_use
+        .iter()
+        .take(crate::tags::VOCABULARY_IN_PROMPT)
+        .map(String::as_str)
+        .collect();
+    format!(
+        "{SYSTEM_PROMPT} Tags already in use, most used first: {}. When one of them fits \
+         the note, use it exactly as written instead of a new word.",
+        serde_json::to_string(&tags).unwrap_or_default()
+    )
+}
 
 /// The JSON schema sent as `format`.
 pub fn format_schema() -> Value {

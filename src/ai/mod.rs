@@ -37,8 +37,13 @@ impl ProviderHealth {
 
 /// The LLM as the actors see it. `!Send` futures: awc's client lives on one arbiter.
 pub trait EnrichmentProvider {
-    /// Asks for the title, tags and summary of one note.
-    fn enrich(&self, body: &str) -> LocalBoxFuture<'static, Result<Enrichment, ProviderError>>;
+    /// Asks for the title, tags and summary of one note; `tags_in_use`, the user's most
+    /// used tags, are offered for reuse.
+    fn enrich(
+        &self,
+        body: &str,
+        tags_in_use: &[String],
+    ) -> LocalBoxFuture<'static, Result<Enrichment, ProviderError>>;
     /// Is the provider up, and is the model installed?
     fn health(&self) -> LocalBoxFuture<'static, ProviderHealth>;
 }

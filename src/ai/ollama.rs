@@ -14,7 +14,7 @@ use futures_util::FutureExt;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::enrichment::{format_schema, parse_enrichment, SYSTEM_PROMPT};
+use super::enrichment::{format_schema, parse_enrichment, system_prompt};
 use super::{EnrichmentProvider, ProviderError, ProviderHealth};
 use crate::configuration::OllamaSettings;
 use crate::domain::Enrichment;
@@ -81,12 +81,12 @@ impl OllamaClient {
         }
     }
 
-    async fn chat(self, body: String) -> Result<Enrichment, ProviderError> {
+    async fn chat(self, body: String, system: String) -> Result<Enrichment, ProviderError> {
         let request = json!({
             "model": self.model,
             "stream": false,
             "messages": [
-                { "role": "system", "content": SYSTEM_PROMPT },
+                { "role": "system", "content": system },
                 { "role": "user", "content": body },
             ],
             "format": format_schema(),
@@ -185,9 +185,15 @@ impl OllamaClient {
 }
 
 impl EnrichmentProvider for OllamaClient {
-    fn enrich(&self, body: &str) -> LocalBoxFuture<'static, Result<Enrichment, ProviderError>> {
+    fn enrich(
+        &self,
+        body: &str,
+        tags_in_use: &[String],
+    ) -> LocalBoxFuture<'static, Result<Enrichment, ProviderError>> {
         let deadline = self.request_timeout;
-        let call = self.clone().chat(body.to_string());
+        let call = self
+            .clone()
+            .chat(body.to_string(), system_prompt(tags_in_use));
         async move {
             actix_rt::time::timeout(deadline, call)
                 .await

@@ -8,12 +8,15 @@ use super::error::ApiError;
 use super::AppState;
 use crate::actors::ai_worker::GetWorkerStatus;
 use crate::actors::inbox::{
-    Capture, DeleteNote, EmptyTheTrash, Enrich, Keep, Restore, RetryAllFailed, Trash, TrashExpired,
+    Capture, DeleteNote, Edit, EmptyTheTrash, Enrich, Keep, RenameTagEverywhere, Restore,
+    RetryAllFailed, Trash, TrashExpired,
 };
 use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
-use crate::actors::repository::{CountFailed, GetCounts, GetNote, ListNotes, SearchNotes};
+use crate::actors::repository::{
+    CountFailed, GetCounts, GetNote, ListNotes, ListTags, SearchNotes,
+};
 use crate::actors::telemetry::{ExportUsageLog, GetStats, GetUsageStats};
-use crate::domain::{AiStatus, ListFilter, NoteBody};
+use crate::domain::{AiStatus, ListFilter, NoteBody, NoteEdit};
 use crate::status::ServiceStatus;
 use crate::storage::SearchQuery;
 
@@ -210,6 +213,72 @@ pub async fn enrich(
     let id = id.into_inner();
     let note = state.services.inbox.send(Enrich { id }).await??;
     Ok(HttpResponse::Accepted().json(note))
+}
+
+/// `PATCH /api/notes/{id}` body: any of the three; anything else is refused.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditRequest {
+    pub body: Option<String>,
+    pub title: Option<String>,
+    pub tags: Option<Vec<String>>,
+}
+
+/// `PATCH /api/notes/{id}` → the note as edited. A changed body sends it back to the
+/// AI (pending, attempts 0); a title or tags set here are the user's from now on. 409
+/// for a note in the trash.
+pub async fn edit(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    request: web::Json<EditRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let EditRequest { body, title, tags } = request.into_inner();
+    let edit = NoteEdit::parse(body, title, tags, state.max_body_bytes)?;
+    let id = id.into_inner();
+    let note = state.services.inbox.send(Edit { id, edit }).await??;
+    Ok(HttpResponse::Ok().json(note))
+}
+
+/// `GET /api/tags` → `[{"tag": "...", "count": n}]`, the tags of active notes, most
+/// used first.
+pub async fn tags(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let tags = state
+        .services
+        .repository
+        .send(ListTags { limit: None })
+        .await??;
+    Ok(HttpResponse::Ok().json(tags))
+}
+
+/// `POST /api/tags/{tag}/rename` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenameTagRequest {
+    pub to: String,
+}
+
+/// `POST /api/tags/{tag}/rename {"to": "..."}` → `{"tag", "notes", "merged"}`: the tag
+/// renamed on every note, merged into `to` when that is in use already (one
+/// transaction). 404 for a tag no note has.
+pub async fn rename_tag(
+    state: web::Data<AppState>,
+    tag: web::Path<String>,
+    request: web::Json<RenameTagRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let from = tag.into_inner();
+    let to = crate::tags::normalize(&request.into_inner().to)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    if to == from {
+        return Err(ApiError::BadRequest(format!(
+            "the tag is called \"{to}\" already"
+        )));
+    }
+    let renamed = state
+        .services
+        .inbox
+        .send(RenameTagEverywhere { from, to })
+        .await??;
+    Ok(HttpResponse::Ok().json(renamed))
 }
 
 /// `DELETE /api/notes/{id}` → 204: a note in the trash deleted for good (409 for an

@@ -4,7 +4,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 
-use crate::domain::NoteBodyError;
+use crate::domain::{EditError, NoteBodyError};
 use crate::storage::StoreError;
 
 #[derive(Debug, thiserror::Error)]
@@ -70,7 +70,7 @@ impl ResponseError for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::NotFound(_) => ApiError::NotFound(e.to_string()),
+            StoreError::NotFound(_) | StoreError::NoSuchTag(_) => ApiError::NotFound(e.to_string()),
             StoreError::Conflict(_) => ApiError::Conflict(e.to_string()),
             StoreError::Full(_) => ApiError::InsufficientStorage(e.to_string()),
             StoreError::ReadOnly(_) | StoreError::DiskIo(_) | StoreError::Gone(_) => {
@@ -86,6 +86,15 @@ impl From<NoteBodyError> for ApiError {
         match e {
             NoteBodyError::Empty => ApiError::BadRequest(e.to_string()),
             NoteBodyError::TooLarge { .. } => ApiError::PayloadTooLarge(e.to_string()),
+        }
+    }
+}
+
+impl From<EditError> for ApiError {
+    fn from(e: EditError) -> Self {
+        match e {
+            EditError::Body(body) => body.into(),
+            other => ApiError::BadRequest(other.to_string()),
         }
     }
 }

@@ -81,8 +81,11 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(
                     endpoint("/notes/{id}")
                         .route(web::get().to(api::show))
+                        .route(web::patch().to(api::edit))
                         .route(web::delete().to(api::delete_forever)),
                 )
+                .service(endpoint("/tags").route(web::get().to(api::tags)))
+                .service(endpoint("/tags/{tag}/rename").route(web::post().to(api::rename_tag)))
                 .service(endpoint("/trash/empty").route(web::post().to(api::empty_trash)))
                 .service(endpoint("/notes/{id}/trash").route(web::post().to(api::trash)))
                 .service(endpoint("/notes/{id}/restore").route(web::post().to(api::restore)))

@@ -28,6 +28,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0003_search.sql",
         sql: include_str!("../../migrations/0003_search.sql"),
     },
+    Migration {
+        name: "0004_user_fields.sql",
+        sql: include_str!("../../migrations/0004_user_fields.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -12,4 +12,7 @@ pub mod store;
 
 pub use crate::domain::WaitReason;
 pub use search::{SearchQuery, SnippetPart};
-pub use store::{Changed, Job, NoteCounts, SearchHit, Store, StoreError, StoreResult};
+pub use store::{
+    Changed, Edited, Job, NoteCounts, SearchHit, Store, StoreError, StoreResult, TagCount,
+    TagRenamed,
+};

@@ -19,13 +19,18 @@ use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, Tra
 
 use super::migrations::{self, MigrationError, MIGRATIONS};
 use super::search::{self, SearchQuery, SnippetPart};
-use crate::domain::{timestamp, AiStatus, Enrichment, ListFilter, Note, NoteBody, WaitReason};
+use crate::domain::{
+    timestamp, AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit, WaitReason,
+};
+use crate::tags::Vocabulary;
 
 /// Why a repository operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("no note with id {0}")]
     NotFound(String),
+    #[error("no note has the tag \"{0}\"")]
+    NoSuchTag(String),
     /// `SQLITE_FULL`: the disk (or `max_page_count`) is full. Nothing was written.
     #[error("the database is full; free some disk space ({0})")]
     Full(rusqlite::Error),
@@ -51,6 +56,10 @@ pub enum StoreError {
     /// The note is not where the operation needs it (active for a delete for good).
     #[error("{0}")]
     Conflict(String),
+    /// An answer of the AI for a body the note no longer has (edited meanwhile):
+    /// not saved, and the note's new job stands.
+    #[error("note {0} was edited while the AI read it; its answer is not saved")]
+    Stale(String),
     #[error("database error: {0}")]
     Sqlite(rusqlite::Error),
 }
@@ -99,6 +108,36 @@ pub struct Changed {
     pub changed: bool,
 }
 
+/// A note after an edit, with what it was before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edited {
+    pub note: Note,
+    /// Its AI status before the edit.
+    pub was: AiStatus,
+    /// The body changed: the note is pending again with a fresh job.
+    pub body_changed: bool,
+    /// Anything was written.
+    pub changed: bool,
+}
+
+/// A tag and how many active notes have it (`GET /api/tags`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TagCount {
+    pub tag: String,
+    pub count: u64,
+}
+
+/// What a tag rename did (`POST /api/tags/{tag}/rename`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TagRenamed {
+    /// The tag's name now.
+    pub tag: String,
+    /// How many notes changed.
+    pub notes: u64,
+    /// The new name was in use already: the two tags are one now.
+    pub merged: bool,
+}
+
 /// The counts the status route and the inbox banners show.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NoteCounts {
@@ -139,9 +178,9 @@ pub const ALL_JOBS_SQL: &str = "SELECT j.note_id, j.attempts, j.next_run_at, j.w
      ORDER BY j.next_run_at, j.note_id";
 
 /// How many columns [`NOTE_COLUMNS`] has (a query may add its own after them).
-const NOTE_COLUMN_COUNT: usize = 11;
+const NOTE_COLUMN_COUNT: usize = 13;
 const NOTE_COLUMNS: &str = "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
-     n.created_at, n.updated_at, n.deleted_at, n.kept_at";
+     n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, n.tags_set_by_user";
 
 /// Matches ranked in the search index per result wanted (`Store::search`).
 pub const SEARCH_CANDIDATES: u32 = 4;
@@ -310,6 +349,8 @@ impl Store {
             updated_at: at,
             deleted_at: None,
             kept_at: None,
+            title_set_by_user: false,
+            tags_set_by_user: false,
         })
     }
 
@@ -653,44 +694,232 @@ impl Store {
         self.get(note_id)
     }
 
-    /// Saves the AI's title, tags and summary: status `done`, job row deleted, one
-    /// transaction. Returns the note as it is now.
+    /// Saves the AI's answer for `body_read`, the body it was asked about: status
+    /// `done`, job row deleted, one transaction. A title or tags the user set stay (the
+    /// answer's are dropped); the answer's tags are stored under the spellings already
+    /// in use ([`Vocabulary::tidy`]). A note edited since the AI read it is not
+    /// touched ([`StoreError::Stale`]): its new job stands. Returns the note as it is now.
     pub fn save_enrichment(
         &mut self,
         note_id: &str,
+        body_read: &str,
         enrichment: &Enrichment,
         now: DateTime<Utc>,
     ) -> StoreResult<Note> {
         self.check_file()?;
-        let tags_json = serde_json::to_string(&enrichment.tags)
-            .map_err(|e| StoreError::Unavailable(format!("tags: {e}")))?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let changed = tx.execute(
-            "UPDATE notes SET title = ?2, summary = ?3, tags = ?4, ai_status = 'done',
-                 ai_error = NULL, updated_at = ?5
-             WHERE id = ?1 AND ai_status = 'pending'",
-            params![
-                note_id,
-                enrichment.title,
-                enrichment.summary,
-                tags_json,
-                timestamp(now)
-            ],
-        )?;
-        if changed == 1 {
-            tx.execute("DELETE FROM note_tags WHERE note_id = ?1", [note_id])?;
-            let mut insert = tx
-                .prepare_cached("INSERT OR IGNORE INTO note_tags (tag, note_id) VALUES (?1, ?2)")?;
-            for tag in &enrichment.tags {
-                insert.execute(params![tag, note_id])?;
+        let tags = tags_in_use(&tx)?.tidy(enrichment.tags.clone());
+        let tags_json = to_json(&tags)?;
+        let tags_set_by_user: Option<bool> = tx
+            .query_row(
+                "UPDATE notes SET
+                     title = CASE WHEN title_set_by_user THEN title ELSE ?2 END,
+                     summary = ?3,
+                     tags = CASE WHEN tags_set_by_user THEN tags ELSE ?4 END,
+                     ai_status = 'done', ai_error = NULL, updated_at = ?5
+                 WHERE id = ?1 AND ai_status = 'pending' AND body = ?6
+                 RETURNING tags_set_by_user",
+                params![
+                    note_id,
+                    enrichment.title,
+                    enrichment.summary,
+                    tags_json,
+                    timestamp(now),
+                    body_read
+                ],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match tags_set_by_user {
+            None => {
+                let still_pending: Option<String> = tx
+                    .query_row(
+                        "SELECT id FROM notes WHERE id = ?1 AND ai_status = 'pending'",
+                        [note_id],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                return Err(match still_pending {
+                    Some(_) => StoreError::Stale(note_id.to_string()),
+                    None => StoreError::NotFound(note_id.to_string()),
+                });
             }
+            Some(false) => set_note_tags(&tx, note_id, &tags)?,
+            Some(true) => {}
         }
         tx.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
         tx.commit()?;
-        found(changed, note_id)?;
         self.get(note_id)
+    }
+
+    /// Edits a note (docs/DESIGN.md, "Editing"): any of its body, title and tags, in
+    /// one transaction. A title or tags given become the user's, kept from the AI from
+    /// now on; tags are stored under the spellings already in use. A changed body makes
+    /// the AI's output stale: the note goes back to pending with a fresh job (attempts
+    /// 0, due now), as a capture does; its old title, tags and summary stay until new
+    /// ones replace them. A note in the trash is a conflict. Writes nothing when
+    /// nothing differs.
+    pub fn edit(
+        &mut self,
+        note_id: &str,
+        edit: &NoteEdit,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Edited> {
+        self.check_file()?;
+        let before = self.get(note_id)?;
+        if before.deleted_at.is_some() {
+            return Err(StoreError::Conflict(format!(
+                "note {note_id} is in the trash; restore it first"
+            )));
+        }
+        let body = edit
+            .body
+            .as_ref()
+            .map(NoteBody::as_str)
+            .filter(|body| *body != before.body);
+        let title = edit
+            .title
+            .as_deref()
+            .filter(|title| !before.title_set_by_user || before.title.as_deref() != Some(title));
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tags = match &edit.tags {
+            Some(tags) => Some(tags_in_use(&tx)?.tidy(tags.clone())),
+            None => None,
+        }
+        .filter(|tags| !before.tags_set_by_user || *tags != before.tags);
+        if body.is_none() && title.is_none() && tags.is_none() {
+            return Ok(Edited {
+                note: before.clone(),
+                was: before.ai_status,
+                body_changed: false,
+                changed: false,
+            });
+        }
+        let at = timestamp(now);
+        tx.execute(
+            "UPDATE notes SET updated_at = ?2 WHERE id = ?1",
+            params![note_id, at],
+        )?;
+        if let Some(body) = body {
+            tx.execute(
+                "UPDATE notes SET body = ?2, ai_status = 'pending', ai_error = NULL WHERE id = ?1",
+                params![note_id, body],
+            )?;
+            tx.execute(
+                "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)
+                 ON CONFLICT (note_id) DO UPDATE SET attempts = 0,
+                     next_run_at = excluded.next_run_at, wait_reason = NULL, last_error = NULL",
+                params![note_id, at],
+            )?;
+        }
+        if let Some(title) = title {
+            tx.execute(
+                "UPDATE notes SET title = ?2, title_set_by_user = 1 WHERE id = ?1",
+                params![note_id, title],
+            )?;
+        }
+        if let Some(tags) = &tags {
+            tx.execute(
+                "UPDATE notes SET tags = ?2, tags_set_by_user = 1 WHERE id = ?1",
+                params![note_id, to_json(tags)?],
+            )?;
+            set_note_tags(&tx, note_id, tags)?;
+        }
+        tx.commit()?;
+        Ok(Edited {
+            note: self.get(note_id)?,
+            was: before.ai_status,
+            body_changed: body.is_some(),
+            changed: true,
+        })
+    }
+
+    // ----- tags ----------------------------------------------------------------------
+
+    /// Every tag of an active note with how many active notes have it, most used first
+    /// (ties by name). `limit` keeps only the first ones.
+    pub fn tags(&self, limit: Option<usize>) -> StoreResult<Vec<TagCount>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT t.tag, COUNT(*) AS uses FROM note_tags t JOIN notes n ON n.id = t.note_id
+             WHERE n.deleted_at IS NULL GROUP BY t.tag ORDER BY uses DESC, t.tag LIMIT ?1",
+        )?;
+        let limit = limit.map_or(-1, |limit| i64::try_from(limit).unwrap_or(i64::MAX));
+        let tags = stmt
+            .query_map([limit], |r| {
+                Ok(TagCount {
+                    tag: r.get(0)?,
+                    count: u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(tags)
+    }
+
+    /// Renames the tag `from` to `to` on every note that has it (in the trash too, so
+    /// a restored note is as tidy), in one transaction; where a note has both, they
+    /// merge into one. `to` may already exist: the two merge. Replies with how many
+    /// notes changed and whether `to` existed.
+    pub fn rename_tag(
+        &mut self,
+        from: &str,
+        to: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<TagRenamed> {
+        self.check_file()?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let has = |tag: &str| -> StoreResult<bool> {
+            Ok(tx
+                .query_row(
+                    "SELECT 1 FROM note_tags WHERE tag = ?1 LIMIT 1",
+                    [tag],
+                    |_| Ok(()),
+                )
+                .optional()?
+                .is_some())
+        };
+        if !has(from)? {
+            return Err(StoreError::NoSuchTag(from.to_string()));
+        }
+        let merged = has(to)?;
+        let notes: Vec<(String, String)> = {
+            let mut stmt = tx.prepare(
+                "SELECT n.id, n.tags FROM note_tags t JOIN notes n ON n.id = t.note_id
+                 WHERE t.tag = ?1",
+            )?;
+            let rows = stmt
+                .query_map([from], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<Vec<_>, _>>()?;
+            rows
+        };
+        let at = timestamp(now);
+        for (note_id, tags_json) in &notes {
+            let tags: Vec<String> = serde_json::from_str(tags_json)
+                .map_err(|e| StoreError::Unavailable(format!("tags of {note_id}: {e}")))?;
+            let mut renamed: Vec<String> = Vec::new();
+            for tag in tags {
+                let tag = if tag == from { to.to_string() } else { tag };
+                if !renamed.contains(&tag) {
+                    renamed.push(tag);
+                }
+            }
+            tx.execute(
+                "UPDATE notes SET tags = ?2, updated_at = ?3 WHERE id = ?1",
+                params![note_id, to_json(&renamed)?, at],
+            )?;
+            set_note_tags(&tx, note_id, &renamed)?;
+        }
+        tx.commit()?;
+        Ok(TagRenamed {
+            tag: to.to_string(),
+            notes: notes.len() as u64,
+            merged,
+        })
     }
 
     /// Folds the WAL into the database file (shutdown). The data is already durable;
@@ -840,8 +1069,6 @@ impl Store {
         self.get(note_id)
     }
 
-    /// Deletes for good the notes trashed before `older_than` (their job and tag rows
-    /// go with them). Returns how many.
     /// Asks for a note's AI again, by hand: a done or failed note goes back to pending
     /// with a fresh job (attempts 0), as a capture does; a pending one keeps its job
     /// with attempts 0. Either way the job goes to the front of the queue (due before
@@ -932,6 +1159,8 @@ impl Store {
         Ok(deleted as u64)
     }
 
+    /// Deletes for good the notes trashed before `older_than` (their job and tag rows
+    /// go with them). Returns how many.
     pub fn purge_trash(&mut self, older_than: DateTime<Utc>) -> StoreResult<u64> {
         self.check_file()?;
         let purged = self
@@ -940,6 +1169,31 @@ impl Store {
             .execute([timestamp(older_than)])?;
         Ok(purged as u64)
     }
+}
+
+/// The tags in use (on any note), most used first: what new tags are tidied against.
+fn tags_in_use(conn: &Connection) -> StoreResult<Vocabulary> {
+    let mut stmt =
+        conn.prepare_cached("SELECT tag FROM note_tags GROUP BY tag ORDER BY COUNT(*) DESC, tag")?;
+    let tags = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(Vocabulary::new(tags))
+}
+
+/// A note's `note_tags` rows made to be `tags` (the index of its `tags` column).
+fn set_note_tags(conn: &Connection, note_id: &str, tags: &[String]) -> StoreResult<()> {
+    conn.execute("DELETE FROM note_tags WHERE note_id = ?1", [note_id])?;
+    let mut insert =
+        conn.prepare_cached("INSERT OR IGNORE INTO note_tags (tag, note_id) VALUES (?1, ?2)")?;
+    for tag in tags {
+        insert.execute(params![tag, note_id])?;
+    }
+    Ok(())
+}
+
+fn to_json(tags: &[String]) -> StoreResult<String> {
+    serde_json::to_string(tags).map_err(|e| StoreError::Unavailable(format!("tags: {e}")))
 }
 
 fn found(changed: usize, note_id: &str) -> StoreResult<()> {
@@ -988,5 +1242,7 @@ fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
         updated_at: r.get(8)?,
         deleted_at: r.get(9)?,
         kept_at: r.get(10)?,
+        title_set_by_user: r.get(11)?,
+        tags_set_by_user: r.get(12)?,
     })
 }

@@ -65,6 +65,22 @@ pub struct AiEnrichRequested {
     pub from: EnrichFrom,
 }
 
+/// Which fields an edit set (at least one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NoteEdited {
+    pub body: bool,
+    pub title: bool,
+    pub tags: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TagRenamed {
+    /// Into a tag that existed: two tags became one.
+    pub merged: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OllamaRecovered {
@@ -80,6 +96,8 @@ pub enum UsageEvent {
     AiFailed(AiFailed),
     AiRetryManual(AiRetryManual),
     AiEnrichRequested(AiEnrichRequested),
+    NoteEdited(NoteEdited),
+    TagRenamed(TagRenamed),
     OllamaRecheckManual(NoFields),
     OllamaRecovered(OllamaRecovered),
     NoteTrashed(NoFields),
@@ -96,6 +114,8 @@ impl UsageEvent {
             UsageEvent::AiFailed(_) => "ai_failed",
             UsageEvent::AiRetryManual(_) => "ai_retry_manual",
             UsageEvent::AiEnrichRequested(_) => "ai_enrich_requested",
+            UsageEvent::NoteEdited(_) => "note_edited",
+            UsageEvent::TagRenamed(_) => "tag_renamed",
             UsageEvent::OllamaRecheckManual(_) => "ollama_recheck_manual",
             UsageEvent::OllamaRecovered(_) => "ollama_recovered",
             UsageEvent::NoteTrashed(_) => "note_trashed",
@@ -117,6 +137,9 @@ impl UsageEvent {
                 refuse("failedCount must be at least 1 (nothing retried is not an event)")
             }
             UsageEvent::AiFailed(p) if p.attempts == 0 => refuse("attempts must be at least 1"),
+            UsageEvent::NoteEdited(p) if !(p.body || p.title || p.tags) => {
+                refuse("an edit changes at least one of body, title, tags")
+            }
             _ => Ok(()),
         }
     }

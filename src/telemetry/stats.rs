@@ -29,6 +29,11 @@ pub struct Counts {
     pub ai_retried_notes: u64,
     /// One note's AI asked for again by hand ("Redo AI", "Retry", `inkling enrich`).
     pub ai_enrich_requests: u64,
+    /// Notes edited by hand (body, title or tags).
+    pub edited: u64,
+    /// Tags renamed, and how many of those merged two tags.
+    pub tags_renamed: u64,
+    pub tags_merged: u64,
     pub trashed: u64,
     pub restored: u64,
     pub exports: u64,
@@ -48,6 +53,11 @@ impl Counts {
                 self.ai_retried_notes += p.failed_count;
             }
             UsageEvent::AiEnrichRequested(_) => self.ai_enrich_requests += 1,
+            UsageEvent::NoteEdited(_) => self.edited += 1,
+            UsageEvent::TagRenamed(p) => {
+                self.tags_renamed += 1;
+                self.tags_merged += u64::from(p.merged);
+            }
             UsageEvent::OllamaRecheckManual(_) => self.ollama_rechecks += 1,
             UsageEvent::OllamaRecovered(_) => self.ollama_recoveries += 1,
             UsageEvent::NoteTrashed(_) => self.trashed += 1,
@@ -183,6 +193,11 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
                 "- One note's AI asked for again: {} times",
                 t.ai_enrich_requests
             ),
+            format!("- Notes edited: {}", t.edited),
+            format!(
+                "- Tags renamed: {} (merged into another: {})",
+                t.tags_renamed, t.tags_merged
+            ),
             format!("- Notes trashed: {}, restored: {}", t.trashed, t.restored),
         ],
         Locale::Ko => vec![
@@ -201,6 +216,11 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
                 t.ai_retries, t.ai_retried_notes
             ),
             format!("- 노트 한 건 AI 다시 요청: {} 회", t.ai_enrich_requests),
+            format!("- 직접 고친 노트: {} 건", t.edited),
+            format!(
+                "- 태그 이름 바꾸기: {} 회 (다른 태그와 합침: {} 회)",
+                t.tags_renamed, t.tags_merged
+            ),
             format!("- 휴지통으로: {} 건, 복원: {} 건", t.trashed, t.restored),
         ],
     };

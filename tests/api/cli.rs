@@ -347,3 +347,114 @@ fn list_pages_through_every_note_and_says_when_a_limit_leaves_some_out() {
         Some(2)
     );
 }
+
+#[test]
+fn edit_sets_fields_directly_or_opens_the_editor_on_the_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start(dir.path(), port);
+    let captured = service.cli(&["--json", "capture", "buy stampz"]);
+    let note: serde_json::Value = serde_json::from_slice(&captured.stdout).unwrap();
+    let id = note["id"].as_str().unwrap();
+    let show = |id: &str| -> serde_json::Value {
+        serde_json::from_slice(&service.cli(&["--json", "show", id]).stdout).unwrap()
+    };
+
+    let output = service.cli(&["edit", id, "--title", "Stamps", "--tags", "errands, Post"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout).trim(),
+        format!("edited {id} (pending)")
+    );
+    let shown = show(id);
+    assert_eq!(shown["title"], "Stamps");
+    assert_eq!(shown["tags"], serde_json::json!(["errands", "post"]));
+
+    let output = run_cli(
+        dir.path(),
+        port,
+        &["edit", id, "--body", "-"],
+        Some("buy stamps\n"),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(show(id)["body"], "buy stamps\n");
+
+    // No option: the body in $EDITOR (here a script that fixes a word in place).
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/stamps/stamps and envelopes/' \"$1\"\n",
+    )
+    .unwrap();
+    let run_editor = |editor: &str| {
+        crate::helpers::run_cli_with(dir.path(), port, &["edit", id], None, &[("EDITOR", editor)])
+    };
+    let output = run_editor(&format!("sh {}", editor.display()));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(show(id)["body"], "buy stamps and envelopes\n");
+    // An editor that changes nothing changes nothing; one that fails says so.
+    let output = run_editor("true");
+    assert_eq!(text(&output.stdout).trim(), format!("no change to {id}"));
+    let output = run_editor("false");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("the note was not changed"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(show(id)["body"], "buy stamps and envelopes\n");
+
+    let output = service.cli(&["edit", id, "--title", ""]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("the title is empty"),
+        "{}",
+        text(&output.stderr)
+    );
+    let removed = service.cli(&["--json", "edit", id, "--tags", ""]);
+    let removed: serde_json::Value = serde_json::from_slice(&removed.stdout).unwrap();
+    assert_eq!(removed["tags"], serde_json::json!([]));
+}
+
+#[test]
+fn tags_lists_counts_and_rename_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    for (text, tags) in [("a", "cooking"), ("b", "cooking,recipes"), ("c", "recipes")] {
+        let captured = service.cli(&["--json", "capture", text]);
+        let note: serde_json::Value = serde_json::from_slice(&captured.stdout).unwrap();
+        let id = note["id"].as_str().unwrap();
+        assert!(service.cli(&["edit", id, "--tags", tags]).status.success());
+    }
+    let listed = text(&service.cli(&["tags"]).stdout);
+    assert_eq!(
+        listed
+            .lines()
+            .map(str::split_whitespace)
+            .map(Iterator::collect::<Vec<_>>)
+            .collect::<Vec<_>>(),
+        [["2", "cooking"], ["2", "recipes"]]
+    );
+
+    let output = service.cli(&["tags", "rename", "recipes", "Cooking"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout).trim(),
+        "merged recipes into cooking (2 notes)"
+    );
+    let output = service.cli(&["tags", "rename", "cooking", "food"]);
+    assert_eq!(
+        text(&output.stdout).trim(),
+        "renamed cooking to food (3 notes)"
+    );
+    let listed: serde_json::Value =
+        serde_json::from_slice(&service.cli(&["--json", "tags"]).stdout).unwrap();
+    assert_eq!(listed, serde_json::json!([{ "tag": "food", "count": 3 }]));
+    let output = service.cli(&["tags", "rename", "nope", "x"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("no note has the tag"),
+        "{}",
+        text(&output.stderr)
+    );
+}

@@ -132,6 +132,17 @@ impl TestApp {
         .await
     }
 
+    pub async fn patch_json(&self, path: &str, body: &Value) -> Reply {
+        reply(
+            self.http
+                .patch(format!("{}{path}", self.address))
+                .bearer_auth(&self.token)
+                .send_json(body)
+                .await,
+        )
+        .await
+    }
+
     /// Posts raw bytes with a content type (for malformed input).
     pub async fn post_raw(&self, path: &str, content_type: &str, body: Vec<u8>) -> Reply {
         reply(
@@ -281,7 +292,19 @@ fn inkling_command(data_dir: &Path, port: u16) -> Command {
 
 /// Runs a CLI subcommand with the same data dir and port as a service would use.
 pub fn run_cli(data_dir: &Path, port: u16, args: &[&str], stdin: Option<&str>) -> Output {
+    run_cli_with(data_dir, port, args, stdin, &[])
+}
+
+/// [`run_cli`] with more environment (`EDITOR`, say).
+pub fn run_cli_with(
+    data_dir: &Path,
+    port: u16,
+    args: &[&str],
+    stdin: Option<&str>,
+    env: &[(&str, &str)],
+) -> Output {
     let mut child = inkling_command(data_dir, port)
+        .envs(env.iter().copied())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

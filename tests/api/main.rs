@@ -11,6 +11,7 @@
 //! - `disk`: a full disk under a running service (a real tmpfs, filled).
 //! - `usage`: trash, restore, keep; the usage report and export.
 //! - `delete`: notes deleted for good leave no trace in the database files.
+//! - `edit`: editing notes and tidying tags over HTTP.
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 //! - `server`: the HTTP server itself: no service while idle, the connection cap, stop.
 //! - `security`: what other users and processes on the desktop cannot do.
@@ -21,6 +22,7 @@ mod cli;
 mod delete;
 mod desktop;
 mod disk;
+mod edit;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod fuzz;

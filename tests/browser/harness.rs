@@ -119,7 +119,9 @@ pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
                 tags: vec!["bulk".into()],
                 summary: "Stored before the test.".into(),
             };
-            store.save_enrichment(&id, &enrichment, start).unwrap();
+            store
+                .save_enrichment(&id, body.as_str(), &enrichment, start)
+                .unwrap();
         }
     }
     let service = start_service(&settings, Arc::new(SystemClock)).await;
@@ -258,6 +260,18 @@ impl Browser {
     pub async fn click(&self, css: &str) {
         self.on_fresh_element(css, |element| async move { element.click().await })
             .await
+    }
+
+    /// Replaces the text of the first field matching `css` by typing `text` into it.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        self.on_fresh_element(css, |element| {
+            let text = text.to_string();
+            async move {
+                element.clear().await?;
+                element.send_keys(&text).await
+            }
+        })
+        .await
     }
 
     async fn on_fresh_element<T, F, Fut>(&self, css: &str, action: F) -> T

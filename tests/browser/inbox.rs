@@ -1037,3 +1037,132 @@ async fn redo_ai_on_a_note_runs_its_ai_again() {
     assert_eq!(browser.fake.calls().len(), before + 1);
     browser.close().await;
 }
+
+#[actix_rt::test]
+async fn a_note_is_edited_in_place_while_live_changes_go_on_around_it() {
+    let browser = start(&[]).await;
+    browser.open_inbox_with_notes(&["buy stampz"]).await;
+    browser
+        .wait_until(
+            "done",
+            "document.querySelector('#notes .note')?.dataset.status === 'done'",
+        )
+        .await;
+    browser.click("#notes .note button.edit").await;
+    browser
+        .wait_until(
+            "the form, its body focused",
+            "document.activeElement === document.querySelector('#notes .note form.edit textarea')",
+        )
+        .await;
+    browser
+        .type_into("#notes .note form.edit textarea", "buy stamps")
+        .await;
+
+    // A note captured elsewhere re-renders the list: the form keeps what was typed.
+    browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "another thought" })),
+        )
+        .await;
+    browser
+        .wait_until(
+            "the other note listed",
+            "document.querySelectorAll('#notes .note').length === 2",
+        )
+        .await;
+    let kept = browser
+        .eval(
+            "const form = document.querySelector('#notes form.edit'); \
+             return form && form.querySelector('textarea').value === 'buy stamps' \
+                 && document.activeElement === form.querySelector('textarea');",
+        )
+        .await;
+    assert_eq!(kept, json!(true), "the form survived the live change");
+
+    browser
+        .type_into("#notes form.edit input[name=title]", "Stamps")
+        .await;
+    browser
+        .type_into("#notes form.edit input[name=tags]", "errands, Post")
+        .await;
+    browser.click("#notes form.edit button[type=submit]").await;
+    browser
+        .wait_until(
+            "the card shows the edit",
+            "[...document.querySelectorAll('#notes .note h3')].some((h) => h.textContent === 'Stamps')",
+        )
+        .await;
+    let notes = browser.api("GET", "/api/notes?tag=errands", None).await;
+    assert_eq!(notes[0]["body"], "buy stamps");
+    assert_eq!(notes[0]["tags"], json!(["errands", "post"]));
+    assert_eq!(notes[0]["title_set_by_user"], true);
+    // The body changed: the AI ran again, and left the user's title alone.
+    browser
+        .wait_until(
+            "done again",
+            "[...document.querySelectorAll('#notes .note')].every((n) => n.dataset.status === 'done')",
+        )
+        .await;
+    let notes = browser.api("GET", "/api/notes?tag=errands", None).await;
+    assert_eq!(notes[0]["title"], "Stamps");
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_tags_view_lists_counts_and_renames_or_merges_a_tag() {
+    let browser = start(&[]).await;
+    for (body, tags) in [
+        ("a", json!(["cooking"])),
+        ("b", json!(["recipes", "cooking"])),
+    ] {
+        let note = browser
+            .api("POST", "/api/notes", Some(json!({ "body": body })))
+            .await;
+        let id = note["id"].as_str().unwrap();
+        let client = awc::Client::new();
+        let response = client
+            .patch(format!("{}/api/notes/{id}", browser.app_url))
+            .bearer_auth(&browser.token)
+            .send_json(&json!({ "tags": tags }))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    browser.open_inbox().await;
+    browser.click("#views button[data-view=tags]").await;
+    browser
+        .wait_until(
+            "two tags with their counts",
+            "document.querySelectorAll('#tags li').length === 2 && \
+             document.querySelector('#tags li[data-tag=cooking] .count').textContent === '2 notes'",
+        )
+        .await;
+    browser
+        .type_into("#tags li[data-tag=recipes] input", "Cooking")
+        .await;
+    browser
+        .click("#tags li[data-tag=recipes] button[type=submit]")
+        .await;
+    browser
+        .wait_until(
+            "merged",
+            "document.getElementById('tags-result').textContent === 'Merged #recipes into #cooking (1 note).' && \
+             document.querySelectorAll('#tags li').length === 1",
+        )
+        .await;
+    let tags = browser.api("GET", "/api/tags", None).await;
+    assert_eq!(tags, json!([{ "tag": "cooking", "count": 2 }]));
+    // A tag's button filters the inbox by it.
+    browser.click("#tags li[data-tag=cooking] button.tag").await;
+    browser
+        .wait_until(
+            "the inbox, filtered",
+            "!document.getElementById('inbox-view').hidden && \
+             document.querySelectorAll('#notes .note').length === 2",
+        )
+        .await;
+    browser.close().await;
+}

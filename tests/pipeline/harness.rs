@@ -311,6 +311,14 @@ impl Pipeline {
             .collect()
     }
 
+    /// Every breach of the database's invariants (`Store::invariant_violations`).
+    pub fn invariant_violations(&self) -> Vec<String> {
+        Store::open(&self.settings.database_path(), self.settings.expiry.days)
+            .unwrap()
+            .invariant_violations()
+            .unwrap()
+    }
+
     /// When (virtual time) the fake first answered with an enrichment.
     pub fn first_enrichment_at(&self) -> tokio::time::Instant {
         self.fake

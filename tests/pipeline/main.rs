@@ -8,6 +8,7 @@
 //! - `outage`: a 24-hour outage, instant resume, restart.
 //! - `retry_all`: the retry-all use case.
 //! - `enrich`: one note's AI asked for again.
+//! - `edit`: notes edited while the AI works, user-set fields, tidy tags.
 //! - `lifecycle`: trash and restore as the worker sees them.
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
@@ -15,6 +16,7 @@
 
 mod chaos;
 mod disk;
+mod edit;
 mod enrich;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;

@@ -28,6 +28,9 @@ use crate::ports::free_port;
 pub enum Reply {
     /// 200, a valid enrichment.
     Ok,
+    /// 200, a valid enrichment after this many seconds (a slow model; virtual time under
+    /// a paused runtime).
+    OkAfterSeconds(u64),
     /// 200, the enrichment inside a ```json fence (accepted).
     Fenced,
     /// Reads the request, never answers; lets go when the client hangs up (as Ollama
@@ -74,6 +77,8 @@ struct State {
     default: Reply,
     script: VecDeque<Reply>,
     models: Vec<String>,
+    /// The tags a valid enrichment gives (`set_tags`).
+    tags: Vec<String>,
     calls: Vec<ChatCall>,
     health_checks: usize,
     /// `Hang` calls whose client is still connected.
@@ -115,6 +120,7 @@ impl FakeOllama {
                 default: Reply::Ok,
                 script: VecDeque::new(),
                 models: vec!["llama3.2:latest".into()],
+                tags: vec!["fake".into(), "test".into()],
                 calls: Vec::new(),
                 health_checks: 0,
                 held: 0,
@@ -158,6 +164,11 @@ impl FakeOllama {
     /// Queues replies for the next calls, before the default applies again.
     pub fn push(&self, replies: &[Reply]) {
         self.state.lock().unwrap().script.extend(replies);
+    }
+
+    /// The tags every valid enrichment gives from now on.
+    pub fn set_tags(&self, tags: &[&str]) {
+        self.state.lock().unwrap().tags = tags.iter().map(|t| t.to_string()).collect();
     }
 
     pub fn set_models(&self, models: &[&str]) {
@@ -260,12 +271,12 @@ fn chat_answer(model: &str, content: &str, done: bool, done_reason: Option<&str>
     answer.to_string()
 }
 
-fn enrichment_for(request: &serde_json::Value) -> String {
+fn enrichment_for(request: &serde_json::Value, tags: &[String]) -> String {
     let text = request["messages"][1]["content"].as_str().unwrap_or("");
     let title: String = text.chars().take(40).collect();
     serde_json::json!({
         "title": format!("About: {}", title.trim()),
-        "tags": ["fake", "test"],
+        "tags": tags,
         "summary": "A note the fake model read.",
     })
     .to_string()
@@ -299,7 +310,7 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         }
         ("POST", "/api/chat") => {
             let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-            let reply = {
+            let (reply, tags) = {
                 let mut state = state.lock().unwrap();
                 let reply = state.script.pop_front().unwrap_or(state.default);
                 state.calls.push(ChatCall {
@@ -307,11 +318,17 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                     request: request.clone(),
                     reply,
                 });
-                reply
+                (reply, state.tags.clone())
             };
+            let enrichment_for = |request: &serde_json::Value| enrichment_for(request, &tags);
             let model = request["model"].as_str().unwrap_or("").to_string();
             match reply {
                 Reply::Ok => {
+                    let answer = chat_answer(&model, &enrichment_for(&request), true, Some("stop"));
+                    respond(&mut stream, "200 OK", JSON, &answer).await
+                }
+                Reply::OkAfterSeconds(seconds) => {
+                    tokio::time::sleep(std::time::Duration::from_secs(seconds)).await;
                     let answer = chat_answer(&model, &enrichment_for(&request), true, Some("stop"));
                     respond(&mut stream, "200 OK", JSON, &answer).await
                 }

@@ -105,6 +105,8 @@ pub struct Failure {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingSave {
     pub note_id: String,
+    /// The body the answer is about: a note edited since keeps its new job instead.
+    pub body: String,
     /// The job's attempts when it left the queue, for putting it back.
     pub attempts: u32,
     pub latency_ms: u64,
@@ -119,6 +121,9 @@ pub enum SaveOutcome {
     Saved(Box<Note>),
     /// The note was deleted meanwhile: nothing to save to, and the disk is fine.
     NoteGone,
+    /// The note was edited since the AI read it: the answer is for a body it no longer
+    /// has, and its new job (queued by the edit) stands.
+    Stale,
     /// The disk is full, read-only or failing: every save would fail the same way.
     DiskTrouble(String),
     /// Refused for another reason (a constraint, a bug): this note's own problem.
@@ -241,6 +246,11 @@ pub struct WorkerCore {
     /// The note whose call (or its bookkeeping) is in flight: at most one. While it is
     /// `Some`, no timer is pending.
     in_flight: Option<String>,
+    /// The body the call in flight is about, once it was sent.
+    in_flight_body: Option<String>,
+    /// The note in flight was queued again while its call ran (edited, or its AI asked
+    /// for again): that new entry stands whatever the call brings.
+    in_flight_requeued: bool,
     parked: Option<Park>,
     /// Consecutive unreachable/timeout failures (capped); reset by a success only.
     outage_step: usize,
@@ -259,6 +269,8 @@ impl WorkerCore {
             queue: Queue::default(),
             bodies: HashMap::new(),
             in_flight: None,
+            in_flight_body: None,
+            in_flight_requeued: false,
             parked: None,
             outage_step: 0,
             disk_trouble: None,
@@ -299,15 +311,17 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
         for note_id in note_ids {
+            self.requeued(&note_id);
             self.queue.upsert(note_id, QueuedJob::fresh(at));
         }
         self.storage_may_be_back("notes were just stored as pending", now);
         self.schedule(now)
     }
 
-    /// A note came back from the trash with its job as stored (attempts included, so
-    /// a trip through the trash buys no attempts).
+    /// A note came back from the trash, or had its AI asked for again, with its job as
+    /// stored (attempts included, so a trip through the trash buys no attempts).
     pub fn tracked(&mut self, note_id: String, job: QueuedJob, now: DateTime<Utc>) -> Vec<Effect> {
+        self.requeued(&note_id);
         self.queue.upsert(note_id, job);
         self.storage_may_be_back("a note was just restored", now);
         self.schedule(now)
@@ -353,7 +367,7 @@ impl WorkerCore {
             Ok(bodies) => {
                 self.bodies.extend(bodies);
                 match self.bodies.remove(&note_id) {
-                    Some(body) => vec![Effect::CallProvider { note_id, body }],
+                    Some(body) => vec![self.call(note_id, body)],
                     None => {
                         // Gone, trashed or no longer pending: not a job any more.
                         tracing::debug!(%note_id, "job dropped: the note is no longer pending");
@@ -386,7 +400,10 @@ impl WorkerCore {
     ) -> Vec<Effect> {
         let beside_next_call = self.disk_trouble.is_none();
         let attempts = self.queue.attempts(&note_id);
-        self.drop_job(&note_id);
+        let body = self.in_flight_body.take().unwrap_or_default();
+        if !self.in_flight_requeued {
+            self.drop_job(&note_id);
+        }
         if self.outage_step > 0 {
             tracing::info!("provider answered; outage backoff reset");
         }
@@ -394,6 +411,7 @@ impl WorkerCore {
         let mut effects = vec![Effect::Save {
             save: PendingSave {
                 note_id,
+                body,
                 attempts,
                 latency_ms,
                 beside_next_call,
@@ -416,6 +434,11 @@ impl WorkerCore {
     ) -> Vec<Effect> {
         let error = format!("{}: {error}", reason.as_str());
         tracing::info!(%note_id, reason = reason.as_str(), %error, "provider call failed");
+        if self.in_flight_requeued && !reason.is_provider_outage() {
+            // About a body the note may no longer have; its new job stands as queued.
+            tracing::info!(%note_id, "the note was queued again meanwhile; the failure is not counted");
+            return self.finish(now);
+        }
         self.apply_failure(note_id, reason, error, true, now)
     }
 
@@ -441,6 +464,10 @@ impl WorkerCore {
                     note,
                     latency_ms: save.latency_ms,
                 });
+            }
+            SaveOutcome::Stale => {
+                tracing::info!(note_id = %save.note_id,
+                    "the note was edited while the AI read it; its answer is not saved");
             }
             SaveOutcome::DiskTrouble(error) => self.answer_lost_to_the_disk(&save, &error, now),
             SaveOutcome::Refused(error) => effects.extend(self.answer_refused(&save, &error, now)),
@@ -543,6 +570,15 @@ impl WorkerCore {
 
     // ----- the rules ----------------------------------------------------------------
 
+    /// A note is queued afresh: a body read ahead may be stale (an edit), and if its
+    /// call is in flight, the new entry must outlive that call.
+    fn requeued(&mut self, note_id: &str) {
+        self.bodies.remove(note_id);
+        if self.in_flight.as_deref() == Some(note_id) {
+            self.in_flight_requeued = true;
+        }
+    }
+
     fn drop_job(&mut self, note_id: &str) {
         self.bodies.remove(note_id);
         self.queue.remove(note_id);
@@ -584,6 +620,8 @@ impl WorkerCore {
     /// The call in flight and its bookkeeping are over: on to the next job.
     fn finish(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
         self.in_flight = None;
+        self.in_flight_body = None;
+        self.in_flight_requeued = false;
         self.schedule(now)
     }
 
@@ -616,8 +654,9 @@ impl WorkerCore {
     /// and the next ones' in one query.
     fn start_call(&mut self, note_id: String) -> Effect {
         self.in_flight = Some(note_id.clone());
+        self.in_flight_requeued = false;
         if let Some(body) = self.bodies.remove(&note_id) {
-            return Effect::CallProvider { note_id, body };
+            return self.call(note_id, body);
         }
         let ids = std::iter::once(note_id.clone())
             .chain(
@@ -629,6 +668,12 @@ impl WorkerCore {
             )
             .collect();
         Effect::ReadBodies { note_id, ids }
+    }
+
+    /// The provider call for the job in flight, its body kept for the save.
+    fn call(&mut self, note_id: String, body: String) -> Effect {
+        self.in_flight_body = Some(body.clone());
+        Effect::CallProvider { note_id, body }
     }
 
     /// What the policy does with one failure of a queued job ([`decide`]): park the
@@ -804,6 +849,8 @@ mod tests {
             updated_at: timestamp(t(0)),
             deleted_at: None,
             kept_at: None,
+            title_set_by_user: false,
+            tags_set_by_user: false,
         }
     }
 
@@ -880,6 +927,63 @@ mod tests {
     }
 
     // ----- scheduling ---------------------------------------------------------------
+
+    #[test]
+    fn a_note_queued_again_during_its_call_keeps_its_new_entry_whatever_the_call_brings() {
+        // An edit (or a "Redo AI") arrives while the call about the old body runs.
+        let mut core = started();
+        capture_and_call(&mut core, "a", t(0));
+        assert!(core.enqueued(vec!["a".into()], t(1), t(1)).is_empty());
+        let effects = core.answered("a".into(), enrichment(), 5, t(2));
+        let save = the_save(&effects);
+        assert_eq!(
+            save.body, "body of a",
+            "the save says which body it is about"
+        );
+        assert_eq!(
+            call_started(&mut core, effects, t(2)),
+            "a",
+            "the new entry runs: it was not dropped with the answer"
+        );
+        // The store finds the body changed: nothing to do, the new call stands.
+        let effects = core.saved(save, SaveOutcome::Stale, t(3));
+        assert!(
+            !effects
+                .iter()
+                .any(|e| matches!(e, Effect::CallProvider { .. })),
+            "{effects:?}"
+        );
+        assert_eq!(core.status(t(3)).queued, 1);
+
+        // A failure of a call whose note was queued again meanwhile counts nothing.
+        let mut core = started();
+        capture_and_call(&mut core, "b", t(0));
+        core.enqueued(vec!["b".into()], t(1), t(1));
+        let effects = core.call_failed("b".into(), FailureReason::Schema, "bad".into(), t(2));
+        assert!(
+            !effects
+                .iter()
+                .any(|e| matches!(e, Effect::StoreAttempt { .. } | Effect::MarkFailed { .. })),
+            "{effects:?}"
+        );
+        assert_eq!(call_started(&mut core, effects, t(2)), "b");
+    }
+
+    #[test]
+    fn a_body_read_ahead_is_read_again_after_the_note_is_queued_afresh() {
+        let mut core = started();
+        let effects = core.enqueued(vec!["a".into(), "b".into()], t(0), t(0));
+        assert_eq!(call_started(&mut core, effects, t(0)), "a");
+        // "b"'s body was read ahead with "a"'s; "b" is edited while "a" runs.
+        assert!(core.enqueued(vec!["b".into()], t(1), t(1)).is_empty());
+        let effects = core.answered("a".into(), enrichment(), 5, t(2));
+        assert!(
+            effects
+                .iter()
+                .any(|e| matches!(e, Effect::ReadBodies { note_id, .. } if note_id == "b")),
+            "the edited body is read, not the one read ahead: {effects:?}"
+        );
+    }
 
     #[test]
     fn nothing_runs_before_the_queue_is_loaded() {

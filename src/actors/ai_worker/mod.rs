@@ -34,8 +34,8 @@ use super::hub::Hub;
 use super::mailbox::Mailbox;
 use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
 use super::repository::{
-    GetJob, GetPendingBodies, IncrementJobAttempt, MarkAiFailed, RepositoryActor, SaveEnrichment,
-    SetNextRunAt,
+    GetJob, GetPendingBodies, IncrementJobAttempt, ListTags, MarkAiFailed, RepositoryActor,
+    SaveEnrichment, SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::ai::{classify_reason, EnrichmentProvider};
@@ -44,6 +44,7 @@ use crate::configuration::WorkerSettings;
 use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteChanged, OllamaStatusChanged};
 use crate::storage::{Job, StoreError, StoreResult};
+use crate::tags::VOCABULARY_IN_PROMPT;
 use crate::telemetry::events::{AiDone, UsageEvent};
 
 /// What the worker talks to.
@@ -198,6 +199,7 @@ impl AiWorkerActor {
     fn save(&mut self, save: PendingSave, enrichment: Enrichment, ctx: &mut Context<Self>) {
         let write = SaveEnrichment {
             note_id: save.note_id.clone(),
+            body_read: save.body.clone(),
             enrichment,
             now: self.clock.now(),
         };
@@ -205,6 +207,7 @@ impl AiWorkerActor {
             let outcome = match saved {
                 Ok(Ok(note)) => SaveOutcome::Saved(Box::new(note)),
                 Ok(Err(StoreError::NotFound(_))) => SaveOutcome::NoteGone,
+                Ok(Err(StoreError::Stale(_))) => SaveOutcome::Stale,
                 Ok(Err(e)) if e.is_disk_trouble() => SaveOutcome::DiskTrouble(e.to_string()),
                 Ok(Err(e)) => SaveOutcome::Refused(e.to_string()),
                 Err(_) => SaveOutcome::RepositoryGone,
@@ -254,23 +257,41 @@ impl AiWorkerActor {
 
     // ----- the provider ------------------------------------------------------------
 
+    /// Reads the user's most used tags (for the prompt), then calls the provider. The
+    /// tags are read for each call, not cached: the first notes of an install are
+    /// the ones that make the vocabulary. A failed read only leaves them out.
     fn call_provider(&mut self, note_id: String, body: String, ctx: &mut Context<Self>) {
         tracing::debug!(%note_id, "calling the provider");
-        let started = actix_rt::time::Instant::now();
-        let call = self.provider.enrich(&body);
-        ctx.spawn(call.into_actor(self).map(move |answer, act, ctx| {
-            let now = act.clock.now();
-            let effects = match answer {
-                Ok(enrichment) => {
-                    let latency_ms = started.elapsed().as_millis() as u64;
-                    act.core.answered(note_id, enrichment, latency_ms, now)
+        let tags = self.repository.send(ListTags {
+            limit: Some(VOCABULARY_IN_PROMPT),
+        });
+        ctx.spawn(tags.into_actor(self).map(move |tags, act, ctx| {
+            let tags_in_use: Vec<String> = match tags {
+                Ok(Ok(tags)) => tags.into_iter().map(|t| t.tag).collect(),
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "cannot read the tags in use; asking without them");
+                    Vec::new()
                 }
-                Err(error) => {
-                    act.core
-                        .call_failed(note_id, classify_reason(&error), error.to_string(), now)
-                }
+                Err(_) => Vec::new(),
             };
-            act.run(effects, ctx);
+            let started = actix_rt::time::Instant::now();
+            let call = act.provider.enrich(&body, &tags_in_use);
+            ctx.spawn(call.into_actor(act).map(move |answer, act, ctx| {
+                let now = act.clock.now();
+                let effects = match answer {
+                    Ok(enrichment) => {
+                        let latency_ms = started.elapsed().as_millis() as u64;
+                        act.core.answered(note_id, enrichment, latency_ms, now)
+                    }
+                    Err(error) => act.core.call_failed(
+                        note_id,
+                        classify_reason(&error),
+                        error.to_string(),
+                        now,
+                    ),
+                };
+                act.run(effects, ctx);
+            }));
         }));
     }
 }

@@ -1,0 +1,148 @@
+//! Tags: what a tag may be, and how the tags of many notes stay one tidy vocabulary.
+//!
+//! A tag is lowercase text of one line, 1 to [`MAX_TAG_CHARS`] characters, with runs of
+//! white space folded to one space. Two tags that differ only in case, spaces, `-` or
+//! `_` ("Machine-Learning", "machine learning", "machine_learning") are the same tag:
+//! they share a [`key`], and a tag that comes in (from the AI, or typed by the user) is
+//! stored under the spelling already in use, the most used one when several are
+//! ([`Vocabulary::tidy`]). Plain functions over plain data; the store applies them.
+
+use std::collections::HashMap;
+
+/// The longest tag, in characters.
+pub const MAX_TAG_CHARS: usize = 32;
+/// The most tags a user may set on one note (the AI gives at most five).
+pub const MAX_TAGS_SET_BY_USER: usize = 20;
+/// How many of the most used tags the enrichment prompt carries.
+pub const VOCABULARY_IN_PROMPT: usize = 50;
+
+/// Why a tag was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TagError {
+    #[error("a tag cannot be empty")]
+    Empty,
+    #[error("the tag \"{0}\" is longer than {MAX_TAG_CHARS} characters")]
+    TooLong(String),
+    #[error("a tag cannot hold a comma, a line break or a control character (got {0:?})")]
+    BadCharacter(String),
+}
+
+/// `text` as a tag: trimmed, lowercased, inner white space folded to one space.
+pub fn normalize(text: &str) -> Result<String, TagError> {
+    // A tab is folded like a space; any other control character (a line break
+    // included) has no place in a one-line name.
+    if text
+        .chars()
+        .any(|c| c == ',' || (c.is_control() && c != '\t'))
+    {
+        return Err(TagError::BadCharacter(text.to_string()));
+    }
+    let tag = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    if tag.is_empty() {
+        return Err(TagError::Empty);
+    }
+    if tag.chars().count() > MAX_TAG_CHARS {
+        return Err(TagError::TooLong(tag));
+    }
+    Ok(tag)
+}
+
+/// What makes two tags the same: lowercase, without white space, `-` or `_`.
+pub fn key(tag: &str) -> String {
+    tag.chars()
+        .filter(|c| !c.is_whitespace() && *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The tags in use, by key, each under its most used spelling.
+#[derive(Debug, Default)]
+pub struct Vocabulary {
+    by_key: HashMap<String, String>,
+}
+
+impl Vocabulary {
+    /// From the tags in use, most used first: where two share a key, the first wins.
+    pub fn new(most_used_first: impl IntoIterator<Item = String>) -> Self {
+        let mut by_key = HashMap::new();
+        for tag in most_used_first {
+            by_key.entry(key(&tag)).or_insert(tag);
+        }
+        Vocabulary { by_key }
+    }
+
+    /// `tags` in their spelling in use (a new tag stays as it is), duplicates by key
+    /// merged, in their first order. Tags with nothing but `-`, `_` and spaces go.
+    pub fn tidy(&self, tags: Vec<String>) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
+        let mut tidy = Vec::new();
+        for tag in tags {
+            let tag_key = key(&tag);
+            if tag_key.is_empty() || !seen.insert(tag_key.clone()) {
+                continue;
+            }
+            tidy.push(self.by_key.get(&tag_key).cloned().unwrap_or(tag));
+        }
+        tidy
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tag_is_trimmed_lowercased_and_its_spaces_folded() {
+        assert_eq!(
+            normalize("  Machine \t Learning ").unwrap(),
+            "machine learning"
+        );
+        assert_eq!(normalize("한국어").unwrap(), "한국어");
+        assert_eq!(normalize(" \t"), Err(TagError::Empty));
+        assert!(matches!(normalize("a,b"), Err(TagError::BadCharacter(_))));
+        assert!(matches!(normalize("a\nb"), Err(TagError::BadCharacter(_))));
+        assert!(matches!(
+            normalize(&"x".repeat(33)),
+            Err(TagError::TooLong(_))
+        ));
+        assert!(normalize(&"x".repeat(32)).is_ok());
+    }
+
+    #[test]
+    fn tags_that_differ_in_case_spaces_dashes_or_underscores_share_a_key() {
+        let keys: Vec<String> = [
+            "Machine-Learning",
+            "machine learning",
+            "machine_learning",
+            "MachineLearning",
+        ]
+        .iter()
+        .map(|t| key(t))
+        .collect();
+        assert!(keys.iter().all(|k| k == "machinelearning"), "{keys:?}");
+        assert_ne!(key("cooking"), key("cooking tips"));
+    }
+
+    #[test]
+    fn incoming_tags_take_the_most_used_spelling_and_merge_their_duplicates() {
+        let vocabulary =
+            Vocabulary::new(["machine learning", "machine-learning", "food"].map(String::from));
+        let tidy = vocabulary.tidy(
+            [
+                "machine-learning",
+                "Food",
+                "food",
+                "new tag",
+                "--",
+                "machine_learning",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        assert_eq!(tidy, ["machine learning", "food", "new tag"]);
+    }
+}

@@ -1,0 +1,147 @@
+//! Editing as the worker sees it (docs/DESIGN.md, "Editing"): a body edited while the
+//! AI reads it gets a fresh answer, never the stale one; a title or tags the user set
+//! stay the user's; the prompt carries the tags in use and answers take their spelling.
+
+use std::time::Duration;
+
+use inkling::actors::inbox::Edit;
+use inkling::actors::repository::GetNote;
+use inkling::domain::{AiStatus, Note, NoteEdit};
+use serde_json::json;
+
+use crate::fake_ollama::Reply;
+use crate::harness::{PausedSystem, Pipeline};
+
+fn edit(body: Option<&str>, title: Option<&str>, tags: Option<&[&str]>) -> NoteEdit {
+    NoteEdit::parse(
+        body.map(String::from),
+        title.map(String::from),
+        tags.map(|tags| tags.iter().map(|t| t.to_string()).collect()),
+        65536,
+    )
+    .unwrap()
+}
+
+async fn note(p: &Pipeline, id: &str) -> Note {
+    p.ask(&p.services.repository, GetNote { id: id.into() })
+        .await
+        .unwrap()
+}
+
+/// What each `/api/chat` call asked about, in order.
+fn asked(p: &Pipeline) -> Vec<String> {
+    p.fake
+        .calls()
+        .iter()
+        .map(|c| {
+            c.request["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_body_edited_while_the_ai_reads_it_gets_an_answer_for_the_new_body_only() {
+    let p = Pipeline::start(&[]).await;
+    p.fake.push(&[Reply::OkAfterSeconds(5)]);
+    let id = p.capture("first draft").await;
+    p.settle_until("the slow call is made", |p| p.fake.calls().len() == 1)
+        .await;
+
+    let edited = p
+        .ask(
+            &p.services.inbox,
+            Edit {
+                id: id.clone(),
+                edit: edit(Some("second draft"), None, None),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(edited.ai_status, AiStatus::Pending);
+
+    // The answer about "first draft" comes in after the edit: it is not saved, and the
+    // note's new job runs.
+    tokio::time::advance(Duration::from_secs(5)).await;
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+    p.settle().await;
+    assert_eq!(asked(&p), ["first draft", "second draft"]);
+    let note = note(&p, &id).await;
+    assert_eq!(note.title.as_deref(), Some("About: second draft"));
+    assert_eq!(note.body, "second draft");
+    assert_eq!(p.invariant_violations(), Vec::<String>::new());
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_title_and_tags_the_user_set_stay_and_new_tags_take_the_spelling_in_use() {
+    let p = Pipeline::start(&[]).await;
+    let a = p.capture("notes on neural networks").await;
+    p.settle_until("a done", |p| p.note(&a).status == "done")
+        .await;
+
+    let mine = edit(None, Some("My ML notes"), Some(&["Machine Learning"]));
+    let edited = p
+        .ask(
+            &p.services.inbox,
+            Edit {
+                id: a.clone(),
+                edit: mine,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        edited.ai_status,
+        AiStatus::Done,
+        "no body change: no new AI"
+    );
+    assert!(edited.title_set_by_user && edited.tags_set_by_user);
+
+    // The body changes: the AI runs again, and keeps off the user's title and tags.
+    p.fake.set_tags(&["Machine-Learning", "ideas"]);
+    let body = edit(Some("notes on neural networks, revised"), None, None);
+    p.ask(
+        &p.services.inbox,
+        Edit {
+            id: a.clone(),
+            edit: body,
+        },
+    )
+    .await
+    .unwrap();
+    p.settle_until("a done again", |p| p.note(&a).status == "done")
+        .await;
+    let note_a = note(&p, &a).await;
+    assert_eq!(note_a.title.as_deref(), Some("My ML notes"));
+    assert_eq!(note_a.tags, ["machine learning"]);
+    assert_eq!(
+        note_a.summary.as_deref(),
+        Some("A note the fake model read.")
+    );
+
+    // Another note: the prompt offers the tags in use, and "Machine-Learning" is
+    // stored as the existing "machine learning".
+    let b = p.capture("gradient descent").await;
+    p.settle_until("b done", |p| p.note(&b).status == "done")
+        .await;
+    assert_eq!(note(&p, &b).await.tags, ["machine learning", "ideas"]);
+    let calls = p.fake.calls();
+    let prompt = calls.last().unwrap().request["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(prompt.contains(r#"["machine learning"]"#), "{prompt}");
+
+    p.settle().await;
+    assert_eq!(
+        p.events_of("note_edited"),
+        [
+            json!({ "body": false, "title": true, "tags": true }),
+            json!({ "body": true, "title": false, "tags": false }),
+        ]
+    );
+    assert_eq!(p.invariant_violations(), Vec::<String>::new());
+}
