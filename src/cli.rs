@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 
+pub mod transfer;
+
 use crate::actors::ai_worker::{WorkerState, WorkerStatus};
 use crate::actors::mailbox_stats::ActorCounters;
 use crate::ai::ProviderHealth;
@@ -92,6 +94,21 @@ pub enum Command {
         /// Create the export folder in DIR instead of <data_dir>/exports/.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+    },
+    /// Write every note (the trash too) into a new folder: one Markdown file a note
+    /// (front matter, then the body), or one JSON file; prints the folder.
+    ExportNotes {
+        #[arg(long, value_enum, default_value = "markdown")]
+        format: transfer::NotesFormat,
+        /// Create the folder in DIR instead of <data_dir>/exports/.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Bring notes in: inkling's JSON export, a Markdown file, or a folder of them.
+    /// Notes whose id exists are skipped; new ones without an AI answer go to the AI.
+    Import {
+        /// The JSON export, a .md file, or a folder of .md files.
+        path: PathBuf,
     },
     /// Ask for a note's AI again (title, tags, summary): a done or failed note goes
     /// back to pending; either way it is next in line.
@@ -272,7 +289,8 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
     let system = actix_rt::System::new();
     let outcome = system.block_on(async move {
         let client = ServiceClient::from_settings(settings)?;
-        execute(&client, command, json, settings.http.max_body_bytes).await
+        let exports = settings.data_dir().join("exports");
+        execute(&client, command, json, settings.http.max_body_bytes, &exports).await
     });
     match outcome {
         Ok(()) => exit::OK,
@@ -291,6 +309,7 @@ async fn execute(
     command: Command,
     json: bool,
     max_body_bytes: usize,
+    exports_dir: &std::path::Path,
 ) -> Result<(), ClientError> {
     match command {
         Command::Run | Command::Autostart { .. } => {
@@ -486,14 +505,7 @@ async fn execute(
         }
         Command::ExportLog { out } => {
             // The service writes the folder; a relative --out means relative to here.
-            let out = match out {
-                Some(dir) if dir.is_relative() => Some(
-                    std::env::current_dir()
-                        .map_err(|e| anyhow::anyhow!("cannot resolve {}: {e}", dir.display()))?
-                        .join(dir),
-                ),
-                other => other,
-            };
+            let out = out.map(absolute).transpose()?;
             let reply: Value = client
                 .post("/api/usage-log/export", &serde_json::json!({ "out": out }))
                 .await?;
@@ -501,6 +513,41 @@ async fn execute(
                 print_json(&reply);
             } else {
                 println!("{}", reply["path"].as_str().unwrap_or(""));
+            }
+        }
+        Command::ExportNotes { format, out } => {
+            let parent = match out {
+                Some(dir) => absolute(dir)?,
+                None => exports_dir.to_path_buf(),
+            };
+            let exported =
+                transfer::export_notes(client, format, &parent, chrono::Utc::now()).await?;
+            if json {
+                print_json(&serde_json::json!({
+                    "path": exported.path, "notes": exported.notes
+                }));
+            } else {
+                let notes = if exported.notes == 1 { "note" } else { "notes" };
+                println!("exported {} {notes} to {}", exported.notes, exported.path.display());
+            }
+        }
+        Command::Import { path } => {
+            let notes = transfer::read_notes(&path)?;
+            let count = transfer::import_notes(client, notes, max_body_bytes).await?;
+            if json {
+                print_json(&serde_json::json!({
+                    "imported": count.imported, "skipped": count.skipped
+                }));
+            } else {
+                let notes = if count.imported == 1 { "note" } else { "notes" };
+                let mut line = format!("imported {} {notes}", count.imported);
+                if count.skipped > 0 {
+                    line.push_str(&format!(
+                        "; {} skipped (a note with the same id is here already)",
+                        count.skipped
+                    ));
+                }
+                println!("{line}");
             }
         }
         Command::Trash { id } => note_action(client, &id, "trash", "trashed", json).await?,
@@ -524,6 +571,16 @@ async fn execute(
         }
     }
     Ok(())
+}
+
+/// `dir` relative to the current directory, if it is relative.
+fn absolute(dir: PathBuf) -> Result<PathBuf, ClientError> {
+    if dir.is_absolute() {
+        return Ok(dir);
+    }
+    Ok(std::env::current_dir()
+        .map_err(|e| anyhow::anyhow!("cannot resolve {}: {e}", dir.display()))?
+        .join(dir))
 }
 
 /// A POST that answers `{"count": n}`; prints n (or the JSON).

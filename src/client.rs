@@ -151,6 +151,45 @@ impl ServiceClient {
         self.finish(request.send_json(body).await).await
     }
 
+    /// A GET whose answer is handed to `on_line` a line at a time as it arrives (the
+    /// notes export: one note a line), never held whole.
+    pub async fn get_lines(
+        &self,
+        path: &str,
+        mut on_line: impl FnMut(&str) -> Result<(), ClientError>,
+    ) -> Result<(), ClientError> {
+        use futures_util::StreamExt;
+        self.prove_service().await?;
+        let request = self
+            .http
+            .get(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.token);
+        let sent = request.send().await;
+        let mut response = self.received(sent)?;
+        if !response.status().is_success() {
+            return self.answer(Ok(response)).await.map(|_| ());
+        }
+        let broken = |e: &dyn std::fmt::Display| {
+            ClientError::Other(anyhow::anyhow!("reading the answer from {}: {e}", self.base_url))
+        };
+        let mut buffer: Vec<u8> = Vec::new();
+        let mut line = |bytes: &[u8]| -> Result<(), ClientError> {
+            let text = std::str::from_utf8(bytes).map_err(|e| broken(&e))?;
+            on_line(text.trim_end_matches('\r'))
+        };
+        while let Some(chunk) = response.next().await {
+            buffer.extend_from_slice(&chunk.map_err(|e| broken(&e))?);
+            while let Some(end) = buffer.iter().position(|b| *b == b'\n') {
+                let whole: Vec<u8> = buffer.drain(..=end).collect();
+                line(&whole[..end])?;
+            }
+        }
+        if !buffer.is_empty() {
+            line(&buffer)?;
+        }
+        Ok(())
+    }
+
     /// `DELETE path`; the answer's body (none for a 204) is not read.
     pub async fn delete(&self, path: &str) -> Result<(), ClientError> {
         self.prove_service().await?;
@@ -175,6 +214,20 @@ impl ServiceClient {
         })
     }
 
+    /// The answer, or why none came (nothing listening: `NotRunning`).
+    fn received<R>(&self, sent: Result<R, SendRequestError>) -> Result<R, ClientError> {
+        match sent {
+            Ok(response) => Ok(response),
+            Err(SendRequestError::Connect(ConnectError::Io(_) | ConnectError::Disconnected)) => {
+                Err(ClientError::NotRunning(self.base_url.clone()))
+            }
+            Err(e) => Err(ClientError::Other(anyhow::anyhow!(
+                "no answer from {}: {e}",
+                self.base_url
+            ))),
+        }
+    }
+
     /// The body of a successful answer; a refusal becomes `ClientError::Api`.
     async fn answer<S>(
         &self,
@@ -184,18 +237,7 @@ impl ServiceClient {
         S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
             + Unpin,
     {
-        let mut response = match sent {
-            Ok(response) => response,
-            Err(SendRequestError::Connect(ConnectError::Io(_) | ConnectError::Disconnected)) => {
-                return Err(ClientError::NotRunning(self.base_url.clone()))
-            }
-            Err(e) => {
-                return Err(ClientError::Other(anyhow::anyhow!(
-                    "no answer from {}: {e}",
-                    self.base_url
-                )))
-            }
-        };
+        let mut response = self.received(sent)?;
         let body = response
             .body()
             .limit(64 << 20)

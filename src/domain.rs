@@ -142,37 +142,40 @@ impl NoteEdit {
             return Err(EditError::Nothing);
         }
         let body = body.map(|b| NoteBody::parse(b, body_limit)).transpose()?;
-        let title = title
-            .map(|title| {
-                let title = title.trim();
-                if title.is_empty() {
-                    Err(EditError::EmptyTitle)
-                } else if title.chars().any(char::is_control) {
-                    Err(EditError::TitleNotOneLine)
-                } else if title.chars().count() > MAX_USER_TITLE_CHARS {
-                    Err(EditError::TitleTooLong)
-                } else {
-                    Ok(title.to_string())
-                }
-            })
-            .transpose()?;
-        let tags = tags
-            .map(|tags| {
-                let mut tidy: Vec<String> = Vec::new();
-                for tag in &tags {
-                    let tag = crate::tags::normalize(tag)?;
-                    if !tidy.contains(&tag) {
-                        tidy.push(tag);
-                    }
-                }
-                if tidy.len() > crate::tags::MAX_TAGS_SET_BY_USER {
-                    return Err(EditError::TooManyTags(tidy.len()));
-                }
-                Ok(tidy)
-            })
-            .transpose()?;
+        let title = title.as_deref().map(parse_title).transpose()?;
+        let tags = tags.as_deref().map(parse_tags).transpose()?;
         Ok(NoteEdit { body, title, tags })
     }
+}
+
+/// A title a person gave: trimmed, one line, 1 to [`MAX_USER_TITLE_CHARS`] characters.
+pub fn parse_title(title: &str) -> Result<String, EditError> {
+    let title = title.trim();
+    if title.is_empty() {
+        Err(EditError::EmptyTitle)
+    } else if title.chars().any(char::is_control) {
+        Err(EditError::TitleNotOneLine)
+    } else if title.chars().count() > MAX_USER_TITLE_CHARS {
+        Err(EditError::TitleTooLong)
+    } else {
+        Ok(title.to_string())
+    }
+}
+
+/// Tags a person gave: each normalised ([`crate::tags::normalize`]), duplicates
+/// dropped, at most [`crate::tags::MAX_TAGS_SET_BY_USER`].
+pub fn parse_tags(tags: &[String]) -> Result<Vec<String>, EditError> {
+    let mut tidy: Vec<String> = Vec::new();
+    for tag in tags {
+        let tag = crate::tags::normalize(tag)?;
+        if !tidy.contains(&tag) {
+            tidy.push(tag);
+        }
+    }
+    if tidy.len() > crate::tags::MAX_TAGS_SET_BY_USER {
+        return Err(EditError::TooManyTags(tidy.len()));
+    }
+    Ok(tidy)
 }
 
 /// Which notes a list shows (status, tag, trash, expired; newest first; paged).

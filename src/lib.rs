@@ -8,6 +8,7 @@
 //! - [`services`]: the actor graph, started and wired in dependency order.
 //! - [`actors`]: the actors; each owns one resource (the database, the AI queue, …).
 //! - [`ai`]: the Ollama client, the enrichment schema, `classify_reason`, the retry policy.
+//! - [`export`]: notes as files: the JSON export, Markdown notes, what may come in.
 //! - [`events`]: notifications several actors hear (`FailedCountChanged`, …).
 //! - [`telemetry`]: the local usage log: event schema, files, stats.md.
 //! - [`tray`]: the tray menu model, icons, and the D-Bus tray backend.
@@ -35,6 +36,7 @@ pub mod configuration;
 pub mod desktop;
 pub mod domain;
 pub mod events;
+pub mod export;
 pub mod http;
 pub mod identity;
 pub mod instance;

@@ -13,6 +13,8 @@
 //!   tags}`; a changed body queues the note afresh, as a capture does;
 //! - `RenameTagEverywhere`: a tag renamed (or merged into another) on every note →
 //!   `tag_renamed {merged}` → the live page reloads;
+//! - `Import`: checked notes brought in, in one transaction (ids that exist skipped) →
+//!   the pending ones enqueued → `notes_imported {count}` → the live page reloads;
 //! - `TrashExpired`: every expired note to the trash in one statement;
 //! - `DeleteNote`, `EmptyTheTrash`: notes in the trash deleted for good, their text
 //!   overwritten in the database files (`Store::delete_forever`);
@@ -28,7 +30,7 @@ use super::handling;
 use super::hub::Hub;
 use super::mailbox::{self, Mailbox};
 use super::repository::{
-    CaptureNote, DeleteForever, EditNote, EmptyTrash, KeepNote, PurgeTrash, RenameTag,
+    CaptureNote, DeleteForever, EditNote, EmptyTrash, ImportNotes, KeepNote, PurgeTrash, RenameTag,
     RepositoryActor, RequestEnrichment, RequeueAllFailed, RestoreNote, TrashExpiredNotes,
     TrashNote,
 };
@@ -36,9 +38,9 @@ use super::telemetry::{Emit, TelemetryActor};
 use crate::clock::SharedClock;
 use crate::domain::{AiStatus, Note, NoteBody, NoteEdit};
 use crate::events::{NoteChanged, NotesChanged};
-use crate::storage::{StoreError, StoreResult, TagRenamed};
+use crate::storage::{Imported, StoreError, StoreResult, TagRenamed};
 use crate::telemetry::events::{
-    AiEnrichRequested, AiRetryManual, EnrichFrom, NoFields, NoteEdited,
+    AiEnrichRequested, AiRetryManual, EnrichFrom, NoFields, NoteEdited, NotesImported,
     TagRenamed as TagRenamedEvent, UsageEvent,
 };
 
@@ -96,6 +98,13 @@ pub struct Edit {
 pub struct RenameTagEverywhere {
     pub from: String,
     pub to: String,
+}
+
+/// Brings checked notes in (`crate::export::ImportedNote::validate`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Imported>")]
+pub struct Import {
+    pub notes: Vec<Note>,
 }
 
 /// Deletes a note in the trash for good (an active note is a conflict).
@@ -454,6 +463,47 @@ impl Handler<RenameTagEverywhere> for InboxActor {
                 })));
             tracing::info!(tag = %renamed.tag, notes = renamed.notes, merged = renamed.merged, "tag renamed");
             Ok(renamed)
+        })
+    }
+}
+
+impl Handler<Import> for InboxActor {
+    type Result = ResponseFuture<StoreResult<Imported>>;
+
+    fn handle(&mut self, msg: Import, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("Import");
+        let with = self.with.clone();
+        let now = self.clock.now();
+        Box::pin(async move {
+            let imported = with
+                .repository
+                .send(ImportNotes {
+                    notes: msg.notes,
+                    now,
+                })
+                .await
+                .map_err(mailbox)??;
+            let count = imported.notes.len() as u64;
+            if count == 0 {
+                return Ok(imported);
+            }
+            let waiting: Vec<String> = imported
+                .notes
+                .iter()
+                .filter(|n| n.ai_status == AiStatus::Pending && n.deleted_at.is_none())
+                .map(|n| n.id.clone())
+                .collect();
+            if !waiting.is_empty() {
+                with.worker.do_send(Enqueue {
+                    note_ids: waiting,
+                    at: now,
+                });
+            }
+            with.hub.do_send(NotesChanged { count });
+            with.telemetry
+                .do_send(Emit(UsageEvent::NotesImported(NotesImported { count })));
+            tracing::info!(count, skipped = imported.skipped, "notes imported");
+            Ok(imported)
         })
     }
 }

@@ -25,7 +25,7 @@ use super::mailbox::Mailbox;
 use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use crate::events::{CountsChanged, FailedCountChanged};
 use crate::storage::{
-    Changed, Edited, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError, StoreResult,
+    Changed, Edited, Imported, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError, StoreResult,
     TagCount, TagRenamed,
 };
 
@@ -143,6 +143,14 @@ pub struct ListTags {
 pub struct RenameTag {
     pub from: String,
     pub to: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Brings checked notes in (`Store::import`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Imported>")]
+pub struct ImportNotes {
+    pub notes: Vec<Note>,
     pub now: DateTime<Utc>,
 }
 
@@ -437,6 +445,9 @@ handle_and_announce!(SaveEnrichment => Note,
 handle_and_announce!(EditNote => Edited,
     |e| (e.body_changed && e.was != AiStatus::Pending).then_some(CountsChange::All),
     |store, msg| store.edit(&msg.id, &msg.edit, msg.now));
+handle_and_announce!(ImportNotes => Imported,
+    |imported| (!imported.notes.is_empty()).then_some(CountsChange::All),
+    |store, msg| store.import(&msg.notes, msg.now));
 handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit));
 // Tags are in no count.
 handle_with_store!(RenameTag => TagRenamed, |store, msg| {

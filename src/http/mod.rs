@@ -7,6 +7,7 @@
 //! - [`connection`]: one client connection: eviction at the cap, closing after a refusal;
 //! - [`body`]: request bodies read within a deadline and a size limit;
 //! - [`live`]: `GET /api/events`, live updates as server-sent events;
+//! - [`notes_export`]: every note out as one JSON document, streamed; notes back in;
 //! - [`page`]: `GET /`, the inbox page, its assets, and its sessions;
 //! - [`server`]: the listener and its thread, with no timer while no client is connected;
 //! - [`error`]: `ApiError` and the JSON error body.
@@ -18,6 +19,7 @@ pub mod connection;
 pub mod error;
 pub mod guard;
 pub mod live;
+pub mod notes_export;
 pub mod page;
 pub mod server;
 
@@ -78,6 +80,9 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                         .route(web::get().to(api::list))
                         .route(web::post().to(api::capture)),
                 )
+                // Before `/notes/{id}`: "export" and "import" are not ids.
+                .service(endpoint("/notes/export").route(web::get().to(notes_export::export)))
+                .service(endpoint("/notes/import").route(web::post().to(notes_export::import)))
                 .service(
                     endpoint("/notes/{id}")
                         .route(web::get().to(api::show))

@@ -120,6 +120,15 @@ pub struct Edited {
     pub changed: bool,
 }
 
+/// What an import stored (`Store::import`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Imported {
+    /// The notes stored, with their ids.
+    pub notes: Vec<Note>,
+    /// Notes not stored because a note with their id exists.
+    pub skipped: u64,
+}
+
 /// A tag and how many active notes have it (`GET /api/tags`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TagCount {
@@ -836,6 +845,63 @@ impl Store {
             body_changed: body.is_some(),
             changed: true,
         })
+    }
+
+    /// Brings notes in (`crate::export`), each as it is, in one transaction: a note
+    /// with an id that exists is skipped, one without an id gets a new one; a pending
+    /// note gets its job (due now), as a capture does. Replies with the notes stored
+    /// and how many were skipped.
+    pub fn import(&mut self, notes: &[Note], now: DateTime<Utc>) -> StoreResult<Imported> {
+        self.check_file()?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut imported = Imported::default();
+        for note in notes {
+            let id = if note.id.is_empty() {
+                uuid::Uuid::now_v7().to_string()
+            } else {
+                note.id.clone()
+            };
+            let stored = tx.execute(
+                "INSERT OR IGNORE INTO notes (id, body, title, summary, tags, ai_status, ai_error,
+                     created_at, updated_at, deleted_at, kept_at, title_set_by_user,
+                     tags_set_by_user)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![
+                    id,
+                    note.body,
+                    note.title,
+                    note.summary,
+                    to_json(&note.tags)?,
+                    note.ai_status.as_str(),
+                    note.ai_error,
+                    note.created_at,
+                    note.updated_at,
+                    note.deleted_at,
+                    note.kept_at,
+                    note.title_set_by_user,
+                    note.tags_set_by_user,
+                ],
+            )?;
+            if stored == 0 {
+                imported.skipped += 1;
+                continue;
+            }
+            set_note_tags(&tx, &id, &note.tags)?;
+            if note.ai_status == AiStatus::Pending {
+                tx.execute(
+                    "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
+                    params![id, timestamp(now)],
+                )?;
+            }
+            imported.notes.push(Note {
+                id,
+                ..note.clone()
+            });
+        }
+        tx.commit()?;
+        Ok(imported)
     }
 
     // ----- tags ----------------------------------------------------------------------

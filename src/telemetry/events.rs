@@ -83,6 +83,13 @@ pub struct TagRenamed {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NotesImported {
+    /// Notes stored (at least one).
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OllamaRecovered {
     pub down_ms: u64,
 }
@@ -98,6 +105,8 @@ pub enum UsageEvent {
     AiEnrichRequested(AiEnrichRequested),
     NoteEdited(NoteEdited),
     TagRenamed(TagRenamed),
+    NotesImported(NotesImported),
+    NotesExported(NoFields),
     OllamaRecheckManual(NoFields),
     OllamaRecovered(OllamaRecovered),
     NoteTrashed(NoFields),
@@ -116,6 +125,8 @@ impl UsageEvent {
             UsageEvent::AiEnrichRequested(_) => "ai_enrich_requested",
             UsageEvent::NoteEdited(_) => "note_edited",
             UsageEvent::TagRenamed(_) => "tag_renamed",
+            UsageEvent::NotesImported(_) => "notes_imported",
+            UsageEvent::NotesExported(_) => "notes_exported",
             UsageEvent::OllamaRecheckManual(_) => "ollama_recheck_manual",
             UsageEvent::OllamaRecovered(_) => "ollama_recovered",
             UsageEvent::NoteTrashed(_) => "note_trashed",
@@ -137,6 +148,9 @@ impl UsageEvent {
                 refuse("failedCount must be at least 1 (nothing retried is not an event)")
             }
             UsageEvent::AiFailed(p) if p.attempts == 0 => refuse("attempts must be at least 1"),
+            UsageEvent::NotesImported(p) if p.count == 0 => {
+                refuse("count must be at least 1 (nothing imported is not an event)")
+            }
             UsageEvent::NoteEdited(p) if !(p.body || p.title || p.tags) => {
                 refuse("an edit changes at least one of body, title, tags")
             }

@@ -34,6 +34,9 @@ pub struct Counts {
     /// Tags renamed, and how many of those merged two tags.
     pub tags_renamed: u64,
     pub tags_merged: u64,
+    /// Notes brought in by `inkling import`, and exports of the notes.
+    pub notes_imported: u64,
+    pub notes_exports: u64,
     pub trashed: u64,
     pub restored: u64,
     pub exports: u64,
@@ -58,6 +61,8 @@ impl Counts {
                 self.tags_renamed += 1;
                 self.tags_merged += u64::from(p.merged);
             }
+            UsageEvent::NotesImported(p) => self.notes_imported += p.count,
+            UsageEvent::NotesExported(_) => self.notes_exports += 1,
             UsageEvent::OllamaRecheckManual(_) => self.ollama_rechecks += 1,
             UsageEvent::OllamaRecovered(_) => self.ollama_recoveries += 1,
             UsageEvent::NoteTrashed(_) => self.trashed += 1,
@@ -198,6 +203,10 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
                 "- Tags renamed: {} (merged into another: {})",
                 t.tags_renamed, t.tags_merged
             ),
+            format!(
+                "- Notes exported: {} times; notes imported: {}",
+                t.notes_exports, t.notes_imported
+            ),
             format!("- Notes trashed: {}, restored: {}", t.trashed, t.restored),
         ],
         Locale::Ko => vec![
@@ -220,6 +229,10 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
             format!(
                 "- 태그 이름 바꾸기: {} 회 (다른 태그와 합침: {} 회)",
                 t.tags_renamed, t.tags_merged
+            ),
+            format!(
+                "- 노트 내보내기: {} 회, 가져온 노트: {} 건",
+                t.notes_exports, t.notes_imported
             ),
             format!("- 휴지통으로: {} 건, 복원: {} 건", t.trashed, t.restored),
         ],

@@ -12,6 +12,7 @@
 //! - `usage`: trash, restore, keep; the usage report and export.
 //! - `delete`: notes deleted for good leave no trace in the database files.
 //! - `edit`: editing notes and tidying tags over HTTP.
+//! - `transfer`: the notes export and import, round trip included.
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 //! - `server`: the HTTP server itself: no service while idle, the connection cap, stop.
 //! - `security`: what other users and processes on the desktop cannot do.
@@ -37,6 +38,7 @@ mod server;
 #[path = "../support/service.rs"]
 mod service;
 mod slots;
+mod transfer;
 #[path = "../support/small_disk.rs"]
 mod small_disk;
 mod usage;

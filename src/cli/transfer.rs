@@ -1,0 +1,267 @@
+//! `inkling export-notes` and `inkling import`: the notes out to files and back in,
+//! through the service's export and import routes (docs/DESIGN.md, "Export and
+//! import"). The formats are `crate::export`'s; this is the file handling around them.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use crate::client::{ClientError, ServiceClient};
+use crate::domain::Note;
+use crate::export::{
+    file_name, from_markdown, to_markdown, ExportDocument, ImportedNote, FORMAT_VERSION,
+};
+
+/// How `export-notes` writes the notes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NotesFormat {
+    /// One Markdown file a note, with front matter.
+    Markdown,
+    /// One JSON file with every note and its fields.
+    Json,
+}
+
+/// What an export wrote.
+pub struct Exported {
+    pub path: PathBuf,
+    pub notes: u64,
+}
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> ClientError {
+    ClientError::Other(anyhow::anyhow!("cannot {what} {}: {e}", path.display()))
+}
+
+/// A new folder only the user can read (the notes are private).
+fn private_folder(path: &Path) -> Result<(), ClientError> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(path)
+        .map_err(|e| io_error("create", path, e))
+}
+
+/// A new file only the user can read; never one that exists.
+fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// Every note, the trash included, into a new folder `notes-<time>` in `parent`:
+/// `notes.json` (the export as the service sent it), or one Markdown file a note.
+pub async fn export_notes(
+    client: &ServiceClient,
+    format: NotesFormat,
+    parent: &Path,
+    now: DateTime<Utc>,
+) -> Result<Exported, ClientError> {
+    std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
+    let path = parent.join(format!("notes-{}", now.format("%Y-%m-%dT%H-%M-%S")));
+    private_folder(&path)?;
+    let mut notes = 0u64;
+    let mut finished = false;
+    let mut json = match format {
+        NotesFormat::Json => {
+            let file = path.join("notes.json");
+            Some((private_file(&file).map_err(|e| io_error("create", &file, e))?, file))
+        }
+        NotesFormat::Markdown => None,
+    };
+    client
+        .get_lines("/api/notes/export?format=json", |line| {
+            // The document comes one note a line, between its head and its tail.
+            let is_head = line.starts_with("{\"inkling_export\"");
+            finished |= line == "]}";
+            if let Some((file, name)) = json.as_mut() {
+                writeln!(file, "{line}").map_err(|e| io_error("write", name, e))?;
+            }
+            if is_head || line == "]}" || line.is_empty() {
+                return Ok(());
+            }
+            notes += 1;
+            if json.is_none() {
+                let note: Note = serde_json::from_str(line.trim_end_matches(','))
+                    .map_err(|e| anyhow::anyhow!("unexpected note in the export: {e}"))?;
+                write_markdown(&path, &note)?;
+            }
+            Ok(())
+        })
+        .await?;
+    if !finished {
+        return Err(ClientError::Api(format!(
+            "the export ended early; {} holds only what arrived",
+            path.display()
+        )));
+    }
+    if let Some((file, name)) = json {
+        file.sync_all().map_err(|e| io_error("write", &name, e))?;
+    }
+    Ok(Exported { path, notes })
+}
+
+/// One note's Markdown file in `folder` (a second note with the same name, which
+/// only a clash of ids' ends could give, gets `-2`).
+fn write_markdown(folder: &Path, note: &Note) -> Result<(), ClientError> {
+    let name = file_name(note);
+    let stem = name.trim_end_matches(".md");
+    for n in 1.. {
+        let path = match n {
+            1 => folder.join(&name),
+            n => folder.join(format!("{stem}-{n}.md")),
+        };
+        match private_file(&path) {
+            Ok(mut file) => {
+                return file
+                    .write_all(to_markdown(note).as_bytes())
+                    .map_err(|e| io_error("write", &path, e));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io_error("create", &path, e)),
+        }
+    }
+    unreachable!("an unbounded range ends only by returning")
+}
+
+/// The notes in `path`, each with where it came from: inkling's JSON export, one
+/// Markdown file, or a folder of them (its subfolders too, hidden ones skipped). A
+/// Markdown note with no creation time gets its file's.
+pub fn read_notes(path: &Path) -> Result<Vec<(String, ImportedNote)>, ClientError> {
+    let is_markdown = |p: &Path| {
+        p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+    };
+    if path.is_dir() {
+        let mut files = Vec::new();
+        markdown_files(path, &mut files)?;
+        files.sort();
+        return files.iter().map(|file| read_markdown(file)).collect();
+    }
+    if is_markdown(path) {
+        return Ok(vec![read_markdown(path)?]);
+    }
+    let file = std::fs::File::open(path).map_err(|e| io_error("open", path, e))?;
+    let document: ExportDocument = serde_json::from_reader(std::io::BufReader::new(file))
+        .map_err(|e| {
+            ClientError::Api(format!(
+                "{} is not an inkling notes export (JSON) or Markdown: {e}",
+                path.display()
+            ))
+        })?;
+    if document.inkling_export > FORMAT_VERSION {
+        return Err(ClientError::Api(format!(
+            "{} was made by a newer inkling (format {}); update inkling to import it",
+            path.display(),
+            document.inkling_export
+        )));
+    }
+    Ok(document
+        .notes
+        .into_iter()
+        .enumerate()
+        .map(|(i, note)| {
+            let id = note.id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
+            (format!("{}: note {}{id}", path.display(), i + 1), note)
+        })
+        .collect())
+}
+
+fn markdown_files(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), ClientError> {
+    let entries = std::fs::read_dir(folder).map_err(|e| io_error("read", folder, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| io_error("read", folder, e))?;
+        let path = entry.path();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue; // .obsidian, .git, .trash
+        }
+        if path.is_dir() {
+            markdown_files(&path, files)?;
+        } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md")) {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn read_markdown(path: &Path) -> Result<(String, ImportedNote), ClientError> {
+    let bytes = std::fs::read(path).map_err(|e| io_error("read", path, e))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| ClientError::Api(format!("{} is not UTF-8 text", path.display())))?;
+    let mut note = from_markdown(&text);
+    if note.created_at.is_none() {
+        note.created_at = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(|at| crate::domain::timestamp(DateTime::<Utc>::from(at)));
+    }
+    Ok((path.display().to_string(), note))
+}
+
+/// What an import did.
+pub struct ImportedCount {
+    pub imported: u64,
+    pub skipped: u64,
+}
+
+/// Checks every note first (a bad one stops the import before anything is sent, and
+/// says where it is), then sends them in requests within the service's body limit.
+pub async fn import_notes(
+    client: &ServiceClient,
+    notes: Vec<(String, ImportedNote)>,
+    max_body_bytes: usize,
+) -> Result<ImportedCount, ClientError> {
+    if notes.is_empty() {
+        return Err(ClientError::Api("no notes found to import".into()));
+    }
+    for (place, note) in &notes {
+        if let Err(e) = note.clone().validate(max_body_bytes, Utc::now()) {
+            return Err(ClientError::Api(format!("{place}: {e}; nothing was imported")));
+        }
+    }
+    // Room for `{"notes":[…]}` and the commas; a note alone always goes (the service
+    // then says if it is too large).
+    let limit = crate::http::body_limit(max_body_bytes).saturating_sub(64);
+    let mut count = ImportedCount {
+        imported: 0,
+        skipped: 0,
+    };
+    let mut batch: Vec<ImportedNote> = Vec::new();
+    let mut size = 0;
+    let mut notes = notes.into_iter().map(|(_, note)| note).peekable();
+    while let Some(note) = notes.next() {
+        let note_size = serde_json::to_string(&note).map_or(0, |text| text.len() + 1);
+        if !batch.is_empty() && size + note_size > limit {
+            send_batch(client, std::mem::take(&mut batch), &mut count).await?;
+            size = 0;
+        }
+        size += note_size;
+        batch.push(note);
+        if notes.peek().is_none() {
+            send_batch(client, std::mem::take(&mut batch), &mut count).await?;
+        }
+    }
+    Ok(count)
+}
+
+async fn send_batch(
+    client: &ServiceClient,
+    notes: Vec<ImportedNote>,
+    count: &mut ImportedCount,
+) -> Result<(), ClientError> {
+    let reply: serde_json::Value = client
+        .post("/api/notes/import", &serde_json::json!({ "notes": notes }))
+        .await
+        .map_err(|e| match (e, count.imported + count.skipped) {
+            (e, 0) => e,
+            (ClientError::Api(message), done) => ClientError::Api(format!(
+                "{message} (the first {done} notes were imported; importing again skips them)"
+            )),
+            (e, _) => e,
+        })?;
+    count.imported += reply["imported"].as_u64().unwrap_or(0);
+    count.skipped += reply["skipped"].as_u64().unwrap_or(0);
+    Ok(())
+}
