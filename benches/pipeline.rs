@@ -1,7 +1,7 @@
 //! The service's hot paths, measured against their own floor (docs/PERFORMANCE.md).
 //!
 //! Run: `cargo bench --bench pipeline` (release build; ~1–2 minutes on 2 cores).
-//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search`):
+//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search|tags`):
 //! - capture: p50/p99 latency and throughput of `POST /api/notes` with 8 concurrent
 //!   clients, 2,000 notes, durable commits; split into SQLite commit, actor hop, HTTP;
 //! - retry: retry-all over 100,000 failed notes end to end (HTTP) against the same SQL
@@ -10,7 +10,10 @@
 //!   against a loop that calls the same provider and commits the same rows;
 //! - search: p50/p99 of one-word searches over 100,000 notes, per word from one in
 //!   half the notes to one in 10,000: the bare FTS5 query (same match, rank and limit)
-//!   run raw, `Store::search`, and `GET /api/notes?q=` end to end.
+//!   run raw, `Store::search`, and `GET /api/notes?q=` end to end;
+//! - tags: over 100,000 tagged notes, the read of the prompt's 50 most used tags (before
+//!   every provider call) and the save of an answer with its tags tidied, against a
+//!   capture's commit.
 //!
 //! Under `cargo test` (no `--bench` argument) it does nothing.
 
@@ -420,6 +423,94 @@ async fn search() {
     service.handle.stop(true).await;
 }
 
+/// Notes and distinct tags of the tags benchmark.
+const TAG_NOTES: usize = 100_000;
+const DISTINCT_TAGS: usize = 2_000;
+const TAG_ROUNDS: usize = 200;
+
+async fn tags() {
+    println!(
+        "tags: {TAG_NOTES} notes with 3 tags each out of {DISTINCT_TAGS}, {TAG_ROUNDS} rounds"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let mut store = Store::open(&path, 30).unwrap();
+    // A few tags are on many notes, most on a few (tag k's share falls as 1/k).
+    let pick = |i: usize, j: usize| {
+        let x = ((i * 7 + j * 13) % 1_000 + 1) as f64 / 1_000.0;
+        let k = ((DISTINCT_TAGS as f64).powf(x) as usize).min(DISTINCT_TAGS);
+        format!("topic {k}")
+    };
+    let at = inkling::domain::timestamp(Utc::now());
+    let notes: Vec<inkling::domain::Note> = (0..TAG_NOTES)
+        .map(|i| inkling::domain::Note {
+            id: String::new(),
+            body: format!("tagged note {i}"),
+            title: Some(format!("Note {i}")),
+            summary: Some("A summary.".into()),
+            tags: {
+                let mut tags: Vec<String> = (0..3).map(|j| pick(i, j)).collect();
+                tags.dedup();
+                tags
+            },
+            ai_status: inkling::domain::AiStatus::Done,
+            ai_error: None,
+            created_at: at.clone(),
+            updated_at: at.clone(),
+            deleted_at: None,
+            kept_at: None,
+            title_set_by_user: false,
+            tags_set_by_user: false,
+        })
+        .collect();
+    store.import(&notes, Utc::now()).unwrap();
+    let distinct = store.tags(None).unwrap().len();
+    println!("  ({distinct} distinct tags in use)");
+
+    let mut vocabulary = Vec::new();
+    let started = Instant::now();
+    for _ in 0..TAG_ROUNDS {
+        let at = Instant::now();
+        let top = store
+            .tags(Some(inkling::tags::VOCABULARY_IN_PROMPT))
+            .unwrap();
+        vocabulary.push(at.elapsed());
+        assert_eq!(top.len(), inkling::tags::VOCABULARY_IN_PROMPT);
+    }
+    report(
+        "the prompt's 50 tags (Store::tags)",
+        vocabulary,
+        started.elapsed(),
+    );
+
+    let ids: Vec<String> = (0..TAG_ROUNDS)
+        .map(|i| store.capture(&body(i), Utc::now()).unwrap().id)
+        .collect();
+    let enrichment = inkling::domain::Enrichment {
+        title: "A title".into(),
+        tags: vec!["Topic-1".into(), "topic 17".into(), "brand new".into()],
+        summary: "A summary.".into(),
+    };
+    let mut saves = Vec::new();
+    let started = Instant::now();
+    for (i, id) in ids.iter().enumerate() {
+        let at = Instant::now();
+        store
+            .save_enrichment(id, body(i).as_str(), &enrichment, Utc::now())
+            .unwrap();
+        saves.push(at.elapsed());
+    }
+    report("save an answer, tags tidied", saves, started.elapsed());
+    let mut captures = Vec::new();
+    let started = Instant::now();
+    for i in 0..TAG_ROUNDS {
+        let at = Instant::now();
+        store.capture(&body(i), Utc::now()).unwrap();
+        captures.push(at.elapsed());
+    }
+    report("a capture, for scale", captures, started.elapsed());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
@@ -436,6 +527,9 @@ fn main() {
         }
         if wants("worker") {
             worker().await;
+        }
+        if wants("tags") {
+            tags().await;
         }
         if wants("search") {
             search().await;

@@ -290,7 +290,14 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
     let outcome = system.block_on(async move {
         let client = ServiceClient::from_settings(settings)?;
         let exports = settings.data_dir().join("exports");
-        execute(&client, command, json, settings.http.max_body_bytes, &exports).await
+        execute(
+            &client,
+            command,
+            json,
+            settings.http.max_body_bytes,
+            &exports,
+        )
+        .await
     });
     match outcome {
         Ok(()) => exit::OK,
@@ -528,7 +535,11 @@ async fn execute(
                 }));
             } else {
                 let notes = if exported.notes == 1 { "note" } else { "notes" };
-                println!("exported {} {notes} to {}", exported.notes, exported.path.display());
+                println!(
+                    "exported {} {notes} to {}",
+                    exported.notes,
+                    exported.path.display()
+                );
             }
         }
         Command::Import { path } => {

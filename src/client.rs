@@ -170,7 +170,10 @@ impl ServiceClient {
             return self.answer(Ok(response)).await.map(|_| ());
         }
         let broken = |e: &dyn std::fmt::Display| {
-            ClientError::Other(anyhow::anyhow!("reading the answer from {}: {e}", self.base_url))
+            ClientError::Other(anyhow::anyhow!(
+                "reading the answer from {}: {e}",
+                self.base_url
+            ))
         };
         let mut buffer: Vec<u8> = Vec::new();
         let mut line = |bytes: &[u8]| -> Result<(), ClientError> {

@@ -123,6 +123,10 @@ impl ImportedNote {
         let tags = parse_tags(&self.tags)?;
         let created_at = time("created_at", self.created_at)?.unwrap_or_else(|| timestamp(now));
         let updated_at = time("updated_at", self.updated_at)?.unwrap_or_else(|| created_at.clone());
+        // A note without an AI status was not made by inkling (a Markdown file from
+        // another tool, a script's note): a title or tags it brings are the person's,
+        // and the AI, which will read it, fills in only the rest.
+        let from_elsewhere = self.ai_status.is_none();
         let ai_status = self.ai_status.unwrap_or(AiStatus::Pending);
         // An error belongs to a failed note only, and a failed note needs one.
         let ai_error = match ai_status {
@@ -136,17 +140,17 @@ impl ImportedNote {
         Ok(Note {
             id,
             body: body.as_str().to_string(),
-            title,
             summary,
-            tags,
             ai_status,
             ai_error,
             created_at,
             updated_at,
             deleted_at: time("deleted_at", self.deleted_at)?,
             kept_at: time("kept_at", self.kept_at)?,
-            title_set_by_user: self.title_set_by_user,
-            tags_set_by_user: self.tags_set_by_user,
+            title_set_by_user: self.title_set_by_user || (from_elsewhere && title.is_some()),
+            tags_set_by_user: self.tags_set_by_user || (from_elsewhere && !tags.is_empty()),
+            title,
+            tags,
         })
     }
 }
@@ -390,10 +394,13 @@ fn scalar(value: &str) -> String {
 /// v7), so that two notes never share one. Letters of any script are kept.
 pub fn file_name(note: &Note) -> String {
     let date: String = note.created_at.chars().take(10).collect();
-    let headline = note
-        .title
-        .clone()
-        .unwrap_or_else(|| note.body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string());
+    let headline = note.title.clone().unwrap_or_else(|| {
+        note.body
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .to_string()
+    });
     let mut slug = String::new();
     for c in headline.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {
@@ -407,7 +414,11 @@ pub fn file_name(note: &Note) -> String {
     }
     let slug = slug.trim_end_matches('-');
     let slug = if slug.is_empty() { "note" } else { slug };
-    let id: Vec<char> = note.id.chars().filter(char::is_ascii_alphanumeric).collect();
+    let id: Vec<char> = note
+        .id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
     let id: String = id[id.len().saturating_sub(8)..].iter().collect();
     format!("{date}-{slug}-{id}.md")
 }
@@ -445,7 +456,10 @@ mod tests {
         let note = note();
         let text = to_markdown(&note);
         assert!(text.starts_with("---\nid: \"0197a2b3"), "{text}");
-        assert!(text.contains("\ntags: [\"errands\",\"post office\"]\n"), "{text}");
+        assert!(
+            text.contains("\ntags: [\"errands\",\"post office\"]\n"),
+            "{text}"
+        );
         let back = from_markdown(&text).validate(65536, now()).unwrap();
         assert_eq!(back, note);
     }
@@ -466,6 +480,10 @@ mod tests {
         assert_eq!(stored.created_at, "2026-02-01T00:30:00.000Z");
         assert_eq!(stored.tags, ["cooking", "food"]);
         assert_eq!(stored.ai_status, AiStatus::Pending);
+        assert!(
+            stored.title_set_by_user && stored.tags_set_by_user,
+            "a person's title and tags, kept from the AI"
+        );
 
         let flow = from_markdown("---\ntags: [a, \"b c\"]\n---\nx");
         assert_eq!(flow.tags, ["a", "b c"]);
@@ -482,7 +500,10 @@ mod tests {
         let filled = good().validate(100, now()).unwrap();
         assert_eq!(filled.created_at, "2026-03-01T12:00:00.000Z");
         assert_eq!(filled.updated_at, filled.created_at);
-        assert_eq!((filled.ai_status, filled.id.as_str()), (AiStatus::Pending, ""));
+        assert_eq!(
+            (filled.ai_status, filled.id.as_str()),
+            (AiStatus::Pending, "")
+        );
 
         let failed = ImportedNote {
             ai_status: Some(AiStatus::Failed),
@@ -490,13 +511,34 @@ mod tests {
         };
         assert!(failed.validate(100, now()).unwrap().ai_error.is_some());
         let bad = [
-            ImportedNote { body: " ".into(), ..good() },
-            ImportedNote { id: Some("../x".into()), ..good() },
-            ImportedNote { created_at: Some("yesterday".into()), ..good() },
-            ImportedNote { title: Some("a\nb".into()), ..good() },
-            ImportedNote { tags: vec!["a,b".into()], ..good() },
-            ImportedNote { summary: Some("s".repeat(2001)), ..good() },
-            ImportedNote { body: "x".repeat(101), ..good() },
+            ImportedNote {
+                body: " ".into(),
+                ..good()
+            },
+            ImportedNote {
+                id: Some("../x".into()),
+                ..good()
+            },
+            ImportedNote {
+                created_at: Some("yesterday".into()),
+                ..good()
+            },
+            ImportedNote {
+                title: Some("a\nb".into()),
+                ..good()
+            },
+            ImportedNote {
+                tags: vec!["a,b".into()],
+                ..good()
+            },
+            ImportedNote {
+                summary: Some("s".repeat(2001)),
+                ..good()
+            },
+            ImportedNote {
+                body: "x".repeat(101),
+                ..good()
+            },
         ];
         for note in bad {
             assert!(note.clone().validate(100, now()).is_err(), "{note:?}");
@@ -527,6 +569,9 @@ mod tests {
         let read: ExportDocument = serde_json::from_str(&document).unwrap();
         assert_eq!(read.inkling_export, FORMAT_VERSION);
         assert_eq!(read.notes.len(), 2);
-        assert_eq!(read.notes[0].clone().validate(65536, now()).unwrap(), note());
+        assert_eq!(
+            read.notes[0].clone().validate(65536, now()).unwrap(),
+            note()
+        );
     }
 }

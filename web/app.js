@@ -686,6 +686,80 @@ async function loadTags() {
   );
 }
 
+// ----- export and import ----------------------------------------------------------
+
+/// Every note as inkling's JSON export, saved by the browser as a file. Fetched with
+/// the session (a plain link would carry no credential).
+async function exportNotes() {
+  try {
+    const response = await fetch("/api/notes/export?format=json", {
+      credentials: "omit",
+      headers: withSession(),
+    });
+    if (response.status === 401) return signedOut();
+    const text = await response.text();
+    if (!response.ok) throw new Error(JSON.parse(text).error || `HTTP ${response.status}`);
+    const document_ = JSON.parse(text); // whole: the stream did not end early
+    const file = `inkling-notes-${new Date().toISOString().slice(0, 10)}.json`;
+    const blob = new Blob([text], { type: "application/json" });
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = file;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    const n = document_.notes.length;
+    $("transfer-result").textContent = t(n === 1 ? "notesExported1" : "notesExportedN", { n, file });
+  } catch (failure) {
+    if (!(failure instanceof NoSession)) $("transfer-result").textContent = failure.message;
+  }
+}
+
+/// Notes from files: an inkling JSON export (its notes as they are) or Markdown files
+/// (parsed by the service, front matter included). Sent in requests under the
+/// service's body limit; the first refusal stops, and says which file or note.
+async function importNotes(files) {
+  $("transfer-result").textContent = t("importing");
+  const items = [];
+  try {
+    for (const file of files) {
+      const text = await file.text();
+      if (/\.json$/i.test(file.name)) {
+        for (const note of JSON.parse(text).notes || []) items.push({ notes: note });
+      } else {
+        const modified_at = new Date(file.lastModified).toISOString();
+        items.push({ markdown: { name: file.name, text, modified_at } });
+      }
+    }
+    let imported = 0;
+    let skipped = 0;
+    let batch = { notes: [], markdown: [] };
+    let size = 0;
+    const send = async () => {
+      if (!batch.notes.length && !batch.markdown.length) return;
+      const answer = await api("/api/notes/import", { json: batch });
+      imported += answer.imported;
+      skipped += answer.skipped;
+      batch = { notes: [], markdown: [] };
+      size = 0;
+    };
+    for (const item of items) {
+      const [kind, value] = Object.entries(item)[0];
+      const length = new TextEncoder().encode(JSON.stringify(value)).length;
+      if (size + length > IMPORT_BATCH_BYTES) await send();
+      batch[kind].push(value);
+      size += length;
+    }
+    await send();
+    const values = { imported: notesCount(imported), skipped: notesCount(skipped) };
+    $("transfer-result").textContent = t(skipped ? "notesImported" : "notesImportedNone", values);
+  } catch (failure) {
+    if (!(failure instanceof NoSession)) $("transfer-result").textContent = failure.message;
+  }
+}
+
+/// Under the service's request limit (twice `http.max_body_bytes`, 128 KiB by default).
+const IMPORT_BATCH_BYTES = 100_000;
+
 function notesCount(n) {
   return n === 1 ? t("tagCount1") : t("tagCountN", { n });
 }
@@ -840,6 +914,13 @@ function wireControls() {
     }
   });
   $("load-more").addEventListener("click", loadMore);
+  $("export-notes").addEventListener("click", exportNotes);
+  $("import-notes").addEventListener("click", () => $("import-file").click());
+  $("import-file").addEventListener("change", async () => {
+    const files = [...$("import-file").files];
+    $("import-file").value = "";
+    if (files.length) await importNotes(files);
+  });
   $("export").addEventListener("click", async () => {
     const result = await api("/api/usage-log/export", { json: {} });
     $("export-result").textContent = t("exported", { path: result.path });

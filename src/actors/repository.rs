@@ -25,8 +25,8 @@ use super::mailbox::Mailbox;
 use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use crate::events::{CountsChanged, FailedCountChanged};
 use crate::storage::{
-    Changed, Edited, Imported, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError, StoreResult,
-    TagCount, TagRenamed,
+    Changed, Edited, Imported, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError,
+    StoreResult, TagCount, TagRenamed,
 };
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.

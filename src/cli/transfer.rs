@@ -67,7 +67,10 @@ pub async fn export_notes(
     let mut json = match format {
         NotesFormat::Json => {
             let file = path.join("notes.json");
-            Some((private_file(&file).map_err(|e| io_error("create", &file, e))?, file))
+            Some((
+                private_file(&file).map_err(|e| io_error("create", &file, e))?,
+                file,
+            ))
         }
         NotesFormat::Markdown => None,
     };
@@ -144,8 +147,8 @@ pub fn read_notes(path: &Path) -> Result<Vec<(String, ImportedNote)>, ClientErro
         return Ok(vec![read_markdown(path)?]);
     }
     let file = std::fs::File::open(path).map_err(|e| io_error("open", path, e))?;
-    let document: ExportDocument = serde_json::from_reader(std::io::BufReader::new(file))
-        .map_err(|e| {
+    let document: ExportDocument =
+        serde_json::from_reader(std::io::BufReader::new(file)).map_err(|e| {
             ClientError::Api(format!(
                 "{} is not an inkling notes export (JSON) or Markdown: {e}",
                 path.display()
@@ -163,7 +166,11 @@ pub fn read_notes(path: &Path) -> Result<Vec<(String, ImportedNote)>, ClientErro
         .into_iter()
         .enumerate()
         .map(|(i, note)| {
-            let id = note.id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
+            let id = note
+                .id
+                .as_deref()
+                .map(|id| format!(" ({id})"))
+                .unwrap_or_default();
             (format!("{}: note {}{id}", path.display(), i + 1), note)
         })
         .collect())
@@ -179,7 +186,10 @@ fn markdown_files(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), ClientE
         }
         if path.is_dir() {
             markdown_files(&path, files)?;
-        } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md")) {
+        } else if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+        {
             files.push(path);
         }
     }
@@ -218,7 +228,9 @@ pub async fn import_notes(
     }
     for (place, note) in &notes {
         if let Err(e) = note.clone().validate(max_body_bytes, Utc::now()) {
-            return Err(ClientError::Api(format!("{place}: {e}; nothing was imported")));
+            return Err(ClientError::Api(format!(
+                "{place}: {e}; nothing was imported"
+            )));
         }
     }
     // Room for `{"notes":[…]}` and the commas; a note alone always goes (the service

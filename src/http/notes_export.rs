@@ -107,10 +107,11 @@ pub async fn export(
             }
         }
     });
-    let stream = futures_util::stream::once(async move {
-        Ok::<_, actix_web::Error>(web::Bytes::from(head))
-    })
-    .chain(rest);
+    let stream =
+        futures_util::stream::once(
+            async move { Ok::<_, actix_web::Error>(web::Bytes::from(head)) },
+        )
+        .chain(rest);
     Ok(HttpResponse::Ok()
         .content_type("application/json")
         .insert_header((
@@ -120,14 +121,31 @@ pub async fn export(
         .streaming(stream))
 }
 
-/// `POST /api/notes/import` body.
+/// `POST /api/notes/import` body: notes as fields, Markdown files as they are, or both.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImportRequest {
+    #[serde(default)]
     pub notes: Vec<ImportedNote>,
+    #[serde(default)]
+    pub markdown: Vec<MarkdownFile>,
 }
 
-/// `POST /api/notes/import {"notes": [...]}` → `{"imported": n, "skipped": m}`: the notes
+/// A Markdown file sent by the page (read there, parsed here: one parser for all).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkdownFile {
+    /// Its name, for the error messages.
+    pub name: String,
+    pub text: String,
+    /// When the file was last changed: the note's creation time if its front matter
+    /// gives none.
+    #[serde(default)]
+    pub modified_at: Option<String>,
+}
+
+/// `POST /api/notes/import {"notes": [...], "markdown": [...]}` → `{"imported": n,
+/// "skipped": m}`: the notes
 /// stored as they are (ids kept; a note whose id exists is skipped), in one
 /// transaction; pending ones go to the AI. Every note is checked first: one that fails
 /// refuses the whole request (400, which note and why), and nothing is written.
@@ -135,20 +153,31 @@ pub async fn import(
     state: web::Data<AppState>,
     request: web::Json<ImportRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let notes = request.into_inner().notes;
-    if notes.is_empty() {
+    let ImportRequest { notes, markdown } = request.into_inner();
+    if notes.is_empty() && markdown.is_empty() {
         return Err(ApiError::BadRequest("no notes to import".into()));
     }
     let now = state.clock.now();
-    let notes = notes
-        .into_iter()
-        .enumerate()
-        .map(|(index, note)| {
-            let id = note.id.clone();
-            note.validate(state.max_body_bytes, now).map_err(|e| {
-                let which = id.map_or(String::new(), |id| format!(" ({id})"));
-                ApiError::BadRequest(format!("note {}{which}: {e}", index + 1))
-            })
+    let named = notes.into_iter().enumerate().map(|(index, note)| {
+        let which = note
+            .id
+            .as_deref()
+            .map(|id| format!(" ({id})"))
+            .unwrap_or_default();
+        (format!("note {}{which}", index + 1), note)
+    });
+    let files = markdown.into_iter().map(|file| {
+        let mut note = crate::export::from_markdown(&file.text);
+        if note.created_at.is_none() {
+            note.created_at = file.modified_at;
+        }
+        (file.name, note)
+    });
+    let notes = named
+        .chain(files)
+        .map(|(place, note)| {
+            note.validate(state.max_body_bytes, now)
+                .map_err(|e| ApiError::BadRequest(format!("{place}: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let imported = state.services.inbox.send(Import { notes }).await??;

@@ -13,6 +13,6 @@ pub mod store;
 pub use crate::domain::WaitReason;
 pub use search::{SearchQuery, SnippetPart};
 pub use store::{
-    Changed, Edited, Imported, Job, NoteCounts, SearchHit, Store, StoreError, StoreResult, TagCount,
-    TagRenamed,
+    Changed, Edited, Imported, Job, NoteCounts, SearchHit, Store, StoreError, StoreResult,
+    TagCount, TagRenamed,
 };

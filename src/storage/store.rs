@@ -895,10 +895,7 @@ impl Store {
                     params![id, timestamp(now)],
                 )?;
             }
-            imported.notes.push(Note {
-                id,
-                ..note.clone()
-            });
+            imported.notes.push(Note { id, ..note.clone() });
         }
         tx.commit()?;
         Ok(imported)
@@ -907,11 +904,12 @@ impl Store {
     // ----- tags ----------------------------------------------------------------------
 
     /// Every tag of an active note with how many active notes have it, most used first
-    /// (ties by name). `limit` keeps only the first ones.
+    /// (ties by name). `limit` keeps only the first ones. Read from the counts the
+    /// triggers of migration 0004 keep (`tag_uses`), not counted.
     pub fn tags(&self, limit: Option<usize>) -> StoreResult<Vec<TagCount>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT t.tag, COUNT(*) AS uses FROM note_tags t JOIN notes n ON n.id = t.note_id
-             WHERE n.deleted_at IS NULL GROUP BY t.tag ORDER BY uses DESC, t.tag LIMIT ?1",
+            "SELECT tag, active_uses FROM tag_uses WHERE active_uses > 0
+             ORDER BY active_uses DESC, tag LIMIT ?1",
         )?;
         let limit = limit.map_or(-1, |limit| i64::try_from(limit).unwrap_or(i64::MAX));
         let tags = stmt
@@ -1026,6 +1024,20 @@ impl Store {
                  LEFT JOIN notes_search s ON s.rowid = k.key
                  WHERE s.rowid IS NULL OR s.body IS NOT n.body
                     OR s.title IS NOT coalesce(n.title, '')",
+            ),
+            (
+                "tag rows whose active flag disagrees with their note",
+                "SELECT COUNT(*) FROM note_tags t JOIN notes n ON n.id = t.note_id
+                 WHERE t.active IS NOT (n.deleted_at IS NULL)",
+            ),
+            (
+                "tag counts that disagree with the notes' tags",
+                "SELECT COUNT(*) FROM (
+                     SELECT tag, COUNT(*) AS uses, SUM(active) AS active_uses
+                     FROM note_tags GROUP BY tag) counted
+                 FULL OUTER JOIN tag_uses kept USING (tag)
+                 WHERE counted.uses IS NOT kept.uses
+                    OR counted.active_uses IS NOT kept.active_uses",
             ),
             (
                 "search entries without a note",
@@ -1239,8 +1251,7 @@ impl Store {
 
 /// The tags in use (on any note), most used first: what new tags are tidied against.
 fn tags_in_use(conn: &Connection) -> StoreResult<Vocabulary> {
-    let mut stmt =
-        conn.prepare_cached("SELECT tag FROM note_tags GROUP BY tag ORDER BY COUNT(*) DESC, tag")?;
+    let mut stmt = conn.prepare_cached("SELECT tag FROM tag_uses ORDER BY uses DESC, tag")?;
     let tags = stmt
         .query_map([], |r| r.get(0))?
         .collect::<Result<Vec<String>, _>>()?;
@@ -1250,8 +1261,10 @@ fn tags_in_use(conn: &Connection) -> StoreResult<Vocabulary> {
 /// A note's `note_tags` rows made to be `tags` (the index of its `tags` column).
 fn set_note_tags(conn: &Connection, note_id: &str, tags: &[String]) -> StoreResult<()> {
     conn.execute("DELETE FROM note_tags WHERE note_id = ?1", [note_id])?;
-    let mut insert =
-        conn.prepare_cached("INSERT OR IGNORE INTO note_tags (tag, note_id) VALUES (?1, ?2)")?;
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO note_tags (tag, note_id, active)
+         VALUES (?1, ?2, (SELECT deleted_at IS NULL FROM notes WHERE id = ?2))",
+    )?;
     for tag in tags {
         insert.execute(params![tag, note_id])?;
     }

@@ -475,39 +475,72 @@ fn export_notes_then_import_into_an_empty_data_dir_gives_the_same_notes() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let service = ServiceProcess::start(dir.path(), port);
-    for text in ["first thought", "---\nlooks like front matter\n---", "사과를 사다\n\n- [ ] milk"] {
+    for text in [
+        "first thought",
+        "---\nlooks like front matter\n---",
+        "사과를 사다\n\n- [ ] milk",
+    ] {
         let captured = run_cli(dir.path(), port, &["capture", "-"], Some(text));
-        assert!(captured.status.success(), "{}", String::from_utf8_lossy(&captured.stderr));
+        assert!(
+            captured.status.success(),
+            "{}",
+            String::from_utf8_lossy(&captured.stderr)
+        );
     }
     let listed = every_note(&service);
     let id = listed[0]["id"].as_str().unwrap();
-    assert!(service.cli(&["edit", id, "--title", "Mine", "--tags", "home,errands"]).status.success());
+    assert!(service
+        .cli(&["edit", id, "--title", "Mine", "--tags", "home,errands"])
+        .status
+        .success());
     let trashed = listed[1]["id"].as_str().unwrap();
     assert!(service.cli(&["trash", trashed]).status.success());
     let before = every_note(&service);
 
     for format in ["markdown", "json"] {
         let out = dir.path().join(format!("out-{format}"));
-        let output = service.cli(&["export-notes", "--format", format, "--out", out.to_str().unwrap()]);
+        let output = service.cli(&[
+            "export-notes",
+            "--format",
+            format,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         assert!(output.status.success(), "{}", text(&output.stderr));
         let said = text(&output.stdout);
         assert!(said.starts_with("exported 3 notes to "), "{said}");
         let folder = std::path::PathBuf::from(said.trim().rsplit(" to ").next().unwrap());
         let files: Vec<_> = std::fs::read_dir(&folder).unwrap().collect();
-        assert_eq!(files.len(), if format == "json" { 1 } else { 3 }, "{format}");
+        assert_eq!(
+            files.len(),
+            if format == "json" { 1 } else { 3 },
+            "{format}"
+        );
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&folder).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "only the user reads the notes");
 
         let empty = tempfile::tempdir().unwrap();
         let other = ServiceProcess::start(empty.path(), free_port());
-        let source = if format == "json" { folder.join("notes.json") } else { folder.clone() };
+        let source = if format == "json" {
+            folder.join("notes.json")
+        } else {
+            folder.clone()
+        };
         let output = other.cli(&["import", source.to_str().unwrap()]);
-        assert!(output.status.success(), "{format}: {}", text(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{format}: {}",
+            text(&output.stderr)
+        );
         assert_eq!(text(&output.stdout).trim(), "imported 3 notes", "{format}");
         assert_eq!(every_note(&other), before, "{format}: the same notes");
         let again = other.cli(&["import", source.to_str().unwrap()]);
-        assert!(text(&again.stdout).contains("3 skipped"), "{}", text(&again.stdout));
+        assert!(
+            text(&again.stdout).contains("3 skipped"),
+            "{}",
+            text(&again.stdout)
+        );
     }
 }
 
@@ -531,7 +564,10 @@ fn import_reads_markdown_from_elsewhere_and_refuses_a_bad_folder_whole() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout).trim(), "imported 2 notes");
     let notes = every_note(&service);
-    let soup = notes.iter().find(|n| n["body"] == "Tomato soup.\n").unwrap();
+    let soup = notes
+        .iter()
+        .find(|n| n["body"] == "Tomato soup.\n")
+        .unwrap();
     assert_eq!(soup["title"], "Soup");
     assert_eq!(soup["tags"], serde_json::json!(["cooking"]));
     assert_eq!(soup["created_at"], "2025-12-24T17:00:00.000Z");
@@ -541,9 +577,16 @@ fn import_reads_markdown_from_elsewhere_and_refuses_a_bad_folder_whole() {
     let output = service.cli(&["import", vault.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     let said = text(&output.stderr);
-    assert!(said.contains("empty.md") && said.contains("nothing was imported"), "{said}");
+    assert!(
+        said.contains("empty.md") && said.contains("nothing was imported"),
+        "{said}"
+    );
     assert_eq!(every_note(&service).len(), 2);
     let output = service.cli(&["import", vault.join("notes.txt").to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(text(&output.stderr).contains("is not an inkling notes export"), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("is not an inkling notes export"),
+        "{}",
+        text(&output.stderr)
+    );
 }

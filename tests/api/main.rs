@@ -38,9 +38,9 @@ mod server;
 #[path = "../support/service.rs"]
 mod service;
 mod slots;
-mod transfer;
 #[path = "../support/small_disk.rs"]
 mod small_disk;
+mod transfer;
 mod usage;
 #[path = "../support/xorshift.rs"]
 mod xorshift;

@@ -14,14 +14,19 @@ async fn export(app: &TestApp) -> (u16, String) {
         .await
         .unwrap();
     let body = response.body().limit(64 << 20).await.unwrap();
-    (response.status().as_u16(), String::from_utf8(body.to_vec()).unwrap())
+    (
+        response.status().as_u16(),
+        String::from_utf8(body.to_vec()).unwrap(),
+    )
 }
 
 /// Every note the app has, active and trashed, by id.
 async fn all_notes(app: &TestApp) -> Vec<Value> {
     let mut notes = Vec::new();
     for trash in [false, true] {
-        let (_, page) = app.get(&format!("/api/notes?limit=500&trash={trash}")).await;
+        let (_, page) = app
+            .get(&format!("/api/notes?limit=500&trash={trash}"))
+            .await;
         notes.extend(page.as_array().unwrap().iter().cloned());
     }
     notes.sort_by_key(|n| n["id"].as_str().unwrap().to_string());
@@ -34,21 +39,34 @@ async fn an_export_imported_into_an_empty_service_gives_the_same_notes() {
     let plain = app.capture("a plain note").await;
     let edited = app.capture("a note with \"quotes\"\nand two lines").await;
     let id = edited["id"].as_str().unwrap();
-    app.patch_json(&format!("/api/notes/{id}"), &json!({ "title": "Mine", "tags": ["home"] }))
-        .await;
+    app.patch_json(
+        &format!("/api/notes/{id}"),
+        &json!({ "title": "Mine", "tags": ["home"] }),
+    )
+    .await;
     let trashed = app.capture("in the trash").await;
-    app.post_json(&format!("/api/notes/{}/trash", trashed["id"].as_str().unwrap()), &json!({}))
-        .await;
+    app.post_json(
+        &format!("/api/notes/{}/trash", trashed["id"].as_str().unwrap()),
+        &json!({}),
+    )
+    .await;
     let kept = app.capture("kept").await;
-    app.post_json(&format!("/api/notes/{}/keep", kept["id"].as_str().unwrap()), &json!({}))
-        .await;
+    app.post_json(
+        &format!("/api/notes/{}/keep", kept["id"].as_str().unwrap()),
+        &json!({}),
+    )
+    .await;
     let _ = plain;
 
     let (status, document) = export(&app).await;
     assert_eq!(status, 200);
     let parsed: Value = serde_json::from_str(&document).expect("one JSON document");
     assert_eq!(parsed["inkling_export"], 1);
-    assert_eq!(parsed["notes"].as_array().unwrap().len(), 4, "the trash included");
+    assert_eq!(
+        parsed["notes"].as_array().unwrap().len(),
+        4,
+        "the trash included"
+    );
 
     let other = spawn_app().await;
     let (status, answer) = other
@@ -75,7 +93,9 @@ async fn an_export_of_more_than_a_page_streams_every_note_once() {
         .map(|i| json!({ "body": format!("note {i}"), "created_at": format!("2026-01-01T00:{:02}:{:02}Z", i / 60 % 60, i % 60) }))
         .collect();
     for chunk in notes.chunks(400) {
-        let (status, answer) = app.post_json("/api/notes/import", &json!({ "notes": chunk })).await;
+        let (status, answer) = app
+            .post_json("/api/notes/import", &json!({ "notes": chunk }))
+            .await;
         assert_eq!(status, 200, "{answer}");
     }
     let (_, document) = export(&app).await;
@@ -99,23 +119,50 @@ async fn a_bad_import_is_refused_whole_and_writes_nothing() {
     let good = json!({ "body": "fine" });
     let cases = [
         (json!({ "notes": [] }), "no notes"),
-        (json!({ "notes": [good, { "body": "" }] }), "note 2: the note body is empty"),
-        (json!({ "notes": [good, { "body": "x", "id": "../etc" }] }), "is not an id"),
-        (json!({ "notes": [{ "body": "x", "created_at": "monday" }] }), "RFC 3339"),
-        (json!({ "notes": [{ "body": "x", "colour": "red" }] }), "unknown field"),
-        (json!({ "notes": [{ "body": "x", "tags": ["a,b"] }] }), "comma"),
-        (json!({ "notes": [{ "body": "x", "ai_status": "weird" }] }), "unknown variant"),
+        (
+            json!({ "notes": [good, { "body": "" }] }),
+            "note 2: the note body is empty",
+        ),
+        (
+            json!({ "notes": [good, { "body": "x", "id": "../etc" }] }),
+            "is not an id",
+        ),
+        (
+            json!({ "notes": [{ "body": "x", "created_at": "monday" }] }),
+            "RFC 3339",
+        ),
+        (
+            json!({ "notes": [{ "body": "x", "colour": "red" }] }),
+            "unknown field",
+        ),
+        (
+            json!({ "notes": [{ "body": "x", "tags": ["a,b"] }] }),
+            "comma",
+        ),
+        (
+            json!({ "notes": [{ "body": "x", "ai_status": "weird" }] }),
+            "unknown variant",
+        ),
         (json!({ "note": [] }), "unknown field"),
     ];
     for (body, says) in cases {
         let (status, error) = app.post_json("/api/notes/import", &body).await;
         assert_eq!(status, 400, "{body}: {error}");
-        assert!(error["error"].as_str().unwrap().contains(says), "{body}: {error}");
+        assert!(
+            error["error"].as_str().unwrap().contains(says),
+            "{body}: {error}"
+        );
     }
     assert_eq!(app.note_count_in_db(), 0);
     let (status, error) = app.get("/api/notes/export?format=markdown").await;
     assert_eq!(status, 400);
-    assert!(error["error"].as_str().unwrap().contains("inkling export-notes"), "{error}");
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .contains("inkling export-notes"),
+        "{error}"
+    );
 }
 
 #[actix_rt::test]
@@ -136,7 +183,10 @@ async fn imported_notes_without_an_answer_go_to_the_ai_and_are_counted() {
     assert_eq!(status["counts"]["pending"], 1);
     assert_eq!(status["counts"]["failed"], 1);
     let (_, failed) = app.get("/api/notes?status=failed").await;
-    assert_eq!(failed[0]["ai_error"], "other: failed before it was imported");
+    assert_eq!(
+        failed[0]["ai_error"],
+        "other: failed before it was imported"
+    );
     let store = inkling::storage::Store::open(&app.db_path(), 30).unwrap();
     assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
 }

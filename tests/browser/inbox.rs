@@ -1166,3 +1166,64 @@ async fn the_tags_view_lists_counts_and_renames_or_merges_a_tag() {
         .await;
     browser.close().await;
 }
+
+#[actix_rt::test]
+async fn notes_are_exported_and_imported_from_the_page() {
+    let browser = start(&[]).await;
+    browser.open_inbox_with_notes(&["one", "two"]).await;
+    browser.click("#views button[data-view=stats]").await;
+    // The download itself is the browser's; what the page fetched and counted is shown.
+    browser.click("#export-notes").await;
+    browser
+        .wait_until(
+            "exported",
+            "/^2 notes exported to inkling-notes-\\d{4}-\\d\\d-\\d\\d\\.json\\.$/.test(\
+             document.getElementById('transfer-result').textContent)",
+        )
+        .await;
+
+    // Files chosen in the picker (given to it as a person's choice would).
+    browser
+        .eval(
+            "const picked = new DataTransfer(); \
+             picked.items.add(new File(['---\\ntitle: Soup\\ntags: [cooking]\\n---\\nTomato soup.\\n'], 'soup.md')); \
+             picked.items.add(new File([JSON.stringify({ inkling_export: 1, notes: [{ body: 'from json' }] })], 'export.json')); \
+             const input = document.getElementById('import-file'); \
+             input.files = picked.files; \
+             input.dispatchEvent(new Event('change')); \
+             return true;",
+        )
+        .await;
+    browser
+        .wait_until(
+            "imported",
+            "document.getElementById('transfer-result').textContent === 'Imported 2 notes.'",
+        )
+        .await;
+    let soup = browser.api("GET", "/api/notes?tag=cooking", None).await;
+    assert_eq!(soup[0]["title"], "Soup");
+    assert_eq!(soup[0]["body"], "Tomato soup.\n");
+    let all = browser.api("GET", "/api/notes", None).await;
+    assert_eq!(all.as_array().unwrap().len(), 4);
+
+    // A bad file: the service says which, and nothing comes in.
+    browser
+        .eval(
+            "const picked = new DataTransfer(); \
+             picked.items.add(new File(['   '], 'blank.md')); \
+             const input = document.getElementById('import-file'); \
+             input.files = picked.files; \
+             input.dispatchEvent(new Event('change')); \
+             return true;",
+        )
+        .await;
+    browser
+        .wait_until(
+            "refused",
+            "document.getElementById('transfer-result').textContent.startsWith('blank.md: the note body is empty')",
+        )
+        .await;
+    let all = browser.api("GET", "/api/notes", None).await;
+    assert_eq!(all.as_array().unwrap().len(), 4);
+    browser.close().await;
+}
