@@ -28,20 +28,6 @@ async fn note(p: &Pipeline, id: &str) -> Note {
         .unwrap()
 }
 
-/// What each `/api/chat` call asked about, in order.
-fn asked(p: &Pipeline) -> Vec<String> {
-    p.fake
-        .calls()
-        .iter()
-        .map(|c| {
-            c.request["messages"][1]["content"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
-}
-
 #[actix_rt::test(system = "PausedSystem")]
 async fn a_body_edited_while_the_ai_reads_it_gets_an_answer_for_the_new_body_only() {
     let p = Pipeline::start(&[]).await;
@@ -68,7 +54,7 @@ async fn a_body_edited_while_the_ai_reads_it_gets_an_answer_for_the_new_body_onl
     p.settle_until("done", |p| p.note(&id).status == "done")
         .await;
     p.settle().await;
-    assert_eq!(asked(&p), ["first draft", "second draft"]);
+    assert_eq!(p.asked(), ["first draft", "second draft"]);
     let note = note(&p, &id).await;
     assert_eq!(note.title.as_deref(), Some("About: second draft"));
     assert_eq!(note.body, "second draft");

@@ -311,6 +311,20 @@ impl Pipeline {
             .collect()
     }
 
+    /// The note each `/api/chat` call asked about, in order.
+    pub fn asked(&self) -> Vec<String> {
+        self.fake
+            .calls()
+            .iter()
+            .map(|c| {
+                c.request["messages"][1]["content"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    }
+
     /// Every breach of the database's invariants (`Store::invariant_violations`).
     pub fn invariant_violations(&self) -> Vec<String> {
         Store::open(&self.settings.database_path(), self.settings.expiry.days)

@@ -29,18 +29,7 @@ async fn a_trashed_note_is_never_sent_to_the_provider() {
         .await;
     p.settle().await;
 
-    let asked: Vec<String> = p
-        .fake
-        .calls()
-        .iter()
-        .map(|c| {
-            c.request["messages"][1]["content"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
-    assert_eq!(asked, ["keep me"]);
+    assert_eq!(p.asked(), ["keep me"]);
     assert_eq!(
         p.note(&trashed).status,
         "pending",
