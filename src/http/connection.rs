@@ -58,9 +58,11 @@ struct Shared {
     closing: Cell<bool>,
     /// The connection's task, woken when it is to close (it may be waiting to read).
     reader: RefCell<Option<Waker>>,
-    /// The server's accept loop, told when a connection becomes unproven (at the cap,
-    /// it may take a newcomer again).
-    unproven_again: Rc<tokio::sync::Notify>,
+    /// The server's accept loop, told when a connection moves in or out of unproven:
+    /// whether it may take a newcomer at the cap depends on it, and it must decide
+    /// again before it accepts (else a connection signed in while the loop was waiting
+    /// to accept would let a newcomer in past the cap with nobody to evict).
+    stage_changed: Rc<tokio::sync::Notify>,
 }
 
 /// A handle on one connection, shared by the server's accept loop and (through
@@ -69,13 +71,13 @@ struct Shared {
 pub struct Connection(Rc<Shared>);
 
 impl Connection {
-    pub fn new(accepted: u64, unproven_again: Rc<tokio::sync::Notify>) -> Connection {
+    pub fn new(accepted: u64, stage_changed: Rc<tokio::sync::Notify>) -> Connection {
         Connection(Rc::new(Shared {
             accepted,
             stage: Cell::new(Stage::Unproven),
             closing: Cell::new(false),
             reader: RefCell::new(None),
-            unproven_again,
+            stage_changed,
         }))
     }
 
@@ -89,8 +91,8 @@ impl Connection {
 
     pub fn set_stage(&self, stage: Stage) {
         let was = self.0.stage.replace(stage);
-        if stage == Stage::Unproven && was != Stage::Unproven {
-            self.0.unproven_again.notify_one();
+        if (stage == Stage::Unproven) != (was == Stage::Unproven) {
+            self.0.stage_changed.notify_one();
         }
     }
 

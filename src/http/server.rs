@@ -374,7 +374,7 @@ impl Connections {
         let mut service: Option<Rc<ConnectionService>> = None;
         let mut accepted = 0u64;
         let mut evicted = 0u64;
-        let unproven_again = Rc::new(tokio::sync::Notify::new());
+        let stage_changed = Rc::new(tokio::sync::Notify::new());
         // After EMFILE and the like, accepting waits until then; a stop does not.
         let mut accept_paused_until: Option<tokio::time::Instant> = None;
         let stop = loop {
@@ -402,7 +402,9 @@ impl Connections {
                         tracing::debug!(target: "inkling::http", "no connection open; HTTP service dropped");
                     }
                 }
-                () = unproven_again.notified(), if !may_accept => {}
+                // Before the accept: a connection signed in or unproven again changes
+                // whether the cap leaves room, so the loop decides again first.
+                () = stage_changed.notified() => {}
                 () = tokio::time::sleep_until(resume_at), if accept_paused_until.is_some() => {
                     accept_paused_until = None;
                 }
@@ -420,7 +422,7 @@ impl Connections {
                             accepted += 1;
                             // Responses are small and whole: no reason to wait for Nagle.
                             let _ = stream.set_nodelay(true);
-                            let connection = Connection::new(accepted, unproven_again.clone());
+                            let connection = Connection::new(accepted, stage_changed.clone());
                             let client = ClientStream::new(stream, connection.clone());
                             let task = open.spawn_local(serve_connection(built, client, peer));
                             connections.insert(task.id(), (connection, task));
