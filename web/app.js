@@ -326,8 +326,8 @@ function noteElement(note, inTrash) {
     if (state.filter.expired) {
       meta.append(button(t("keep"), () => noteAction(note.id, "keep"), "keep"));
     }
-    // One note's AI again: redo a done one, retry a failed one, take a waiting one next.
     meta.append(button(t("edit"), () => editNote(item, note), "edit"));
+    // One note's AI again: redo a done one, retry a failed one, take a waiting one next.
     const again = { done: "redoAi", failed: "retryNote", pending: "aiNext" }[note.ai_status];
     meta.append(button(t(again), () => noteAction(note.id, "enrich"), "enrich"));
     meta.append(
@@ -471,8 +471,9 @@ function renderNotes() {
   const items = state.notes.map((note) => noteElement(note, false));
   // The card being edited never leaves the page (it would lose its focus): the other
   // cards go, and the new ones are put in around it.
+  const kept = new Set(items);
   for (const child of [...list.children]) {
-    if (!items.includes(child)) child.remove();
+    if (!kept.has(child)) child.remove();
   }
   items.forEach((item, index) => {
     if (list.children[index] !== item) list.insertBefore(item, list.children[index] || null);
