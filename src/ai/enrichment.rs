@@ -1,12 +1,17 @@
-//! The enrichment request and the strict check of its answer.
+//! The enrichment request, and what of its answer is used.
 //!
 //! The model is asked for JSON matching [`format_schema`] (Ollama's structured output),
 //! at temperature 0. The schema constrains decoding but guarantees nothing (truncation,
-//! model bugs: docs/PLATFORM.md, "Ollama: answers that are not what was asked
-//! for"), so every answer is validated here:
-//! anything that is not exactly a good enrichment is a `schema` failure.
+//! model bugs: docs/PLATFORM.md, "Ollama: answers that are not what was asked for"),
+//! and a model at temperature 0 gives the same answer to the same request, so refusing
+//! a usable answer only buys the same answer again. So the answer is normalised before
+//! it is judged ([`parse_enrichment`]): the JSON object is taken out of prose or a code
+//! fence, unknown fields are ignored, a title or summary too long is cut at a word
+//! boundary, tags are normalised (`crate::tags`), merged and kept to five, and an empty
+//! title (a note too short to summarise) becomes the note's own first line. Only an
+//! answer with no usable object (none, cut off, a field of the wrong type) is a
+//! `schema` failure.
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::domain::Enrichment;
@@ -62,72 +67,100 @@ pub fn format_schema() -> Value {
     })
 }
 
-/// The answer as the model writes it, before validation.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawEnrichment {
-    title: String,
-    tags: Vec<String>,
-    summary: String,
-}
-
-/// Parses and validates the model's content. The error says what was wrong.
-///
-/// Accepted deliberately: surrounding whitespace, and a Markdown code fence around the
-/// object (models without working structured output add one, F11). Tags are trimmed,
-/// lower-cased and de-duplicated; empty tags are dropped.
-pub fn parse_enrichment(content: &str) -> Result<Enrichment, String> {
-    let text = strip_code_fence(content.trim());
-    if text.is_empty() {
+/// The enrichment in the model's content for a note with `body`, normalised; the error
+/// says why nothing usable was found.
+pub fn parse_enrichment(content: &str, body: &str) -> Result<Enrichment, String> {
+    let content = content.trim();
+    if content.is_empty() {
         return Err("the model's answer is empty".into());
     }
-    let raw: RawEnrichment = serde_json::from_str(text)
+    let object = json_object(content)
+        .ok_or_else(|| "the model's answer holds no complete JSON object".to_string())?;
+    let answer: Value = serde_json::from_str(object)
         .map_err(|e| format!("the model's answer is not the expected JSON: {e}"))?;
-    let title = raw.title.trim().to_string();
+    let text = |field: &str| -> Result<String, String> {
+        match answer.get(field) {
+            None | Some(Value::Null) => Ok(String::new()),
+            Some(Value::String(text)) => Ok(text.trim().to_string()),
+            Some(other) => Err(format!("\"{field}\" is {other}, not text")),
+        }
+    };
+    let title = text("title")?;
+    let title = if title.is_empty() {
+        // Too short to title: the note is its own title.
+        body.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+            .to_string()
+    } else {
+        title
+    };
+    let title = cut_at_word(&title, MAX_TITLE_CHARS);
     if title.is_empty() {
-        return Err("the title is empty".into());
+        return Err("the answer has no title, and the note no line to take one from".into());
     }
-    if title.chars().count() > MAX_TITLE_CHARS {
-        return Err(format!(
-            "the title is longer than {MAX_TITLE_CHARS} characters"
-        ));
-    }
-    let summary = raw.summary.trim().to_string();
-    if summary.chars().count() > MAX_SUMMARY_CHARS {
-        return Err(format!(
-            "the summary is longer than {MAX_SUMMARY_CHARS} characters"
-        ));
-    }
-    let mut tags: Vec<String> = Vec::new();
-    for tag in raw.tags {
-        let tag = tag.trim().to_lowercase();
-        if tag.is_empty() || tags.contains(&tag) {
-            continue;
+    let summary = cut_at_word(&text("summary")?, MAX_SUMMARY_CHARS);
+    let tags = match answer.get("tags") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect(),
+        Some(other) => return Err(format!("\"tags\" is {other}, not a list")),
+    };
+    let mut tidy: Vec<String> = Vec::new();
+    for tag in tags {
+        // A tag that is no tag (empty, too long, a line break) is dropped, not fatal.
+        if let Ok(tag) = crate::tags::normalize(&tag) {
+            if !tidy.contains(&tag) && tidy.len() < MAX_TAGS {
+                tidy.push(tag);
+            }
         }
-        if tag.chars().count() > MAX_TAG_CHARS {
-            return Err(format!(
-                "the tag \"{tag}\" is longer than {MAX_TAG_CHARS} characters"
-            ));
-        }
-        tags.push(tag);
-    }
-    if tags.len() > MAX_TAGS {
-        return Err(format!("{} tags; at most {MAX_TAGS}", tags.len()));
     }
     Ok(Enrichment {
         title,
-        tags,
+        tags: tidy,
         summary,
     })
 }
 
-/// "```json\n{...}\n```" → "{...}"; anything else unchanged.
-fn strip_code_fence(text: &str) -> &str {
-    let Some(rest) = text.strip_prefix("```") else {
-        return text;
+/// The first complete JSON object in `text` (prose or a code fence around it), found
+/// by matching braces outside strings.
+fn json_object(text: &str) -> Option<&str> {
+    let start = text.find('{')?;
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (offset, c) in text[start..].char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            '{' if !in_string => depth += 1,
+            '}' if !in_string => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[start..start + offset + 1]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `text` in at most `limit` characters: cut at the last space before the limit (or at
+/// the limit, with none), with "…" to say so.
+fn cut_at_word(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(limit - 1).collect();
+    let cut = match head.rfind(char::is_whitespace) {
+        Some(space) if space > 0 => head[..space].trim_end(),
+        _ => head.as_str(),
     };
-    let rest = rest.strip_prefix("json").unwrap_or(rest);
-    rest.strip_suffix("```").unwrap_or(rest).trim()
+    format!("{cut}…")
 }
 
 #[cfg(test)]
@@ -138,6 +171,7 @@ mod tests {
     fn a_good_answer_is_accepted_with_tags_normalised() {
         let e = parse_enrichment(
             r#" {"title": " Plumber ", "tags": ["Home", "home", " repairs", ""], "summary": "Call the plumber."} "#,
+            "call the plumber",
         )
         .unwrap();
         assert_eq!(e.title, "Plumber");
@@ -146,46 +180,57 @@ mod tests {
     }
 
     #[test]
-    fn a_fenced_answer_is_accepted() {
+    fn json_in_prose_or_a_fence_is_taken_out_and_extra_fields_ignored() {
         let fenced = "```json\n{\"title\": \"T\", \"tags\": [], \"summary\": \"S\"}\n```";
-        assert_eq!(parse_enrichment(fenced).unwrap().title, "T");
+        assert_eq!(parse_enrichment(fenced, "x").unwrap().title, "T");
+        let prose = r#"Sure! Here it is: {"title": "A {brace} \"quoted\"", "tags": ["a"], "summary": "S", "mood": "ok"} Hope that helps."#;
+        let e = parse_enrichment(prose, "x").unwrap();
+        assert_eq!(e.title, r#"A {brace} "quoted""#);
+        assert_eq!(e.tags, ["a"]);
     }
 
     #[test]
-    fn every_malformed_answer_is_refused_with_a_reason() {
-        let long = "x".repeat(81);
+    fn what_is_too_long_is_cut_and_what_is_missing_filled_in() {
+        let long = format!("{} end", "word ".repeat(20));
+        let e = parse_enrichment(
+            &format!(r#"{{"title": "{long}", "tags": ["a","b","A","c","d","e","f", "", "x,y"], "summary": "{}"}}"#, "s ".repeat(200)),
+            "x",
+        )
+        .unwrap();
+        assert!(
+            e.title.chars().count() <= MAX_TITLE_CHARS && e.title.ends_with("word…"),
+            "{}",
+            e.title
+        );
+        assert!(e.summary.chars().count() <= MAX_SUMMARY_CHARS && e.summary.ends_with('…'));
+        assert_eq!(e.tags, ["a", "b", "c", "d", "e"]);
+        // A one-word note: no title, no summary. Its own text is its title.
+        let e = parse_enrichment(r#"{"title": "", "tags": ["groceries"]}"#, "\n  milk\n").unwrap();
+        assert_eq!((e.title.as_str(), e.summary.as_str()), ("milk", ""));
+        assert_eq!(e.tags, ["groceries"]);
+    }
+
+    #[test]
+    fn an_answer_with_nothing_usable_is_refused_with_a_reason() {
         let cases = [
             ("", "empty"),
-            ("not json", "not the expected JSON"),
+            ("not json", "no complete JSON object"),
             (
                 r#"{"title": "T", "tags": ["a", "b"#,
-                "not the expected JSON",
+                "no complete JSON object",
             ),
-            (r#"{"title": "T", "tags": []}"#, "missing field"),
-            (
-                r#"{"title": "T", "tags": "a", "summary": "S"}"#,
-                "invalid type",
-            ),
-            (
-                r#"{"title": "T", "tags": [], "summary": "S", "mood": "ok"}"#,
-                "unknown field",
-            ),
-            (
-                r#"{"title": " ", "tags": [], "summary": "S"}"#,
-                "title is empty",
-            ),
-            (
-                &format!(r#"{{"title": "{long}", "tags": [], "summary": "S"}}"#),
-                "longer than 80",
-            ),
-            (
-                r#"{"title": "T", "tags": ["a","b","c","d","e","f"], "summary": "S"}"#,
-                "at most 5",
-            ),
+            (r#"{"title": "T", "tags": 3, "summary": "S"}"#, "not a list"),
+            (r#"{"title": "T", "tags": "a"}"#, "not a list"),
+            (r#"{"title": 7, "tags": [], "summary": "S"}"#, "not text"),
+            (r#"{"title": "T", "summary": 2}"#, "not text"),
         ];
         for (answer, expected) in cases {
-            let err = parse_enrichment(answer).unwrap_err();
+            let err = parse_enrichment(answer, "a note").unwrap_err();
             assert!(err.contains(expected), "{answer:?}: {err}");
         }
+        assert!(
+            parse_enrichment(r#"{"title": " "}"#, " \n ").is_err(),
+            "nothing at all to title"
+        );
     }
 }

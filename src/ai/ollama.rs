@@ -104,7 +104,7 @@ impl OllamaClient {
         }
         let answer: ChatResponse = serde_json::from_slice(&bytes)
             .map_err(|e| ProviderError::Invalid(format!("the answer is not Ollama's JSON: {e}")))?;
-        check_chat_answer(answer)
+        check_chat_answer(answer, &body)
     }
 
     /// Sends, then reads the whole body. Returns the status code and the body.
@@ -236,7 +236,7 @@ fn died_on_a_kept_connection(error: &awc::error::SendRequestError) -> bool {
 }
 
 /// Checks an answer's envelope before its content (contract §6.2, "schema").
-fn check_chat_answer(answer: ChatResponse) -> Result<Enrichment, ProviderError> {
+fn check_chat_answer(answer: ChatResponse, body: &str) -> Result<Enrichment, ProviderError> {
     if let Some(error) = answer.error {
         // An error line with a 200 status (a runner failure mid-answer).
         return Err(ProviderError::Status {
@@ -263,7 +263,7 @@ fn check_chat_answer(answer: ChatResponse) -> Result<Enrichment, ProviderError> 
         _ => {}
     }
     let content = answer.message.map(|m| m.content).unwrap_or_default();
-    parse_enrichment(&content).map_err(ProviderError::Invalid)
+    parse_enrichment(&content, body).map_err(ProviderError::Invalid)
 }
 
 /// The `error` of an Ollama JSON error body, else the raw text.
@@ -292,7 +292,7 @@ mod tests {
     use super::*;
 
     fn answer(json: &str) -> Result<Enrichment, ProviderError> {
-        check_chat_answer(serde_json::from_str(json).unwrap())
+        check_chat_answer(serde_json::from_str(json).unwrap(), "a note")
     }
 
     #[test]
