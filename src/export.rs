@@ -18,8 +18,9 @@ use crate::domain::{parse_tags, parse_title, timestamp, AiStatus, EditError, Not
 
 /// The version of the JSON export document.
 pub const FORMAT_VERSION: u32 = 1;
-/// The longest summary a note may bring in, in characters.
-pub const MAX_SUMMARY_CHARS: usize = 2000;
+/// The longest summary a note may bring in, in characters (the AI writes at most 240;
+/// another tool's may be longer).
+pub const MAX_IMPORTED_SUMMARY_CHARS: usize = 2000;
 /// The longest id a note may bring in (inkling's are UUIDs: 36).
 pub const MAX_ID_CHARS: usize = 64;
 
@@ -87,7 +88,7 @@ pub enum ImportError {
     Id(String),
     #[error("{field} {value:?} is not an RFC 3339 time (such as 2026-03-01T12:00:00Z)")]
     Time { field: &'static str, value: String },
-    #[error("the summary is longer than {MAX_SUMMARY_CHARS} characters")]
+    #[error("the summary is longer than {MAX_IMPORTED_SUMMARY_CHARS} characters")]
     SummaryTooLong,
 }
 
@@ -99,8 +100,8 @@ impl From<crate::domain::NoteBodyError> for ImportError {
 
 impl ImportedNote {
     /// The note as it will be stored: every field checked as a capture and an edit
-    /// check theirs, times in the database's format, what is missing filled in. `id`
-    /// stays `None` when none was given (the store makes one).
+    /// check theirs, times in the database's format, what is missing filled in. The id
+    /// is empty when none was given: `Store::import` makes one.
     pub fn validate(self, body_limit: usize, now: DateTime<Utc>) -> Result<Note, ImportError> {
         let body = NoteBody::parse(self.body, body_limit)?;
         let id = match self.id {
@@ -116,7 +117,7 @@ impl ImportedNote {
         let summary = self.summary.filter(|summary| !summary.trim().is_empty());
         if summary
             .as_ref()
-            .is_some_and(|s| s.chars().count() > MAX_SUMMARY_CHARS)
+            .is_some_and(|s| s.chars().count() > MAX_IMPORTED_SUMMARY_CHARS)
         {
             return Err(ImportError::SummaryTooLong);
         }

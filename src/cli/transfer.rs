@@ -133,10 +133,6 @@ fn write_markdown(folder: &Path, note: &Note) -> Result<(), ClientError> {
 /// Markdown file, or a folder of them (its subfolders too, hidden ones skipped). A
 /// Markdown note with no creation time gets its file's.
 pub fn read_notes(path: &Path) -> Result<Vec<(String, ImportedNote)>, ClientError> {
-    let is_markdown = |p: &Path| {
-        p.extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
-    };
     if path.is_dir() {
         let mut files = Vec::new();
         markdown_files(path, &mut files)?;
@@ -176,6 +172,12 @@ pub fn read_notes(path: &Path) -> Result<Vec<(String, ImportedNote)>, ClientErro
         .collect())
 }
 
+/// A Markdown file by its name: `.md` or `.markdown`, in any case.
+fn is_markdown(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+}
+
 fn markdown_files(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), ClientError> {
     let entries = std::fs::read_dir(folder).map_err(|e| io_error("read", folder, e))?;
     for entry in entries {
@@ -186,10 +188,7 @@ fn markdown_files(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), ClientE
         }
         if path.is_dir() {
             markdown_files(&path, files)?;
-        } else if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("md"))
-        {
+        } else if is_markdown(&path) {
             files.push(path);
         }
     }

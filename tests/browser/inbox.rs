@@ -1172,7 +1172,14 @@ async fn notes_are_exported_and_imported_from_the_page() {
     let browser = start(&[]).await;
     browser.open_inbox_with_notes(&["one", "two"]).await;
     browser.click("#views button[data-view=stats]").await;
-    // The download itself is the browser's; what the page fetched and counted is shown.
+    // The download itself is the browser's; the file handed to it is kept for a look.
+    browser
+        .eval(
+            "window.handedOver = []; const make = URL.createObjectURL; \
+             URL.createObjectURL = (blob) => { window.handedOver.push(blob); return make(blob); }; \
+             return true;",
+        )
+        .await;
     browser.click("#export-notes").await;
     browser
         .wait_until(
@@ -1181,6 +1188,14 @@ async fn notes_are_exported_and_imported_from_the_page() {
              document.getElementById('transfer-result').textContent)",
         )
         .await;
+    let handed = browser
+        .eval("return window.handedOver[0].text().then((text) => JSON.parse(text).notes.length);")
+        .await;
+    assert_eq!(
+        handed,
+        json!(2),
+        "the file the browser saves holds both notes"
+    );
 
     // Files chosen in the picker (given to it as a person's choice would).
     browser
