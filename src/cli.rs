@@ -10,7 +10,7 @@ use serde_json::Value;
 
 pub mod transfer;
 
-use crate::actors::ai_worker::{WorkerState, WorkerStatus};
+use crate::actors::ai_worker::{SlowNote, WorkerState, WorkerStatus};
 use crate::actors::mailbox_stats::ActorCounters;
 use crate::ai::ProviderHealth;
 use crate::client::{ClientError, ServiceClient};
@@ -350,6 +350,9 @@ async fn execute(
                 );
                 println!("ollama: {}", describe_health(status.provider.as_ref()));
                 println!("worker: {}", describe_worker(&status.worker));
+                for slow in &status.worker.slow_notes {
+                    println!("slow:   note {}: {}", slow.note_id, describe_slow(slow));
+                }
                 for line in describe_actors(&status.actors) {
                     println!("{line}");
                 }
@@ -578,6 +581,19 @@ async fn execute(
                 print_json(&note);
             } else {
                 print_note(&note);
+                if note.ai_status == crate::domain::AiStatus::Pending {
+                    // A slow note says so, with what to do.
+                    let status: ServiceStatus = client.get("/api/status").await?;
+                    if let Some(slow) = status
+                        .worker
+                        .slow_notes
+                        .iter()
+                        .find(|s| s.note_id == note.id)
+                    {
+                        println!();
+                        println!("slow:     {}", describe_slow(slow));
+                    }
+                }
             }
         }
     }
@@ -651,8 +667,34 @@ fn describe_worker(worker: &WorkerStatus) -> String {
             format!("cannot save answers (disk full?); next try at {until} ({queued} queued)")
         }
         WorkerState::Waiting { until } => format!("next job due at {until} ({queued} queued)"),
+        WorkerState::WaitingForModel => {
+            format!("waiting for the model to be installed ({queued} queued)")
+        }
+        WorkerState::LoadingModel => format!("loading the model ({queued} queued)"),
         WorkerState::Starting => "starting".into(),
         WorkerState::Idle => "idle".into(),
+    }
+}
+
+/// What a slow note is doing, and what the user can do about it.
+fn describe_slow(slow: &SlowNote) -> String {
+    format!(
+        "took longer than {} {} times while Ollama was up; it will be tried with up to {}. \
+         Shorten the note, or raise ollama.request_timeout_ms",
+        plain_duration(slow.request_timeout_ms),
+        slow.timeouts,
+        plain_duration(slow.next_deadline_ms),
+    )
+}
+
+/// `120000` → "2 min", `90000` → "90 s", `5400000` → "90 min".
+fn plain_duration(ms: u64) -> String {
+    if ms >= 60_000 && ms.is_multiple_of(60_000) {
+        format!("{} min", ms / 60_000)
+    } else if ms >= 1000 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
     }
 }
 
@@ -944,6 +986,23 @@ mod tests {
             "the note is larger than 64 KiB (http.max_body_bytes); shorten it"
         );
         assert!(read_note(&[0xff, 0xfe][..], 64).is_err());
+    }
+
+    #[test]
+    fn a_slow_note_is_described_in_plain_words_with_what_to_do() {
+        let slow = SlowNote {
+            note_id: "n".into(),
+            timeouts: 3,
+            request_timeout_ms: 120_000,
+            next_deadline_ms: 600_000,
+        };
+        assert_eq!(
+            describe_slow(&slow),
+            "took longer than 2 min 3 times while Ollama was up; it will be tried with up \
+             to 10 min. Shorten the note, or raise ollama.request_timeout_ms"
+        );
+        assert_eq!(plain_duration(90_000), "90 s");
+        assert_eq!(plain_duration(500), "500 ms");
     }
 
     #[test]

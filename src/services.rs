@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use actix::Actor;
 
-use crate::actors::ai_worker::{AiWorkerActor, WorkerWiring};
+use crate::actors::ai_worker::{AiWorkerActor, WorkerRules, WorkerWiring};
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::inbox::InboxActor;
 use crate::actors::mailbox::Mailbox;
@@ -71,7 +71,7 @@ impl Services {
                     hub: hub.clone(),
                     clock: clock.clone(),
                 },
-                settings.worker.clone(),
+                WorkerRules::new(settings.worker.clone(), &settings.ollama),
                 jobs,
             )
             .start(),

@@ -55,6 +55,12 @@ mod tests {
                     step: 1,
                 },
                 queued: 3,
+                slow_notes: vec![crate::actors::ai_worker::SlowNote {
+                    note_id: "n1".into(),
+                    timeouts: 3,
+                    request_timeout_ms: 120_000,
+                    next_deadline_ms: 600_000,
+                }],
             },
             actors: BTreeMap::from([("repository".into(), ActorCounters::default())]),
         };
@@ -65,6 +71,7 @@ mod tests {
         assert_eq!(json["worker"]["state"], "parked");
         assert_eq!(json["worker"]["step"], 1);
         assert_eq!(json["actors"]["repository"]["waiting"], 0);
+        assert_eq!(json["worker"]["slow_notes"][0]["next_deadline_ms"], 600_000);
         let read: ServiceStatus = serde_json::from_value(json).expect("readable");
         assert_eq!(read, status);
     }

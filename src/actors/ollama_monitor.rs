@@ -10,6 +10,9 @@
 //!   also emits `ollama_recovered {downMs}`. The worker resumes on a ready status.
 //! - `Recheck` (tray, API, CLI) checks now, emits `ollama_recheck_manual`, and
 //!   announces the result even when unchanged, so a parked worker resumes at once.
+//! - `CheckAfterTimeout` (the worker, after a call ran out of time) checks now and
+//!   answers what it found: Ollama up with the model means the note was slow, not the
+//!   provider down.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -33,6 +36,12 @@ pub struct Recheck;
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct SuspectDown;
+
+/// A call ran out of time: check now and answer (announced like any check: on a
+/// change only).
+#[derive(Debug, Message)]
+#[rtype(result = "ProviderHealth")]
+pub struct CheckAfterTimeout;
 
 /// The last known health (`None` before the first check has answered).
 #[derive(Debug, Message)]
@@ -157,6 +166,22 @@ impl Handler<Recheck> for OllamaMonitorActor {
                 ctx.cancel_future(handle);
             }
             act.apply(health.clone(), true, ctx);
+            health
+        }))
+    }
+}
+
+impl Handler<CheckAfterTimeout> for OllamaMonitorActor {
+    type Result = ResponseActFuture<Self, ProviderHealth>;
+
+    fn handle(&mut self, _: CheckAfterTimeout, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("CheckAfterTimeout");
+        let check = self.provider.health();
+        Box::pin(check.into_actor(self).map(|health, act, ctx| {
+            let checking = act.checking;
+            act.apply(health.clone(), false, ctx);
+            // A scheduled check of its own may still be in flight.
+            act.checking = checking;
             health
         }))
     }

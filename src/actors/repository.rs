@@ -81,6 +81,24 @@ pub struct RequeueAllFailed {
     pub now: DateTime<Utc>,
 }
 
+/// The model is there: notes that failed only because it was missing go back to
+/// pending; replies with their ids.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct RequeueModelMissingFailures {
+    pub now: DateTime<Utc>,
+}
+
+/// A slow note's timeout (Ollama up): its count and next run; `attempts` left alone.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct RecordSlowTimeout {
+    pub note_id: String,
+    pub next_run_at: DateTime<Utc>,
+    pub slow_timeouts: u32,
+    pub last_error: String,
+}
+
 /// Parks a job after an unreachable/timeout failure; `attempts` is left alone.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<()>")]
@@ -428,6 +446,12 @@ impl actix::Handler<GetCounts> for RepositoryActor {
 handle_and_announce!(RequeueAllFailed => Vec<String>,
     |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
     |store, msg| store.retry_all_failed(msg.now));
+handle_and_announce!(RequeueModelMissingFailures => Vec<String>,
+    |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
+    |store, msg| store.requeue_model_missing_failures(msg.now));
+handle_with_store!(RecordSlowTimeout => (), |store, msg| {
+    store.record_slow_timeout(&msg.note_id, msg.next_run_at, msg.slow_timeouts, &msg.last_error)
+});
 handle_with_store!(SetNextRunAt => (), |store, msg| {
     store.set_next_run_at(&msg.note_id, msg.at, &msg.last_error)
 });

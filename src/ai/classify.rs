@@ -10,7 +10,7 @@ use std::io;
 
 use awc::error::{ConnectError, JsonPayloadError, PayloadError, SendRequestError};
 
-/// The four failure reasons (docs/DESIGN.md, "Failure reasons").
+/// The failure reasons (docs/DESIGN.md, "Failure reasons").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FailureReason {
@@ -20,8 +20,11 @@ pub enum FailureReason {
     Timeout,
     /// A 200 answer whose content is not a valid enrichment.
     Schema,
-    /// Everything else: 404 model missing, 500 runner crash, 4xx, unexpected answers.
+    /// Everything else: 500 runner crash, 4xx, unexpected answers.
     Other,
+    /// Ollama answers, but the configured model is not installed (404 "model not
+    /// found"): the provider's state, like an outage, never the note's failure.
+    ModelMissing,
 }
 
 impl FailureReason {
@@ -31,12 +34,17 @@ impl FailureReason {
             FailureReason::Timeout => "timeout",
             FailureReason::Schema => "schema",
             FailureReason::Other => "other",
+            FailureReason::ModelMissing => "model_missing",
         }
     }
 
-    /// Unreachable and timeout mean "the provider cannot work now", not "this note is bad".
+    /// Unreachable, timeout and a missing model mean "the provider cannot work now",
+    /// not "this note is bad": no attempt is counted, no note is failed.
     pub fn is_provider_outage(self) -> bool {
-        matches!(self, FailureReason::Unreachable | FailureReason::Timeout)
+        matches!(
+            self,
+            FailureReason::Unreachable | FailureReason::Timeout | FailureReason::ModelMissing
+        )
     }
 }
 
@@ -54,8 +62,37 @@ pub enum ProviderError {
     /// A 200 answer that is not a valid enrichment.
     #[error("{0}")]
     Invalid(String),
+    /// A 200 answer from the model with nothing usable in it: what was wrong, and the
+    /// answer itself, so a retry can show the model its mistake instead of replaying
+    /// the same request.
+    #[error("{}", .0.problem)]
+    Unusable(RefusedAnswer),
     #[error("{0}")]
     Unexpected(String),
+}
+
+/// A model's answer that was refused, and why: what a retry tells the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedAnswer {
+    /// What was wrong with it, in words the model can act on.
+    pub problem: String,
+    /// The answer as the model wrote it, cut to [`RefusedAnswer::MAX_QUOTED_CHARS`].
+    pub answer: String,
+    /// It stopped at the token limit (`done_reason: "length"`): it needs more room.
+    pub cut_off: bool,
+}
+
+impl RefusedAnswer {
+    /// Enough of a wrong answer to show the model what it did; a longer one is cut.
+    pub const MAX_QUOTED_CHARS: usize = 2000;
+
+    pub fn new(problem: impl Into<String>, answer: &str, cut_off: bool) -> Self {
+        RefusedAnswer {
+            problem: problem.into(),
+            answer: answer.chars().take(Self::MAX_QUOTED_CHARS).collect(),
+            cut_off,
+        }
+    }
 }
 
 /// Ollama's text for a model load that stalled past `OLLAMA_LOAD_TIMEOUT` (old and new
@@ -70,7 +107,8 @@ const LOAD_TIMEOUT_MARKERS: [&str; 2] = [
 /// - 503 ("server busy") is `timeout`: up, but cannot take work now;
 /// - a 500 whose message is Ollama's model-load timeout is `timeout`: it is a cold
 ///   model load, reported by the server instead of seen by our clock;
-/// - 404 (model missing) is `other`, shown to the user with its fix by the monitor.
+/// - a 404 naming a model ("model 'x' not found") is `model_missing`: the provider's
+///   state, shown with its fix (`ollama pull MODEL`); any other 404 is `other`.
 pub fn classify_reason(error: &ProviderError) -> FailureReason {
     match error {
         ProviderError::Unreachable(_) => FailureReason::Unreachable,
@@ -81,8 +119,13 @@ pub fn classify_reason(error: &ProviderError) -> FailureReason {
         {
             FailureReason::Timeout
         }
+        ProviderError::Status { code: 404, message }
+            if message.contains("model") && message.contains("not found") =>
+        {
+            FailureReason::ModelMissing
+        }
         ProviderError::Status { .. } => FailureReason::Other,
-        ProviderError::Invalid(_) => FailureReason::Schema,
+        ProviderError::Invalid(_) | ProviderError::Unusable(_) => FailureReason::Schema,
         ProviderError::Unexpected(_) => FailureReason::Other,
     }
 }
@@ -256,12 +299,18 @@ mod tests {
     }
 
     #[test]
-    fn model_missing_404_is_other() {
+    fn a_model_not_found_404_is_model_missing_and_another_404_is_other() {
         let missing = ProviderError::Status {
             code: 404,
             message: "model 'llama3.2' not found".into(),
         };
-        assert_eq!(classify_reason(&missing), FailureReason::Other);
+        assert_eq!(classify_reason(&missing), FailureReason::ModelMissing);
+        assert!(FailureReason::ModelMissing.is_provider_outage());
+        let no_route = ProviderError::Status {
+            code: 404,
+            message: "404 page not found".into(),
+        };
+        assert_eq!(classify_reason(&no_route), FailureReason::Other);
     }
 
     #[test]

@@ -14,12 +14,24 @@
 
 use serde_json::{json, Value};
 
+use super::RefusedAnswer;
 use crate::domain::Enrichment;
 
 pub const MAX_TITLE_CHARS: usize = 80;
 pub const MAX_TAGS: usize = 5;
 pub const MAX_TAG_CHARS: usize = crate::tags::MAX_TAG_CHARS;
 pub const MAX_SUMMARY_CHARS: usize = 240;
+
+/// The generation cap of a first call: enough for the JSON, and it stops a model that
+/// streams whitespace for ever (contract F8).
+pub const OUTPUT_TOKENS: u32 = 512;
+/// The cap after answers cut off at the limit: doubled per cut-off answer, up to this.
+pub const MAX_OUTPUT_TOKENS: u32 = 2048;
+/// The temperature of a retry. At temperature 0 decoding is greedy and the seed has no
+/// effect, so a retry with only a new seed would be the same request again; a little
+/// randomness with a new seed (the attempt number), together with the follow-up that
+/// names the mistake, makes it a different one.
+pub const RETRY_TEMPERATURE: f64 = 0.4;
 
 /// The system prompt. It says "JSON" explicitly: Ollama's docs ask for it, and it keeps
 /// models from padding structured output with whitespace.
@@ -47,6 +59,52 @@ pub fn system_prompt(tags_in_use: &[String]) -> String {
          the note, use it exactly as written instead of a new word.",
         serde_json::to_string(&tags).unwrap_or_default()
     )
+}
+
+/// The chat for one note: the system prompt, the note, and after a refused answer that
+/// answer and a follow-up saying what was wrong with it.
+pub fn chat_messages(body: &str, tags_in_use: &[String], refused: Option<&RefusedAnswer>) -> Value {
+    let mut messages = vec![
+        json!({ "role": "system", "content": system_prompt(tags_in_use) }),
+        json!({ "role": "user", "content": body }),
+    ];
+    if let Some(refused) = refused {
+        messages.push(json!({ "role": "assistant", "content": refused.answer }));
+        messages.push(json!({ "role": "user", "content": follow_up(refused) }));
+    }
+    Value::Array(messages)
+}
+
+/// What the model is told after an answer that could not be used.
+pub fn follow_up(refused: &RefusedAnswer) -> String {
+    let cut = if refused.cut_off {
+        " It stopped before the JSON was complete: keep the summary to one short sentence."
+    } else {
+        ""
+    };
+    format!(
+        "That answer could not be used: {}.{cut} Answer again with only one JSON object \
+         with the fields \"title\" (text), \"tags\" (a list of text) and \"summary\" \
+         (text), and nothing before or after it.",
+        refused.problem
+    )
+}
+
+/// The Ollama `options` of a call: temperature 0 the first time, a retry's temperature
+/// and seed after a refused answer, and the generation cap.
+pub fn sampling_options(refused: bool, attempt: u32, output_tokens: u32) -> Value {
+    if refused {
+        json!({ "temperature": RETRY_TEMPERATURE, "seed": attempt, "num_predict": output_tokens })
+    } else {
+        json!({ "temperature": 0, "num_predict": output_tokens })
+    }
+}
+
+/// The generation cap after `cut_offs` answers cut off at the limit.
+pub fn output_tokens(cut_offs: u32) -> u32 {
+    OUTPUT_TOKENS
+        .saturating_mul(1 << cut_offs.min(8))
+        .min(MAX_OUTPUT_TOKENS)
 }
 
 /// The JSON schema sent as `format`.
@@ -208,6 +266,35 @@ mod tests {
         let e = parse_enrichment(r#"{"title": "", "tags": ["groceries"]}"#, "\n  milk\n").unwrap();
         assert_eq!((e.title.as_str(), e.summary.as_str()), ("milk", ""));
         assert_eq!(e.tags, ["groceries"]);
+    }
+
+    #[test]
+    fn a_retry_shows_the_model_its_answer_and_what_was_wrong_and_samples_anew() {
+        let first = chat_messages("note", &[], None);
+        assert_eq!(first.as_array().map(Vec::len), Some(2));
+        let refused = RefusedAnswer::new("\"tags\" is \"a\", not a list", r#"{"tags":"a"}"#, false);
+        let retry = chat_messages("note", &[], Some(&refused));
+        assert_eq!(retry[2]["role"], "assistant");
+        assert_eq!(retry[2]["content"], r#"{"tags":"a"}"#);
+        assert_eq!(retry[3]["role"], "user");
+        let told = retry[3]["content"].as_str().unwrap_or_default();
+        assert!(told.contains("not a list"), "{told}");
+        assert_eq!(sampling_options(false, 0, 512)["temperature"], 0);
+        let again = sampling_options(true, 2, 1024);
+        assert_eq!(
+            (again["seed"].as_u64(), again["num_predict"].as_u64()),
+            (Some(2), Some(1024))
+        );
+        assert_ne!(again["temperature"], 0);
+        assert_eq!(
+            [
+                output_tokens(0),
+                output_tokens(1),
+                output_tokens(2),
+                output_tokens(9)
+            ],
+            [512, 1024, 2048, 2048]
+        );
     }
 
     #[test]

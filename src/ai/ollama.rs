@@ -1,9 +1,12 @@
 //! `OllamaClient`: the awc client for Ollama's HTTP API (docs/PLATFORM.md, "Ollama").
 //!
 //! - `enrich`: `POST /api/chat`, `"stream": false`, the enrichment schema as `format`,
-//!   temperature 0, a token cap. One overall deadline (`ollama.request_timeout_ms`) covers
-//!   connect, queueing, a cold model load, generation and reading the body; awc's own
-//!   5 s default would abort every cold start (and an aborted load restarts from zero).
+//!   `keep_alive`, the call as the worker planned it ([`CallPlan`]: its deadline, a
+//!   refused answer to show the model, a retry's seed, the token cap). One overall
+//!   deadline covers connect, queueing, generation and reading the body; awc's own 5 s
+//!   default would abort every cold start (and an aborted load restarts from zero).
+//! - `load_model`: `POST /api/generate` with no prompt, which only loads the model,
+//!   under `ollama.load_timeout_ms`: a cold load is not charged to a note.
 //! - `health`: `GET /api/tags`: is Ollama answering, and is the model pulled?
 
 use std::time::Duration;
@@ -14,8 +17,10 @@ use futures_util::FutureExt;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::enrichment::{format_schema, parse_enrichment, system_prompt};
-use super::{EnrichmentProvider, ProviderError, ProviderHealth};
+use super::enrichment::{chat_messages, format_schema, parse_enrichment, sampling_options};
+use super::{
+    CallPlan, EnrichRequest, EnrichmentProvider, ProviderError, ProviderHealth, RefusedAnswer,
+};
 use crate::configuration::OllamaSettings;
 use crate::domain::Enrichment;
 
@@ -25,9 +30,6 @@ const MAX_ANSWER_BYTES: usize = 4 << 20;
 const HEALTH_TIMEOUT: Duration = Duration::from_secs(3);
 /// Connecting to a local server is instant when it runs; no need to wait long.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
-/// Generation cap: enough for the JSON, and it stops a model that streams whitespace
-/// forever (contract F8).
-const MAX_OUTPUT_TOKENS: u32 = 512;
 
 /// A client for one Ollama server and model.
 #[derive(Clone)]
@@ -35,7 +37,9 @@ pub struct OllamaClient {
     http: Client,
     base_url: String,
     model: String,
-    request_timeout: Duration,
+    /// Sent with every request as it is written (`ollama.keep_alive`: "30m", "-1").
+    keep_alive: String,
+    load_timeout: Duration,
 }
 
 /// The parts of a non-streaming `/api/chat` answer that matter; unknown fields ignored.
@@ -77,21 +81,27 @@ impl OllamaClient {
             http,
             base_url: settings.url.trim_end_matches('/').to_string(),
             model: settings.model.clone(),
-            request_timeout: settings.request_timeout(),
+            keep_alive: settings.keep_alive.clone(),
+            load_timeout: settings.load_timeout(),
         }
     }
 
-    async fn chat(self, body: String, system: String) -> Result<Enrichment, ProviderError> {
-        let request = json!({
+    /// The `/api/chat` request for one note, as planned.
+    fn chat_request(&self, request: &EnrichRequest) -> serde_json::Value {
+        let plan: &CallPlan = &request.plan;
+        json!({
             "model": self.model,
             "stream": false,
-            "messages": [
-                { "role": "system", "content": system },
-                { "role": "user", "content": body },
-            ],
+            "keep_alive": self.keep_alive,
+            "messages": chat_messages(&request.body, &request.tags_in_use, plan.refused.as_ref()),
             "format": format_schema(),
-            "options": { "temperature": 0, "num_predict": MAX_OUTPUT_TOKENS },
-        });
+            "options": sampling_options(plan.refused.is_some(), plan.attempt, plan.output_tokens),
+        })
+    }
+
+    async fn chat(self, request: EnrichRequest) -> Result<Enrichment, ProviderError> {
+        let body = request.body.clone();
+        let request = self.chat_request(&request);
         let url = format!("{}/api/chat", self.base_url);
         let (status, bytes) = self
             .exchange(|| self.http.post(&url).send_json(&request))
@@ -105,6 +115,25 @@ impl OllamaClient {
         let answer: ChatResponse = serde_json::from_slice(&bytes)
             .map_err(|e| ProviderError::Invalid(format!("the answer is not Ollama's JSON: {e}")))?;
         check_chat_answer(answer, &body)
+    }
+
+    /// `POST /api/generate` with the model and no prompt: Ollama loads the model (and
+    /// keeps it for `keep_alive`) and answers `done_reason: "load"`.
+    async fn load(self) -> Result<(), ProviderError> {
+        let request =
+            json!({ "model": self.model, "keep_alive": self.keep_alive, "stream": false });
+        let url = format!("{}/api/generate", self.base_url);
+        let (status, bytes) = self
+            .exchange(|| self.http.post(&url).send_json(&request))
+            .await?;
+        if (200..300).contains(&status) {
+            Ok(())
+        } else {
+            Err(ProviderError::Status {
+                code: status,
+                message: error_message(&bytes),
+            })
+        }
     }
 
     /// Sends, then reads the whole body. Returns the status code and the body.
@@ -187,29 +216,42 @@ impl OllamaClient {
 impl EnrichmentProvider for OllamaClient {
     fn enrich(
         &self,
-        body: &str,
-        tags_in_use: &[String],
+        request: EnrichRequest,
     ) -> LocalBoxFuture<'static, Result<Enrichment, ProviderError>> {
-        let deadline = self.request_timeout;
-        let call = self
-            .clone()
-            .chat(body.to_string(), system_prompt(tags_in_use));
-        async move {
-            actix_rt::time::timeout(deadline, call)
-                .await
-                .unwrap_or_else(|_| {
-                    Err(ProviderError::TimedOut(format!(
-                        "no complete answer within {} ms",
-                        deadline.as_millis()
-                    )))
-                })
-        }
-        .boxed_local()
+        let deadline = request.plan.deadline;
+        within(deadline, "no complete answer", self.clone().chat(request))
     }
 
     fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
         self.clone().check_health().boxed_local()
     }
+
+    fn load_model(&self) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
+        within(
+            self.load_timeout,
+            "the model did not load",
+            self.clone().load(),
+        )
+    }
+}
+
+/// `call` under one overall deadline; past it, a `TimedOut` saying what did not happen.
+fn within<T: 'static>(
+    deadline: Duration,
+    what: &'static str,
+    call: impl std::future::Future<Output = Result<T, ProviderError>> + 'static,
+) -> LocalBoxFuture<'static, Result<T, ProviderError>> {
+    async move {
+        actix_rt::time::timeout(deadline, call)
+            .await
+            .unwrap_or_else(|_| {
+                Err(ProviderError::TimedOut(format!(
+                    "{what} within {} ms",
+                    deadline.as_millis()
+                )))
+            })
+    }
+    .boxed_local()
 }
 
 /// A request that got no answer because the connection under it died (as opposed to a
@@ -249,21 +291,25 @@ fn check_chat_answer(answer: ChatResponse, body: &str) -> Result<Enrichment, Pro
             "the answer is incomplete (no \"done\": true)".into(),
         ));
     }
-    match answer.done_reason.as_deref() {
-        Some("length") => {
-            return Err(ProviderError::Invalid(
-                "the answer was cut off at the token limit".into(),
-            ))
-        }
-        Some("load") | Some("unload") => {
-            return Err(ProviderError::Invalid(
-                "the model only loaded and generated nothing".into(),
-            ))
-        }
-        _ => {}
+    if matches!(answer.done_reason.as_deref(), Some("load") | Some("unload")) {
+        return Err(ProviderError::Invalid(
+            "the model only loaded and generated nothing".into(),
+        ));
     }
     let content = answer.message.map(|m| m.content).unwrap_or_default();
-    parse_enrichment(&content, body).map_err(ProviderError::Invalid)
+    if answer.done_reason.as_deref() == Some("length") {
+        // What came before the limit may still hold a complete object; if not, the
+        // retry gets more room.
+        return parse_enrichment(&content, body).map_err(|_| {
+            ProviderError::Unusable(RefusedAnswer::new(
+                "the answer was cut off at the token limit",
+                &content,
+                true,
+            ))
+        });
+    }
+    parse_enrichment(&content, body)
+        .map_err(|problem| ProviderError::Unusable(RefusedAnswer::new(problem, &content, false)))
 }
 
 /// The `error` of an Ollama JSON error body, else the raw text.
@@ -328,11 +374,44 @@ mod tests {
         ];
         for (json, expected) in cases {
             match answer(json) {
-                Err(ProviderError::Invalid(message)) => {
+                Err(error @ (ProviderError::Invalid(_) | ProviderError::Unusable(_))) => {
+                    let message = error.to_string();
                     assert!(message.contains(expected), "{json}: {message}")
                 }
                 other => panic!("{json}: {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn a_refused_answer_keeps_what_the_model_wrote_and_whether_it_was_cut_off() {
+        let cut = answer(
+            r#"{"message": {"content": "{\"title\":\"Foo\",\"tags\":[\"a"}, "done": true, "done_reason": "length"}"#,
+        );
+        match cut {
+            Err(ProviderError::Unusable(refused)) => {
+                assert!(refused.cut_off);
+                assert_eq!(refused.answer, r#"{"title":"Foo","tags":["a"#);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Cut at the limit, but complete before it: used.
+        let complete = answer(
+            r#"{"message": {"content": "{\"title\":\"T\",\"tags\":[],\"summary\":\"S\"} and more"}, "done": true, "done_reason": "length"}"#,
+        );
+        assert_eq!(complete.map(|e| e.title).ok().as_deref(), Some("T"));
+        match answer(
+            r#"{"message": {"content": "{\"title\":\"T\",\"tags\":\"a\"}"}, "done": true, "done_reason": "stop"}"#,
+        ) {
+            Err(ProviderError::Unusable(refused)) => {
+                assert!(!refused.cut_off);
+                assert!(
+                    refused.problem.contains("not a list"),
+                    "{}",
+                    refused.problem
+                );
+            }
+            other => panic!("{other:?}"),
         }
     }
 

@@ -32,6 +32,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0004_user_fields.sql",
         sql: include_str!("../../migrations/0004_user_fields.sql"),
     },
+    Migration {
+        name: "0005_slow_notes.sql",
+        sql: include_str!("../../migrations/0005_slow_notes.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -98,6 +98,8 @@ pub struct Job {
     pub attempts: u32,
     pub next_run_at: DateTime<Utc>,
     pub wait_reason: Option<WaitReason>,
+    /// Calls that ran out of time while Ollama was up.
+    pub slow_timeouts: u32,
 }
 
 /// A note after an operation that may have found nothing to do (trashing a note
@@ -163,6 +165,13 @@ pub const FIND_FAILED_IDS_SQL: &str = "SELECT id FROM notes
 pub const REQUEUE_FAILED_SQL: &str =
     "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?1
      WHERE ai_status = 'failed' AND deleted_at IS NULL RETURNING id";
+/// `requeue_model_missing_failures`, first statement: as [`REQUEUE_FAILED_SQL`], only
+/// for notes that failed because the model was missing (an error an older release
+/// counted as the note's: "other: HTTP 404: model 'llama3.2' not found").
+pub const REQUEUE_MODEL_MISSING_SQL: &str =
+    "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?1
+     WHERE ai_status = 'failed' AND deleted_at IS NULL
+       AND ai_error LIKE 'other: HTTP 404: model %not found%' RETURNING id";
 /// `retry_all_failed`, second statement: a fresh job row for each note the first one
 /// stamped with ?1 (found through `notes_active_by_status`).
 pub const INSERT_REQUEUED_JOBS_SQL: &str =
@@ -176,12 +185,14 @@ pub const COUNT_WITH_STATUS_SQL: &str =
 pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
      WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL";
 /// Jobs of active notes due at ?1, earliest first.
-pub const DUE_JOBS_SQL: &str = "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason
+pub const DUE_JOBS_SQL: &str =
+    "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason, j.slow_timeouts
      FROM pending_jobs j JOIN notes n ON n.id = j.note_id
      WHERE j.next_run_at <= ?1 AND n.deleted_at IS NULL
      ORDER BY j.next_run_at, j.note_id";
 /// Every job of an active note, earliest first.
-pub const ALL_JOBS_SQL: &str = "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason
+pub const ALL_JOBS_SQL: &str =
+    "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason, j.slow_timeouts
      FROM pending_jobs j JOIN notes n ON n.id = j.note_id
      WHERE n.deleted_at IS NULL
      ORDER BY j.next_run_at, j.note_id";
@@ -614,13 +625,28 @@ impl Store {
     /// have a row, it is kept as it is rather than failing the whole retry (a race
     /// guard); a pending note that already had `updated_at = now` has its row already.
     pub fn retry_all_failed(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
+        self.requeue_failed(REQUEUE_FAILED_SQL, now)
+    }
+
+    /// Notes that failed only because the model was missing back to pending, as
+    /// [`Store::retry_all_failed`] does for all: a missing model is the provider's state
+    /// now, and such a note was never at fault. Run when the model is there.
+    pub fn requeue_model_missing_failures(
+        &mut self,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<String>> {
+        self.requeue_failed(REQUEUE_MODEL_MISSING_SQL, now)
+    }
+
+    /// Requeues the failed notes `select` stamps with `now` (and returns).
+    fn requeue_failed(&mut self, select: &str, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
         self.check_file()?;
         let at = timestamp(now);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let ids = {
-            let mut stmt = tx.prepare_cached(REQUEUE_FAILED_SQL)?;
+            let mut stmt = tx.prepare_cached(select)?;
             let ids = stmt
                 .query_map([&at], |r| r.get(0))?
                 .collect::<Result<Vec<String>, _>>()?;
@@ -648,6 +674,33 @@ impl Store {
              WHERE note_id = ?1",
         )?
         .execute(params![note_id, timestamp(at), last_error])?;
+        found(changed, note_id)
+    }
+
+    /// Records a slow note's timeout (its call ran out of time while Ollama was up): the
+    /// count of such timeouts, when it runs next (waiting out its own delay), the
+    /// error. Never touches `attempts`.
+    pub fn record_slow_timeout(
+        &mut self,
+        note_id: &str,
+        next_run_at: DateTime<Utc>,
+        slow_timeouts: u32,
+        last_error: &str,
+    ) -> StoreResult<()> {
+        self.check_file()?;
+        let changed = self
+            .conn
+            .prepare_cached(
+                "UPDATE pending_jobs SET slow_timeouts = ?2, next_run_at = ?3, last_error = ?4,
+                     wait_reason = 'retry'
+                 WHERE note_id = ?1",
+            )?
+            .execute(params![
+                note_id,
+                slow_timeouts,
+                timestamp(next_run_at),
+                last_error
+            ])?;
         found(changed, note_id)
     }
 
@@ -820,7 +873,7 @@ impl Store {
             )?;
             tx.execute(
                 "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)
-                 ON CONFLICT (note_id) DO UPDATE SET attempts = 0,
+                 ON CONFLICT (note_id) DO UPDATE SET attempts = 0, slow_timeouts = 0,
                      next_run_at = excluded.next_run_at, wait_reason = NULL, last_error = NULL",
                 params![note_id, at],
             )?;
@@ -1111,7 +1164,7 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason
+                "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason, j.slow_timeouts
                  FROM pending_jobs j JOIN notes n ON n.id = j.note_id
                  WHERE j.note_id = ?1 AND n.deleted_at IS NULL",
             )?
@@ -1299,6 +1352,7 @@ fn job_from_row(r: &Row) -> rusqlite::Result<Job> {
         attempts: r.get(1)?,
         next_run_at: parse_timestamp(&at, 2)?,
         wait_reason: wait.as_deref().and_then(WaitReason::parse),
+        slow_timeouts: r.get(4)?,
     })
 }
 

@@ -53,7 +53,10 @@ async fn a_captured_note_is_enriched_and_the_status_shows_provider_and_worker() 
     let (status, body) = app.get("/api/status").await;
     assert_eq!(status, 200);
     assert_eq!(body["provider"], json!({ "state": "ready" }));
-    assert_eq!(body["worker"], json!({ "state": "idle", "queued": 0 }));
+    assert_eq!(
+        body["worker"],
+        json!({ "state": "idle", "queued": 0, "slow_notes": [] })
+    );
     for actor in [
         "repository",
         "ai_worker",

@@ -160,8 +160,10 @@ impl Pipeline {
         loop {
             let worker = self.ask(&self.services.worker, GetWorkerStatus).await;
             let checking = self.ask(&self.services.monitor, IsChecking).await;
-            let calling =
-                matches!(worker.state, WorkerState::Running { .. }) && self.fake.held_calls() == 0;
+            let calling = matches!(
+                worker.state,
+                WorkerState::Running { .. } | WorkerState::LoadingModel
+            ) && self.fake.held_calls() == 0;
             if !calling && !checking {
                 let now = self.clock.now();
                 let counts = self
@@ -255,6 +257,18 @@ impl Pipeline {
             .optional()
             .unwrap();
         NoteRow { status, error, job }
+    }
+
+    /// A pending note's count of timeouts while Ollama was up (`None`: no job row).
+    pub fn slow_timeouts(&self, id: &str) -> Option<u32> {
+        self.reader
+            .query_row(
+                "SELECT slow_timeouts FROM pending_jobs WHERE note_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()
+            .unwrap()
     }
 
     pub fn count_with_status(&self, status: &str) -> i64 {

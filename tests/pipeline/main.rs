@@ -10,6 +10,8 @@
 //! - `enrich`: one note's AI asked for again.
 //! - `edit`: notes edited while the AI works, user-set fields, tidy tags.
 //! - `lifecycle`: trash and restore as the worker sees them.
+//! - `model`: a model that is slow, missing, cold or wrong (a slow note, a model not
+//!   pulled, the load first, retries that are different requests).
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
@@ -22,6 +24,7 @@ mod enrich;
 mod fake_ollama;
 mod harness;
 mod lifecycle;
+mod model;
 mod outage;
 #[path = "../support/ports.rs"]
 mod ports;

@@ -56,17 +56,20 @@ async fn fifty_notes_sit_through_a_24_hour_outage_and_finish_right_after_the_pro
 
 #[actix_rt::test(system = "PausedSystem")]
 async fn a_manual_recheck_resumes_a_worker_parked_on_timeouts_at_once() {
-    let p = Pipeline::start(&[]).await;
+    let mut p = Pipeline::start(&[]).await;
     p.fake.set_default(Reply::Hang);
-    let id = p.capture("slow model").await;
+    let id = p.capture("Ollama stops answering").await;
     p.settle_until("calling", |p| p.fake.calls().len() == 1)
         .await;
-    p.advance(Duration::from_secs(120)).await; // times out: parked for 30 s
+    p.fake.stop();
+    // Times out, and the health check finds Ollama gone: parked for 30 s.
+    p.advance(Duration::from_secs(120)).await;
     p.settle_until("parked", |p| {
         p.note(&id).job.unwrap().2.as_deref() == Some("provider")
     })
     .await;
 
+    p.fake.start().await;
     p.fake.set_default(Reply::Ok);
     let health = p.ask(&p.services.monitor, Recheck).await;
 

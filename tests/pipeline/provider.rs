@@ -3,10 +3,19 @@
 //! Real time, with a short request deadline: nothing here is a timed rule.
 
 use inkling::ai::ollama::OllamaClient;
-use inkling::ai::{classify_reason, EnrichmentProvider, FailureReason, ProviderHealth};
+use std::time::Duration;
+
+use inkling::ai::{
+    classify_reason, EnrichRequest, EnrichmentProvider, FailureReason, ProviderHealth,
+};
 
 use crate::fake_ollama::{FakeOllama, Reply};
 use crate::harness::pipeline_settings;
+
+/// A first call about `body`, with the tests' short deadline.
+fn first(body: &str) -> EnrichRequest {
+    EnrichRequest::first_try(body, &[], Duration::from_millis(300))
+}
 
 fn client(url: &str) -> OllamaClient {
     let dir = tempfile::tempdir().unwrap();
@@ -32,13 +41,13 @@ async fn every_failure_mode_is_classified_as_spec_2_says() {
         (Reply::NotDone, FailureReason::Schema),
         (Reply::EmptyContent, FailureReason::Schema),
         (Reply::GarbageBody, FailureReason::Schema),
-        (Reply::ModelMissing, FailureReason::Other),
+        (Reply::ModelMissing, FailureReason::ModelMissing),
         (Reply::RunnerCrash, FailureReason::Other),
     ];
     for (reply, expected) in cases {
         fake.push(&[reply]);
         let error = client
-            .enrich("a note", &[])
+            .enrich(first("a note"))
             .await
             .expect_err(&format!("{reply:?} must fail"));
         assert_eq!(classify_reason(&error), expected, "{reply:?}: {error}");
@@ -52,12 +61,12 @@ async fn a_reset_is_tried_once_more_on_a_fresh_connection_and_twice_is_unreachab
 
     fake.push(&[Reply::Reset]);
     assert!(
-        client.enrich("reset once", &[]).await.is_ok(),
+        client.enrich(first("reset once")).await.is_ok(),
         "the second try answers"
     );
 
     fake.push(&[Reply::Reset, Reply::Reset]);
-    let error = client.enrich("reset twice", &[]).await.unwrap_err();
+    let error = client.enrich(first("reset twice")).await.unwrap_err();
     assert_eq!(
         classify_reason(&error),
         FailureReason::Unreachable,
@@ -70,7 +79,7 @@ async fn a_refused_connection_and_an_unknown_host_are_unreachable() {
     let mut fake = FakeOllama::start_new().await;
     let url = fake.url();
     fake.stop();
-    let error = client(&url).enrich("a note", &[]).await.unwrap_err();
+    let error = client(&url).enrich(first("a note")).await.unwrap_err();
     assert_eq!(
         classify_reason(&error),
         FailureReason::Unreachable,
@@ -84,7 +93,7 @@ async fn good_and_fenced_answers_give_the_enrichment() {
     let client = client(&fake.url());
     for reply in [Reply::Ok, Reply::Fenced] {
         fake.push(&[reply]);
-        let enrichment = client.enrich("buy oat milk", &[]).await.unwrap();
+        let enrichment = client.enrich(first("buy oat milk")).await.unwrap();
         assert_eq!(enrichment.title, "About: buy oat milk");
         assert_eq!(enrichment.tags, ["fake", "test"]);
     }
@@ -127,7 +136,7 @@ async fn a_kept_connection_the_server_closed_is_not_mistaken_for_an_outage() {
         // The next call goes out at once, on the kept connection, which the server
         // closes a few milliseconds after each answer.
         client
-            .enrich(&format!("note {i}"), &[])
+            .enrich(first(&format!("note {i}")))
             .await
             .unwrap_or_else(|e| panic!("call {i}: {e}"));
     }

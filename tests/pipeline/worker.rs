@@ -52,19 +52,24 @@ async fn unreachable_is_retried_forever_30_60_120_240_480_900_capped_never_count
 }
 
 #[actix_rt::test(system = "PausedSystem")]
-async fn a_timeout_takes_the_same_path_as_unreachable() {
-    let p = Pipeline::start(&[]).await;
+async fn a_timeout_with_ollama_gone_takes_the_same_path_as_unreachable() {
+    let mut p = Pipeline::start(&[]).await;
     p.fake.set_default(Reply::Hang);
-    let id = p.capture("the model is cold").await;
+    let id = p.capture("Ollama dies while it reads this").await;
     p.settle_until("the call is made", |p| p.fake.calls().len() == 1)
         .await;
+    // The server goes away with the call in it (the held connection stays open).
+    p.fake.stop();
 
-    // Our deadline (ollama.request_timeout_ms = 120 s) expires: parked for 30 s.
+    // Our deadline (ollama.request_timeout_ms = 120 s) expires; the health check finds
+    // nobody: parked for 30 s.
     p.advance(secs(120)).await;
     assert_parked_for(&p, &id, 30.0).await;
+    p.fake.start().await;
     p.advance(secs(30)).await;
     p.settle_until("the second call", |p| p.fake.calls().len() == 2)
         .await;
+    p.fake.stop();
     p.advance(secs(120)).await;
     assert_parked_for(&p, &id, 60.0).await;
 
@@ -125,7 +130,6 @@ async fn schema_failures_retry_after_30_and_120_s_then_fail_with_ai_failed() {
 async fn other_and_schema_failures_of_every_kind_fail_after_three_attempts() {
     let cases = [
         (Reply::RunnerCrash, "other"),
-        (Reply::ModelMissing, "other"),
         (Reply::WrongSchema, "schema"),
         (Reply::Truncated, "schema"),
         (Reply::NotDone, "schema"),

@@ -6,6 +6,8 @@
 //! - `GET /api/tags` lists the installed models (`set_models`), `GET /api/version`;
 //! - `POST /api/chat` answers with the next scripted [`Reply`] (`push`), else the
 //!   default (`set_default`), and records the call (`calls`);
+//! - `POST /api/generate` with no prompt loads the model (`done_reason: "load"`, after
+//!   `set_load_seconds`), or 404s while it is not installed; loads are counted;
 //! - `stop()` closes the listening socket (connection refused) and `start()` opens
 //!   the same port again: the provider going down and coming back. The port comes
 //!   from `ports::free_port`, below the kernel's ephemeral range, so while the fake is
@@ -81,8 +83,13 @@ struct State {
     tags: Vec<String>,
     calls: Vec<ChatCall>,
     health_checks: usize,
-    /// `Hang` calls whose client is still connected.
+    /// `Hang` calls whose client is still connected, and slow answers or loads still
+    /// working.
     held: usize,
+    /// Model loads asked for (`/api/generate` with no prompt).
+    loads: usize,
+    /// How long a load takes.
+    load_seconds: u64,
 }
 
 /// Counts a held call until the connection ends.
@@ -124,6 +131,8 @@ impl FakeOllama {
                 calls: Vec::new(),
                 health_checks: 0,
                 held: 0,
+                loads: 0,
+                load_seconds: 0,
             })),
             accept: None,
         };
@@ -177,6 +186,15 @@ impl FakeOllama {
 
     pub fn calls(&self) -> Vec<ChatCall> {
         self.state.lock().unwrap().calls.clone()
+    }
+
+    /// How long a model load takes from now on (virtual time under a paused runtime).
+    pub fn set_load_seconds(&self, seconds: u64) {
+        self.state.lock().unwrap().load_seconds = seconds;
+    }
+
+    pub fn loads(&self) -> usize {
+        self.state.lock().unwrap().loads
     }
 
     pub fn health_checks(&self) -> usize {
@@ -282,6 +300,17 @@ fn enrichment_for(request: &serde_json::Value, tags: &[String]) -> String {
     .to_string()
 }
 
+/// Works for `seconds` of (virtual) time, counted as held meanwhile: only the clock
+/// moving can finish it.
+async fn hold_for(state: &Arc<Mutex<State>>, seconds: u64) {
+    if seconds == 0 {
+        return;
+    }
+    state.lock().unwrap().held += 1;
+    let _held = Held(state.clone());
+    tokio::time::sleep(std::time::Duration::from_secs(seconds)).await;
+}
+
 async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
     let Some((method, path, body)) = read_request(&mut stream).await else {
         return;
@@ -304,6 +333,29 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 &serde_json::json!({ "models": listed }).to_string(),
             )
             .await;
+        }
+        ("POST", "/api/generate") => {
+            let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let model = request["model"].as_str().unwrap_or("").to_string();
+            let (installed, seconds) = {
+                let mut state = state.lock().unwrap();
+                state.loads += 1;
+                let installed = state.models.iter().any(|m| {
+                    m.eq_ignore_ascii_case(&model)
+                        || m.eq_ignore_ascii_case(&format!("{model}:latest"))
+                });
+                (installed, state.load_seconds)
+            };
+            if !installed {
+                let error = format!(r#"{{"error":"model '{model}' not found"}}"#);
+                return respond(&mut stream, "404 Not Found", JSON, &error).await;
+            }
+            hold_for(&state, seconds).await;
+            let answer = serde_json::json!({
+                "model": model, "created_at": "2026-03-01T12:00:00Z", "response": "",
+                "done": true, "done_reason": "load",
+            });
+            respond(&mut stream, "200 OK", JSON, &answer.to_string()).await;
         }
         ("GET", "/api/version") => {
             respond(&mut stream, "200 OK", JSON, r#"{"version":"0.33.0"}"#).await;
@@ -328,7 +380,7 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                     respond(&mut stream, "200 OK", JSON, &answer).await
                 }
                 Reply::OkAfterSeconds(seconds) => {
-                    tokio::time::sleep(std::time::Duration::from_secs(seconds)).await;
+                    hold_for(&state, seconds).await;
                     let answer = chat_answer(&model, &enrichment_for(&request), true, Some("stop"));
                     respond(&mut stream, "200 OK", JSON, &answer).await
                 }

@@ -33,6 +33,15 @@ pub fn retry_backoff(attempts: u32, retry_backoffs_ms: &[u64]) -> Duration {
     Duration::from_millis(retry_backoffs_ms.get(index).copied().unwrap_or(0))
 }
 
+/// The deadline of a note's call after `slow_timeouts` timeouts while Ollama was up:
+/// the configured one, doubled per such timeout, at most `longest`.
+pub fn slow_note_deadline(slow_timeouts: u32, first: Duration, longest: Duration) -> Duration {
+    first
+        .saturating_mul(1u32 << slow_timeouts.min(16))
+        .min(longest)
+        .max(first)
+}
+
 /// The first wait after an answer was lost to disk trouble (a full or read-only disk).
 const FIRST_STORAGE_WAIT: Duration = Duration::from_secs(30);
 /// The longest: a disk full for a day costs one provider call per 5 minutes.
@@ -55,6 +64,16 @@ mod tests {
     use super::*;
 
     const OUTAGE: [u64; 6] = [30_000, 60_000, 120_000, 240_000, 480_000, 900_000];
+
+    #[test]
+    fn a_slow_notes_deadline_doubles_per_timeout_up_to_the_longest() {
+        let (first, longest) = (Duration::from_secs(120), Duration::from_secs(600));
+        let deadlines: Vec<u64> = (0..6)
+            .map(|n| slow_note_deadline(n, first, longest).as_secs())
+            .collect();
+        assert_eq!(deadlines, [120, 240, 480, 600, 600, 600]);
+        assert_eq!(slow_note_deadline(40, first, longest), longest);
+    }
 
     #[test]
     fn the_outage_step_walks_the_schedule_and_stays_on_its_last_wait() {

@@ -13,10 +13,20 @@
 //! The rules, in short:
 //! - one provider call at a time; when a job is due it runs, otherwise one timer is set
 //!   for the earliest `next_run_at`, and nothing else wakes the worker (no polling);
-//! - unreachable/timeout parks the whole worker (the provider is down for everyone),
+//! - unreachable parks the whole worker (the provider is down for everyone),
 //!   `30 s → … → 900 s`, never counts an attempt, never fails a note;
+//! - a call that ran out of time is the provider's only when the health check agrees:
+//!   with Ollama up and the model there, the note is slow, not the provider down. The
+//!   worker goes on with the next note, and the slow one is tried again later with a
+//!   longer deadline (doubling, up to `ollama.max_request_timeout_ms`), never failed;
+//! - a missing model is the provider's state: the worker parks and makes no call while
+//!   the health check says the model is missing, and resumes when it is there;
 //! - schema/other delays only its own job and counts an attempt; the last one marks
-//!   the note failed;
+//!   the note failed. A retry after a refused answer is a different request: it shows
+//!   the model its answer and what was wrong, samples anew, and after an answer cut off
+//!   at the token limit gives it more room;
+//! - a cold model is loaded first, on its own deadline (at start-up, after an outage,
+//!   after `ollama.keep_alive` without a call), so a load is never charged to a note;
 //! - a ready provider (health monitor, recheck, retry-all) resumes at once: jobs parked
 //!   on the outage become due, jobs waiting out their own delay keep their time;
 //! - an answer is saved beside the next call (the commit and the model use different
@@ -29,14 +39,46 @@ use std::collections::HashMap;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::backoff::{next_outage_step, outage_backoff, retry_backoff, storage_wait};
+use super::backoff::{
+    next_outage_step, outage_backoff, retry_backoff, slow_note_deadline, storage_wait,
+};
 use super::queue::{Queue, QueuedJob};
-use crate::ai::FailureReason;
-use crate::configuration::WorkerSettings;
+use crate::ai::enrichment::output_tokens;
+use crate::ai::{
+    classify_reason, CallPlan, FailureReason, ProviderError, ProviderHealth, RefusedAnswer,
+};
+use crate::configuration::{OllamaSettings, WorkerSettings};
 use crate::domain::{timestamp, Enrichment, Note, WaitReason};
 
 /// How many upcoming jobs' bodies are read in one query (at most 64 KiB each).
 pub const PREFETCH: usize = 32;
+
+/// After this many timeouts while Ollama was up, a note is shown as slow, with what to do.
+pub const SLOW_AFTER_TIMEOUTS: u32 = 3;
+
+/// The rules the core applies: the worker's schedule and the calls' deadlines.
+#[derive(Debug, Clone)]
+pub struct WorkerRules {
+    pub schedule: WorkerSettings,
+    /// A call's first deadline (`ollama.request_timeout_ms`).
+    pub request_timeout: std::time::Duration,
+    /// The longest deadline a slow note gets (`ollama.max_request_timeout_ms`).
+    pub max_request_timeout: std::time::Duration,
+    /// How long the model stays loaded after a call (`ollama.keep_alive`); `None`: for
+    /// ever.
+    pub keep_alive: Option<std::time::Duration>,
+}
+
+impl WorkerRules {
+    pub fn new(schedule: WorkerSettings, ollama: &OllamaSettings) -> Self {
+        WorkerRules {
+            schedule,
+            request_timeout: ollama.request_timeout(),
+            max_request_timeout: ollama.max_request_timeout(),
+            keep_alive: ollama.keep_alive(),
+        }
+    }
+}
 
 /// How long one job waits after the database failed to read it or to mark it failed.
 /// (A lost answer makes the whole worker wait instead: [`storage_wait`].)
@@ -52,9 +94,30 @@ pub enum Effect {
     /// Read the bodies of `ids`, still pending and active; `note_id`, the first, is
     /// the job about to run (answer: [`WorkerCore::bodies_read`]).
     ReadBodies { note_id: String, ids: Vec<String> },
-    /// Ask the provider about one note (answer: [`WorkerCore::answered`] or
+    /// Ask the provider about one note, as planned (answer: [`WorkerCore::answered`] or
     /// [`WorkerCore::call_failed`]).
-    CallProvider { note_id: String, body: String },
+    CallProvider {
+        note_id: String,
+        body: String,
+        plan: CallPlan,
+    },
+    /// Load the model, on its own deadline (answer: [`WorkerCore::model_loaded`]).
+    LoadModel,
+    /// A call ran out of time: ask the health monitor now whether Ollama is up (answer:
+    /// [`WorkerCore::timeout_checked`]).
+    CheckHealth { note_id: String, error: String },
+    /// Store a slow note's timeout: its count, when it runs next, the error; its
+    /// attempts stay (answer: [`WorkerCore::write_done`]).
+    StoreSlowTimeout {
+        note_id: String,
+        next_run_at: DateTime<Utc>,
+        slow_timeouts: u32,
+        last_error: String,
+    },
+    /// The model is there: notes that failed only because it was missing (data from
+    /// before that was the provider's state) go back to pending (answer:
+    /// [`WorkerCore::enqueued`]).
+    RequeueModelMissingFailures,
     /// Save an answer: the note becomes done and its job row goes (answer:
     /// [`WorkerCore::saved`]).
     Save {
@@ -159,6 +222,10 @@ pub enum WorkerState {
     Parked { until: String, step: usize },
     /// Jobs are queued, none due before `until`.
     Waiting { until: String },
+    /// Ollama runs, but the model is not installed: no call until it is.
+    WaitingForModel,
+    /// Loading the model before the next note.
+    LoadingModel,
     /// An answer could not be saved (a full disk, an I/O error): no call before
     /// `until`, since its answer would be lost too.
     StorageUnavailable { until: String },
@@ -171,6 +238,21 @@ pub struct WorkerStatus {
     pub state: WorkerState,
     /// Jobs in the queue (including one in flight).
     pub queued: usize,
+    /// Notes that timed out [`SLOW_AFTER_TIMEOUTS`] times or more while Ollama was up.
+    #[serde(default)]
+    pub slow_notes: Vec<SlowNote>,
+}
+
+/// A note that keeps taking longer than its deadline while Ollama is up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlowNote {
+    pub note_id: String,
+    /// Timeouts while Ollama was up.
+    pub timeouts: u32,
+    /// The first deadline (`ollama.request_timeout_ms`).
+    pub request_timeout_ms: u64,
+    /// The deadline of its next try.
+    pub next_deadline_ms: u64,
 }
 
 /// The worker-wide park after an outage failure.
@@ -192,8 +274,9 @@ struct DiskTrouble {
 /// What the policy does with one failed call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureDecision {
-    /// Unreachable/timeout: park the whole worker for `wait`, then probe again; the
-    /// job's attempts are untouched and it is never failed for this.
+    /// Unreachable, timeout with Ollama down, model missing: park the whole worker for
+    /// `wait`, then probe again; the job's attempts are untouched and it is never
+    /// failed for this.
     ParkWorker {
         wait: std::time::Duration,
         next_step: usize,
@@ -236,10 +319,22 @@ fn after(now: DateTime<Utc>, wait: std::time::Duration) -> DateTime<Utc> {
     now + TimeDelta::from_std(wait).unwrap_or(TimeDelta::MAX)
 }
 
+/// Whether the model is loaded, as far as the worker knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Model {
+    /// Not loaded, or not known to be (start-up, after an outage, after keep-alive).
+    Cold,
+    /// Loaded by a call or a load, and kept until then (`None`: for ever).
+    WarmUntil(Option<DateTime<Utc>>),
+    /// A load failed: the next note's call loads it (or finds Ollama gone, and parks
+    /// the worker with that note's bookkeeping, as any failed call does).
+    LoadFailed,
+}
+
 /// The worker's whole state.
 #[derive(Debug)]
 pub struct WorkerCore {
-    rules: WorkerSettings,
+    rules: WorkerRules,
     queue: Queue,
     /// Bodies of the next few jobs, read in one query ([`PREFETCH`]).
     bodies: HashMap<String, String>,
@@ -258,12 +353,20 @@ pub struct WorkerCore {
     disk_trouble: Option<DiskTrouble>,
     /// The queue has been loaded from the database.
     loaded: bool,
-    /// The last health the monitor announced was "ready".
-    provider_ready: bool,
+    /// The provider's health as the monitor last announced it (`None`: not checked
+    /// yet, and no call is made before it is: the first check takes milliseconds, and
+    /// it says whether to load the model first or to wait for one to be pulled).
+    health: Option<ProviderHealth>,
+    model: Model,
+    /// The model is being loaded (no call meanwhile).
+    loading_model: bool,
+    /// Each job's last refused answer, shown to the model on its next call. In memory
+    /// only: after a restart the retry still samples anew (its seed is its attempt).
+    refused: HashMap<String, RefusedAnswer>,
 }
 
 impl WorkerCore {
-    pub fn new(rules: WorkerSettings) -> Self {
+    pub fn new(rules: WorkerRules) -> Self {
         WorkerCore {
             rules,
             queue: Queue::default(),
@@ -275,8 +378,19 @@ impl WorkerCore {
             outage_step: 0,
             disk_trouble: None,
             loaded: false,
-            provider_ready: false,
+            health: None,
+            model: Model::Cold,
+            loading_model: false,
+            refused: HashMap::new(),
         }
+    }
+
+    fn provider_ready(&self) -> bool {
+        self.health.as_ref().is_some_and(ProviderHealth::is_ready)
+    }
+
+    fn waiting_for_model(&self) -> bool {
+        matches!(self.health, Some(ProviderHealth::ModelMissing { .. }))
     }
 
     // ----- what the actor hears -----------------------------------------------------
@@ -294,7 +408,7 @@ impl WorkerCore {
         }
         self.loaded = true;
         tracing::info!(jobs = self.queue.len(), "AI queue loaded");
-        if self.provider_ready {
+        if self.provider_ready() {
             self.resume("provider already healthy at start-up", now)
         } else {
             self.schedule(now)
@@ -341,14 +455,55 @@ impl WorkerCore {
         self.resume(why, now)
     }
 
-    /// The health monitor announced the provider's health.
-    pub fn health_changed(&mut self, ready: bool, now: DateTime<Utc>) -> Vec<Effect> {
-        self.provider_ready = ready;
-        if ready {
-            self.resume("the health monitor sees the provider ready", now)
+    /// The health monitor announced the provider's health. Ready (from anything else)
+    /// resumes at once, and first requeues notes that failed only for a missing model;
+    /// not running cools the model (Ollama restarted or went away); a missing model
+    /// holds every call until it is there.
+    pub fn health_changed(&mut self, health: ProviderHealth, now: DateTime<Utc>) -> Vec<Effect> {
+        let was_ready = self.provider_ready();
+        let was_known = self.health.is_some();
+        if !health.is_ready() {
+            self.model = Model::Cold;
+        }
+        self.health = Some(health);
+        if self.provider_ready() {
+            let mut effects = Vec::new();
+            if !was_ready {
+                effects.push(Effect::RequeueModelMissingFailures);
+            }
+            effects.extend(self.resume("the health monitor sees the provider ready", now));
+            effects
+        } else if !was_known {
+            // The first check answered: the worker may start (and probe, if down).
+            self.schedule(now)
         } else {
             Vec::new()
         }
+    }
+
+    /// The answer to [`Effect::LoadModel`]. Loaded: on to the notes. Failed (Ollama
+    /// gone, the model missing, a load past its deadline, which Ollama goes on with):
+    /// the next note's call goes ahead, and what it meets decides as for any call (an
+    /// outage parks the worker with that job's bookkeeping; a timeout is judged by the
+    /// health check). A load charges no note either way.
+    pub fn model_loaded(
+        &mut self,
+        loaded: Result<(), ProviderError>,
+        now: DateTime<Utc>,
+    ) -> Vec<Effect> {
+        self.loading_model = false;
+        match loaded {
+            Ok(()) => {
+                tracing::info!("model loaded");
+                self.model_used(now);
+            }
+            Err(error) => {
+                tracing::warn!(reason = classify_reason(&error).as_str(), %error,
+                    "loading the model failed; the next note's call goes ahead");
+                self.model = Model::LoadFailed;
+            }
+        }
+        self.schedule(now)
     }
 
     /// The wake-up timer fired.
@@ -401,6 +556,7 @@ impl WorkerCore {
         let beside_next_call = self.disk_trouble.is_none();
         let attempts = self.queue.attempts(&note_id);
         let body = self.in_flight_body.take().unwrap_or_default();
+        self.model_used(now);
         if !self.in_flight_requeued {
             self.drop_job(&note_id);
         }
@@ -424,22 +580,88 @@ impl WorkerCore {
         effects
     }
 
-    /// A provider call failed; `error` is what went wrong, without the reason.
+    /// A provider call failed. Its reason decides ([`classify_reason`]); a call that ran
+    /// out of our time is first judged by a health check ([`Effect::CheckHealth`]).
     pub fn call_failed(
         &mut self,
         note_id: String,
-        reason: FailureReason,
-        error: String,
+        failure: ProviderError,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
-        let error = format!("{}: {error}", reason.as_str());
+        let reason = classify_reason(&failure);
+        let error = format!("{}: {failure}", reason.as_str());
         tracing::info!(%note_id, reason = reason.as_str(), %error, "provider call failed");
+        if matches!(failure, ProviderError::TimedOut(_)) {
+            // Slow note or Ollama down? The monitor looks now; the call stays in
+            // flight until it has answered.
+            return vec![Effect::CheckHealth { note_id, error }];
+        }
+        if !reason.is_provider_outage() {
+            // Ollama answered: the model is loaded now.
+            self.model_used(now);
+        }
         if self.in_flight_requeued && !reason.is_provider_outage() {
             // About a body the note may no longer have; its new job stands as queued.
             tracing::info!(%note_id, "the note was queued again meanwhile; the failure is not counted");
             return self.finish(now);
         }
-        self.apply_failure(note_id, reason, error, true, now)
+        let effects = self.apply_failure(note_id.clone(), reason, error, true, now);
+        if let ProviderError::Unusable(refused) = failure {
+            if self.queue.contains(&note_id) {
+                self.refused.insert(note_id, refused);
+            }
+        }
+        effects
+    }
+
+    /// The answer to [`Effect::CheckHealth`] after a call ran out of time. Ollama up with
+    /// the model: the note is slow. It goes behind the others (a wait from
+    /// `worker.retry_backoffs_ms` by its count of such timeouts) with twice the deadline
+    /// next time, up to `ollama.max_request_timeout_ms`; no attempt is counted, the
+    /// worker does not park, and the next due note runs at once. Otherwise the provider
+    /// is down (or its model gone) and the worker parks as for any outage.
+    pub fn timeout_checked(
+        &mut self,
+        note_id: String,
+        error: String,
+        health: ProviderHealth,
+        now: DateTime<Utc>,
+    ) -> Vec<Effect> {
+        if !health.is_ready() {
+            self.model = Model::Cold;
+            self.health = Some(health);
+            return self.apply_failure(note_id, FailureReason::Timeout, error, true, now);
+        }
+        self.health = Some(health);
+        self.model_used(now);
+        if self.in_flight_requeued || !self.queue.contains(&note_id) {
+            tracing::info!(%note_id, "slow call of a note queued again or trashed meanwhile; not counted");
+            return self.finish(now);
+        }
+        let slow_timeouts = self
+            .queue
+            .get(&note_id)
+            .map_or(0, |job| job.slow_timeouts)
+            .saturating_add(1);
+        let next_run_at = after(
+            now,
+            retry_backoff(slow_timeouts, &self.rules.schedule.retry_backoffs_ms),
+        );
+        let next_deadline = self.deadline_for(slow_timeouts);
+        tracing::warn!(%note_id, slow_timeouts, next_run_at = %timestamp(next_run_at),
+            next_deadline_ms = next_deadline.as_millis() as u64,
+            "a note took longer than its deadline while Ollama is up; the others go first");
+        self.queue.set_slow_timeouts(&note_id, slow_timeouts);
+        self.queue
+            .reschedule(&note_id, next_run_at, Some(WaitReason::Retry));
+        let mut effects = vec![Effect::StoreSlowTimeout {
+            note_id,
+            next_run_at,
+            slow_timeouts,
+            last_error: error,
+        }];
+        effects.extend(self.finish(now));
+        effects
     }
 
     /// The answer to [`Effect::Save`].
@@ -524,8 +746,8 @@ impl WorkerCore {
                         failure.note_id,
                         QueuedJob {
                             attempts: failure.attempts.saturating_sub(1),
-                            next_run_at: now + STORAGE_RETRY_DELAY,
                             wait_reason: Some(WaitReason::Retry),
+                            ..QueuedJob::fresh(now + STORAGE_RETRY_DELAY)
                         },
                     );
                 }
@@ -542,6 +764,8 @@ impl WorkerCore {
     pub fn status(&self, now: DateTime<Utc>) -> WorkerStatus {
         let state = if !self.loaded {
             WorkerState::Starting
+        } else if self.loading_model {
+            WorkerState::LoadingModel
         } else if let Some(note_id) = &self.in_flight {
             WorkerState::Running {
                 note_id: note_id.clone(),
@@ -550,6 +774,8 @@ impl WorkerCore {
             WorkerState::StorageUnavailable {
                 until: timestamp(until),
             }
+        } else if self.waiting_for_model() && !self.queue.is_empty() {
+            WorkerState::WaitingForModel
         } else if let Some(park) = self.parked.filter(|park| park.until > now) {
             WorkerState::Parked {
                 until: timestamp(park.until),
@@ -562,9 +788,21 @@ impl WorkerCore {
         } else {
             WorkerState::Idle
         };
+        let mut slow_notes: Vec<SlowNote> = self
+            .queue
+            .slow(SLOW_AFTER_TIMEOUTS)
+            .map(|(note_id, timeouts)| SlowNote {
+                note_id: note_id.to_string(),
+                timeouts,
+                request_timeout_ms: self.rules.request_timeout.as_millis() as u64,
+                next_deadline_ms: self.deadline_for(timeouts).as_millis() as u64,
+            })
+            .collect();
+        slow_notes.sort_by(|a, b| a.note_id.cmp(&b.note_id));
         WorkerStatus {
             state,
             queued: self.queue.len(),
+            slow_notes,
         }
     }
 
@@ -574,6 +812,7 @@ impl WorkerCore {
     /// call is in flight, the new entry must outlive that call.
     fn requeued(&mut self, note_id: &str) {
         self.bodies.remove(note_id);
+        self.refused.remove(note_id);
         if self.in_flight.as_deref() == Some(note_id) {
             self.in_flight_requeued = true;
         }
@@ -581,7 +820,55 @@ impl WorkerCore {
 
     fn drop_job(&mut self, note_id: &str) {
         self.bodies.remove(note_id);
+        self.refused.remove(note_id);
         self.queue.remove(note_id);
+    }
+
+    /// The deadline of a call after `slow_timeouts` timeouts while Ollama was up.
+    fn deadline_for(&self, slow_timeouts: u32) -> std::time::Duration {
+        slow_note_deadline(
+            slow_timeouts,
+            self.rules.request_timeout,
+            self.rules.max_request_timeout,
+        )
+    }
+
+    /// Ollama just answered (a note, a load): the model stays loaded for keep-alive.
+    fn model_used(&mut self, now: DateTime<Utc>) {
+        self.model = Model::WarmUntil(self.rules.keep_alive.map(|keep| after(now, keep)));
+    }
+
+    /// Whether the model must be loaded before the next call: only with Ollama known
+    /// up (a call to a down provider is the probe) and the model not known loaded.
+    fn needs_load(&self, now: DateTime<Utc>) -> bool {
+        self.provider_ready()
+            && match self.model {
+                Model::Cold => true,
+                Model::WarmUntil(None) | Model::LoadFailed => false,
+                Model::WarmUntil(Some(until)) => until <= now,
+            }
+    }
+
+    /// Parks the whole worker on an outage: the wait is the outage step's, which goes
+    /// up by one; the model will need loading again; the monitor is told.
+    fn park_worker(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
+        let wait = outage_backoff(
+            self.outage_step,
+            &self.rules.schedule.unreachable_backoffs_ms,
+        );
+        let until = after(now, wait);
+        tracing::info!(until = %timestamp(until), step = self.outage_step,
+            "provider unavailable; worker parked");
+        self.parked = Some(Park {
+            until,
+            step: self.outage_step,
+        });
+        self.outage_step = next_outage_step(
+            self.outage_step,
+            &self.rules.schedule.unreachable_backoffs_ms,
+        );
+        self.model = Model::Cold;
+        vec![Effect::SuspectDown]
     }
 
     /// Until when answers lost to disk trouble hold the worker back, if they still do.
@@ -628,7 +915,7 @@ impl WorkerCore {
     /// Runs the earliest due job, or sets the one timer for when one will be due.
     /// Nothing while loading or while a call is in flight (its end schedules).
     fn schedule(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
-        if !self.loaded || self.in_flight.is_some() {
+        if !self.loaded || self.in_flight.is_some() || self.loading_model || self.health.is_none() {
             return Vec::new();
         }
         if let Some(until) = self.storage_wait_until(now) {
@@ -640,11 +927,20 @@ impl WorkerCore {
             }
             self.parked = None;
         }
+        if self.waiting_for_model() {
+            // The monitor checks every health interval; its "ready" resumes.
+            return vec![Effect::Wake(None)];
+        }
         let Some((at, note_id)) = self.queue.first() else {
             return vec![Effect::Wake(None)]; // idle: nothing to wake up for
         };
         if at > now {
             return vec![Effect::Wake(Some(at))];
+        }
+        if self.needs_load(now) {
+            tracing::info!("loading the model before the next note");
+            self.loading_model = true;
+            return vec![Effect::Wake(None), Effect::LoadModel];
         }
         let note_id = note_id.to_string();
         vec![Effect::Wake(None), self.start_call(note_id)]
@@ -670,10 +966,29 @@ impl WorkerCore {
         Effect::ReadBodies { note_id, ids }
     }
 
-    /// The provider call for the job in flight, its body kept for the save.
+    /// The provider call for the job in flight, its body kept for the save, planned:
+    /// the deadline its slow timeouts give it, and after a refused answer that answer
+    /// (shown to the model), a new seed and, if it was cut off, more room.
     fn call(&mut self, note_id: String, body: String) -> Effect {
         self.in_flight_body = Some(body.clone());
-        Effect::CallProvider { note_id, body }
+        let job = self.queue.get(&note_id).copied();
+        let attempt = job.map_or(0, |job| job.attempts);
+        let refused = self.refused.get(&note_id).cloned();
+        let cut_offs = match &refused {
+            Some(refused) if refused.cut_off => attempt.max(1),
+            _ => 0,
+        };
+        let plan = CallPlan {
+            deadline: self.deadline_for(job.map_or(0, |job| job.slow_timeouts)),
+            refused,
+            attempt,
+            output_tokens: output_tokens(cut_offs),
+        };
+        Effect::CallProvider {
+            note_id,
+            body,
+            plan,
+        }
     }
 
     /// What the policy does with one failure of a queued job ([`decide`]): park the
@@ -690,29 +1005,26 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
         let attempts_before = self.queue.attempts(&note_id);
-        let decision = decide(reason, self.outage_step, attempts_before, &self.rules);
+        let decision = decide(
+            reason,
+            self.outage_step,
+            attempts_before,
+            &self.rules.schedule,
+        );
         tracing::info!(%note_id, reason = reason.as_str(), ?decision, "failure decided");
         match decision {
-            FailureDecision::ParkWorker { wait, next_step } => {
-                let until = after(now, wait);
-                tracing::info!(until = %timestamp(until), step = self.outage_step,
-                    "provider unavailable; worker parked");
-                self.parked = Some(Park {
-                    until,
-                    step: self.outage_step,
-                });
-                self.outage_step = next_step;
+            FailureDecision::ParkWorker { .. } => {
+                let mut effects = self.park_worker(now);
+                let until = self.parked.map_or(now, |park| park.until);
                 self.queue
                     .reschedule(&note_id, until, Some(WaitReason::Provider));
-                vec![
-                    Effect::SuspectDown,
-                    Effect::StoreNextRun {
-                        note_id,
-                        at: until,
-                        last_error: error,
-                        ends_call,
-                    },
-                ]
+                effects.push(Effect::StoreNextRun {
+                    note_id,
+                    at: until,
+                    last_error: error,
+                    ends_call,
+                });
+                effects
             }
             FailureDecision::RetryJobLater { wait, attempts } => {
                 let at = after(now, wait);
@@ -814,11 +1126,55 @@ impl WorkerCore {
 mod tests {
     use super::*;
 
-    fn rules() -> WorkerSettings {
-        WorkerSettings {
-            unreachable_backoffs_ms: vec![30_000, 60_000, 120_000, 240_000, 480_000, 900_000],
-            retry_backoffs_ms: vec![0, 30_000, 120_000],
-            max_attempts: 3,
+    fn rules() -> WorkerRules {
+        WorkerRules {
+            schedule: WorkerSettings {
+                unreachable_backoffs_ms: vec![30_000, 60_000, 120_000, 240_000, 480_000, 900_000],
+                retry_backoffs_ms: vec![0, 30_000, 120_000],
+                max_attempts: 3,
+            },
+            request_timeout: std::time::Duration::from_secs(120),
+            max_request_timeout: std::time::Duration::from_secs(600),
+            keep_alive: None,
+        }
+    }
+
+    /// A failed call of `reason`, as the provider would report it (`Timeout`: Ollama's
+    /// own 503 "busy", which needs no health check; our deadline is `timed_out`).
+    fn failure(reason: FailureReason, text: impl Into<String>) -> ProviderError {
+        let text = text.into();
+        match reason {
+            FailureReason::Unreachable => ProviderError::Unreachable(text),
+            FailureReason::Timeout => ProviderError::Status {
+                code: 503,
+                message: text,
+            },
+            FailureReason::Schema => ProviderError::Invalid(text),
+            FailureReason::Other => ProviderError::Unexpected(text),
+            FailureReason::ModelMissing => ProviderError::Status {
+                code: 404,
+                message: format!("model 'llama3.2' not found ({text})"),
+            },
+        }
+    }
+
+    fn timed_out() -> ProviderError {
+        ProviderError::TimedOut("no complete answer within 120000 ms".into())
+    }
+
+    fn up() -> ProviderHealth {
+        ProviderHealth::Ready
+    }
+
+    fn down() -> ProviderHealth {
+        ProviderHealth::NotRunning {
+            detail: "refused".into(),
+        }
+    }
+
+    fn model_missing() -> ProviderHealth {
+        ProviderHealth::ModelMissing {
+            model: "llama3.2".into(),
         }
     }
 
@@ -858,10 +1214,15 @@ mod tests {
         SaveOutcome::Saved(Box::new(note(id, crate::domain::AiStatus::Done)))
     }
 
-    /// A loaded core with no jobs.
+    /// A loaded core with no jobs, Ollama up and the model loaded.
     fn started() -> WorkerCore {
         let mut core = WorkerCore::new(rules());
-        assert_eq!(core.loaded([], t(0)), [Effect::Wake(None)]);
+        assert_eq!(core.loaded([], t(0)), []);
+        assert_eq!(
+            core.health_changed(up(), t(0)),
+            [Effect::RequeueModelMissingFailures, Effect::Wake(None)]
+        );
+        assert_eq!(core.model_loaded(Ok(()), t(0)), [Effect::Wake(None)]);
         core
     }
 
@@ -871,6 +1232,10 @@ mod tests {
         for effect in effects {
             match effect {
                 Effect::CallProvider { note_id, .. } => return note_id,
+                Effect::LoadModel => {
+                    let effects = core.model_loaded(Ok(()), now);
+                    return call_started(core, effects, now);
+                }
                 Effect::ReadBodies { note_id, ids } => {
                     let bodies = ids.iter().map(|id| (id.clone(), format!("body of {id}")));
                     let effects = core.bodies_read(note_id, Ok(bodies.collect()), now);
@@ -959,7 +1324,7 @@ mod tests {
         let mut core = started();
         capture_and_call(&mut core, "b", t(0));
         core.enqueued(vec!["b".into()], t(1), t(1));
-        let effects = core.call_failed("b".into(), FailureReason::Schema, "bad".into(), t(2));
+        let effects = core.call_failed("b".into(), failure(FailureReason::Schema, "bad"), t(2));
         assert!(
             !effects
                 .iter()
@@ -989,7 +1354,10 @@ mod tests {
     fn nothing_runs_before_the_queue_is_loaded() {
         let mut core = WorkerCore::new(rules());
         assert!(core.enqueued(vec!["a".into()], t(0), t(0)).is_empty());
-        assert!(core.health_changed(true, t(0)).is_empty());
+        assert_eq!(
+            core.health_changed(up(), t(0)),
+            [Effect::RequeueModelMissingFailures]
+        );
         assert_eq!(core.status(t(0)).state, WorkerState::Starting);
         let effects = core.loaded([], t(0));
         assert_eq!(call_started(&mut core, effects, t(0)), "a");
@@ -1044,18 +1412,16 @@ mod tests {
             .map(|id| (id.clone(), format!("body {id}")))
             .collect();
         let effects = core.bodies_read(note_id, Ok(bodies), t(0));
-        assert_eq!(
-            effects,
-            [Effect::CallProvider {
-                note_id: "n00".into(),
-                body: "body n00".into()
-            }]
+        assert!(
+            matches!(&effects[..], [Effect::CallProvider { note_id, body, .. }]
+                if note_id == "n00" && body == "body n00"),
+            "{effects:?}"
         );
         let effects = core.answered("n00".into(), enrichment(), 5, t(1));
-        assert!(effects.contains(&Effect::CallProvider {
-            note_id: "n01".into(),
-            body: "body n01".into()
-        }));
+        assert!(effects
+            .iter()
+            .any(|e| matches!(e, Effect::CallProvider { note_id, body, .. }
+            if note_id == "n01" && body == "body n01")));
     }
 
     #[test]
@@ -1094,8 +1460,7 @@ mod tests {
         for _ in 0..8 {
             let effects = core.call_failed(
                 "a".into(),
-                FailureReason::Unreachable,
-                "refused".into(),
+                failure(FailureReason::Unreachable, "refused"),
                 now,
             );
             assert!(effects.contains(&Effect::SuspectDown));
@@ -1130,8 +1495,7 @@ mod tests {
         capture_and_call(&mut core, "a", t(0));
         let effects = core.call_failed(
             "a".into(),
-            FailureReason::Timeout,
-            "no answer".into(),
+            failure(FailureReason::Timeout, "no answer"),
             t(120),
         );
         assert!(effects.contains(&Effect::SuspectDown));
@@ -1153,8 +1517,7 @@ mod tests {
         capture_and_call(&mut core, "a", t(0));
         let effects = core.call_failed(
             "a".into(),
-            FailureReason::Unreachable,
-            "refused".into(),
+            failure(FailureReason::Unreachable, "refused"),
             t(0),
         );
         write_answered(&mut core, &effects, t(0));
@@ -1172,7 +1535,8 @@ mod tests {
         capture_and_call(&mut core, "a", t(0));
         let mut now = t(0);
         for _ in 0..3 {
-            let effects = core.call_failed("a".into(), FailureReason::Unreachable, "x".into(), now);
+            let effects =
+                core.call_failed("a".into(), failure(FailureReason::Unreachable, "x"), now);
             write_answered(&mut core, &effects, now);
             now += TimeDelta::seconds(900);
             let effects = core.woke(now);
@@ -1183,7 +1547,7 @@ mod tests {
         assert_eq!(core.outage_step, 0);
         assert_eq!(wake_of(&effects), Some(None));
         capture_and_call(&mut core, "b", now);
-        let effects = core.call_failed("b".into(), FailureReason::Unreachable, "x".into(), now);
+        let effects = core.call_failed("b".into(), failure(FailureReason::Unreachable, "x"), now);
         assert!(effects.iter().any(|e| matches!(e,
             Effect::StoreNextRun { at, .. } if *at == now + TimeDelta::seconds(30))));
     }
@@ -1195,8 +1559,7 @@ mod tests {
         assert_eq!(call_started(&mut core, effects, t(0)), "parked");
         let effects = core.call_failed(
             "parked".into(),
-            FailureReason::Unreachable,
-            "x".into(),
+            failure(FailureReason::Unreachable, "x"),
             t(0),
         );
         write_answered(&mut core, &effects, t(0));
@@ -1205,7 +1568,7 @@ mod tests {
             .reschedule("retrying", t(100), Some(WaitReason::Retry));
         core.outage_step = 4;
 
-        let effects = core.health_changed(true, t(10));
+        let effects = core.health_changed(up(), t(10));
         assert_eq!(
             call_started(&mut core, effects, t(10)),
             "parked",
@@ -1216,14 +1579,14 @@ mod tests {
             Some(t(100))
         );
         assert_eq!(core.outage_step, 4, "kept until a real success");
-        assert!(core.health_changed(false, t(11)).is_empty());
+        assert!(core.health_changed(down(), t(11)).is_empty());
     }
 
     #[test]
     fn a_manual_resume_ends_the_park_too() {
         let mut core = started();
         capture_and_call(&mut core, "a", t(0));
-        let effects = core.call_failed("a".into(), FailureReason::Unreachable, "x".into(), t(0));
+        let effects = core.call_failed("a".into(), failure(FailureReason::Unreachable, "x"), t(0));
         write_answered(&mut core, &effects, t(0));
         let effects = core.resume_requested("manual retry", t(5));
         assert_eq!(call_started(&mut core, effects, t(5)), "a");
@@ -1239,7 +1602,7 @@ mod tests {
             let mut now = t(0);
             let mut waits = Vec::new();
             for attempt in 1..=2 {
-                let effects = core.call_failed("a".into(), reason, "bad".into(), now);
+                let effects = core.call_failed("a".into(), failure(reason, "bad"), now);
                 let Some(Effect::StoreAttempt { next_run_at, .. }) = effects.first().cloned()
                 else {
                     panic!("an attempt is counted: {effects:?}")
@@ -1259,7 +1622,7 @@ mod tests {
                 call_started(&mut core, effects, now);
             }
             assert_eq!(waits, [30, 120]);
-            let effects = core.call_failed("a".into(), reason, "bad".into(), now);
+            let effects = core.call_failed("a".into(), failure(reason, "bad"), now);
             let failure = Failure {
                 note_id: "a".into(),
                 reason,
@@ -1300,7 +1663,7 @@ mod tests {
         let mut core = started();
         let effects = core.enqueued(vec!["bad".into(), "good".into()], t(0), t(0));
         assert_eq!(call_started(&mut core, effects, t(0)), "bad");
-        let effects = core.call_failed("bad".into(), FailureReason::Schema, "x".into(), t(0));
+        let effects = core.call_failed("bad".into(), failure(FailureReason::Schema, "x"), t(0));
         let effects = write_answered(&mut core, &effects, t(0));
         assert_eq!(call_started(&mut core, effects, t(0)), "good", "at once");
     }
@@ -1330,7 +1693,7 @@ mod tests {
         let mut core = started();
         capture_and_call(&mut core, "a", t(0));
         core.queue.set_attempts("a", 2);
-        let effects = core.call_failed("a".into(), FailureReason::Schema, "x".into(), t(0));
+        let effects = core.call_failed("a".into(), failure(FailureReason::Schema, "x"), t(0));
         let Some(Effect::MarkFailed { failure, .. }) = effects.first().cloned() else {
             panic!("{effects:?}")
         };
@@ -1490,8 +1853,16 @@ mod tests {
             ("future".to_string(), QueuedJob::fresh(t(60))),
             ("overdue".to_string(), QueuedJob::fresh(t(-60))),
         ];
-        let effects = core.loaded(jobs, t(0));
-        assert_eq!(call_started(&mut core, effects, t(0)), "overdue");
+        assert!(
+            core.loaded(jobs, t(0)).is_empty(),
+            "no call before the first health check has answered"
+        );
+        let effects = core.health_changed(down(), t(0));
+        assert_eq!(
+            call_started(&mut core, effects, t(0)),
+            "overdue",
+            "Ollama not answering: the call is the probe"
+        );
         let effects = core.answered("overdue".into(), enrichment(), 5, t(1));
         assert_eq!(wake_of(&effects), Some(Some(t(60))));
         assert_eq!(core.outage_step, 0, "the step starts at 0");
@@ -1500,8 +1871,9 @@ mod tests {
     #[test]
     fn after_a_restart_with_the_provider_already_ready_parked_jobs_run_and_retrying_ones_wait() {
         let mut core = WorkerCore::new(rules());
-        assert!(
-            core.health_changed(true, t(0)).is_empty(),
+        assert_eq!(
+            core.health_changed(up(), t(0)),
+            [Effect::RequeueModelMissingFailures],
             "announced before the load"
         );
         let parked = QueuedJob {
@@ -1527,29 +1899,269 @@ mod tests {
         };
         let effects = core.tracked("a".into(), job, t(0));
         call_started(&mut core, effects, t(0));
-        let effects = core.call_failed("a".into(), FailureReason::Schema, "x".into(), t(0));
+        let effects = core.call_failed("a".into(), failure(FailureReason::Schema, "x"), t(0));
         assert!(matches!(&effects[0], Effect::MarkFailed { failure, .. } if failure.attempts == 3));
     }
 
     #[test]
     fn decide_counts_only_schema_and_other() {
         assert_eq!(
-            decide(FailureReason::Timeout, 2, 2, &rules()),
+            decide(FailureReason::Timeout, 2, 2, &rules().schedule),
             FailureDecision::ParkWorker {
                 wait: std::time::Duration::from_secs(120),
                 next_step: 3
             }
         );
         assert_eq!(
-            decide(FailureReason::Other, 0, 1, &rules()),
+            decide(FailureReason::Other, 0, 1, &rules().schedule),
             FailureDecision::RetryJobLater {
                 wait: std::time::Duration::from_secs(120),
                 attempts: 2
             }
         );
         assert_eq!(
-            decide(FailureReason::Schema, 0, 2, &rules()),
+            decide(FailureReason::Schema, 0, 2, &rules().schedule),
             FailureDecision::GiveUp { attempts: 3 }
         );
+    }
+
+    // ----- a slow note, a missing model, a refused answer, a cold model -------------
+
+    /// The plan of the call these effects start.
+    fn plan_of(
+        core: &mut WorkerCore,
+        effects: Vec<Effect>,
+        now: DateTime<Utc>,
+    ) -> (String, CallPlan) {
+        for effect in effects {
+            match effect {
+                Effect::CallProvider { note_id, plan, .. } => return (note_id, plan),
+                Effect::ReadBodies { note_id, ids } => {
+                    let bodies = ids.iter().map(|id| (id.clone(), format!("body of {id}")));
+                    let effects = core.bodies_read(note_id, Ok(bodies.collect()), now);
+                    return plan_of(core, effects, now);
+                }
+                Effect::LoadModel => {
+                    let effects = core.model_loaded(Ok(()), now);
+                    return plan_of(core, effects, now);
+                }
+                _ => {}
+            }
+        }
+        panic!("no call started")
+    }
+
+    #[test]
+    fn a_timeout_with_ollama_up_is_the_notes_own_the_others_go_on_and_its_deadline_doubles() {
+        let mut core = started();
+        let effects = core.enqueued(vec!["long".into(), "short".into()], t(0), t(0));
+        let (id, plan) = plan_of(&mut core, effects, t(0));
+        assert_eq!((id.as_str(), plan.deadline.as_secs()), ("long", 120));
+        let effects = core.call_failed("long".into(), timed_out(), t(120));
+        assert!(
+            matches!(&effects[..], [Effect::CheckHealth { note_id, .. }] if note_id == "long"),
+            "asks the monitor first: {effects:?}"
+        );
+        assert!(
+            core.status(t(120)).state
+                == WorkerState::Running {
+                    note_id: "long".into()
+                }
+        );
+
+        let effects = core.timeout_checked("long".into(), "timeout: x".into(), up(), t(120));
+        assert!(
+            effects
+                .iter()
+                .any(|e| matches!(e, Effect::StoreSlowTimeout {
+            note_id, slow_timeouts: 1, next_run_at, ..
+        } if note_id == "long" && *next_run_at == t(150))),
+            "{effects:?}"
+        );
+        assert!(!effects.contains(&Effect::SuspectDown), "not an outage");
+        let (id, _) = plan_of(&mut core, effects, t(120));
+        assert_eq!(id, "short", "the next note runs at once: no park");
+        assert_eq!(core.queue.attempts("long"), 0, "no attempt counted");
+
+        // Its next tries: 240 s, then 480, then 600 (the longest), each after a wait.
+        let effects = core.answered("short".into(), enrichment(), 5, t(121));
+        assert_eq!(wake_of(&effects), Some(Some(t(150))));
+        let mut now = t(150);
+        for (deadline, wait) in [(240, 120), (480, 120), (600, 120)] {
+            let woke = core.woke(now);
+            let (id, plan) = plan_of(&mut core, woke, now);
+            assert_eq!((id.as_str(), plan.deadline.as_secs()), ("long", deadline));
+            now += TimeDelta::seconds(deadline as i64);
+            core.call_failed("long".into(), timed_out(), now);
+            let effects = core.timeout_checked("long".into(), "timeout: x".into(), up(), now);
+            now += TimeDelta::seconds(wait);
+            assert_eq!(wake_of(&effects), Some(Some(now)));
+        }
+        assert_eq!(
+            core.queue.attempts("long"),
+            0,
+            "never an attempt, never failed"
+        );
+        assert_eq!(
+            core.status(now).slow_notes,
+            [SlowNote {
+                note_id: "long".into(),
+                timeouts: 4,
+                request_timeout_ms: 120_000,
+                next_deadline_ms: 600_000,
+            }],
+            "shown as slow after three"
+        );
+    }
+
+    #[test]
+    fn a_timeout_with_ollama_down_parks_the_worker_as_before() {
+        let mut core = started();
+        capture_and_call(&mut core, "a", t(0));
+        core.call_failed("a".into(), timed_out(), t(120));
+        let effects = core.timeout_checked("a".into(), "timeout: x".into(), down(), t(120));
+        assert!(effects
+            .iter()
+            .any(|e| matches!(e, Effect::StoreNextRun { at, .. } if *at == t(150))));
+        write_answered(&mut core, &effects, t(120));
+        assert!(matches!(
+            core.status(t(121)).state,
+            WorkerState::Parked { step: 0, .. }
+        ));
+        assert_eq!(core.queue.get("a").map(|j| j.slow_timeouts), Some(0));
+    }
+
+    #[test]
+    fn a_missing_model_parks_with_no_attempt_and_no_call_until_it_is_there() {
+        let mut core = started();
+        capture_and_call(&mut core, "a", t(0));
+        let effects = core.call_failed(
+            "a".into(),
+            failure(FailureReason::ModelMissing, "404"),
+            t(0),
+        );
+        assert!(effects.contains(&Effect::SuspectDown));
+        write_answered(&mut core, &effects, t(0));
+        assert_eq!(core.queue.attempts("a"), 0);
+        // The monitor confirms: no call at all while the model is missing, whatever
+        // the park's timer says, and captures wait too.
+        assert!(core.health_changed(model_missing(), t(1)).is_empty());
+        assert_eq!(core.woke(t(30)), [Effect::Wake(None)]);
+        assert_eq!(
+            core.enqueued(vec!["b".into()], t(40), t(40)),
+            [Effect::Wake(None)]
+        );
+        assert_eq!(core.status(t(40)).state, WorkerState::WaitingForModel);
+        // Pulled: notes failed for it by an older release are requeued, the model is
+        // loaded, and the work resumes at once.
+        let effects = core.health_changed(up(), t(300));
+        assert_eq!(effects[0], Effect::RequeueModelMissingFailures);
+        assert!(effects.contains(&Effect::LoadModel), "{effects:?}");
+        let effects = core.model_loaded(Ok(()), t(310));
+        assert_eq!(call_started(&mut core, effects, t(310)), "a");
+    }
+
+    #[test]
+    fn a_retry_after_a_refused_answer_shows_it_to_the_model_and_gets_more_room_if_cut_off() {
+        let mut core = started();
+        let effects = core.enqueued(vec!["a".into()], t(0), t(0));
+        let (_, plan) = plan_of(&mut core, effects, t(0));
+        assert_eq!(
+            (plan.refused.clone(), plan.attempt, plan.output_tokens),
+            (None, 0, 512)
+        );
+        let cut = RefusedAnswer::new(
+            "the answer was cut off at the token limit",
+            "{\"title\":",
+            true,
+        );
+        let effects = core.call_failed("a".into(), ProviderError::Unusable(cut.clone()), t(1));
+        write_answered(&mut core, &effects, t(1));
+        let woke = core.woke(t(31));
+        let (_, plan) = plan_of(&mut core, woke, t(31));
+        assert_eq!(
+            (plan.refused, plan.attempt, plan.output_tokens),
+            (Some(cut), 1, 1024)
+        );
+
+        let wrong = RefusedAnswer::new("\"tags\" is \"a\", not a list", "{\"tags\":\"a\"}", false);
+        let effects = core.call_failed("a".into(), ProviderError::Unusable(wrong.clone()), t(32));
+        write_answered(&mut core, &effects, t(32));
+        let woke = core.woke(t(152));
+        let (_, plan) = plan_of(&mut core, woke, t(152));
+        assert_eq!(
+            (plan.refused, plan.attempt, plan.output_tokens),
+            (Some(wrong), 2, 512)
+        );
+
+        // An edit queues the note afresh: its next call starts from scratch.
+        let effects = core.call_failed(
+            "a".into(),
+            ProviderError::Unusable(RefusedAnswer::new("x", "y", false)),
+            t(153),
+        );
+        assert!(
+            matches!(effects[0], Effect::MarkFailed { .. }),
+            "the third counts"
+        );
+        assert!(core.refused.is_empty(), "a note given up on keeps no hint");
+    }
+
+    #[test]
+    fn a_cold_model_is_loaded_first_and_again_after_keep_alive() {
+        let mut rules = rules();
+        rules.keep_alive = Some(std::time::Duration::from_secs(1800));
+        let mut core = WorkerCore::new(rules);
+        core.loaded([("a".to_string(), QueuedJob::fresh(t(0)))], t(0));
+        let effects = core.health_changed(up(), t(0));
+        assert!(
+            effects.contains(&Effect::LoadModel),
+            "start-up with work: load first"
+        );
+        assert_eq!(core.status(t(0)).state, WorkerState::LoadingModel);
+        assert!(
+            core.enqueued(vec!["b".into()], t(1), t(1)).is_empty(),
+            "no call while loading"
+        );
+        let effects = core.model_loaded(Ok(()), t(20));
+        let id = call_started(&mut core, effects, t(20));
+        let effects = core.answered(id, enrichment(), 5, t(25));
+        let id = call_started(&mut core, effects, t(25));
+        let effects = core.answered(id, enrichment(), 5, t(30));
+        assert_eq!(wake_of(&effects), Some(None));
+        // Within keep-alive: straight to the call. After it: load first.
+        let effects = core.enqueued(vec!["c".into()], t(600), t(600));
+        let id = call_started(&mut core, effects, t(600));
+        let effects = core.answered(id, enrichment(), 5, t(601));
+        assert!(!effects.contains(&Effect::LoadModel));
+        let effects = core.enqueued(vec!["d".into()], t(601 + 1800), t(601 + 1800));
+        assert!(effects.contains(&Effect::LoadModel), "{effects:?}");
+    }
+
+    #[test]
+    fn after_a_failed_load_the_notes_call_goes_ahead_and_decides_as_any_call() {
+        let mut core = WorkerCore::new(rules());
+        core.loaded([("a".to_string(), QueuedJob::fresh(t(0)))], t(0));
+        core.health_changed(up(), t(0));
+        let refused = ProviderError::Unreachable("refused".into());
+        let effects = core.model_loaded(Err(refused), t(1));
+        assert_eq!(
+            call_started(&mut core, effects, t(1)),
+            "a",
+            "the call is the probe"
+        );
+        let effects = core.call_failed("a".into(), failure(FailureReason::Unreachable, "x"), t(1));
+        assert!(effects
+            .iter()
+            .any(|e| matches!(e, Effect::StoreNextRun { at, .. } if *at == t(31))));
+        write_answered(&mut core, &effects, t(1));
+        let effects = core.resume_requested("recheck", t(5));
+        assert!(
+            effects.contains(&Effect::LoadModel),
+            "back: load first again: {effects:?}"
+        );
+        let slow = ProviderError::TimedOut("slow disk".into());
+        let effects = core.model_loaded(Err(slow), t(300));
+        assert_eq!(call_started(&mut core, effects, t(300)), "a");
     }
 }

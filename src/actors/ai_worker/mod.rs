@@ -26,21 +26,20 @@ use actix::prelude::*;
 use chrono::{DateTime, Utc};
 
 use self::core::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore};
-pub use self::core::{WorkerState, WorkerStatus};
+pub use self::core::{SlowNote, WorkerRules, WorkerState, WorkerStatus};
 pub use self::messages::{Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
 use self::queue::QueuedJob;
 use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
-use super::ollama_monitor::{OllamaMonitorActor, SuspectDown};
+use super::ollama_monitor::{CheckAfterTimeout, OllamaMonitorActor, SuspectDown};
 use super::repository::{
-    GetJob, GetPendingBodies, IncrementJobAttempt, ListTags, MarkAiFailed, RepositoryActor,
-    SaveEnrichment, SetNextRunAt,
+    GetJob, GetPendingBodies, IncrementJobAttempt, ListTags, MarkAiFailed, RecordSlowTimeout,
+    RepositoryActor, RequeueModelMissingFailures, SaveEnrichment, SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
-use crate::ai::{classify_reason, EnrichmentProvider};
+use crate::ai::{CallPlan, EnrichRequest, EnrichmentProvider, ProviderError, ProviderHealth};
 use crate::clock::SharedClock;
-use crate::configuration::WorkerSettings;
 use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteChanged, OllamaStatusChanged};
 use crate::storage::{Job, StoreError, StoreResult};
@@ -73,7 +72,7 @@ pub struct AiWorkerActor {
 }
 
 impl AiWorkerActor {
-    pub fn new(with: WorkerWiring, rules: WorkerSettings, jobs: Vec<Job>) -> Self {
+    pub fn new(with: WorkerWiring, rules: WorkerRules, jobs: Vec<Job>) -> Self {
         AiWorkerActor {
             jobs: Some(jobs),
             core: WorkerCore::new(rules),
@@ -98,7 +97,41 @@ impl AiWorkerActor {
         match effect {
             Effect::Wake(at) => self.set_wake(at, ctx),
             Effect::ReadBodies { note_id, ids } => self.read_bodies(note_id, ids, ctx),
-            Effect::CallProvider { note_id, body } => self.call_provider(note_id, body, ctx),
+            Effect::CallProvider {
+                note_id,
+                body,
+                plan,
+            } => self.call_provider(note_id, body, plan, ctx),
+            Effect::LoadModel => self.load_model(ctx),
+            Effect::CheckHealth { note_id, error } => self.check_health(note_id, error, ctx),
+            Effect::StoreSlowTimeout {
+                note_id,
+                next_run_at,
+                slow_timeouts,
+                last_error,
+            } => {
+                let write = RecordSlowTimeout {
+                    note_id,
+                    next_run_at,
+                    slow_timeouts,
+                    last_error,
+                };
+                self.store_bookkeeping(write, "the slow note's timeout", false, ctx);
+            }
+            Effect::RequeueModelMissingFailures => {
+                self.ask_repository(RequeueModelMissingFailures { now: self.clock.now() }, ctx, |core, requeued, now| match requeued {
+                    Ok(Ok(ids)) if !ids.is_empty() => {
+                        tracing::info!(count = ids.len(),
+                            "notes that failed for a missing model are pending again");
+                        core.enqueued(ids, now, now)
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!(error = %e, "cannot requeue the notes that failed for a missing model");
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
+                });
+            }
             Effect::Save { save, enrichment } => self.save(save, enrichment, ctx),
             Effect::StoreNextRun {
                 note_id,
@@ -260,8 +293,15 @@ impl AiWorkerActor {
     /// Reads the user's most used tags (for the prompt), then calls the provider. The
     /// tags are read for each call, not cached: the first notes of an install are
     /// the ones that make the vocabulary. A failed read only leaves them out.
-    fn call_provider(&mut self, note_id: String, body: String, ctx: &mut Context<Self>) {
-        tracing::debug!(%note_id, "calling the provider");
+    fn call_provider(
+        &mut self,
+        note_id: String,
+        body: String,
+        plan: CallPlan,
+        ctx: &mut Context<Self>,
+    ) {
+        tracing::debug!(%note_id, deadline_ms = plan.deadline.as_millis() as u64,
+            retry = plan.refused.is_some(), "calling the provider");
         let tags = self.repository.send(ListTags {
             limit: Some(VOCABULARY_IN_PROMPT),
         });
@@ -275,7 +315,11 @@ impl AiWorkerActor {
                 Err(_) => Vec::new(),
             };
             let started = actix_rt::time::Instant::now();
-            let call = act.provider.enrich(&body, &tags_in_use);
+            let call = act.provider.enrich(EnrichRequest {
+                body,
+                tags_in_use,
+                plan,
+            });
             ctx.spawn(call.into_actor(act).map(move |answer, act, ctx| {
                 let now = act.clock.now();
                 let effects = match answer {
@@ -283,15 +327,36 @@ impl AiWorkerActor {
                         let latency_ms = started.elapsed().as_millis() as u64;
                         act.core.answered(note_id, enrichment, latency_ms, now)
                     }
-                    Err(error) => act.core.call_failed(
-                        note_id,
-                        classify_reason(&error),
-                        error.to_string(),
-                        now,
-                    ),
+                    Err(error) => act.core.call_failed(note_id, error, now),
                 };
                 act.run(effects, ctx);
             }));
+        }));
+    }
+
+    fn load_model(&mut self, ctx: &mut Context<Self>) {
+        let load = self.provider.load_model();
+        ctx.spawn(
+            load.into_actor(self)
+                .map(|loaded: Result<(), ProviderError>, act, ctx| {
+                    let effects = act.core.model_loaded(loaded, act.clock.now());
+                    act.run(effects, ctx);
+                }),
+        );
+    }
+
+    /// Asks the monitor, now, whether Ollama is up after a call ran out of time. A
+    /// monitor that does not answer (the service is stopping) reads as "not running".
+    fn check_health(&mut self, note_id: String, error: String, ctx: &mut Context<Self>) {
+        let check = self.monitor.send(CheckAfterTimeout);
+        ctx.spawn(check.into_actor(self).map(move |health, act, ctx| {
+            let health = health.unwrap_or_else(|_| ProviderHealth::NotRunning {
+                detail: "the health monitor did not answer".into(),
+            });
+            let effects = act
+                .core
+                .timeout_checked(note_id, error, health, act.clock.now());
+            act.run(effects, ctx);
         }));
     }
 }
@@ -304,6 +369,7 @@ fn queued(job: Job) -> (String, QueuedJob) {
             attempts: job.attempts,
             next_run_at: job.next_run_at,
             wait_reason: job.wait_reason,
+            slow_timeouts: job.slow_timeouts,
         },
     )
 }
@@ -374,9 +440,7 @@ impl Handler<OllamaStatusChanged> for AiWorkerActor {
 
     fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
         let _handled = handling!("OllamaStatusChanged");
-        let effects = self
-            .core
-            .health_changed(msg.health.is_ready(), self.clock.now());
+        let effects = self.core.health_changed(msg.health, self.clock.now());
         self.run(effects, ctx);
     }
 }

@@ -22,6 +22,8 @@ pub struct QueuedJob {
     /// Why it waits, if it does: an outage (runs when the provider is back) or its own
     /// retry delay (keeps its time).
     pub wait_reason: Option<WaitReason>,
+    /// Calls that ran out of time while Ollama was up: each doubles the next deadline.
+    pub slow_timeouts: u32,
 }
 
 impl QueuedJob {
@@ -31,6 +33,7 @@ impl QueuedJob {
             attempts: 0,
             next_run_at: at,
             wait_reason: None,
+            slow_timeouts: 0,
         }
     }
 }
@@ -107,6 +110,21 @@ impl Queue {
     /// Note ids in the order they will run.
     pub fn ids_in_order(&self) -> impl Iterator<Item = &str> {
         self.order.iter().map(|(_, id)| id.as_str())
+    }
+
+    /// Sets a queued job's count of timeouts while Ollama was up.
+    pub fn set_slow_timeouts(&mut self, note_id: &str, slow_timeouts: u32) {
+        if let Some(job) = self.jobs.get_mut(note_id) {
+            job.slow_timeouts = slow_timeouts;
+        }
+    }
+
+    /// Jobs with at least `threshold` timeouts while Ollama was up, and their count.
+    pub fn slow(&self, threshold: u32) -> impl Iterator<Item = (&str, u32)> {
+        self.jobs
+            .iter()
+            .filter(move |(_, job)| job.slow_timeouts >= threshold)
+            .map(|(id, job)| (id.as_str(), job.slow_timeouts))
     }
 
     /// Jobs parked on an outage that are not due yet at `now`.

@@ -1,0 +1,260 @@
+//! A model that is slow, missing, cold or wrong, not only a server that is down
+//! (docs/DESIGN.md, "The worker policy": slow notes, a missing model, a cold model,
+//! retries that are different requests), end to end on virtual time.
+
+use std::time::Duration;
+
+use inkling::actors::ai_worker::{GetWorkerStatus, WorkerState};
+use inkling::actors::ollama_monitor::Recheck;
+use inkling::ai::ProviderHealth;
+
+use crate::fake_ollama::Reply;
+use crate::harness::{PausedSystem, Pipeline};
+
+fn body(text: &str) -> inkling::domain::NoteBody {
+    inkling::domain::NoteBody::parse(text.to_string(), 65536).unwrap()
+}
+
+fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_slow_note_with_ollama_up_holds_up_nobody_and_is_tried_with_longer_deadlines() {
+    let p = Pipeline::start(&[]).await;
+    let start = tokio::time::Instant::now();
+    p.fake.push(&[Reply::Hang]);
+    let long = p
+        .capture("a pasted article the model cannot finish in 2 min")
+        .await;
+    let short = p.capture("buy stamps").await;
+    p.settle_until("the first call", |p| p.fake.calls().len() == 1)
+        .await;
+
+    // The deadline passes with Ollama up: the other note goes at once, no park.
+    p.advance(secs(120)).await;
+    p.settle_until("the short note is done", |p| {
+        p.note(&short).status == "done"
+    })
+    .await;
+    assert_eq!(p.elapsed(), 120.0, "not after a 30 s park");
+    let row = p.note(&long);
+    let (attempts, _, wait) = row.job.clone().expect("still queued");
+    assert_eq!(
+        (row.status.as_str(), attempts, wait.as_deref()),
+        ("pending", 0, Some("retry"))
+    );
+    assert_eq!(p.slow_timeouts(&long), Some(1));
+    assert!(row.error.is_none(), "never failed");
+
+    // Two more timeouts, with the deadline doubling each time (240 s, 480 s), each
+    // after its wait (30 s, then 120 s).
+    p.fake.push(&[Reply::Hang, Reply::Hang]);
+    p.advance(secs(30)).await;
+    p.advance(secs(240)).await;
+    p.advance(secs(120)).await;
+    p.advance(secs(480)).await;
+    assert_eq!(p.call_times(start), [0.0, 120.0, 150.0, 510.0]);
+    assert_eq!(p.slow_timeouts(&long), Some(3));
+    let status = p.ask(&p.services.worker, GetWorkerStatus).await;
+    assert_eq!(status.slow_notes.len(), 1, "shown as slow after three");
+    assert_eq!(
+        (
+            status.slow_notes[0].note_id.as_str(),
+            status.slow_notes[0].next_deadline_ms
+        ),
+        (long.as_str(), 600_000)
+    );
+
+    // The fourth try has up to 10 min, and the model finishes in 7.
+    p.fake.push(&[Reply::OkAfterSeconds(420)]);
+    p.advance(secs(120)).await;
+    p.advance(secs(420)).await;
+    p.settle_until("the long note is done", |p| p.note(&long).status == "done")
+        .await;
+    assert!(p.events_of("ai_failed").is_empty());
+    assert!(p.invariant_violations().is_empty());
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_model_not_pulled_spends_no_attempt_and_the_work_starts_when_it_is() {
+    let p = Pipeline::start(&[]).await;
+    // The model goes missing (say, the first day of an install) before the monitor knows.
+    p.fake.set_models(&[]);
+    p.fake.set_default(Reply::ModelMissing);
+    let first = p.capture("captured before the model was pulled").await;
+    p.settle_until("the monitor sees it missing", |p| {
+        p.fake.calls().len() == 1 && p.fake.health_checks() >= 2
+    })
+    .await;
+    p.settle().await;
+    let mut notes = vec![first];
+    for i in 0..5 {
+        notes.push(
+            p.capture(&format!("note {i} while the model is missing"))
+                .await,
+        );
+    }
+    // An hour of health intervals: not one more chat call, nothing counted or failed.
+    for _ in 0..60 {
+        p.advance(secs(60)).await;
+    }
+    assert_eq!(
+        p.fake.calls().len(),
+        1,
+        "one call found the model missing; none since"
+    );
+    let status = p.ask(&p.services.worker, GetWorkerStatus).await;
+    assert_eq!(status.state, WorkerState::WaitingForModel);
+    for id in &notes {
+        let row = p.note(id);
+        assert_eq!(
+            (row.status.as_str(), row.job.map(|j| j.0)),
+            ("pending", Some(0))
+        );
+    }
+
+    // `ollama pull` finishes: within one health interval (1 s) the work starts.
+    p.fake.set_models(&["llama3.2:latest"]);
+    p.fake.set_default(Reply::Ok);
+    p.advance(secs(1)).await;
+    p.settle_until("every note done", |p| p.count_with_status("done") == 6)
+        .await;
+    assert_eq!(p.fake.calls().len(), 7);
+    assert!(p.events_of("ai_failed").is_empty());
+    assert!(p.invariant_violations().is_empty());
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn notes_an_older_release_failed_for_a_missing_model_go_back_to_pending_when_it_is_there() {
+    use inkling::storage::Store;
+    let fake = crate::fake_ollama::FakeOllama::start_new().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (missing, crashed) = {
+        let settings = crate::harness::pipeline_settings(dir.path(), &fake.url(), &[]);
+        let mut store = Store::open(&settings.database_path(), 30).unwrap();
+        let now = crate::harness::t0();
+        let missing = store
+            .capture(&body("failed for a missing model"), now)
+            .unwrap()
+            .id;
+        let crashed = store.capture(&body("failed for a crash"), now).unwrap().id;
+        store
+            .mark_ai_failed(&missing, "other: HTTP 404: model 'llama3.2' not found", now)
+            .unwrap();
+        store
+            .mark_ai_failed(
+                &crashed,
+                "other: HTTP 500: model runner has unexpectedly stopped",
+                now,
+            )
+            .unwrap();
+        (missing, crashed)
+    };
+    let p = Pipeline::start_with(fake, dir, &[]).await;
+    p.settle_until("the model-missing one is done", |p| {
+        p.note(&missing).status == "done"
+    })
+    .await;
+    assert_eq!(
+        p.note(&crashed).status,
+        "failed",
+        "a real failure stays the user's to retry"
+    );
+    p.settle_until("the count announced", |p| {
+        p.failed_counts.0.lock().unwrap().last() == Some(&1)
+    })
+    .await;
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn the_model_is_loaded_first_and_kept_loaded_and_a_slow_load_charges_no_note() {
+    let p = Pipeline::start(&[]).await;
+    p.fake.set_load_seconds(200); // longer than a call's 120 s deadline
+    let start = tokio::time::Instant::now();
+    let id = p.capture("the first note of the day").await;
+    p.settle().await;
+    assert_eq!(
+        (p.fake.loads(), p.fake.calls().len()),
+        (1, 0),
+        "loading first"
+    );
+    p.advance(secs(200)).await;
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+    assert_eq!(p.fake.loads(), 1);
+    assert_eq!(p.call_times(start), [200.0], "the call came after the load");
+    let call = &p.fake.calls()[0];
+    assert_eq!(call.request["keep_alive"], "30m");
+
+    // Within keep-alive: no load again. After it: a load first.
+    p.fake.set_load_seconds(0);
+    let second = p.capture("ten minutes later").await;
+    p.settle_until("done", |p| p.note(&second).status == "done")
+        .await;
+    assert_eq!(p.fake.loads(), 1);
+    p.advance(secs(31 * 60)).await;
+    let third = p.capture("after lunch").await;
+    p.settle_until("done", |p| p.note(&third).status == "done")
+        .await;
+    assert_eq!(p.fake.loads(), 2);
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_retry_after_a_refused_answer_is_a_different_request() {
+    let p = Pipeline::start(&[]).await;
+    p.fake
+        .push(&[Reply::WrongSchema, Reply::Truncated, Reply::Ok]);
+    let id = p.capture("a note the model gets wrong twice").await;
+    p.settle().await;
+    assert_eq!(p.fake.calls().len(), 1, "first refused");
+    p.advance(secs(30)).await;
+    assert_eq!(p.fake.calls().len(), 2, "second refused");
+    p.advance(secs(120)).await;
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+
+    let calls = p.fake.calls();
+    let first = &calls[0].request;
+    assert_eq!(first["messages"].as_array().map(Vec::len), Some(2));
+    assert_eq!(first["options"]["temperature"], 0);
+    // The retry shows the model its answer and what was wrong, with a new seed.
+    let second = &calls[1].request;
+    assert_eq!(
+        second["messages"][2]["content"],
+        r#"{"title":"T","tags":"a"}"#
+    );
+    let told = second["messages"][3]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(told.contains("not a list"), "{told}");
+    assert_eq!(second["options"]["seed"], 1);
+    assert_ne!(second["options"]["temperature"], 0);
+    assert_eq!(second["options"]["num_predict"], 512);
+    // After an answer cut off at the limit: more room.
+    let third = &calls[2].request;
+    assert_eq!(third["options"]["seed"], 2);
+    assert!(third["options"]["num_predict"].as_u64() > Some(512));
+    assert!(third["messages"][3]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("cut off"));
+    assert_ne!(first, second);
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_recheck_while_the_model_is_missing_says_so_and_resumes_nothing() {
+    let p = Pipeline::start(&[]).await;
+    p.fake.set_models(&[]);
+    assert!(matches!(
+        p.ask(&p.services.monitor, Recheck).await,
+        ProviderHealth::ModelMissing { .. }
+    ));
+    let id = p.capture("waits for the model").await;
+    p.settle().await;
+    assert!(
+        p.fake.calls().is_empty(),
+        "the monitor knew: no call at all"
+    );
+    assert_eq!(p.note(&id).job.map(|j| j.0), Some(0));
+}
