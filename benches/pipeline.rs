@@ -463,6 +463,7 @@ async fn tags() {
             kept_at: None,
             title_set_by_user: false,
             tags_set_by_user: false,
+            ai_read_chars: None,
         })
         .collect();
     store.import(&notes, Utc::now()).unwrap();
@@ -492,6 +493,7 @@ async fn tags() {
         title: "A title".into(),
         tags: vec!["Topic-1".into(), "topic 17".into(), "brand new".into()],
         summary: "A summary.".into(),
+        read_chars: None,
     };
     let mut saves = Vec::new();
     let started = Instant::now();

@@ -16,6 +16,7 @@ use crate::ai::ProviderHealth;
 use crate::client::{ClientError, ServiceClient};
 use crate::configuration::{Settings, UserFile};
 use crate::domain::{ListFilter, Note};
+use crate::events::{ModelPullProgress, PullState};
 use crate::status::ServiceStatus;
 use crate::storage::{SearchHit, SnippetPart, TagCount, TagRenamed};
 
@@ -87,6 +88,9 @@ pub enum Command {
     FailedCount,
     /// Check Ollama now (and resume the AI work at once if it is back).
     Recheck,
+    /// Download the model (ollama.model) through Ollama, showing its progress; the AI
+    /// work starts when it is installed.
+    PullModel,
     /// Print the usage report (stats.md), built from the local usage log.
     Stats,
     /// Copy the usage log and a fresh stats.md into a new folder; prints its path.
@@ -350,6 +354,15 @@ async fn execute(
                 );
                 println!("ollama: {}", describe_health(status.provider.as_ref()));
                 println!("worker: {}", describe_worker(&status.worker));
+                if status.worker.model_time.total_ms() > 0 {
+                    println!(
+                        "model:  {} since start",
+                        status
+                            .worker
+                            .model_time
+                            .describe(crate::configuration::Locale::En)
+                    );
+                }
                 for slow in &status.worker.slow_notes {
                     println!("slow:   note {}: {}", slow.note_id, describe_slow(slow));
                 }
@@ -410,6 +423,7 @@ async fn execute(
                 println!("ollama: {}", describe_health(Some(&health)));
             }
         }
+        Command::PullModel => pull_model(client, json).await?,
         Command::Logout { all: _ } => {
             let reply: Value = client
                 .post("/api/sessions/end-all", &serde_json::json!({}))
@@ -676,6 +690,90 @@ fn describe_worker(worker: &WorkerStatus) -> String {
     }
 }
 
+/// `POST /api/ollama/pull`: each step of the download as it comes, as a progress line
+/// rewritten in place on a terminal (otherwise a line per step and per tenth of a
+/// download, or the JSON lines with `--json`). Fails with Ollama's reason when the download does.
+async fn pull_model(client: &ServiceClient, json: bool) -> Result<(), ClientError> {
+    use std::io::{IsTerminal, Write};
+    let terminal = std::io::stdout().is_terminal() && !json;
+    let mut last_line = (String::new(), None::<u64>);
+    let mut outcome: Option<PullState> = None;
+    client
+        .post_lines("/api/ollama/pull", &serde_json::json!({}), |line| {
+            if line.trim().is_empty() {
+                return Ok(());
+            }
+            let step: ModelPullProgress = serde_json::from_str(line)
+                .map_err(|e| ClientError::Api(format!("a download step that is not JSON: {e}")))?;
+            if json {
+                println!("{line}");
+            }
+            match &step.state {
+                PullState::Running {
+                    status,
+                    completed,
+                    total,
+                } if !json => {
+                    let text = describe_pull_step(status, *completed, *total);
+                    let tenth = completed
+                        .zip(*total)
+                        .filter(|(_, total)| *total > 0)
+                        .map(|(done, total)| done.saturating_mul(10) / total);
+                    if terminal {
+                        print!("\r\x1b[2K{text}");
+                        let _ = std::io::stdout().flush();
+                    } else if (status.clone(), tenth) != last_line {
+                        println!("{text}");
+                    }
+                    last_line = (status.clone(), tenth);
+                }
+                PullState::Running { .. } => {}
+                over => outcome = Some(over.clone()),
+            }
+            Ok(())
+        })
+        .await?;
+    if terminal {
+        println!();
+    }
+    match outcome {
+        Some(PullState::Done) => {
+            if !json {
+                println!("the model is installed; the AI work starts now");
+            }
+            Ok(())
+        }
+        Some(PullState::Failed { error }) => Err(ClientError::Api(format!(
+            "the download failed: {error}. Check that Ollama runs and the model name (ollama.model) is right"
+        ))),
+        _ => Err(ClientError::Api("the download ended without a result".into())),
+    }
+}
+
+/// "downloading 6a0746a1ec1a: 45 % (910 MB of 2.0 GB)".
+fn describe_pull_step(status: &str, completed: Option<u64>, total: Option<u64>) -> String {
+    match (completed, total) {
+        (Some(done), Some(total)) if total > 0 => format!(
+            "{status}: {} % ({} of {})",
+            done.saturating_mul(100) / total,
+            plain_size(done),
+            plain_size(total)
+        ),
+        _ => status.to_string(),
+    }
+}
+
+/// Bytes in a person's units: "910 MB", "2.0 GB".
+fn plain_size(bytes: u64) -> String {
+    const MB: f64 = 1_000_000.0;
+    let mb = bytes as f64 / MB;
+    if mb >= 1000.0 {
+        format!("{:.1} GB", mb / 1000.0)
+    } else {
+        format!("{mb:.0} MB")
+    }
+}
+
 /// What a slow note is doing, and what the user can do about it.
 fn describe_slow(slow: &SlowNote) -> String {
     format!(
@@ -828,6 +926,11 @@ fn print_note(note: &Note) {
     }
     if let Some(summary) = &note.summary {
         println!("summary:  {}", line(summary));
+    }
+    if let Some(chars) = note.ai_read_chars {
+        println!(
+            "read:     the AI was given its first {chars} characters (the note is longer than the model reads at once)"
+        );
     }
     println!();
     println!("{}", printable(&note.body, true));
@@ -1002,6 +1105,14 @@ mod tests {
              to 10 min. Shorten the note, or raise ollama.request_timeout_ms"
         );
         assert_eq!(plain_duration(90_000), "90 s");
+        assert_eq!(
+            describe_pull_step("downloading 6a07", Some(910_000_000), Some(2_019_377_376)),
+            "downloading 6a07: 45 % (910 MB of 2.0 GB)"
+        );
+        assert_eq!(
+            describe_pull_step("pulling manifest", None, None),
+            "pulling manifest"
+        );
         assert_eq!(plain_duration(500), "500 ms");
     }
 

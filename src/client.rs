@@ -156,15 +156,43 @@ impl ServiceClient {
     pub async fn get_lines(
         &self,
         path: &str,
-        mut on_line: impl FnMut(&str) -> Result<(), ClientError>,
+        on_line: impl FnMut(&str) -> Result<(), ClientError>,
     ) -> Result<(), ClientError> {
-        use futures_util::StreamExt;
         self.prove_service().await?;
         let request = self
             .http
             .get(format!("{}{path}", self.base_url))
             .bearer_auth(&self.token);
-        let sent = request.send().await;
+        self.read_lines(request.send().await, on_line).await
+    }
+
+    /// A POST whose answer is handed to `on_line` a line at a time as it arrives (a
+    /// model download's progress).
+    pub async fn post_lines<B: Serialize>(
+        &self,
+        path: &str,
+        body: &B,
+        on_line: impl FnMut(&str) -> Result<(), ClientError>,
+    ) -> Result<(), ClientError> {
+        self.prove_service().await?;
+        let request = self
+            .http
+            .post(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.token);
+        self.read_lines(request.send_json(body).await, on_line)
+            .await
+    }
+
+    async fn read_lines<S>(
+        &self,
+        sent: Result<awc::ClientResponse<S>, SendRequestError>,
+        mut on_line: impl FnMut(&str) -> Result<(), ClientError>,
+    ) -> Result<(), ClientError>
+    where
+        S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
+            + Unpin,
+    {
+        use futures_util::StreamExt;
         let mut response = self.received(sent)?;
         if !response.status().is_success() {
             return self.answer(Ok(response)).await.map(|_| ());

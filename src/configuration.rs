@@ -112,6 +112,9 @@ pub struct OllamaSettings {
     /// How long loading the model may take.
     #[serde(deserialize_with = "strict::whole")]
     pub load_timeout_ms: u64,
+    /// The context every call asks for, in tokens (never above the model's own).
+    #[serde(deserialize_with = "strict::whole")]
+    pub num_ctx: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -344,6 +347,12 @@ impl Settings {
         if self.ollama.load_timeout_ms == 0 {
             return bad("ollama.load_timeout_ms", "must be at least 1");
         }
+        if self.ollama.num_ctx < MIN_NUM_CTX {
+            return bad(
+                "ollama.num_ctx",
+                format!("must be at least {MIN_NUM_CTX} (the prompt and the answer need room)"),
+            );
+        }
         if self.worker.unreachable_backoffs_ms.is_empty() {
             return bad("worker.unreachable_backoffs_ms", "needs at least one wait");
         }
@@ -427,6 +436,10 @@ impl OllamaSettings {
         Duration::from_millis(self.health_interval_ms)
     }
 }
+
+/// The smallest `ollama.num_ctx`: the system prompt, the tags in use and a 2,048-token
+/// answer take most of it.
+pub const MIN_NUM_CTX: u32 = 4096;
 
 /// `ollama.keep_alive` as Ollama reads it: Go's duration syntax (`30m`, `1h30m`,
 /// `90s`, `500ms`, `0`), a negative one meaning "for ever". Written here rather than

@@ -55,6 +55,10 @@ pub struct Note {
     /// The tags are the user's (set by an edit): the AI never replaces them.
     #[serde(default)]
     pub tags_set_by_user: bool,
+    /// The note was longer than the model's context: its AI fields come from its first
+    /// this many characters. Absent: from the whole note.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ai_read_chars: Option<u32>,
 }
 
 /// Why a note body was refused.
@@ -210,6 +214,9 @@ pub struct Enrichment {
     pub title: String,
     pub tags: Vec<String>,
     pub summary: String,
+    /// The note was cut to fit the model's context: the model read its first this many
+    /// characters. `None`: the whole note.
+    pub read_chars: Option<u32>,
 }
 
 /// The one timestamp format of the database and the API: RFC 3339, UTC, milliseconds,

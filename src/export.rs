@@ -77,6 +77,9 @@ pub struct ImportedNote {
     pub title_set_by_user: bool,
     #[serde(default)]
     pub tags_set_by_user: bool,
+    /// The AI read only the note's first this many characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ai_read_chars: Option<u32>,
 }
 
 /// Why a note cannot come in.
@@ -150,6 +153,7 @@ impl ImportedNote {
             kept_at: time("kept_at", self.kept_at)?,
             title_set_by_user: self.title_set_by_user || (from_elsewhere && title.is_some()),
             tags_set_by_user: self.tags_set_by_user || (from_elsewhere && !tags.is_empty()),
+            ai_read_chars: self.ai_read_chars.filter(|_| ai_status == AiStatus::Done),
             title,
             tags,
         })
@@ -172,6 +176,7 @@ impl From<Note> for ImportedNote {
             kept_at: note.kept_at,
             title_set_by_user: note.title_set_by_user,
             tags_set_by_user: note.tags_set_by_user,
+            ai_read_chars: note.ai_read_chars,
         }
     }
 }
@@ -449,6 +454,7 @@ mod tests {
             kept_at: None,
             title_set_by_user: true,
             tags_set_by_user: false,
+            ai_read_chars: None,
         }
     }
 

@@ -12,6 +12,7 @@ use crate::actors::ai_worker::{AiWorkerActor, WorkerRules, WorkerWiring};
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::inbox::InboxActor;
 use crate::actors::mailbox::Mailbox;
+use crate::actors::model_pull::ModelPullActor;
 use crate::actors::ollama_monitor::OllamaMonitorActor;
 use crate::actors::repository::RepositoryActor;
 use crate::actors::telemetry::TelemetryActor;
@@ -30,6 +31,7 @@ pub struct Services {
     pub monitor: Mailbox<OllamaMonitorActor>,
     pub worker: Mailbox<AiWorkerActor>,
     pub inbox: Mailbox<InboxActor>,
+    pub model_pull: Mailbox<ModelPullActor>,
 }
 
 impl Services {
@@ -58,6 +60,15 @@ impl Services {
                 hub.clone(),
                 telemetry.clone(),
                 settings.ollama.health_interval(),
+            )
+            .start(),
+        );
+        let model_pull = Mailbox::from(
+            ModelPullActor::new(
+                provider.clone(),
+                settings.ollama.model.clone(),
+                hub.clone(),
+                monitor.clone(),
             )
             .start(),
         );
@@ -96,6 +107,7 @@ impl Services {
             monitor,
             worker,
             inbox,
+            model_pull,
         })
     }
 }

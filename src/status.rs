@@ -61,6 +61,7 @@ mod tests {
                     request_timeout_ms: 120_000,
                     next_deadline_ms: 600_000,
                 }],
+                model_time: Default::default(),
             },
             actors: BTreeMap::from([("repository".into(), ActorCounters::default())]),
         };

@@ -64,6 +64,7 @@ fn enrichment(tags: &[&str]) -> Enrichment {
         title: "A title".into(),
         tags: tags.iter().map(|t| t.to_string()).collect(),
         summary: "A summary.".into(),
+        read_chars: None,
     }
 }
 
@@ -723,6 +724,7 @@ async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_th
         title: "T".into(),
         tags: vec![],
         summary: "S".into(),
+        read_chars: None,
     };
     write_then_check!(SaveEnrichment {
         note_id: a.id.clone(),
@@ -794,6 +796,7 @@ fn enriched(title: &str, tags: &[&str]) -> Enrichment {
         title: title.into(),
         tags: tags.iter().map(|t| t.to_string()).collect(),
         summary: "A summary.".into(),
+        read_chars: None,
     }
 }
 

@@ -18,6 +18,7 @@ const state = {
   locale: "en",
   counts: { pending: 0, failed: 0, expired: 0 },
   health: null, // {state: "ready" | "model_missing" | "not_running", ...}
+  pull: null, // the model download: {state: "running" | "done" | "failed", status, completed, total, error}
   filter: { tag: null, expired: false },
   // The words in the search box: while there are any, the list is their hits, best
   // first, one page (a search is ranked, not paged by date).
@@ -86,7 +87,8 @@ async function api(path, options = {}) {
     throw new NoSession();
   }
   const type = response.headers.get("content-type") || "";
-  const body = type.includes("json") ? await response.json() : await response.text();
+  // NDJSON (a download's progress) is read as text: it is followed on the live feed.
+  const body = type.includes("application/json") ? await response.json() : await response.text();
   if (!response.ok) throw new Error(body && body.error ? body.error : `HTTP ${response.status}`);
   return body;
 }
@@ -170,8 +172,26 @@ function renderBanners() {
 
   const ollama = $("ollama-banner");
   ollama.hidden = !health || health.state === "ready";
+  const pull = state.pull;
+  const pulling = pull && pull.state === "running";
+  const progress = $("pull-progress");
+  progress.hidden = !pulling;
+  $("pull-model").hidden = !(health && health.state === "model_missing") || pulling;
   if (health && health.state === "model_missing") {
-    ollama.querySelector(".text").textContent = t("ollamaModelMissing", { model: health.model });
+    const text = ollama.querySelector(".text");
+    $("pull-model").textContent = t(pull && pull.state === "failed" ? "pullAgain" : "pullModel", {
+      model: health.model,
+    });
+    if (pulling) {
+      const share = pull.total ? pull.completed / pull.total : 0;
+      progress.value = share;
+      progress.setAttribute("aria-label", t("pullProgressLabel", { model: health.model }));
+      text.textContent = t("pulling", { model: health.model, percent: Math.floor(share * 100) });
+    } else if (pull && pull.state === "failed") {
+      text.textContent = t("pullFailed", { model: health.model, error: pull.error });
+    } else {
+      text.textContent = t("ollamaModelMissing", { model: health.model });
+    }
   } else if (health && health.state === "not_running") {
     ollama.querySelector(".text").textContent = t("ollamaNotRunning", { detail: health.detail });
   }
@@ -274,6 +294,13 @@ function noteElement(note, inTrash) {
     summary.className = "summary";
     summary.textContent = note.summary;
     item.append(summary);
+  }
+  if (note.ai_read_chars != null && note.ai_status === "done") {
+    // A note longer than the model reads at once: its AI fields come from its beginning.
+    const part = document.createElement("p");
+    part.className = "read-part";
+    part.textContent = t("readPart", { n: note.ai_read_chars.toLocaleString(state.locale) });
+    item.append(part);
   }
   if (note.snippet) {
     // A search hit: the piece of its body that matched, the words marked.
@@ -567,6 +594,10 @@ const live = {
     },
     note_changed(data) {
       noteChanged(data.note);
+    },
+    model_pull(data) {
+      state.pull = data;
+      renderBanners();
     },
     notes_changed() {
       // Many at once (a retry-all): one reload.
@@ -865,6 +896,18 @@ function wireControls() {
     state.counts.failed = 0;
     renderBanners();
     await api("/api/inbox/retry-all-failed", { json: {} });
+  });
+  $("pull-model").addEventListener("click", async () => {
+    // Its steps come on the live feed (model_pull); the answer streams the same ones.
+    state.pull = { state: "running", status: "starting" };
+    renderBanners();
+    try {
+      await api("/api/ollama/pull", { json: {} });
+    } catch (error) {
+      if (error instanceof NoSession) return;
+      state.pull = { state: "failed", error: error.message };
+      renderBanners();
+    }
   });
   $("recheck").addEventListener("click", async () => {
     state.health = await api("/api/ollama/recheck", { json: {} });

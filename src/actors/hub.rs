@@ -11,7 +11,8 @@ use actix::{Actor, Context, Handler, Message};
 use super::handling;
 use super::mailbox::Subscriber;
 use crate::events::{
-    CountsChanged, FailedCountChanged, JobFailed, NoteChanged, NotesChanged, OllamaStatusChanged,
+    CountsChanged, FailedCountChanged, JobFailed, ModelPullProgress, NoteChanged, NotesChanged,
+    OllamaStatusChanged,
 };
 
 /// Subscribes a recipient to one notification type.
@@ -79,6 +80,7 @@ pub struct Hub {
     note_changed: Topic<NoteChanged>,
     notes_changed: Topic<NotesChanged>,
     job_failed: Topic<JobFailed>,
+    model_pull: Topic<ModelPullProgress>,
 }
 
 impl Default for Hub {
@@ -90,6 +92,7 @@ impl Default for Hub {
             note_changed: Topic::events(),
             notes_changed: Topic::events(),
             job_failed: Topic::events(),
+            model_pull: Topic::events(),
         }
     }
 }
@@ -127,6 +130,7 @@ hub_topic!(OllamaStatusChanged, ollama_status);
 hub_topic!(NoteChanged, note_changed);
 hub_topic!(NotesChanged, notes_changed);
 hub_topic!(JobFailed, job_failed);
+hub_topic!(ModelPullProgress, model_pull);
 
 #[cfg(test)]
 mod tests {

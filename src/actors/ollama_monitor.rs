@@ -10,9 +10,9 @@
 //!   also emits `ollama_recovered {downMs}`. The worker resumes on a ready status.
 //! - `Recheck` (tray, API, CLI) checks now, emits `ollama_recheck_manual`, and
 //!   announces the result even when unchanged, so a parked worker resumes at once.
-//! - `CheckAfterTimeout` (the worker, after a call ran out of time) checks now and
-//!   answers what it found: Ollama up with the model means the note was slow, not the
-//!   provider down.
+//! - `CheckNow` (the worker after a call ran out of time, the model pull when it is
+//!   done) checks now and answers what it found, announced on a change only: Ollama up
+//!   with the model after a timeout means the note was slow, not the provider down.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -37,11 +37,11 @@ pub struct Recheck;
 #[rtype(result = "()")]
 pub struct SuspectDown;
 
-/// A call ran out of time: check now and answer (announced like any check: on a
-/// change only).
+/// Check now and answer (announced like any check: on a change only). The worker
+/// asks after a call ran out of time; the model pull when the download is done.
 #[derive(Debug, Message)]
 #[rtype(result = "ProviderHealth")]
-pub struct CheckAfterTimeout;
+pub struct CheckNow;
 
 /// The last known health (`None` before the first check has answered).
 #[derive(Debug, Message)]
@@ -171,11 +171,11 @@ impl Handler<Recheck> for OllamaMonitorActor {
     }
 }
 
-impl Handler<CheckAfterTimeout> for OllamaMonitorActor {
+impl Handler<CheckNow> for OllamaMonitorActor {
     type Result = ResponseActFuture<Self, ProviderHealth>;
 
-    fn handle(&mut self, _: CheckAfterTimeout, _: &mut Context<Self>) -> Self::Result {
-        let _handled = handling!("CheckAfterTimeout");
+    fn handle(&mut self, _: CheckNow, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("CheckNow");
         let check = self.provider.health();
         Box::pin(check.into_actor(self).map(|health, act, ctx| {
             let checking = act.checking;

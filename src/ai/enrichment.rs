@@ -33,6 +33,70 @@ pub const MAX_OUTPUT_TOKENS: u32 = 2048;
 /// names the mistake, makes it a different one.
 pub const RETRY_TEMPERATURE: f64 = 0.4;
 
+/// UTF-8 bytes per token, counted low so an estimate is never short: English runs about
+/// four bytes a token, a Hangul syllable (three bytes) is one token or more.
+pub const BYTES_PER_TOKEN: usize = 3;
+/// Room for the chat template around the messages (role markers, the schema's hint).
+pub const TEMPLATE_TOKENS: usize = 64;
+
+/// A high estimate of the tokens `text` takes.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(BYTES_PER_TOKEN)
+}
+
+/// The part of `body` that fits in a context of `num_ctx` tokens beside the rest of
+/// the chat (`other_tokens`) and the answer (`output_tokens`): the whole note, or its
+/// beginning, cut at a line break or a space near the limit, with how many characters
+/// were kept. Ollama, left to it, would drop the *front* of an over-long prompt (the
+/// system prompt and the note's beginning, where its subject is).
+pub fn fit_note(
+    body: &str,
+    num_ctx: u32,
+    other_tokens: usize,
+    output_tokens: u32,
+) -> (&str, Option<u32>) {
+    let room_tokens = (num_ctx as usize)
+        .saturating_sub(other_tokens)
+        .saturating_sub(output_tokens as usize)
+        .saturating_sub(TEMPLATE_TOKENS);
+    let room = room_tokens.saturating_mul(BYTES_PER_TOKEN);
+    if body.len() <= room {
+        return (body, None);
+    }
+    let mut cut = room;
+    while !body.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &body[..cut];
+    // A clean break in the last fifth, if there is one.
+    let floor = cut - cut / 5;
+    let cut = head
+        .rfind('\n')
+        .filter(|&at| at >= floor)
+        .or_else(|| head.rfind(char::is_whitespace).filter(|&at| at >= floor))
+        .unwrap_or(cut);
+    let head = body[..cut].trim_end();
+    (head, Some(head.chars().count() as u32))
+}
+
+/// The context length in a `POST /api/show` answer: `model_info.<arch>.context_length`
+/// (the architecture from `general.architecture`), else any `*.context_length`.
+pub fn context_length(show: &Value) -> Option<u32> {
+    let info = show.get("model_info")?.as_object()?;
+    let by_arch = info
+        .get("general.architecture")
+        .and_then(Value::as_str)
+        .and_then(|arch| info.get(&format!("{arch}.context_length")));
+    by_arch
+        .or_else(|| {
+            info.iter()
+                .find(|(key, _)| key.ends_with(".context_length"))
+                .map(|(_, value)| value)
+        })
+        .and_then(Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+}
+
 /// The system prompt. It says "JSON" explicitly: Ollama's docs ask for it, and it keeps
 /// models from padding structured output with whitespace.
 pub const SYSTEM_PROMPT: &str = "You file short personal notes. Read the note and answer \
@@ -181,6 +245,7 @@ pub fn parse_enrichment(content: &str, body: &str) -> Result<Enrichment, String>
         title,
         tags: tidy,
         summary,
+        read_chars: None,
     })
 }
 
@@ -295,6 +360,41 @@ mod tests {
             ],
             [512, 1024, 2048, 2048]
         );
+    }
+
+    #[test]
+    fn a_note_that_fits_is_sent_whole_and_a_longer_one_keeps_its_beginning() {
+        let (sent, read) = fit_note("short note", 8192, 300, 512);
+        assert_eq!((sent, read), ("short note", None));
+        let article = format!("Title line\n{}", "word ".repeat(20_000)); // ~100 KB
+        let (sent, read) = fit_note(&article, 8192, 300, 512);
+        assert!(sent.starts_with("Title line\n"), "the head is kept");
+        let room = (8192 - 300 - 512 - TEMPLATE_TOKENS) * BYTES_PER_TOKEN;
+        assert!(
+            sent.len() <= room && sent.len() > room * 4 / 5,
+            "{}",
+            sent.len()
+        );
+        assert!(sent.ends_with("word"), "cut at a word");
+        assert_eq!(read, Some(sent.chars().count() as u32));
+        // Korean: cut on a character boundary, counted in characters.
+        let korean = "가나다라 ".repeat(10_000);
+        let (sent, read) = fit_note(&korean, 4096, 300, 512);
+        assert!(korean.starts_with(sent));
+        assert_eq!(read, Some(sent.chars().count() as u32));
+        // No room at all: nothing of the note, said so.
+        assert_eq!(fit_note("note", 100, 300, 512), ("", Some(0)));
+    }
+
+    #[test]
+    fn the_context_length_is_read_from_the_models_architecture() {
+        let show = json!({ "model_info": {
+            "general.architecture": "llama", "llama.context_length": 131072,
+            "bert.context_length": 512 } });
+        assert_eq!(context_length(&show), Some(131072));
+        let other = json!({ "model_info": { "qwen3.context_length": 40960 } });
+        assert_eq!(context_length(&other), Some(40960));
+        assert_eq!(context_length(&json!({ "details": {} })), None);
     }
 
     #[test]

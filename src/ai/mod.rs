@@ -12,6 +12,7 @@ pub mod enrichment;
 pub mod ollama;
 
 use futures_util::future::LocalBoxFuture;
+use futures_util::stream::LocalBoxStream;
 
 pub use classify::{classify_reason, FailureReason, ProviderError, RefusedAnswer};
 
@@ -33,6 +34,19 @@ impl ProviderHealth {
     pub fn is_ready(&self) -> bool {
         matches!(self, ProviderHealth::Ready)
     }
+}
+
+/// One line of a model download's progress (Ollama's `/api/pull` stream).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PullProgress {
+    /// Ollama's words for the step: "pulling manifest", "downloading …", "verifying
+    /// sha256 digest", "success".
+    pub status: String,
+    /// Bytes of the part being downloaded, when the step has a size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
 }
 
 /// How one call is made, as the worker's policy decided it (`core.rs`): plain data.
@@ -87,4 +101,7 @@ pub trait EnrichmentProvider {
     /// Loads the model into memory (and keeps it there for `ollama.keep_alive`), under
     /// its own deadline, so a cold load is not charged to a note's call.
     fn load_model(&self) -> LocalBoxFuture<'static, Result<(), ProviderError>>;
+    /// Downloads the model (`ollama pull`), its progress as it comes; the stream ends
+    /// after "success", or with the error that stopped it.
+    fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>>;
 }

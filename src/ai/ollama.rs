@@ -7,19 +7,32 @@
 //!   default would abort every cold start (and an aborted load restarts from zero).
 //! - `load_model`: `POST /api/generate` with no prompt, which only loads the model,
 //!   under `ollama.load_timeout_ms`: a cold load is not charged to a note.
+//! - one `num_ctx` for every call and load: `ollama.num_ctx`, never above the model's
+//!   own context (`POST /api/show`). A note longer than fits is cut here, keeping its
+//!   beginning, and the answer says how much was read; Ollama would cut the front.
 //! - `health`: `GET /api/tags`: is Ollama answering, and is the model pulled?
+//! - `pull_model`: `POST /api/pull`, its NDJSON progress read line by line as it comes
+//!   (a download takes minutes: no overall deadline, but a stalled one ends).
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::time::Duration;
 
 use awc::Client;
 use futures_util::future::LocalBoxFuture;
+use futures_util::stream::LocalBoxStream;
 use futures_util::FutureExt;
+use futures_util::StreamExt as _;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::enrichment::{chat_messages, format_schema, parse_enrichment, sampling_options};
+use super::enrichment::{
+    chat_messages, context_length, estimate_tokens, fit_note, follow_up, format_schema,
+    parse_enrichment, sampling_options, system_prompt,
+};
 use super::{
-    CallPlan, EnrichRequest, EnrichmentProvider, ProviderError, ProviderHealth, RefusedAnswer,
+    CallPlan, EnrichRequest, EnrichmentProvider, ProviderError, ProviderHealth, PullProgress,
+    RefusedAnswer,
 };
 use crate::configuration::OllamaSettings;
 use crate::domain::Enrichment;
@@ -40,6 +53,11 @@ pub struct OllamaClient {
     /// Sent with every request as it is written (`ollama.keep_alive`: "30m", "-1").
     keep_alive: String,
     load_timeout: Duration,
+    /// `ollama.num_ctx`: the context asked for.
+    num_ctx_wanted: u32,
+    /// The context every call uses: `ollama.num_ctx`, or the model's own when smaller,
+    /// once `POST /api/show` has said (shared by the clones; read again at each load).
+    num_ctx: Rc<Cell<Option<u32>>>,
 }
 
 /// The parts of a non-streaming `/api/chat` answer that matter; unknown fields ignored.
@@ -49,6 +67,8 @@ struct ChatResponse {
     done: Option<bool>,
     done_reason: Option<String>,
     error: Option<String>,
+    /// Tokens of the prompt as Ollama evaluated it (after any truncation of its own).
+    prompt_eval_count: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -83,25 +103,78 @@ impl OllamaClient {
             model: settings.model.clone(),
             keep_alive: settings.keep_alive.clone(),
             load_timeout: settings.load_timeout(),
+            num_ctx_wanted: settings.num_ctx,
+            num_ctx: Rc::new(Cell::new(None)),
         }
     }
 
-    /// The `/api/chat` request for one note, as planned.
-    fn chat_request(&self, request: &EnrichRequest) -> serde_json::Value {
+    /// The `/api/chat` request for one note, as planned, in a context of `num_ctx`
+    /// tokens: the note is cut to fit, keeping its beginning. Also how many characters
+    /// of the note were kept (`None`: all) and the prompt's estimated tokens.
+    fn chat_request(
+        &self,
+        request: &EnrichRequest,
+        num_ctx: u32,
+    ) -> (serde_json::Value, Option<u32>, usize) {
         let plan: &CallPlan = &request.plan;
-        json!({
+        let refused = plan.refused.as_ref();
+        let around = estimate_tokens(&system_prompt(&request.tags_in_use))
+            + refused.map_or(0, |r| {
+                estimate_tokens(&r.answer) + estimate_tokens(&follow_up(r))
+            });
+        let (body, read_chars) = fit_note(&request.body, num_ctx, around, plan.output_tokens);
+        let mut options = sampling_options(refused.is_some(), plan.attempt, plan.output_tokens);
+        options["num_ctx"] = num_ctx.into();
+        let chat = json!({
             "model": self.model,
             "stream": false,
             "keep_alive": self.keep_alive,
-            "messages": chat_messages(&request.body, &request.tags_in_use, plan.refused.as_ref()),
+            "messages": chat_messages(body, &request.tags_in_use, refused),
             "format": format_schema(),
-            "options": sampling_options(plan.refused.is_some(), plan.attempt, plan.output_tokens),
-        })
+            "options": options,
+        });
+        (chat, read_chars, around + estimate_tokens(body))
+    }
+
+    /// The context every call uses: `ollama.num_ctx`, never above the model's own
+    /// (`POST /api/show`, read once and again at each load). One value for every call:
+    /// Ollama reloads the model whenever it changes.
+    async fn context_size(&self) -> u32 {
+        if let Some(known) = self.num_ctx.get() {
+            return known;
+        }
+        let url = format!("{}/api/show", self.base_url);
+        let request = json!({ "model": self.model });
+        let shown = self
+            .exchange(|| self.http.post(&url).send_json(&request))
+            .await;
+        match shown {
+            Ok((200, bytes)) => {
+                let model = serde_json::from_slice::<serde_json::Value>(&bytes)
+                    .ok()
+                    .and_then(|show| context_length(&show));
+                let size = model.map_or(self.num_ctx_wanted, |m| m.min(self.num_ctx_wanted));
+                if model.is_some_and(|m| m < self.num_ctx_wanted) {
+                    tracing::info!(
+                        model_context = model,
+                        wanted = self.num_ctx_wanted,
+                        "the model's context is smaller than ollama.num_ctx; using the model's"
+                    );
+                }
+                self.num_ctx.set(Some(size));
+                size
+            }
+            // Not known yet (Ollama down, the model missing): the configured one, and
+            // asked again next time.
+            _ => self.num_ctx_wanted,
+        }
     }
 
     async fn chat(self, request: EnrichRequest) -> Result<Enrichment, ProviderError> {
+        let num_ctx = self.context_size().await;
+        let output_tokens = request.plan.output_tokens;
         let body = request.body.clone();
-        let request = self.chat_request(&request);
+        let (request, read_chars, estimated) = self.chat_request(&request, num_ctx);
         let url = format!("{}/api/chat", self.base_url);
         let (status, bytes) = self
             .exchange(|| self.http.post(&url).send_json(&request))
@@ -114,14 +187,33 @@ impl OllamaClient {
         }
         let answer: ChatResponse = serde_json::from_slice(&bytes)
             .map_err(|e| ProviderError::Invalid(format!("the answer is not Ollama's JSON: {e}")))?;
-        check_chat_answer(answer, &body)
+        if let Some(evaluated) = answer.prompt_eval_count {
+            tracing::debug!(evaluated, estimated, num_ctx, "prompt tokens");
+            if evaluated + u64::from(output_tokens) >= u64::from(num_ctx) {
+                tracing::warn!(
+                    evaluated,
+                    estimated,
+                    num_ctx,
+                    "the prompt filled the model's context: Ollama may have cut its front"
+                );
+            }
+        }
+        let mut enrichment = check_chat_answer(answer, &body)?;
+        enrichment.read_chars = read_chars;
+        Ok(enrichment)
     }
 
     /// `POST /api/generate` with the model and no prompt: Ollama loads the model (and
     /// keeps it for `keep_alive`) and answers `done_reason: "load"`.
+    /// The load asks for the context the calls will use, or the first call would load
+    /// the model again.
     async fn load(self) -> Result<(), ProviderError> {
-        let request =
-            json!({ "model": self.model, "keep_alive": self.keep_alive, "stream": false });
+        self.num_ctx.set(None);
+        let num_ctx = self.context_size().await;
+        let request = json!({
+            "model": self.model, "keep_alive": self.keep_alive, "stream": false,
+            "options": { "num_ctx": num_ctx },
+        });
         let url = format!("{}/api/generate", self.base_url);
         let (status, bytes) = self
             .exchange(|| self.http.post(&url).send_json(&request))
@@ -233,6 +325,130 @@ impl EnrichmentProvider for OllamaClient {
             self.clone().load(),
         )
     }
+
+    fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
+        self.clone().pull().boxed_local()
+    }
+}
+
+/// A pull with no line for this long has stalled (a download sends one a second or so).
+const PULL_STALL: Duration = Duration::from_secs(120);
+
+/// Where a streamed pull is.
+enum PullStep<B> {
+    Start(OllamaClient),
+    Reading { body: B, buffer: Vec<u8> },
+    Over,
+}
+
+impl OllamaClient {
+    /// `POST /api/pull`, streamed: each NDJSON line as a [`PullProgress`]; an `error`
+    /// line, a refused request or a stall ends the stream with the error.
+    fn pull(self) -> impl futures_util::Stream<Item = Result<PullProgress, ProviderError>> {
+        use futures_util::StreamExt;
+        futures_util::stream::unfold(PullStep::Start(self), |step| async move {
+            let (mut body, mut buffer) = match step {
+                PullStep::Over => return None,
+                PullStep::Start(client) => {
+                    let url = format!("{}/api/pull", client.base_url);
+                    let request = json!({ "model": client.model, "stream": true });
+                    let sent = client.http.post(&url).send_json(&request).await;
+                    let mut response = match sent {
+                        Ok(response) => response,
+                        Err(e) => {
+                            return Some((Err(ProviderError::from_send_error(&e)), PullStep::Over))
+                        }
+                    };
+                    if !response.status().is_success() {
+                        let code = response.status().as_u16();
+                        let bytes = response
+                            .body()
+                            .limit(MAX_ANSWER_BYTES)
+                            .await
+                            .unwrap_or_default();
+                        let error = ProviderError::Status {
+                            code,
+                            message: error_message(&bytes),
+                        };
+                        return Some((Err(error), PullStep::Over));
+                    }
+                    (response, Vec::new())
+                }
+                PullStep::Reading { body, buffer } => (body, buffer),
+            };
+            loop {
+                if let Some(end) = buffer.iter().position(|b| *b == b'\n') {
+                    let line: Vec<u8> = buffer.drain(..=end).collect();
+                    match pull_line(&line) {
+                        None => continue,
+                        Some(Err(e)) => return Some((Err(e), PullStep::Over)),
+                        Some(Ok(progress)) => {
+                            let next = if progress.status == "success" {
+                                PullStep::Over
+                            } else {
+                                PullStep::Reading { body, buffer }
+                            };
+                            return Some((Ok(progress), next));
+                        }
+                    }
+                }
+                match actix_rt::time::timeout(PULL_STALL, body.next()).await {
+                    Err(_) => {
+                        let stalled = ProviderError::TimedOut(format!(
+                            "the download sent nothing for {} s",
+                            PULL_STALL.as_secs()
+                        ));
+                        return Some((Err(stalled), PullStep::Over));
+                    }
+                    Ok(Some(Ok(chunk))) => buffer.extend_from_slice(&chunk),
+                    Ok(Some(Err(e))) => {
+                        return Some((Err(ProviderError::from_payload_error(&e)), PullStep::Over))
+                    }
+                    Ok(None) => {
+                        let rest = std::mem::take(&mut buffer);
+                        return match pull_line(&rest) {
+                            Some(Ok(progress)) if progress.status == "success" => {
+                                Some((Ok(progress), PullStep::Over))
+                            }
+                            Some(Err(e)) => Some((Err(e), PullStep::Over)),
+                            _ => {
+                                let ended = ProviderError::Unexpected(
+                                    "the download ended before Ollama said \"success\"".into(),
+                                );
+                                Some((Err(ended), PullStep::Over))
+                            }
+                        };
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// One line of `/api/pull`: a progress step, an error, or nothing (blank).
+fn pull_line(line: &[u8]) -> Option<Result<PullProgress, ProviderError>> {
+    let text = std::str::from_utf8(line).ok()?.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => {
+            return Some(Err(ProviderError::Invalid(format!(
+                "a download line that is not Ollama's JSON: {e}"
+            ))))
+        }
+    };
+    if let Some(error) = value.get("error").and_then(|e| e.as_str()) {
+        return Some(Err(ProviderError::Status {
+            code: 500,
+            message: error.to_string(),
+        }));
+    }
+    Some(
+        serde_json::from_value::<PullProgress>(value)
+            .map_err(|e| ProviderError::Invalid(format!("a download line: {e}"))),
+    )
 }
 
 /// `call` under one overall deadline; past it, a `TimedOut` saying what did not happen.
@@ -429,6 +645,24 @@ mod tests {
         assert!(same_model("Llama3.2:latest", "llama3.2:LATEST"));
         assert!(!same_model("llama3.2:1b", "llama3.2"));
         assert!(!same_model("", "llama3.2"));
+    }
+
+    #[test]
+    fn pull_lines_are_progress_errors_or_nothing() {
+        let step = pull_line(br#"{"status":"downloading 6a0746a1ec1a","digest":"sha256:6a07","total":2019377376,"completed":241970}"#);
+        assert_eq!(
+            step,
+            Some(Ok(PullProgress {
+                status: "downloading 6a0746a1ec1a".into(),
+                completed: Some(241970),
+                total: Some(2019377376),
+            }))
+        );
+        assert!(matches!(
+            pull_line(br#"{"error":"pull model manifest: file does not exist"}"#),
+            Some(Err(ProviderError::Status { .. }))
+        ));
+        assert_eq!(pull_line(b"  \r\n"), None);
     }
 
     #[test]

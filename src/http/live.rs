@@ -9,6 +9,7 @@
 //! event: ollama_status     data: {"state":"not_running","detail":"…"}
 //! event: note_changed      data: {"id":"…","note":{…the note as it is now…}}
 //! event: notes_changed     data: {"count":1200}   (many at once: reload the list)
+//! event: model_pull        data: {"model":"llama3.2","state":"running","status":"…","completed":1,"total":2}
 //! ```
 //!
 //! A new feed is sent the last counts, failed count and health at once (the hub
@@ -45,7 +46,8 @@ use super::AppState;
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::{Mailbox, Subscriber};
 use crate::events::{
-    CountsChanged, FailedCountChanged, NoteChanged, NotesChanged, OllamaStatusChanged,
+    CountsChanged, FailedCountChanged, ModelPullProgress, NoteChanged, NotesChanged,
+    OllamaStatusChanged,
 };
 use crate::sessions::Sessions;
 
@@ -148,6 +150,9 @@ live_event!(CountsChanged, "counts", |msg| {
 live_event!(NotesChanged, "notes_changed", |msg| {
     serde_json::json!({ "count": msg.count })
 });
+live_event!(ModelPullProgress, "model_pull", |msg| {
+    serde_json::to_value(&msg).unwrap_or_default()
+});
 
 /// Subscribes a feed to one notification type at the hub, uncounted.
 fn subscribe<M>(hub: &Mailbox<Hub>, feed: &Addr<LiveFeed>)
@@ -191,6 +196,7 @@ pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>)
     subscribe::<OllamaStatusChanged>(hub, &feed);
     subscribe::<NoteChanged>(hub, &feed);
     subscribe::<NotesChanged>(hub, &feed);
+    subscribe::<ModelPullProgress>(hub, &feed);
     // The stream ends when the server stops, so a graceful stop does not wait for it,
     // and when the session it was opened with ends (`inkling logout --all`): a signed-out
     // page hears nothing more.

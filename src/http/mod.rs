@@ -103,6 +103,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 )
                 .service(endpoint("/inbox/trash-expired").route(web::post().to(api::trash_expired)))
                 .service(endpoint("/ollama/recheck").route(web::post().to(api::recheck)))
+                .service(endpoint("/ollama/pull").route(web::post().to(api::pull_model)))
                 .service(endpoint("/events").route(web::get().to(live::events)))
                 .service(endpoint("/stats").route(web::get().to(api::stats)))
                 .service(endpoint("/usage-log/export").route(web::post().to(api::export_usage_log)))

@@ -33,8 +33,8 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../migrations/0004_user_fields.sql"),
     },
     Migration {
-        name: "0005_slow_notes.sql",
-        sql: include_str!("../../migrations/0005_slow_notes.sql"),
+        name: "0005_model_work.sql",
+        sql: include_str!("../../migrations/0005_model_work.sql"),
     },
 ];
 

@@ -198,9 +198,10 @@ pub const ALL_JOBS_SQL: &str =
      ORDER BY j.next_run_at, j.note_id";
 
 /// How many columns [`NOTE_COLUMNS`] has (a query may add its own after them).
-const NOTE_COLUMN_COUNT: usize = 13;
+const NOTE_COLUMN_COUNT: usize = 14;
 const NOTE_COLUMNS: &str = "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
-     n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, n.tags_set_by_user";
+     n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, n.tags_set_by_user, \
+     n.ai_read_chars";
 
 /// Matches ranked in the search index per result wanted (`Store::search`).
 pub const SEARCH_CANDIDATES: u32 = 4;
@@ -371,6 +372,7 @@ impl Store {
             kept_at: None,
             title_set_by_user: false,
             tags_set_by_user: false,
+            ai_read_chars: None,
         })
     }
 
@@ -780,7 +782,7 @@ impl Store {
                      title = CASE WHEN title_set_by_user THEN title ELSE ?2 END,
                      summary = ?3,
                      tags = CASE WHEN tags_set_by_user THEN tags ELSE ?4 END,
-                     ai_status = 'done', ai_error = NULL, updated_at = ?5
+                     ai_status = 'done', ai_error = NULL, updated_at = ?5, ai_read_chars = ?7
                  WHERE id = ?1 AND ai_status = 'pending' AND body = ?6
                  RETURNING tags_set_by_user",
                 params![
@@ -789,7 +791,8 @@ impl Store {
                     enrichment.summary,
                     tags_json,
                     timestamp(now),
-                    body_read
+                    body_read,
+                    enrichment.read_chars
                 ],
                 |r| r.get(0),
             )
@@ -919,8 +922,8 @@ impl Store {
             let stored = tx.execute(
                 "INSERT OR IGNORE INTO notes (id, body, title, summary, tags, ai_status, ai_error,
                      created_at, updated_at, deleted_at, kept_at, title_set_by_user,
-                     tags_set_by_user)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                     tags_set_by_user, ai_read_chars)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                 params![
                     id,
                     note.body,
@@ -935,6 +938,7 @@ impl Store {
                     note.kept_at,
                     note.title_set_by_user,
                     note.tags_set_by_user,
+                    note.ai_read_chars,
                 ],
             )?;
             if stored == 0 {
@@ -1377,5 +1381,6 @@ fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
         kept_at: r.get(10)?,
         title_set_by_user: r.get(11)?,
         tags_set_by_user: r.get(12)?,
+        ai_read_chars: r.get(13)?,
     })
 }

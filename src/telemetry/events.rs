@@ -88,6 +88,16 @@ pub struct NotesImported {
     pub count: u64,
 }
 
+/// A stretch of the model's time and what it went into (an answer kept, a load, or a
+/// waste: a call abandoned, an answer refused or thrown away).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AiModelTime {
+    #[serde(rename = "use")]
+    pub usage: crate::actors::ai_worker::model_time::ModelUse,
+    pub ms: u64,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OllamaRecovered {
@@ -101,6 +111,7 @@ pub enum UsageEvent {
     NoteCaptured(NoFields),
     AiDone(AiDone),
     AiFailed(AiFailed),
+    AiModelTime(AiModelTime),
     AiRetryManual(AiRetryManual),
     AiEnrichRequested(AiEnrichRequested),
     NoteEdited(NoteEdited),
@@ -121,6 +132,7 @@ impl UsageEvent {
             UsageEvent::NoteCaptured(_) => "note_captured",
             UsageEvent::AiDone(_) => "ai_done",
             UsageEvent::AiFailed(_) => "ai_failed",
+            UsageEvent::AiModelTime(_) => "ai_model_time",
             UsageEvent::AiRetryManual(_) => "ai_retry_manual",
             UsageEvent::AiEnrichRequested(_) => "ai_enrich_requested",
             UsageEvent::NoteEdited(_) => "note_edited",
@@ -216,6 +228,8 @@ mod tests {
             ("ai_failed", json!({ "reason": "schema", "attempts": 3 })),
             ("ai_failed", json!({ "reason": "other", "attempts": 3 })),
             ("ai_retry_manual", json!({ "failedCount": 2 })),
+            ("ai_model_time", json!({ "use": "kept", "ms": 5200 })),
+            ("ai_model_time", json!({ "use": "timeout", "ms": 120000 })),
             ("ai_enrich_requested", json!({ "from": "done" })),
             ("ai_enrich_requested", json!({ "from": "failed" })),
             ("ai_enrich_requested", json!({ "from": "pending" })),

@@ -40,6 +40,8 @@ pub struct Counts {
     pub trashed: u64,
     pub restored: u64,
     pub exports: u64,
+    /// The model's time in ms, per use (`ModelUse::ALL`'s order).
+    pub model_ms: [u64; 10],
 }
 
 impl Counts {
@@ -51,6 +53,10 @@ impl Counts {
                 FailedReason::Schema => self.ai_failed_schema += 1,
                 FailedReason::Other => self.ai_failed_other += 1,
             },
+            UsageEvent::AiModelTime(p) => {
+                let slot = &mut self.model_ms[p.usage.index()];
+                *slot = slot.saturating_add(p.ms);
+            }
             UsageEvent::AiRetryManual(p) => {
                 self.ai_retries += 1;
                 self.ai_retried_notes += p.failed_count;
@@ -208,6 +214,7 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
                 t.notes_exports, t.notes_imported
             ),
             format!("- Notes trashed: {}, restored: {}", t.trashed, t.restored),
+            model_time_line(&t.model_ms, locale),
         ],
         Locale::Ko => vec![
             format!("- 캡처한 노트: {} 건", t.captured),
@@ -235,6 +242,7 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
                 t.notes_exports, t.notes_imported
             ),
             format!("- 휴지통으로: {} 건, 복원: {} 건", t.trashed, t.restored),
+            model_time_line(&t.model_ms, locale),
         ],
     };
     for line in lines {
@@ -242,6 +250,19 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
         out.push('\n');
     }
     out
+}
+
+/// "- Model time: 1 h 2 min: kept 91 %, …" (`ModelTime::describe`).
+fn model_time_line(model_ms: &[u64; 10], locale: Locale) -> String {
+    use crate::actors::ai_worker::model_time::{ModelTime, ModelUse};
+    let mut time = ModelTime::default();
+    for usage in ModelUse::ALL {
+        time.add(usage, model_ms[usage.index()]);
+    }
+    match locale {
+        Locale::En => format!("- Model time: {}", time.describe(locale)),
+        Locale::Ko => format!("- 모델 시간: {}", time.describe(locale)),
+    }
 }
 
 #[cfg(test)]
@@ -362,5 +383,31 @@ mod tests {
         let report = render_markdown(&stats, Locale::En, "t");
         assert!(report.contains("No events yet."));
         assert!(report.contains("- AI manual retry usage: 0 times / 0 notes total"));
+    }
+
+    #[test]
+    fn the_models_time_is_added_up_per_use_and_reported_with_the_waste_per_reason() {
+        use crate::actors::ai_worker::model_time::ModelUse;
+        use crate::telemetry::events::AiModelTime;
+        let time = |usage, ms| {
+            (
+                at("2026-03-01T10:00:00Z"),
+                UsageEvent::AiModelTime(AiModelTime { usage, ms }),
+            )
+        };
+        let stats = aggregate([
+            time(ModelUse::Kept, 540_000),
+            time(ModelUse::Loading, 15_000),
+            time(ModelUse::Timeout, 40_000),
+            time(ModelUse::Schema, 5_000),
+        ]);
+        assert_eq!(stats.total.model_ms[ModelUse::Kept.index()], 540_000);
+        let en = render_markdown(&stats, Locale::En, "now");
+        assert!(
+            en.contains("- Model time: 10 min: kept 90 %, loading 2 %, wasted 7 % (abandoned at the deadline 40 s, refused answers 5 s)"),
+            "{en}"
+        );
+        let ko = render_markdown(&stats, Locale::Ko, "now");
+        assert!(ko.contains("- 모델 시간: 10분: 쓴 답 90%, 불러오기 2%, 버린 시간 7% (시간 초과 40초, 쓸 수 없는 답 5초)"), "{ko}");
     }
 }

@@ -202,12 +202,21 @@ fn kill_9_in_the_middle_of_a_provider_call_loses_nothing_and_costs_no_attempt() 
 /// A fake Ollama on its own thread (the service under test is another process).
 /// Returns its URL and a channel that gets a message per `/api/chat` call.
 fn fake_on_a_thread(reply: Reply) -> (String, std::sync::mpsc::Receiver<()>) {
+    fake_on_a_thread_with(reply, |_| {})
+}
+
+/// [`fake_on_a_thread`], set up by `setup` first.
+fn fake_on_a_thread_with(
+    reply: Reply,
+    setup: impl FnOnce(&FakeOllama) + Send + 'static,
+) -> (String, std::sync::mpsc::Receiver<()>) {
     let (url_tx, url_rx) = std::sync::mpsc::channel();
     let (call_tx, call_rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         actix_rt::System::new().block_on(async move {
             let fake = FakeOllama::start_new().await;
             fake.set_default(reply);
+            setup(&fake);
             url_tx.send(fake.url()).unwrap();
             let mut seen = 0;
             loop {
@@ -221,6 +230,35 @@ fn fake_on_a_thread(reply: Reply) -> (String, std::sync::mpsc::Receiver<()>) {
         });
     });
     (url_rx.recv().unwrap(), call_rx)
+}
+
+#[test]
+fn pull_model_downloads_the_model_with_a_progress_line_and_the_status_follows() {
+    let (url, _calls) = fake_on_a_thread_with(Reply::Ok, |fake| fake.set_models(&[]));
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &url)]);
+    let status = String::from_utf8_lossy(&service.cli(&["status"]).stdout).into_owned();
+    assert!(status.contains("run `ollama pull llama3.2`"), "{status}");
+
+    let pulled = service.cli(&["pull-model"]);
+    let out = String::from_utf8_lossy(&pulled.stdout).into_owned();
+    assert!(
+        pulled.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&pulled.stderr)
+    );
+    assert!(out.contains("pulling manifest"), "{out}");
+    assert!(
+        out.contains("downloading 6a0746a1ec1a: 50 % (1.0 GB of 2.0 GB)"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("the model is installed; the AI work starts now\n"),
+        "{out}"
+    );
+    let status = String::from_utf8_lossy(&service.cli(&["status"]).stdout).into_owned();
+    assert!(status.contains("ollama: ready"), "{status}");
 }
 
 #[test]

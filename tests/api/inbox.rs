@@ -53,10 +53,12 @@ async fn a_captured_note_is_enriched_and_the_status_shows_provider_and_worker() 
     let (status, body) = app.get("/api/status").await;
     assert_eq!(status, 200);
     assert_eq!(body["provider"], json!({ "state": "ready" }));
+    let worker = &body["worker"];
     assert_eq!(
-        body["worker"],
-        json!({ "state": "idle", "queued": 0, "slow_notes": [] })
+        (&worker["state"], &worker["queued"], &worker["slow_notes"]),
+        (&json!("idle"), &json!(0), &json!([]))
     );
+    assert!(worker["model_time"]["kept_ms"].is_u64(), "{worker}");
     for actor in [
         "repository",
         "ai_worker",

@@ -118,6 +118,7 @@ pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
                 title: format!("Note {i}"),
                 tags: vec!["bulk".into()],
                 summary: "Stored before the test.".into(),
+                read_chars: None,
             };
             store
                 .save_enrichment(&id, body.as_str(), &enrichment, start)

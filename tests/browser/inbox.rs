@@ -592,6 +592,55 @@ async fn the_banners_stack_in_the_seed_order() {
 }
 
 #[actix_rt::test]
+async fn the_model_is_downloaded_from_the_banner_with_its_progress_and_the_notes_follow() {
+    let browser = start(&[]).await;
+    browser.fake.set_models(&[]);
+    browser.fake.set_pull_step_seconds(1);
+    browser
+        .api("POST", "/api/ollama/recheck", Some(json!({})))
+        .await;
+    let note = browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "before the model was there" })),
+        )
+        .await;
+    browser.open_inbox().await;
+    browser.wait_visible("pull-model").await;
+    assert_eq!(browser.text("#pull-model").await, "Download llama3.2");
+
+    browser.click("#pull-model").await;
+    browser.wait_visible("pull-progress").await;
+    browser
+        .wait_until(
+            "the bar moves",
+            "document.getElementById('pull-progress').value >= 0.5",
+        )
+        .await;
+    assert!(browser
+        .text("#ollama-banner .text")
+        .await
+        .starts_with("Downloading llama3.2: 50 %"));
+    // Installed: the monitor sees it, the banner goes, the note is enriched.
+    browser
+        .wait_until(
+            "the banner gone",
+            "document.getElementById('ollama-banner').hidden",
+        )
+        .await;
+    let id = note["id"].as_str().unwrap_or_default().to_string();
+    browser
+        .wait_until(
+            "the note done",
+            &format!("document.querySelector('li[data-id=\"{id}\"]')?.dataset.status === 'done'"),
+        )
+        .await;
+    assert_eq!(browser.fake.pulls(), 1);
+    browser.close().await;
+}
+
+#[actix_rt::test]
 async fn every_control_is_reachable_with_the_keyboard() {
     let browser = start(&[]).await;
     failed_notes(&browser, 1).await;

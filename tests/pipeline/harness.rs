@@ -259,6 +259,17 @@ impl Pipeline {
         NoteRow { status, error, job }
     }
 
+    /// One column of a note's row.
+    pub fn note_column<T: rusqlite::types::FromSql>(&self, id: &str, column: &str) -> T {
+        self.reader
+            .query_row(
+                &format!("SELECT {column} FROM notes WHERE id = ?1"),
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
     /// A pending note's count of timeouts while Ollama was up (`None`: no job row).
     pub fn slow_timeouts(&self, id: &str) -> Option<u32> {
         self.reader

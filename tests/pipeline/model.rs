@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use inkling::actors::ai_worker::model_time::ModelUse;
 use inkling::actors::ai_worker::{GetWorkerStatus, WorkerState};
 use inkling::actors::ollama_monitor::Recheck;
 use inkling::ai::ProviderHealth;
@@ -73,6 +74,21 @@ async fn a_slow_note_with_ollama_up_holds_up_nobody_and_is_tried_with_longer_dea
     p.settle_until("the long note is done", |p| p.note(&long).status == "done")
         .await;
     assert!(p.events_of("ai_failed").is_empty());
+    // The model's time: three calls abandoned at their deadline, one answer kept.
+    let time = p.ask(&p.services.worker, GetWorkerStatus).await.model_time;
+    assert_eq!(
+        (
+            time.kept_ms,
+            time.wasted_ms.get(&ModelUse::Timeout).copied()
+        ),
+        (420_000, Some((120 + 240 + 480) * 1000))
+    );
+    p.settle_until("logged", |p| p.events_of("ai_model_time").len() == 4)
+        .await;
+    assert_eq!(
+        p.events_of("ai_model_time")[0],
+        serde_json::json!({ "use": "timeout", "ms": 120000 })
+    );
     assert!(p.invariant_violations().is_empty());
 }
 
@@ -257,4 +273,124 @@ async fn a_recheck_while_the_model_is_missing_says_so_and_resumes_nothing() {
         "the monitor knew: no call at all"
     );
     assert_eq!(p.note(&id).job.map(|j| j.0), Some(0));
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_note_longer_than_the_context_is_read_from_its_beginning_and_says_so() {
+    let p = Pipeline::start(&[]).await;
+    p.fake.set_context_length(4096); // smaller than ollama.num_ctx (8192)
+    let article = format!(
+        "Why the bridge closed\n{}THE END",
+        "The council met on Monday and heard the engineers. ".repeat(800)
+    );
+    let id = p.capture(&article).await;
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+
+    let calls = p.fake.calls();
+    let request = &calls[0].request;
+    assert_eq!(
+        request["options"]["num_ctx"], 4096,
+        "never above the model's"
+    );
+    let sent = request["messages"][1]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        sent.starts_with("Why the bridge closed\n"),
+        "the head is kept"
+    );
+    assert!(
+        !sent.contains("THE END") && sent.len() < 12_000,
+        "{}",
+        sent.len()
+    );
+    let read: Option<u32> = p.note_column(&id, "ai_read_chars");
+    assert_eq!(read, Some(sent.chars().count() as u32));
+
+    // A note that fits is read whole, and says nothing.
+    let short = p.capture("a short one").await;
+    p.settle_until("done", |p| p.note(&short).status == "done")
+        .await;
+    assert_eq!(p.note_column::<Option<u32>>(&short, "ai_read_chars"), None);
+    let loads = p.fake.loads();
+    assert_eq!(loads, 1, "one context for every call: no reload");
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn pulling_the_model_from_inkling_shows_its_progress_and_starts_the_work() {
+    use inkling::actors::model_pull::PullModel;
+    use inkling::events::PullState;
+    let p = Pipeline::start(&[]).await;
+    p.fake.set_models(&[]);
+    p.ask(&p.services.monitor, Recheck).await;
+    let id = p.capture("waits for the download").await;
+    p.fake.set_pull_step_seconds(10);
+
+    let (watcher, mut steps) = tokio::sync::mpsc::unbounded_channel();
+    p.ask(
+        &p.services.model_pull,
+        PullModel {
+            watcher: Some(watcher),
+        },
+    )
+    .await;
+    // A second ask joins the download under way.
+    p.ask(&p.services.model_pull, PullModel { watcher: None })
+        .await;
+    for _ in 0..3 {
+        p.advance(secs(10)).await;
+    }
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+    assert_eq!(p.fake.pulls(), 1, "one download");
+    let mut seen = Vec::new();
+    while let Ok(step) = steps.try_recv() {
+        seen.push(step.state);
+    }
+    assert!(
+        seen.iter().any(|s| matches!(s,
+        PullState::Running { completed: Some(c), total: Some(t), .. } if c * 2 == *t)),
+        "{seen:?}"
+    );
+    assert_eq!(seen.last(), Some(&PullState::Done));
+    assert_eq!(
+        p.fake.calls().len(),
+        1,
+        "no chat call before the model was there"
+    );
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_download_that_fails_says_why_and_changes_nothing() {
+    use inkling::actors::model_pull::PullModel;
+    use inkling::events::PullState;
+    let p = Pipeline::start(&[]).await;
+    p.fake.set_models(&[]);
+    p.ask(&p.services.monitor, Recheck).await;
+    p.fake
+        .fail_pulls("pull model manifest: file does not exist");
+    let (watcher, mut steps) = tokio::sync::mpsc::unbounded_channel();
+    p.ask(
+        &p.services.model_pull,
+        PullModel {
+            watcher: Some(watcher),
+        },
+    )
+    .await;
+    p.settle().await;
+    let mut last = None;
+    while let Ok(step) = steps.try_recv() {
+        last = Some(step.state);
+    }
+    match last {
+        Some(PullState::Failed { error }) => {
+            assert!(error.contains("file does not exist"), "{error}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        p.ask(&p.services.monitor, Recheck).await,
+        ProviderHealth::ModelMissing { .. }
+    ));
 }

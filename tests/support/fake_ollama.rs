@@ -6,6 +6,9 @@
 //! - `GET /api/tags` lists the installed models (`set_models`), `GET /api/version`;
 //! - `POST /api/chat` answers with the next scripted [`Reply`] (`push`), else the
 //!   default (`set_default`), and records the call (`calls`);
+//! - `POST /api/pull` streams a download's progress (`set_pull_step_seconds`) and then
+//!   installs the model, or ends with `fail_pulls`'s error;
+//! - `POST /api/show` gives the model's context length (`set_context_length`);
 //! - `POST /api/generate` with no prompt loads the model (`done_reason: "load"`, after
 //!   `set_load_seconds`), or 404s while it is not installed; loads are counted;
 //! - `stop()` closes the listening socket (connection refused) and `start()` opens
@@ -90,6 +93,13 @@ struct State {
     loads: usize,
     /// How long a load takes.
     load_seconds: u64,
+    /// The model's context length, as `/api/show` reports it.
+    context_length: u32,
+    /// How long each of a download's three steps takes; `None` in `pull_error`: it ends
+    /// with this error instead of installing the model.
+    pull_step_seconds: u64,
+    pull_error: Option<String>,
+    pulls: usize,
 }
 
 /// Counts a held call until the connection ends.
@@ -133,6 +143,10 @@ impl FakeOllama {
                 held: 0,
                 loads: 0,
                 load_seconds: 0,
+                context_length: 131_072,
+                pull_step_seconds: 0,
+                pull_error: None,
+                pulls: 0,
             })),
             accept: None,
         };
@@ -191,6 +205,25 @@ impl FakeOllama {
     /// How long a model load takes from now on (virtual time under a paused runtime).
     pub fn set_load_seconds(&self, seconds: u64) {
         self.state.lock().unwrap().load_seconds = seconds;
+    }
+
+    /// The context length `/api/show` reports from now on.
+    pub fn set_context_length(&self, tokens: u32) {
+        self.state.lock().unwrap().context_length = tokens;
+    }
+
+    /// How long each step of a download takes from now on.
+    pub fn set_pull_step_seconds(&self, seconds: u64) {
+        self.state.lock().unwrap().pull_step_seconds = seconds;
+    }
+
+    /// Downloads end with this error (as Ollama's stream does) instead of installing.
+    pub fn fail_pulls(&self, error: &str) {
+        self.state.lock().unwrap().pull_error = Some(error.to_string());
+    }
+
+    pub fn pulls(&self) -> usize {
+        self.state.lock().unwrap().pulls
     }
 
     pub fn loads(&self) -> usize {
@@ -356,6 +389,64 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 "done": true, "done_reason": "load",
             });
             respond(&mut stream, "200 OK", JSON, &answer.to_string()).await;
+        }
+        ("POST", "/api/pull") => {
+            // Streamed NDJSON as Ollama (Go's net/http) sends it: chunked, a line a chunk.
+            let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let model = request["model"].as_str().unwrap_or("").to_string();
+            let (seconds, error) = {
+                let mut state = state.lock().unwrap();
+                state.pulls += 1;
+                (state.pull_step_seconds, state.pull_error.clone())
+            };
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n\
+                        Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+            let chunk = |line: &serde_json::Value| {
+                let text = format!("{line}\n");
+                format!("{:x}\r\n{text}\r\n", text.len())
+            };
+            if stream.write_all(head.as_bytes()).await.is_err() {
+                return;
+            }
+            let total: u64 = 2_019_377_376;
+            let mut lines = vec![serde_json::json!({ "status": "pulling manifest" })];
+            for done in [0, total / 2, total] {
+                lines.push(serde_json::json!({
+                    "status": "downloading 6a0746a1ec1a", "digest": "sha256:6a0746a1ec1a",
+                    "total": total, "completed": done,
+                }));
+            }
+            for (i, line) in lines.iter().enumerate() {
+                if i > 1 {
+                    hold_for(&state, seconds).await;
+                }
+                if stream.write_all(chunk(line).as_bytes()).await.is_err() {
+                    return;
+                }
+            }
+            let last = match error {
+                Some(error) => serde_json::json!({ "error": error }),
+                None => {
+                    let mut state = state.lock().unwrap();
+                    let name = format!("{model}:latest");
+                    if !state.models.contains(&name) {
+                        state.models.push(name);
+                    }
+                    serde_json::json!({ "status": "success" })
+                }
+            };
+            let verifying = serde_json::json!({ "status": "verifying sha256 digest" });
+            let tail = chunk(&verifying) + &chunk(&last) + "0\r\n\r\n";
+            let _ = stream.write_all(tail.as_bytes()).await;
+            let _ = stream.shutdown().await;
+        }
+        ("POST", "/api/show") => {
+            let context = state.lock().unwrap().context_length;
+            let show = serde_json::json!({
+                "details": { "family": "llama", "parameter_size": "3.2B" },
+                "model_info": { "general.architecture": "llama", "llama.context_length": context },
+            });
+            respond(&mut stream, "200 OK", JSON, &show.to_string()).await;
         }
         ("GET", "/api/version") => {
             respond(&mut stream, "200 OK", JSON, r#"{"version":"0.33.0"}"#).await;

@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use super::backoff::{
     next_outage_step, outage_backoff, retry_backoff, slow_note_deadline, storage_wait,
 };
+use super::model_time::{ModelTime, ModelUse};
 use super::queue::{Queue, QueuedJob};
 use crate::ai::enrichment::output_tokens;
 use crate::ai::{
@@ -114,6 +115,8 @@ pub enum Effect {
         slow_timeouts: u32,
         last_error: String,
     },
+    /// A stretch of the model's time ended: what it went into (the usage log).
+    CountModelTime { usage: ModelUse, ms: u64 },
     /// The model is there: notes that failed only because it was missing (data from
     /// before that was the provider's state) go back to pending (answer:
     /// [`WorkerCore::enqueued`]).
@@ -173,6 +176,8 @@ pub struct PendingSave {
     /// The job's attempts when it left the queue, for putting it back.
     pub attempts: u32,
     pub latency_ms: u64,
+    /// The model's time the call took (the worker's clock), counted when the save ends.
+    pub model_ms: u64,
     /// Saved beside the next call (the usual case) rather than before it.
     pub beside_next_call: bool,
 }
@@ -241,6 +246,9 @@ pub struct WorkerStatus {
     /// Notes that timed out [`SLOW_AFTER_TIMEOUTS`] times or more while Ollama was up.
     #[serde(default)]
     pub slow_notes: Vec<SlowNote>,
+    /// Where the model's time went since the service started.
+    #[serde(default)]
+    pub model_time: ModelTime,
 }
 
 /// A note that keeps taking longer than its deadline while Ollama is up.
@@ -363,6 +371,9 @@ pub struct WorkerCore {
     /// Each job's last refused answer, shown to the model on its next call. In memory
     /// only: after a restart the retry still samples anew (its seed is its attempt).
     refused: HashMap<String, RefusedAnswer>,
+    /// When the call or load in flight started (the model's time is counted from it).
+    model_busy_since: Option<DateTime<Utc>>,
+    model_time: ModelTime,
 }
 
 impl WorkerCore {
@@ -382,7 +393,26 @@ impl WorkerCore {
             model: Model::Cold,
             loading_model: false,
             refused: HashMap::new(),
+            model_busy_since: None,
+            model_time: ModelTime::default(),
         }
+    }
+
+    /// The model's time since the call or load in flight started (none in flight: 0).
+    fn model_ms(&mut self, now: DateTime<Utc>) -> u64 {
+        self.model_busy_since
+            .take()
+            .map_or(0, |since| (now - since).num_milliseconds().max(0) as u64)
+    }
+
+    /// Counts a stretch of the model's time, for `/api/status` and the usage log; a
+    /// stretch of no time (nothing was in flight) is no event.
+    fn spent(&mut self, usage: ModelUse, ms: u64) -> Vec<Effect> {
+        if ms == 0 {
+            return Vec::new();
+        }
+        self.model_time.add(usage, ms);
+        vec![Effect::CountModelTime { usage, ms }]
     }
 
     fn provider_ready(&self) -> bool {
@@ -492,6 +522,8 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
         self.loading_model = false;
+        let ms = self.model_ms(now);
+        let mut effects = self.spent(ModelUse::Loading, ms);
         match loaded {
             Ok(()) => {
                 tracing::info!("model loaded");
@@ -503,7 +535,8 @@ impl WorkerCore {
                 self.model = Model::LoadFailed;
             }
         }
-        self.schedule(now)
+        effects.extend(self.schedule(now));
+        effects
     }
 
     /// The wake-up timer fired.
@@ -522,7 +555,7 @@ impl WorkerCore {
             Ok(bodies) => {
                 self.bodies.extend(bodies);
                 match self.bodies.remove(&note_id) {
-                    Some(body) => vec![self.call(note_id, body)],
+                    Some(body) => vec![self.call(note_id, body, now)],
                     None => {
                         // Gone, trashed or no longer pending: not a job any more.
                         tracing::debug!(%note_id, "job dropped: the note is no longer pending");
@@ -556,6 +589,7 @@ impl WorkerCore {
         let beside_next_call = self.disk_trouble.is_none();
         let attempts = self.queue.attempts(&note_id);
         let body = self.in_flight_body.take().unwrap_or_default();
+        let model_ms = self.model_ms(now);
         self.model_used(now);
         if !self.in_flight_requeued {
             self.drop_job(&note_id);
@@ -570,6 +604,7 @@ impl WorkerCore {
                 body,
                 attempts,
                 latency_ms,
+                model_ms,
                 beside_next_call,
             },
             enrichment,
@@ -591,10 +626,13 @@ impl WorkerCore {
         let reason = classify_reason(&failure);
         let error = format!("{}: {failure}", reason.as_str());
         tracing::info!(%note_id, reason = reason.as_str(), %error, "provider call failed");
+        let ms = self.model_ms(now);
+        let mut effects = self.spent(ModelUse::of_failure(reason), ms);
         if matches!(failure, ProviderError::TimedOut(_)) {
             // Slow note or Ollama down? The monitor looks now; the call stays in
             // flight until it has answered.
-            return vec![Effect::CheckHealth { note_id, error }];
+            effects.push(Effect::CheckHealth { note_id, error });
+            return effects;
         }
         if !reason.is_provider_outage() {
             // Ollama answered: the model is loaded now.
@@ -603,9 +641,10 @@ impl WorkerCore {
         if self.in_flight_requeued && !reason.is_provider_outage() {
             // About a body the note may no longer have; its new job stands as queued.
             tracing::info!(%note_id, "the note was queued again meanwhile; the failure is not counted");
-            return self.finish(now);
+            effects.extend(self.finish(now));
+            return effects;
         }
-        let effects = self.apply_failure(note_id.clone(), reason, error, true, now);
+        effects.extend(self.apply_failure(note_id.clone(), reason, error, true, now));
         if let ProviderError::Unusable(refused) = failure {
             if self.queue.contains(&note_id) {
                 self.refused.insert(note_id, refused);
@@ -671,7 +710,14 @@ impl WorkerCore {
         outcome: SaveOutcome,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
-        let mut effects = Vec::new();
+        let usage = match &outcome {
+            SaveOutcome::Saved(_) => Some(ModelUse::Kept),
+            SaveOutcome::NoteGone => Some(ModelUse::Deleted),
+            SaveOutcome::Stale => Some(ModelUse::Edited),
+            SaveOutcome::DiskTrouble(_) | SaveOutcome::Refused(_) => Some(ModelUse::Unsaved),
+            SaveOutcome::RepositoryGone => None,
+        };
+        let mut effects = usage.map_or_else(Vec::new, |usage| self.spent(usage, save.model_ms));
         match outcome {
             SaveOutcome::Saved(_) | SaveOutcome::NoteGone => {
                 if self.disk_trouble.take().is_some() {
@@ -803,6 +849,7 @@ impl WorkerCore {
             state,
             queued: self.queue.len(),
             slow_notes,
+            model_time: self.model_time.clone(),
         }
     }
 
@@ -940,19 +987,20 @@ impl WorkerCore {
         if self.needs_load(now) {
             tracing::info!("loading the model before the next note");
             self.loading_model = true;
+            self.model_busy_since = Some(now);
             return vec![Effect::Wake(None), Effect::LoadModel];
         }
         let note_id = note_id.to_string();
-        vec![Effect::Wake(None), self.start_call(note_id)]
+        vec![Effect::Wake(None), self.start_call(note_id, now)]
     }
 
     /// The job's call starts: with its body if it was read ahead, else by reading it
     /// and the next ones' in one query.
-    fn start_call(&mut self, note_id: String) -> Effect {
+    fn start_call(&mut self, note_id: String, now: DateTime<Utc>) -> Effect {
         self.in_flight = Some(note_id.clone());
         self.in_flight_requeued = false;
         if let Some(body) = self.bodies.remove(&note_id) {
-            return self.call(note_id, body);
+            return self.call(note_id, body, now);
         }
         let ids = std::iter::once(note_id.clone())
             .chain(
@@ -969,8 +1017,9 @@ impl WorkerCore {
     /// The provider call for the job in flight, its body kept for the save, planned:
     /// the deadline its slow timeouts give it, and after a refused answer that answer
     /// (shown to the model), a new seed and, if it was cut off, more room.
-    fn call(&mut self, note_id: String, body: String) -> Effect {
+    fn call(&mut self, note_id: String, body: String, now: DateTime<Utc>) -> Effect {
         self.in_flight_body = Some(body.clone());
+        self.model_busy_since = Some(now);
         let job = self.queue.get(&note_id).copied();
         let attempt = job.map_or(0, |job| job.attempts);
         let refused = self.refused.get(&note_id).cloned();
@@ -1188,6 +1237,7 @@ mod tests {
             title: "A title".into(),
             tags: vec!["tag".into()],
             summary: "A summary.".into(),
+            read_chars: None,
         }
     }
 
@@ -1207,6 +1257,7 @@ mod tests {
             kept_at: None,
             title_set_by_user: false,
             tags_set_by_user: false,
+            ai_read_chars: None,
         }
     }
 
@@ -1279,6 +1330,14 @@ mod tests {
             )
         });
         core.write_done(ends_call, now)
+    }
+
+    /// The effects without the model-time counts (tests of other rules).
+    fn untimed(effects: Vec<Effect>) -> Vec<Effect> {
+        effects
+            .into_iter()
+            .filter(|e| !matches!(e, Effect::CountModelTime { .. }))
+            .collect()
     }
 
     fn the_save(effects: &[Effect]) -> PendingSave {
@@ -1715,7 +1774,7 @@ mod tests {
             .iter()
             .any(|e| matches!(e, Effect::CallProvider { note_id, .. } if note_id == "b")));
         let save = the_save(&effects);
-        let effects = core.saved(save, saved("a"), t(1));
+        let effects = untimed(core.saved(save, saved("a"), t(1)));
         assert_eq!(
             effects,
             [Effect::AnnounceEnriched {
@@ -1734,7 +1793,7 @@ mod tests {
         let effects = core.answered("a".into(), enrichment(), 7, t(1));
         let save = the_save(&effects);
         // b's call is in flight beside the save; the loss holds the worker after it.
-        let effects = core.saved(save, SaveOutcome::DiskTrouble("disk full".into()), t(1));
+        let effects = untimed(core.saved(save, SaveOutcome::DiskTrouble("disk full".into()), t(1)));
         assert!(effects.is_empty(), "b's call still runs: {effects:?}");
         assert_eq!(
             core.queue.get("a"),
@@ -1746,7 +1805,7 @@ mod tests {
         let save = the_save(&effects);
         assert!(!save.beside_next_call, "saved before the next call");
         assert_eq!(effects.len(), 1, "no call before the save is answered");
-        let effects = core.saved(save, SaveOutcome::DiskTrouble("disk full".into()), t(2));
+        let effects = untimed(core.saved(save, SaveOutcome::DiskTrouble("disk full".into()), t(2)));
         assert_eq!(effects, [Effect::Wake(Some(t(31)))]);
         assert_eq!(
             core.status(t(2)).state,
@@ -1758,11 +1817,11 @@ mod tests {
         let effects = core.woke(t(31));
         let note = call_started(&mut core, effects, t(31));
         let effects = core.answered(note, enrichment(), 7, t(32));
-        let effects = core.saved(
+        let effects = untimed(core.saved(
             the_save(&effects),
             SaveOutcome::DiskTrouble("full".into()),
             t(32),
-        );
+        ));
         assert_eq!(effects, [Effect::Wake(Some(t(92)))]);
         assert_eq!(core.queue.attempts("a") + core.queue.attempts("b"), 0);
     }
@@ -1772,11 +1831,11 @@ mod tests {
         let mut core = started();
         capture_and_call(&mut core, "a", t(0));
         let effects = core.answered("a".into(), enrichment(), 7, t(1));
-        let effects = core.saved(
+        let effects = untimed(core.saved(
             the_save(&effects),
             SaveOutcome::DiskTrouble("full".into()),
             t(1),
-        );
+        ));
         assert_eq!(effects, [Effect::Wake(Some(t(31)))]);
         // A capture was stored: the disk has room again.
         let effects = core.enqueued(vec!["b".into()], t(5), t(5));
@@ -1784,7 +1843,7 @@ mod tests {
         let effects = core.answered("a".into(), enrichment(), 7, t(6));
         let save = the_save(&effects);
         assert!(!save.beside_next_call, "still saved before the next call");
-        let effects = core.saved(save, saved("a"), t(6));
+        let effects = untimed(core.saved(save, saved("a"), t(6)));
         assert!(matches!(effects[0], Effect::AnnounceEnriched { .. }));
         assert_eq!(call_started(&mut core, effects, t(6)), "b");
         let effects = core.answered("b".into(), enrichment(), 7, t(7));
@@ -1957,7 +2016,7 @@ mod tests {
         let effects = core.enqueued(vec!["long".into(), "short".into()], t(0), t(0));
         let (id, plan) = plan_of(&mut core, effects, t(0));
         assert_eq!((id.as_str(), plan.deadline.as_secs()), ("long", 120));
-        let effects = core.call_failed("long".into(), timed_out(), t(120));
+        let effects = untimed(core.call_failed("long".into(), timed_out(), t(120)));
         assert!(
             matches!(&effects[..], [Effect::CheckHealth { note_id, .. }] if note_id == "long"),
             "asks the monitor first: {effects:?}"
@@ -2095,11 +2154,11 @@ mod tests {
         );
 
         // An edit queues the note afresh: its next call starts from scratch.
-        let effects = core.call_failed(
+        let effects = untimed(core.call_failed(
             "a".into(),
             ProviderError::Unusable(RefusedAnswer::new("x", "y", false)),
             t(153),
-        );
+        ));
         assert!(
             matches!(effects[0], Effect::MarkFailed { .. }),
             "the third counts"
@@ -2163,5 +2222,46 @@ mod tests {
         let slow = ProviderError::TimedOut("slow disk".into());
         let effects = core.model_loaded(Err(slow), t(300));
         assert_eq!(call_started(&mut core, effects, t(300)), "a");
+    }
+
+    #[test]
+    fn the_models_time_is_counted_as_kept_loading_or_wasted_per_reason() {
+        let mut core = WorkerCore::new(rules());
+        core.loaded([("a".to_string(), QueuedJob::fresh(t(0)))], t(0));
+        core.health_changed(up(), t(0));
+        let effects = core.model_loaded(Ok(()), t(15));
+        assert!(effects.contains(&Effect::CountModelTime {
+            usage: ModelUse::Loading,
+            ms: 15_000
+        }));
+        let id = call_started(&mut core, effects, t(15));
+        let effects = core.call_failed(id, failure(FailureReason::Schema, "bad"), t(25));
+        assert!(effects.contains(&Effect::CountModelTime {
+            usage: ModelUse::Schema,
+            ms: 10_000
+        }));
+        write_answered(&mut core, &effects, t(25));
+        let effects = core.woke(t(55));
+        let id = call_started(&mut core, effects, t(55));
+        let effects = core.answered(id, enrichment(), 5, t(60));
+        let effects = core.saved(the_save(&effects), saved("a"), t(61));
+        assert!(effects.contains(&Effect::CountModelTime {
+            usage: ModelUse::Kept,
+            ms: 5_000
+        }));
+        // An answer for an edited body is time wasted, not kept.
+        let effects = core.enqueued(vec!["b".into()], t(70), t(70));
+        let id = call_started(&mut core, effects, t(70));
+        let effects = core.answered(id, enrichment(), 5, t(72));
+        core.saved(the_save(&effects), SaveOutcome::Stale, t(72));
+        let time = core.status(t(72)).model_time;
+        assert_eq!((time.kept_ms, time.loading_ms), (5_000, 15_000));
+        assert_eq!(
+            time.wasted_ms,
+            std::collections::BTreeMap::from([
+                (ModelUse::Schema, 10_000),
+                (ModelUse::Edited, 2_000)
+            ])
+        );
     }
 }

@@ -10,6 +10,7 @@
 //! - [`queue`]: the in-memory queue, plain data;
 //! - [`core`]: the decisions, unit-tested without a runtime;
 //! - [`backoff`]: the waits' arithmetic;
+//! - [`model_time`]: where the model's time went (kept, loading, wasted per reason);
 //! - [`messages`]: what the other actors send it.
 //!
 //! The provider call runs as a spawned future (`ctx.spawn`, not `ctx.wait`), so the
@@ -18,6 +19,7 @@
 pub mod backoff;
 pub mod core;
 pub mod messages;
+pub mod model_time;
 pub mod queue;
 
 use std::rc::Rc;
@@ -32,7 +34,7 @@ use self::queue::QueuedJob;
 use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
-use super::ollama_monitor::{CheckAfterTimeout, OllamaMonitorActor, SuspectDown};
+use super::ollama_monitor::{CheckNow, OllamaMonitorActor, SuspectDown};
 use super::repository::{
     GetJob, GetPendingBodies, IncrementJobAttempt, ListTags, MarkAiFailed, RecordSlowTimeout,
     RepositoryActor, RequeueModelMissingFailures, SaveEnrichment, SetNextRunAt,
@@ -44,7 +46,7 @@ use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteChanged, OllamaStatusChanged};
 use crate::storage::{Job, StoreError, StoreResult};
 use crate::tags::VOCABULARY_IN_PROMPT;
-use crate::telemetry::events::{AiDone, UsageEvent};
+use crate::telemetry::events::{AiDone, AiModelTime, UsageEvent};
 
 /// What the worker talks to.
 pub struct WorkerWiring {
@@ -161,6 +163,10 @@ impl AiWorkerActor {
             }
             Effect::MarkFailed { failure, ends_call } => self.mark_failed(failure, ends_call, ctx),
             Effect::SuspectDown => self.monitor.do_send(SuspectDown),
+            Effect::CountModelTime { usage, ms } => {
+                self.telemetry
+                    .do_send(Emit(UsageEvent::AiModelTime(AiModelTime { usage, ms })));
+            }
             Effect::AnnounceEnriched { note, latency_ms } => {
                 self.telemetry
                     .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
@@ -348,7 +354,7 @@ impl AiWorkerActor {
     /// Asks the monitor, now, whether Ollama is up after a call ran out of time. A
     /// monitor that does not answer (the service is stopping) reads as "not running".
     fn check_health(&mut self, note_id: String, error: String, ctx: &mut Context<Self>) {
-        let check = self.monitor.send(CheckAfterTimeout);
+        let check = self.monitor.send(CheckNow);
         ctx.spawn(check.into_actor(self).map(move |health, act, ctx| {
             let health = health.unwrap_or_else(|_| ProviderHealth::NotRunning {
                 detail: "the health monitor did not answer".into(),
