@@ -33,6 +33,14 @@ pub struct OllamaStatusChanged {
     pub health: ProviderHealth,
 }
 
+/// A note keeps taking longer than its deadline while Ollama is up (the worker, from
+/// the third such timeout on): the page marks it, with what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Message)]
+#[rtype(result = "()")]
+pub struct NoteSlow {
+    pub slow: crate::actors::ai_worker::SlowNote,
+}
+
 /// How a model download (`inkling pull-model`, the page's Download button) is going.
 #[derive(Debug, Clone, PartialEq, Eq, Message, serde::Serialize, serde::Deserialize)]
 #[rtype(result = "()")]

@@ -18,6 +18,7 @@ const state = {
   locale: "en",
   counts: { pending: 0, failed: 0, expired: 0 },
   health: null, // {state: "ready" | "model_missing" | "not_running", ...}
+  slow: new Map(), // note id → {timeouts, request_timeout_ms, next_deadline_ms}: notes the AI takes too long on
   pull: null, // the model download: {state: "running" | "done" | "failed", status, completed, total, error}
   filter: { tag: null, expired: false },
   // The words in the search box: while there are any, the list is their hits, best
@@ -161,7 +162,18 @@ function applyStatus(status) {
   state.counts = status.counts;
   state.expiryDays = status.expiry_days;
   if (status.provider) state.health = status.provider;
+  for (const slow of (status.worker && status.worker.slow_notes) || []) state.slow.set(slow.note_id, slow);
   renderBanners();
+}
+
+// What a slow note says: how long, how often, what next, what to do.
+function slowText(slow) {
+  const minutes = (ms) => Math.max(1, Math.round(ms / 60000));
+  return t("slowNote", {
+    n: slow.timeouts,
+    first: minutes(slow.request_timeout_ms),
+    next: minutes(slow.next_deadline_ms),
+  });
 }
 
 // ----- banners ---------------------------------------------------------------------
@@ -197,7 +209,8 @@ function renderBanners() {
   }
 
   $("pending-banner").hidden = pending === 0;
-  $("pending-banner").textContent = t("pending", { n: pending });
+  $("pending-banner").textContent =
+    t("pending", { n: pending }) + (state.slow.size ? ` ${t("slowBanner", { n: state.slow.size })}` : "");
 
   $("failed-banner").hidden = failed === 0;
   $("failed-banner").querySelector(".text").textContent = t("failed", { n: failed });
@@ -330,6 +343,15 @@ function noteElement(note, inTrash) {
   badge.textContent = t(
     { pending: "badgePending", done: "badgeDone", failed: "badgeFailed" }[note.ai_status],
   );
+  const slow = note.ai_status === "pending" && state.slow.get(note.id);
+  if (slow) {
+    badge.classList.add("slow");
+    badge.textContent = t("badgeSlow");
+    const why = document.createElement("p");
+    why.className = "slow-note";
+    why.textContent = slowText(slow);
+    item.insertBefore(why, item.querySelector(".meta"));
+  }
   meta.append(badge);
   for (const tag of note.tags) {
     meta.append(button(`#${tag}`, () => setFilter({ tag, expired: false }), "tag"));
@@ -561,6 +583,8 @@ function answered(note) {
 
 /// A note changed somewhere (this page, the CLI, the AI), and this is it now.
 function noteChanged(note) {
+  // Done, trashed or edited: a slow mark is over (the next timeout brings it back).
+  if (state.slow.delete(note.id)) renderBanners();
   if (state.changedDuringLoad) state.changedDuringLoad.set(note.id, note);
   placeNote(note);
   renderNotes();
@@ -594,6 +618,11 @@ const live = {
     },
     note_changed(data) {
       noteChanged(data.note);
+    },
+    note_slow(slow) {
+      state.slow.set(slow.note_id, slow);
+      renderNotes();
+      renderBanners();
     },
     model_pull(data) {
       state.pull = data;

@@ -11,8 +11,8 @@ use actix::{Actor, Context, Handler, Message};
 use super::handling;
 use super::mailbox::Subscriber;
 use crate::events::{
-    CountsChanged, FailedCountChanged, JobFailed, ModelPullProgress, NoteChanged, NotesChanged,
-    OllamaStatusChanged,
+    CountsChanged, FailedCountChanged, JobFailed, ModelPullProgress, NoteChanged, NoteSlow,
+    NotesChanged, OllamaStatusChanged,
 };
 
 /// Subscribes a recipient to one notification type.
@@ -81,6 +81,7 @@ pub struct Hub {
     notes_changed: Topic<NotesChanged>,
     job_failed: Topic<JobFailed>,
     model_pull: Topic<ModelPullProgress>,
+    note_slow: Topic<NoteSlow>,
 }
 
 impl Default for Hub {
@@ -93,6 +94,7 @@ impl Default for Hub {
             notes_changed: Topic::events(),
             job_failed: Topic::events(),
             model_pull: Topic::events(),
+            note_slow: Topic::events(),
         }
     }
 }
@@ -131,6 +133,7 @@ hub_topic!(NoteChanged, note_changed);
 hub_topic!(NotesChanged, notes_changed);
 hub_topic!(JobFailed, job_failed);
 hub_topic!(ModelPullProgress, model_pull);
+hub_topic!(NoteSlow, note_slow);
 
 #[cfg(test)]
 mod tests {

@@ -4,12 +4,14 @@
 //!   validation of the answer;
 //! - [`classify`]: `ProviderError` (what went wrong, as data) and `classify_reason`
 //!   (docs/DESIGN.md, "Failure reasons");
+//! - [`speed`]: the model's measured speed, and the deadline a long note gets from it;
 //! - [`ollama`]: the awc client for Ollama's HTTP API, behind the [`EnrichmentProvider`]
 //!   trait the actors use.
 
 pub mod classify;
 pub mod enrichment;
 pub mod ollama;
+pub mod speed;
 
 use futures_util::future::LocalBoxFuture;
 use futures_util::stream::LocalBoxStream;

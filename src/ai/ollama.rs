@@ -30,6 +30,7 @@ use super::enrichment::{
     chat_messages, context_length, estimate_tokens, fit_note, follow_up, format_schema,
     parse_enrichment, sampling_options, system_prompt,
 };
+use super::speed::{note_deadline, ModelSpeed};
 use super::{
     CallPlan, EnrichRequest, EnrichmentProvider, ProviderError, ProviderHealth, PullProgress,
     RefusedAnswer,
@@ -58,6 +59,10 @@ pub struct OllamaClient {
     /// The context every call uses: `ollama.num_ctx`, or the model's own when smaller,
     /// once `POST /api/show` has said (shared by the clones; read again at each load).
     num_ctx: Rc<Cell<Option<u32>>>,
+    /// The model's speed on this machine, from the answers so far (shared by clones).
+    speed: Rc<Cell<Option<ModelSpeed>>>,
+    /// `ollama.max_request_timeout_ms`: the longest a call's deadline gets.
+    max_request_timeout: Duration,
 }
 
 /// The parts of a non-streaming `/api/chat` answer that matter; unknown fields ignored.
@@ -68,7 +73,22 @@ struct ChatResponse {
     done_reason: Option<String>,
     error: Option<String>,
     /// Tokens of the prompt as Ollama evaluated it (after any truncation of its own).
-    prompt_eval_count: Option<u64>,
+    /// This and the next three are diagnostics: read leniently (any JSON value; a
+    /// number that is not a whole one is no figure), so they can never cost an answer.
+    #[serde(default)]
+    prompt_eval_count: Option<serde_json::Value>,
+    /// Nanoseconds reading the prompt; the tokens written and the time writing them.
+    #[serde(default)]
+    prompt_eval_duration: Option<serde_json::Value>,
+    #[serde(default)]
+    eval_count: Option<serde_json::Value>,
+    #[serde(default)]
+    eval_duration: Option<serde_json::Value>,
+}
+
+/// A diagnostic figure of an answer, if it is a whole number.
+fn figure(value: &Option<serde_json::Value>) -> Option<u64> {
+    value.as_ref().and_then(serde_json::Value::as_u64)
 }
 
 #[derive(Debug, Deserialize)]
@@ -105,7 +125,19 @@ impl OllamaClient {
             load_timeout: settings.load_timeout(),
             num_ctx_wanted: settings.num_ctx,
             num_ctx: Rc::new(Cell::new(None)),
+            speed: Rc::new(Cell::new(None)),
+            max_request_timeout: settings.max_request_timeout(),
         }
+    }
+
+    /// How long this note's call should take at the model's measured speed (`None`
+    /// before any answer said): its prompt as estimated, within the context.
+    fn expected_time(&self, request: &EnrichRequest) -> Option<Duration> {
+        let speed = self.speed.get()?;
+        let context = self.num_ctx.get().unwrap_or(self.num_ctx_wanted) as usize;
+        let prompt =
+            estimate_tokens(&system_prompt(&request.tags_in_use)) + estimate_tokens(&request.body);
+        Some(speed.expected(prompt.min(context), request.plan.output_tokens))
     }
 
     /// The `/api/chat` request for one note, as planned, in a context of `num_ctx`
@@ -187,7 +219,17 @@ impl OllamaClient {
         }
         let answer: ChatResponse = serde_json::from_slice(&bytes)
             .map_err(|e| ProviderError::Invalid(format!("the answer is not Ollama's JSON: {e}")))?;
-        if let Some(evaluated) = answer.prompt_eval_count {
+        let measured = ModelSpeed::measured(
+            figure(&answer.prompt_eval_count).unwrap_or(0),
+            figure(&answer.prompt_eval_duration).unwrap_or(0),
+            figure(&answer.eval_count).unwrap_or(0),
+            figure(&answer.eval_duration).unwrap_or(0),
+        );
+        if let Some(measured) = measured {
+            self.speed
+                .set(Some(ModelSpeed::updated(self.speed.get(), measured)));
+        }
+        if let Some(evaluated) = figure(&answer.prompt_eval_count) {
             tracing::debug!(evaluated, estimated, num_ctx, "prompt tokens");
             if evaluated + u64::from(output_tokens) >= u64::from(num_ctx) {
                 tracing::warn!(
@@ -310,7 +352,14 @@ impl EnrichmentProvider for OllamaClient {
         &self,
         request: EnrichRequest,
     ) -> LocalBoxFuture<'static, Result<Enrichment, ProviderError>> {
-        let deadline = request.plan.deadline;
+        let expected = self.expected_time(&request);
+        let deadline = note_deadline(request.plan.deadline, self.max_request_timeout, expected);
+        if deadline > request.plan.deadline {
+            tracing::info!(
+                deadline_ms = deadline.as_millis() as u64,
+                "a long note at this model's speed: a longer deadline from the start"
+            );
+        }
         within(deadline, "no complete answer", self.clone().chat(request))
     }
 
@@ -629,6 +678,16 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn odd_diagnostic_figures_never_cost_an_answer() {
+        let e = answer(
+            r#"{"message": {"content": "{\"title\":\"T\",\"tags\":[],\"summary\":\"S\"}"},
+                "done": true, "done_reason": "stop", "prompt_eval_count": 12.5,
+                "eval_duration": "soon", "prompt_eval_duration": -1}"#,
+        );
+        assert_eq!(e.map(|e| e.title).ok().as_deref(), Some("T"));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! event: ollama_status     data: {"state":"not_running","detail":"…"}
 //! event: note_changed      data: {"id":"…","note":{…the note as it is now…}}
 //! event: notes_changed     data: {"count":1200}   (many at once: reload the list)
+//! event: note_slow         data: {"note_id":"…","timeouts":3,"request_timeout_ms":120000,"next_deadline_ms":600000}
 //! event: model_pull        data: {"model":"llama3.2","state":"running","status":"…","completed":1,"total":2}
 //! ```
 //!
@@ -46,7 +47,7 @@ use super::AppState;
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::{Mailbox, Subscriber};
 use crate::events::{
-    CountsChanged, FailedCountChanged, ModelPullProgress, NoteChanged, NotesChanged,
+    CountsChanged, FailedCountChanged, ModelPullProgress, NoteChanged, NoteSlow, NotesChanged,
     OllamaStatusChanged,
 };
 use crate::sessions::Sessions;
@@ -150,6 +151,9 @@ live_event!(CountsChanged, "counts", |msg| {
 live_event!(NotesChanged, "notes_changed", |msg| {
     serde_json::json!({ "count": msg.count })
 });
+live_event!(NoteSlow, "note_slow", |msg| {
+    serde_json::to_value(&msg.slow).unwrap_or_default()
+});
 live_event!(ModelPullProgress, "model_pull", |msg| {
     serde_json::to_value(&msg).unwrap_or_default()
 });
@@ -197,6 +201,7 @@ pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>)
     subscribe::<NoteChanged>(hub, &feed);
     subscribe::<NotesChanged>(hub, &feed);
     subscribe::<ModelPullProgress>(hub, &feed);
+    subscribe::<NoteSlow>(hub, &feed);
     // The stream ends when the server stops, so a graceful stop does not wait for it,
     // and when the session it was opened with ends (`inkling logout --all`): a signed-out
     // page hears nothing more.

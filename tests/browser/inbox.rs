@@ -592,6 +592,53 @@ async fn the_banners_stack_in_the_seed_order() {
 }
 
 #[actix_rt::test]
+async fn a_note_the_ai_keeps_taking_too_long_on_is_marked_slow_with_what_to_do() {
+    // Short deadlines (real time here): 200 ms, doubling to 800 ms, no waits between.
+    let browser = start(&[
+        ("INKLING_OLLAMA__REQUEST_TIMEOUT_MS", "200"),
+        ("INKLING_OLLAMA__MAX_REQUEST_TIMEOUT_MS", "800"),
+        ("INKLING_WORKER__RETRY_BACKOFFS_MS", "0,0,0"),
+    ])
+    .await;
+    browser.fake.set_default(Reply::Hang);
+    browser.open_inbox().await;
+    let note = browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "a very long pasted article" })),
+        )
+        .await;
+    let id = note["id"].as_str().unwrap_or_default().to_string();
+    let card = format!("li[data-id=\"{id}\"]");
+    browser
+        .wait_until(
+            "marked slow",
+            &format!("document.querySelector('{card} .badge')?.textContent === 'AI slow'"),
+        )
+        .await;
+    let why = browser.text(&format!("{card} .slow-note")).await;
+    assert!(
+        why.contains("3 times while Ollama was up")
+            && why.contains("raise ollama.request_timeout_ms"),
+        "{why}"
+    );
+    assert!(browser
+        .text("#pending-banner")
+        .await
+        .contains("Some notes take the AI longer than allowed (1)"));
+    // Done at last: the mark goes.
+    browser.fake.set_default(Reply::Ok);
+    browser
+        .wait_until(
+            "done, no longer slow",
+            &format!("document.querySelector('{card}')?.dataset.status === 'done' && !document.querySelector('{card} .slow-note')"),
+        )
+        .await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
 async fn the_model_is_downloaded_from_the_banner_with_its_progress_and_the_notes_follow() {
     let browser = start(&[]).await;
     browser.fake.set_models(&[]);

@@ -12,11 +12,14 @@
 //! - `lifecycle`: trash and restore as the worker sees them.
 //! - `model`: a model that is slow, missing, cold or wrong (a slow note, a model not
 //!   pulled, the load first, retries that are different requests).
+//! - `day`: a compressed day with a slow, missing, cold and wrong model: the issue's
+//!   goals on virtual time (the table in docs/PERFORMANCE.md).
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
 
 mod chaos;
+mod day;
 mod disk;
 mod edit;
 mod enrich;

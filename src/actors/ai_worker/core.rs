@@ -153,6 +153,9 @@ pub enum Effect {
     /// A note was marked failed: say so (`JobFailed`, the live page). The repository
     /// announces the new counts itself.
     AnnounceFailed { failure: Failure, note: Note },
+    /// A note timed out [`SLOW_AFTER_TIMEOUTS`] times or more while Ollama was up: say
+    /// so (the live page marks it, with what to do).
+    AnnounceSlow(SlowNote),
 }
 
 /// A note that ran out of attempts.
@@ -694,11 +697,14 @@ impl WorkerCore {
         self.queue
             .reschedule(&note_id, next_run_at, Some(WaitReason::Retry));
         let mut effects = vec![Effect::StoreSlowTimeout {
-            note_id,
+            note_id: note_id.clone(),
             next_run_at,
             slow_timeouts,
             last_error: error,
         }];
+        if slow_timeouts >= SLOW_AFTER_TIMEOUTS {
+            effects.push(Effect::AnnounceSlow(self.slow_note(note_id, slow_timeouts)));
+        }
         effects.extend(self.finish(now));
         effects
     }
@@ -837,12 +843,7 @@ impl WorkerCore {
         let mut slow_notes: Vec<SlowNote> = self
             .queue
             .slow(SLOW_AFTER_TIMEOUTS)
-            .map(|(note_id, timeouts)| SlowNote {
-                note_id: note_id.to_string(),
-                timeouts,
-                request_timeout_ms: self.rules.request_timeout.as_millis() as u64,
-                next_deadline_ms: self.deadline_for(timeouts).as_millis() as u64,
-            })
+            .map(|(note_id, timeouts)| self.slow_note(note_id.to_string(), timeouts))
             .collect();
         slow_notes.sort_by(|a, b| a.note_id.cmp(&b.note_id));
         WorkerStatus {
@@ -869,6 +870,16 @@ impl WorkerCore {
         self.bodies.remove(note_id);
         self.refused.remove(note_id);
         self.queue.remove(note_id);
+    }
+
+    /// What is said about a slow note.
+    fn slow_note(&self, note_id: String, timeouts: u32) -> SlowNote {
+        SlowNote {
+            note_id,
+            timeouts,
+            request_timeout_ms: self.rules.request_timeout.as_millis() as u64,
+            next_deadline_ms: self.deadline_for(timeouts).as_millis() as u64,
+        }
     }
 
     /// The deadline of a call after `slow_timeouts` timeouts while Ollama was up.

@@ -43,7 +43,7 @@ use super::telemetry::{Emit, TelemetryActor};
 use crate::ai::{CallPlan, EnrichRequest, EnrichmentProvider, ProviderError, ProviderHealth};
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
-use crate::events::{JobFailed, NoteChanged, OllamaStatusChanged};
+use crate::events::{JobFailed, NoteChanged, NoteSlow, OllamaStatusChanged};
 use crate::storage::{Job, StoreError, StoreResult};
 use crate::tags::VOCABULARY_IN_PROMPT;
 use crate::telemetry::events::{AiDone, AiModelTime, UsageEvent};
@@ -174,6 +174,7 @@ impl AiWorkerActor {
                     self.hub.do_send(NoteChanged { note });
                 }
             }
+            Effect::AnnounceSlow(slow) => self.hub.do_send(NoteSlow { slow }),
             Effect::AnnounceFailed { failure, note } => {
                 self.hub.do_send(JobFailed {
                     note_id: failure.note_id,
