@@ -317,24 +317,28 @@ async fn a_note_longer_than_the_context_is_read_from_its_beginning_and_says_so()
     assert_eq!(loads, 1, "one context for every call: no reload");
 }
 
+/// The model gone (the monitor knows), and a download asked for: its steps.
+async fn pull_without_the_model(
+    p: &Pipeline,
+) -> tokio::sync::mpsc::UnboundedReceiver<inkling::events::ModelPullProgress> {
+    p.fake.set_models(&[]);
+    p.ask(&p.services.monitor, Recheck).await;
+    let (watcher, steps) = tokio::sync::mpsc::unbounded_channel();
+    let ask = inkling::actors::model_pull::PullModel {
+        watcher: Some(watcher),
+    };
+    p.ask(&p.services.model_pull, ask).await;
+    steps
+}
+
 #[actix_rt::test(system = "PausedSystem")]
 async fn pulling_the_model_from_inkling_shows_its_progress_and_starts_the_work() {
     use inkling::actors::model_pull::PullModel;
     use inkling::events::PullState;
     let p = Pipeline::start(&[]).await;
-    p.fake.set_models(&[]);
-    p.ask(&p.services.monitor, Recheck).await;
-    let id = p.capture("waits for the download").await;
     p.fake.set_pull_step_seconds(10);
-
-    let (watcher, mut steps) = tokio::sync::mpsc::unbounded_channel();
-    p.ask(
-        &p.services.model_pull,
-        PullModel {
-            watcher: Some(watcher),
-        },
-    )
-    .await;
+    let mut steps = pull_without_the_model(&p).await;
+    let id = p.capture("waits for the download").await;
     // A second ask joins the download under way.
     p.ask(&p.services.model_pull, PullModel { watcher: None })
         .await;
@@ -363,21 +367,11 @@ async fn pulling_the_model_from_inkling_shows_its_progress_and_starts_the_work()
 
 #[actix_rt::test(system = "PausedSystem")]
 async fn a_download_that_fails_says_why_and_changes_nothing() {
-    use inkling::actors::model_pull::PullModel;
     use inkling::events::PullState;
     let p = Pipeline::start(&[]).await;
-    p.fake.set_models(&[]);
-    p.ask(&p.services.monitor, Recheck).await;
     p.fake
         .fail_pulls("pull model manifest: file does not exist");
-    let (watcher, mut steps) = tokio::sync::mpsc::unbounded_channel();
-    p.ask(
-        &p.services.model_pull,
-        PullModel {
-            watcher: Some(watcher),
-        },
-    )
-    .await;
+    let mut steps = pull_without_the_model(&p).await;
     p.settle().await;
     let mut last = None;
     while let Ok(step) = steps.try_recv() {

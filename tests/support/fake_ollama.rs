@@ -341,6 +341,20 @@ fn enrichment_for(request: &serde_json::Value, tags: &[String]) -> String {
     .to_string()
 }
 
+/// Whether `model` is installed (listed with or without its `:latest` tag).
+fn installed(state: &Arc<Mutex<State>>, model: &str) -> bool {
+    let state = state.lock().unwrap();
+    state.models.iter().any(|m| {
+        m.eq_ignore_ascii_case(model) || m.eq_ignore_ascii_case(&format!("{model}:latest"))
+    })
+}
+
+/// Ollama's 404 for a model that is not installed.
+async fn model_not_found(stream: &mut TcpStream, model: &str) {
+    let error = format!(r#"{{"error":"model '{model}' not found"}}"#);
+    respond(stream, "404 Not Found", JSON, &error).await
+}
+
 /// Works for `seconds` of (virtual) time, counted as held meanwhile: only the clock
 /// moving can finish it.
 async fn hold_for(state: &Arc<Mutex<State>>, seconds: u64) {
@@ -382,18 +396,13 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         ("POST", "/api/generate") => {
             let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
             let model = request["model"].as_str().unwrap_or("").to_string();
-            let (installed, seconds) = {
+            let seconds = {
                 let mut state = state.lock().unwrap();
                 state.loads += 1;
-                let installed = state.models.iter().any(|m| {
-                    m.eq_ignore_ascii_case(&model)
-                        || m.eq_ignore_ascii_case(&format!("{model}:latest"))
-                });
-                (installed, state.load_seconds)
+                state.load_seconds
             };
-            if !installed {
-                let error = format!(r#"{{"error":"model '{model}' not found"}}"#);
-                return respond(&mut stream, "404 Not Found", JSON, &error).await;
+            if !installed(&state, &model) {
+                return model_not_found(&mut stream, &model).await;
             }
             hold_for(&state, seconds).await;
             let answer = serde_json::json!({
@@ -531,10 +540,7 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                     respond(&mut stream, "200 OK", JSON, &answer).await
                 }
                 Reply::GarbageBody => respond(&mut stream, "200 OK", JSON, "<html>oops</html>").await,
-                Reply::ModelMissing => {
-                    let error = format!(r#"{{"error":"model '{model}' not found"}}"#);
-                    respond(&mut stream, "404 Not Found", JSON, &error).await
-                }
+                Reply::ModelMissing => model_not_found(&mut stream, &model).await,
                 Reply::RunnerCrash => {
                     respond(&mut stream, "500 Internal Server Error", JSON,
                         r#"{"error":"model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"}"#).await
@@ -743,15 +749,8 @@ async fn simulated_chat(
     request: &serde_json::Value,
 ) {
     let model = request["model"].as_str().unwrap_or("").to_string();
-    let installed = {
-        let state = state.lock().unwrap();
-        state.models.iter().any(|m| {
-            m.eq_ignore_ascii_case(&format!("{model}:latest")) || m.eq_ignore_ascii_case(&model)
-        })
-    };
-    if !installed {
-        let error = format!(r#"{{"error":"model '{model}' not found"}}"#);
-        return respond(stream, "404 Not Found", JSON, &error).await;
+    if !installed(state, &model) {
+        return model_not_found(stream, &model).await;
     }
     let speed = match state.lock().unwrap().simulation.as_ref() {
         Some(simulation) => simulation.model,
@@ -874,15 +873,8 @@ async fn simulated_load(
     request: &serde_json::Value,
 ) {
     let model = request["model"].as_str().unwrap_or("").to_string();
-    let installed = {
-        let state = state.lock().unwrap();
-        state.models.iter().any(|m| {
-            m.eq_ignore_ascii_case(&format!("{model}:latest")) || m.eq_ignore_ascii_case(&model)
-        })
-    };
-    if !installed {
-        let error = format!(r#"{{"error":"model '{model}' not found"}}"#);
-        return respond(stream, "404 Not Found", JSON, &error).await;
+    if !installed(state, &model) {
+        return model_not_found(stream, &model).await;
     }
     let default_ctx = state
         .lock()
