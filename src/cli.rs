@@ -695,6 +695,13 @@ fn describe_worker(worker: &WorkerStatus) -> String {
 /// download, or the JSON lines with `--json`). Fails with Ollama's reason when the download does.
 async fn pull_model(client: &ServiceClient, json: bool) -> Result<(), ClientError> {
     use std::io::{IsTerminal, Write};
+    // Nothing to download from: say so plainly, with the fix.
+    let status: ServiceStatus = client.get("/api/status").await?;
+    if let Some(ProviderHealth::NotRunning { detail }) = &status.provider {
+        return Err(ClientError::Api(format!(
+            "Ollama is not running ({detail}); start it (the Ollama app, or `ollama serve`), then run `inkling pull-model` again"
+        )));
+    }
     let terminal = std::io::stdout().is_terminal() && !json;
     let mut last_line = (String::new(), None::<u64>);
     let mut outcome: Option<PullState> = None;

@@ -590,3 +590,23 @@ fn import_reads_markdown_from_elsewhere_and_refuses_a_bad_folder_whole() {
         text(&output.stderr)
     );
 }
+
+#[test]
+fn pull_model_with_ollama_not_running_says_so_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    // The service's first health check finds nobody (its Ollama URL is a closed port).
+    for _ in 0..200 {
+        if text(&service.cli(&["status"]).stdout).contains("ollama: not running") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    let pulled = service.cli(&["pull-model"]);
+    assert!(!pulled.status.success());
+    let said = text(&pulled.stderr);
+    assert!(
+        said.contains("Ollama is not running") && said.contains("`ollama serve`"),
+        "{said}"
+    );
+}
