@@ -742,23 +742,34 @@ async fn hung_up(stream: &mut TcpStream) {
     while matches!(stream.read(&mut rest).await, Ok(n) if n > 0) {}
 }
 
+/// A request to the simulated model: its model (answered 404 here when it is not
+/// installed), the model's speeds, and the context it asks for.
+async fn simulated_request(
+    stream: &mut TcpStream,
+    state: &Arc<Mutex<State>>,
+    request: &serde_json::Value,
+) -> Option<(String, SimulatedModel, u32)> {
+    let model = request["model"].as_str().unwrap_or("").to_string();
+    if !installed(state, &model) {
+        model_not_found(stream, &model).await;
+        return None;
+    }
+    let speed = state.lock().unwrap().simulation.as_ref()?.model;
+    let num_ctx = request["options"]["num_ctx"]
+        .as_u64()
+        .map_or(speed.default_num_ctx, |n| n as u32);
+    Some((model, speed, num_ctx))
+}
+
 /// One `/api/chat` call to the simulated model.
 async fn simulated_chat(
     stream: &mut TcpStream,
     state: &Arc<Mutex<State>>,
     request: &serde_json::Value,
 ) {
-    let model = request["model"].as_str().unwrap_or("").to_string();
-    if !installed(state, &model) {
-        return model_not_found(stream, &model).await;
-    }
-    let speed = match state.lock().unwrap().simulation.as_ref() {
-        Some(simulation) => simulation.model,
-        None => return,
+    let Some((model, speed, num_ctx)) = simulated_request(stream, state, request).await else {
+        return;
     };
-    let num_ctx = request["options"]["num_ctx"]
-        .as_u64()
-        .map_or(speed.default_num_ctx, |n| n as u32);
     let num_predict = request["options"]["num_predict"].as_u64().unwrap_or(128);
     let Some(_slot) = simulated_slot(state, &model, num_ctx).await else {
         return;
@@ -872,19 +883,9 @@ async fn simulated_load(
     state: &Arc<Mutex<State>>,
     request: &serde_json::Value,
 ) {
-    let model = request["model"].as_str().unwrap_or("").to_string();
-    if !installed(state, &model) {
-        return model_not_found(stream, &model).await;
-    }
-    let default_ctx = state
-        .lock()
-        .unwrap()
-        .simulation
-        .as_ref()
-        .map_or(4096, |s| s.model.default_num_ctx);
-    let num_ctx = request["options"]["num_ctx"]
-        .as_u64()
-        .map_or(default_ctx, |n| n as u32);
+    let Some((model, _, num_ctx)) = simulated_request(stream, state, request).await else {
+        return;
+    };
     let Some(_slot) = simulated_slot(state, &model, num_ctx).await else {
         return;
     };

@@ -907,28 +907,6 @@ impl WorkerCore {
             }
     }
 
-    /// Parks the whole worker on an outage: the wait is the outage step's, which goes
-    /// up by one; the model will need loading again; the monitor is told.
-    fn park_worker(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
-        let wait = outage_backoff(
-            self.outage_step,
-            &self.rules.schedule.unreachable_backoffs_ms,
-        );
-        let until = after(now, wait);
-        tracing::info!(until = %timestamp(until), step = self.outage_step,
-            "provider unavailable; worker parked");
-        self.parked = Some(Park {
-            until,
-            step: self.outage_step,
-        });
-        self.outage_step = next_outage_step(
-            self.outage_step,
-            &self.rules.schedule.unreachable_backoffs_ms,
-        );
-        self.model = Model::Cold;
-        vec![Effect::SuspectDown]
-    }
-
     /// Until when answers lost to disk trouble hold the worker back, if they still do.
     fn storage_wait_until(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
         self.disk_trouble
@@ -1073,18 +1051,28 @@ impl WorkerCore {
         );
         tracing::info!(%note_id, reason = reason.as_str(), ?decision, "failure decided");
         match decision {
-            FailureDecision::ParkWorker { .. } => {
-                let mut effects = self.park_worker(now);
-                let until = self.parked.map_or(now, |park| park.until);
+            FailureDecision::ParkWorker { wait, next_step } => {
+                let until = after(now, wait);
+                tracing::info!(until = %timestamp(until), step = self.outage_step,
+                    "provider unavailable; worker parked");
+                self.parked = Some(Park {
+                    until,
+                    step: self.outage_step,
+                });
+                self.outage_step = next_step;
+                // Ollama restarted or went away: the model needs loading again.
+                self.model = Model::Cold;
                 self.queue
                     .reschedule(&note_id, until, Some(WaitReason::Provider));
-                effects.push(Effect::StoreNextRun {
-                    note_id,
-                    at: until,
-                    last_error: error,
-                    ends_call,
-                });
-                effects
+                vec![
+                    Effect::SuspectDown,
+                    Effect::StoreNextRun {
+                        note_id,
+                        at: until,
+                        last_error: error,
+                        ends_call,
+                    },
+                ]
             }
             FailureDecision::RetryJobLater { wait, attempts } => {
                 let at = after(now, wait);
