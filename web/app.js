@@ -56,6 +56,8 @@ function t(key, values = {}) {
 class NoSession extends Error {}
 
 const SESSION_KEY = "inkling.session";
+// The capture box's text not saved yet.
+const DRAFT_KEY = "inkling.draft";
 
 function session() {
   return localStorage.getItem(SESSION_KEY);
@@ -142,6 +144,10 @@ async function start() {
   $("views").hidden = false;
   applyStatus(status);
   wireControls();
+  // A thought half typed survives a reload or a crash (this origin's storage), and
+  // the capture box is where typing goes.
+  $("capture-body").value = localStorage.getItem(DRAFT_KEY) || "";
+  $("capture-body").focus();
   await loadNotes();
   connectLive();
 }
@@ -906,12 +912,18 @@ function wireControls() {
     try {
       const note = await api("/api/notes", { json: { body } });
       $("capture-body").value = "";
+      localStorage.removeItem(DRAFT_KEY);
       $("capture-error").hidden = true;
       answered(note);
     } catch (error) {
       $("capture-error").textContent = error.message;
       $("capture-error").hidden = false;
     }
+  });
+  $("capture-body").addEventListener("input", () => {
+    const draft = $("capture-body").value;
+    if (draft) localStorage.setItem(DRAFT_KEY, draft);
+    else localStorage.removeItem(DRAFT_KEY);
   });
   $("capture-body").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {

@@ -497,6 +497,56 @@ async fn a_note_captured_on_the_page_with_ctrl_enter_lands_in_the_database() {
 }
 
 #[actix_rt::test]
+async fn the_capture_box_has_the_focus_and_its_draft_survives_a_reload() {
+    let browser = start(&[]).await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "typing goes to the capture box",
+            "document.activeElement && document.activeElement.id === 'capture-body'",
+        )
+        .await;
+    browser
+        .type_into("#capture-body", "a half-typed thought")
+        .await;
+
+    browser.client.refresh().await.unwrap();
+    browser
+        .wait_until(
+            "the draft is back, focused",
+            "document.getElementById('capture-body').value === 'a half-typed thought' \
+             && document.activeElement.id === 'capture-body'",
+        )
+        .await;
+    // Saved: the draft goes with it.
+    let textarea = browser
+        .client
+        .find(fantoccini::Locator::Id("capture-body"))
+        .await
+        .unwrap();
+    textarea
+        .send_keys("\u{E009}\u{E007}\u{E000}")
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "saved",
+            "document.getElementById('capture-body').value === ''",
+        )
+        .await;
+    browser.client.refresh().await.unwrap();
+    browser
+        .wait_until(
+            "no draft after the save",
+            "document.getElementById('app').hidden === false && document.getElementById('capture-body').value === ''",
+        )
+        .await;
+    let notes = browser.api("GET", "/api/notes", None).await;
+    assert_eq!(notes[0]["body"], "a half-typed thought");
+    browser.close().await;
+}
+
+#[actix_rt::test]
 async fn the_korean_page_shows_the_seed_strings() {
     let browser = start(&[("INKLING_LOCALE", "ko")]).await;
     failed_notes(&browser, 1).await;
