@@ -263,6 +263,20 @@ impl Browser {
             .await
     }
 
+    /// Presses Ctrl+Enter in the capture box (the page's "save"), as a person would.
+    pub async fn save_with_ctrl_enter(&self) {
+        let textarea = self
+            .client
+            .find(fantoccini::Locator::Id("capture-body"))
+            .await
+            .unwrap();
+        // WebDriver key codes: Control (held), Enter, release.
+        textarea
+            .send_keys("\u{E009}\u{E007}\u{E000}")
+            .await
+            .unwrap();
+    }
+
     /// Replaces the text of the first field matching `css` by typing `text` into it.
     pub async fn type_into(&self, css: &str, text: &str) {
         self.on_fresh_element(css, |element| {

@@ -473,11 +473,7 @@ async fn a_note_captured_on_the_page_with_ctrl_enter_lands_in_the_database() {
         .await
         .unwrap();
     textarea.send_keys("typed on the page").await.unwrap();
-    // WebDriver key codes: Control (held), Enter.
-    textarea
-        .send_keys("\u{E009}\u{E007}\u{E000}")
-        .await
-        .unwrap();
+    browser.save_with_ctrl_enter().await;
 
     browser
         .wait_until(
@@ -519,15 +515,7 @@ async fn the_capture_box_has_the_focus_and_its_draft_survives_a_reload() {
         )
         .await;
     // Saved: the draft goes with it.
-    let textarea = browser
-        .client
-        .find(fantoccini::Locator::Id("capture-body"))
-        .await
-        .unwrap();
-    textarea
-        .send_keys("\u{E009}\u{E007}\u{E000}")
-        .await
-        .unwrap();
+    browser.save_with_ctrl_enter().await;
     browser
         .wait_until(
             "saved",
