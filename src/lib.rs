@@ -42,6 +42,7 @@ pub mod identity;
 pub mod instance;
 pub mod logging;
 pub mod open_codes;
+pub mod render;
 pub mod services;
 pub mod sessions;
 pub mod shutdown;

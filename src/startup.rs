@@ -89,6 +89,7 @@ impl Application {
             services: services.clone(),
             clock,
             max_body_bytes: settings.http.max_body_bytes,
+            max_attempts: settings.worker.max_attempts,
             locale: settings.locale(),
             expiry_days: settings.expiry.days,
             port,

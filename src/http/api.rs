@@ -13,7 +13,7 @@ use crate::actors::inbox::{
 };
 use crate::actors::ollama_monitor::{GetProviderHealth, Recheck};
 use crate::actors::repository::{
-    CountFailed, GetCounts, GetNote, ListNotes, ListTags, SearchNotes,
+    CountFailed, GetCounts, GetJob, GetNote, ListNotes, ListTags, SearchNotes,
 };
 use crate::actors::telemetry::{ExportUsageLog, GetStats, GetUsageStats};
 use crate::domain::{AiStatus, ListFilter, NoteBody, NoteEdit};
@@ -118,13 +118,84 @@ pub async fn show(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let repository = &state.services.repository;
+    let note = repository.send(GetNote { id: id.clone() }).await??;
+    let job = repository.send(GetJob { note_id: id }).await??;
+    Ok(HttpResponse::Ok().json(NoteDetail::new(note, job, state.max_attempts)))
+}
+
+/// `GET /api/notes/{id}`: the note, its body rendered (`render.rs`), and where its AI
+/// stands. The list and the live events carry the note alone; the page asks for this
+/// when it opens one.
+#[derive(Debug, serde::Serialize)]
+pub struct NoteDetail {
+    #[serde(flatten)]
+    pub note: crate::domain::Note,
+    pub body_html: String,
+    pub ai: AiProgress,
+}
+
+/// A note's AI so far: the tries its current body has used (of `worker.max_attempts`)
+/// and the calls that ran out of time while Ollama was up.
+#[derive(Debug, serde::Serialize)]
+pub struct AiProgress {
+    pub attempts: u32,
+    pub max_attempts: u32,
+    pub slow_timeouts: u32,
+    /// When a waiting note is next tried (absent when it is not waiting).
+    pub next_run_at: Option<String>,
+}
+
+impl NoteDetail {
+    fn new(note: crate::domain::Note, job: Option<crate::storage::Job>, max_attempts: u32) -> Self {
+        let attempts = match (&job, note.ai_status) {
+            (Some(job), _) => job.attempts,
+            // A failed note used every try; its job row is gone.
+            (None, AiStatus::Failed) => max_attempts,
+            (None, _) => 0,
+        };
+        NoteDetail {
+            body_html: crate::render::body_html(&note.body),
+            ai: AiProgress {
+                attempts,
+                max_attempts,
+                slow_timeouts: job.as_ref().map_or(0, |job| job.slow_timeouts),
+                next_run_at: job.map(|job| crate::domain::timestamp(job.next_run_at)),
+            },
+            note,
+        }
+    }
+}
+
+/// `POST /api/notes/{id}/tasks/{index}` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TickRequest {
+    pub done: bool,
+}
+
+/// `POST /api/notes/{id}/tasks/{index} {"done": true}` → the note with its
+/// `index`-th checklist item (from 0) ticked: an edit of the body, only the marker
+/// changed. 400 for an item the note does not have.
+pub async fn tick_task(
+    state: web::Data<AppState>,
+    path: web::Path<(String, usize)>,
+    request: web::Json<TickRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, index) = path.into_inner();
     let note = state
         .services
         .repository
-        .send(GetNote {
-            id: id.into_inner(),
-        })
+        .send(GetNote { id: id.clone() })
         .await??;
+    let body = crate::render::set_task(&note.body, index, request.done)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let Some(body) = body else {
+        return Ok(HttpResponse::Ok().json(note));
+    };
+    let edit = NoteEdit::parse(Some(body), None, None, state.max_body_bytes)?;
+    let note = state.services.inbox.send(Edit { id, edit }).await??;
     Ok(HttpResponse::Ok().json(note))
 }
 

@@ -35,6 +35,8 @@ pub struct AppState {
     pub clock: SharedClock,
     /// Largest note body, in bytes (`http.max_body_bytes`).
     pub max_body_bytes: usize,
+    /// `worker.max_attempts`: a note's detail says how many tries it has used of these.
+    pub max_attempts: u32,
     /// The language of the inbox page.
     pub locale: crate::configuration::Locale,
     /// `expiry.days`: the page tells an expired note from one that is not.
@@ -96,6 +98,9 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(endpoint("/notes/{id}/restore").route(web::post().to(api::restore)))
                 .service(endpoint("/notes/{id}/keep").route(web::post().to(api::keep)))
                 .service(endpoint("/notes/{id}/enrich").route(web::post().to(api::enrich)))
+                .service(
+                    endpoint("/notes/{id}/tasks/{index}").route(web::post().to(api::tick_task)),
+                )
                 .service(endpoint("/inbox/failed-count").route(web::get().to(api::failed_count)))
                 .service(
                     endpoint("/inbox/retry-all-failed")

@@ -3,12 +3,10 @@
 
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, spawn_app_with, TestApp};
 
 async fn note(app: &TestApp, id: &str) -> Value {
-    let (status, note) = app.get(&format!("/api/notes/{id}")).await;
-    assert_eq!(status, 200);
-    note
+    app.note(id).await
 }
 
 #[actix_rt::test]
@@ -182,4 +180,74 @@ async fn bad_renames_get_a_clear_error_and_change_nothing() {
     }
     let (_, after) = app.get("/api/tags").await;
     assert_eq!(after, before);
+}
+
+#[actix_rt::test]
+async fn a_note_opened_alone_has_its_body_rendered_safely_and_its_ai_progress() {
+    let app = spawn_app_with(&[("INKLING_OLLAMA__URL", "http://127.0.0.1:9")]).await;
+    let body = "Errands\n- [ ] stamps\n- [x] milk\n\n<script>alert(1)</script>\n\n[map](https://example.org)";
+    let id = app.capture(body).await["id"].as_str().unwrap().to_string();
+
+    let (status, detail) = app.get(&format!("/api/notes/{id}")).await;
+    assert_eq!(status, 200, "{detail}");
+    let html = detail["body_html"].as_str().unwrap();
+    assert_eq!(html.matches(r#"type="checkbox""#).count(), 2, "{html}");
+    assert!(!html.contains("<script"), "{html}");
+    assert!(html.contains(r#"rel="noopener noreferrer""#), "{html}");
+    assert_eq!(detail["ai"]["attempts"], 0);
+    assert_eq!(detail["ai"]["max_attempts"], 3);
+    assert!(detail["ai"]["next_run_at"].is_string(), "{detail}");
+}
+
+#[actix_rt::test]
+async fn ticking_a_checklist_item_edits_only_its_marker_and_a_bad_index_changes_nothing() {
+    let app = spawn_app().await;
+    let id = app.capture("Errands\n- [ ] stamps\n- [x] milk").await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/api/notes/{id}/tasks/0");
+
+    let (status, ticked) = app.post_json(&path, &json!({ "done": true })).await;
+    assert_eq!(status, 200, "{ticked}");
+    assert_eq!(ticked["body"], "Errands\n- [x] stamps\n- [x] milk");
+    assert_eq!(note(&app, &id).await, ticked);
+
+    // Already as asked: the note as it is, nothing written.
+    let (status, same) = app.post_json(&path, &json!({ "done": true })).await;
+    assert_eq!((status, &same), (200, &ticked));
+
+    let before = note(&app, &id).await;
+    for (path, body, status, says) in [
+        (
+            format!("/api/notes/{id}/tasks/2"),
+            json!({ "done": true }),
+            400,
+            "no checklist item 2",
+        ),
+        (
+            format!("/api/notes/{id}/tasks/x"),
+            json!({ "done": true }),
+            404,
+            "",
+        ),
+        (
+            format!("/api/notes/{id}/tasks/1"),
+            json!({ "done": "yes" }),
+            400,
+            "invalid type",
+        ),
+        (
+            "/api/notes/nope/tasks/0".to_string(),
+            json!({ "done": true }),
+            404,
+            "nope",
+        ),
+    ] {
+        let (got, error) = app.post_json(&path, &body).await;
+        assert_eq!(got, status, "{path}: {error}");
+        let message = error["error"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{path}: {message}");
+    }
+    assert_eq!(note(&app, &id).await, before);
 }

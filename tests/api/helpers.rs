@@ -164,6 +164,24 @@ impl TestApp {
         note
     }
 
+    /// `GET /api/notes/{id}` as the note alone: without what only the detail carries
+    /// (the rendered body, the AI's progress), so it compares with a list's or an
+    /// edit's note.
+    pub async fn note(&self, id: &str) -> Value {
+        let (status, mut detail) = self.get(&format!("/api/notes/{id}")).await;
+        assert_eq!(status, 200, "no note {id}: {detail}");
+        let object = detail.as_object_mut().expect("a note is an object");
+        assert!(
+            object.remove("body_html").is_some(),
+            "the detail renders the body"
+        );
+        assert!(
+            object.remove("ai").is_some(),
+            "the detail has the AI's progress"
+        );
+        detail
+    }
+
     pub fn note_count_in_db(&self) -> i64 {
         rusqlite::Connection::open(self.db_path())
             .unwrap()

@@ -17,8 +17,7 @@ async fn capture_returns_201_with_a_pending_note_that_is_stored() {
     assert_eq!(note["ai_status"], "pending");
     assert_eq!(note["created_at"], "2026-03-01T12:00:00.000Z");
     let id = note["id"].as_str().unwrap();
-    let (status, fetched) = app.get(&format!("/api/notes/{id}")).await;
-    assert_eq!((status, &fetched), (200, &note));
+    assert_eq!(app.note(id).await, note);
     assert_eq!(app.note_count_in_db(), 1);
 }
 

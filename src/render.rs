@@ -1,0 +1,208 @@
+//! A note's body as the page shows it: CommonMark read by pulldown-cmark, cleaned by
+//! ammonia. Also the one edit the rendered body offers, ticking a checklist item.
+//!
+//! What a note may turn into is kept small on purpose. Raw HTML typed into a note is
+//! shown as the text it is (a note is a thought, not a web page), and ammonia cleans
+//! the result anyway, so the page never inserts HTML nobody checked. Images become
+//! links: a picture from the internet would be fetched each time the note is shown,
+//! telling a stranger when you read your notes. Links open in a new tab with
+//! `rel="noopener noreferrer"`, and only absolute ones are kept (a relative link would
+//! point into inkling's own API). A single line break is kept as a line break, as
+//! people type notes, not CommonMark's space.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+/// What the parser understands: checklists, tables, ~~strikethrough~~.
+fn options() -> Options {
+    Options::ENABLE_TASKLISTS | Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH
+}
+
+/// The sanitiser, built once: ammonia's defaults (which drop scripts, styles, event
+/// handlers and `javascript:` links) with checkboxes allowed and images out.
+static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
+    let mut builder = ammonia::Builder::default();
+    builder
+        .add_tags(["input"])
+        .add_tag_attributes("input", ["checked", "disabled"])
+        .set_tag_attribute_value("input", "type", "checkbox")
+        .set_tag_attribute_value("a", "target", "_blank")
+        .rm_tags(["img"])
+        .url_relative(ammonia::UrlRelative::Deny)
+        .link_rel(Some("noopener noreferrer"));
+    builder
+});
+
+/// The body as safe HTML. Checklist items come out as disabled checkboxes, in the
+/// order [`set_task`] counts them.
+pub fn body_html(body: &str) -> String {
+    let mut unsafe_html = String::with_capacity(body.len() * 3 / 2);
+    pulldown_cmark::html::push_html(
+        &mut unsafe_html,
+        Parser::new_ext(body, options()).map(plain),
+    );
+    SANITIZER.clean(&unsafe_html).to_string()
+}
+
+/// One parser event as inkling shows it (see the module header).
+fn plain(event: Event<'_>) -> Event<'_> {
+    match event {
+        Event::Html(text) | Event::InlineHtml(text) => Event::Text(text),
+        // A block of HTML reads as a paragraph of its text.
+        Event::Start(Tag::HtmlBlock) => Event::Start(Tag::Paragraph),
+        Event::End(TagEnd::HtmlBlock) => Event::End(TagEnd::Paragraph),
+        Event::SoftBreak => Event::HardBreak,
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }),
+        Event::End(TagEnd::Image) => Event::End(TagEnd::Link),
+        other => other,
+    }
+}
+
+/// Where each checklist marker (`[ ]`, `[x]`) is in the body, in order.
+fn task_markers(body: &str) -> Vec<(Range<usize>, bool)> {
+    Parser::new_ext(body, options())
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::TaskListMarker(done) => Some((range, done)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Why a checklist item could not be ticked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TaskError {
+    #[error("the note has no checklist item {index} (it has {count})")]
+    NoSuchItem { index: usize, count: usize },
+}
+
+/// The body with its `index`-th checklist item (from 0, in reading order) ticked or
+/// unticked. Only the marker's character changes; everything else stays as typed.
+/// `None`: the item already is as asked.
+pub fn set_task(body: &str, index: usize, done: bool) -> Result<Option<String>, TaskError> {
+    let markers = task_markers(body);
+    let (range, was_done) = markers.get(index).cloned().ok_or(TaskError::NoSuchItem {
+        index,
+        count: markers.len(),
+    })?;
+    if was_done == done {
+        return Ok(None);
+    }
+    // The marker is `[ ]`, `[x]` or `[X]`: the character between the brackets.
+    let inside = range.start + 1..range.end - 1;
+    let mut edited = String::with_capacity(body.len());
+    edited.push_str(&body[..inside.start]);
+    edited.push(if done { 'x' } else { ' ' });
+    edited.push_str(&body[inside.end..]);
+    Ok(Some(edited))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_comes_out_as_html_with_line_breaks_kept() {
+        let html = body_html("**bold** and `code`\nnext line\n\n```\nfn main() {}\n```");
+        assert!(html.contains("<strong>bold</strong>"), "{html}");
+        assert!(html.contains("<code>code</code>"), "{html}");
+        assert!(
+            html.contains("<br>\nnext line") || html.contains("<br>next line"),
+            "{html}"
+        );
+        assert!(html.contains("<pre><code>fn main() {}"), "{html}");
+    }
+
+    #[test]
+    fn raw_html_is_shown_as_text_and_nothing_runs() {
+        let html = body_html(
+            "<script>alert(1)</script>\n\n<b onclick=\"x()\">hi</b> <img src=x onerror=alert(1)>",
+        );
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<b "), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+    }
+
+    #[test]
+    fn links_open_safely_and_only_absolute_ones_are_kept() {
+        let html = body_html(
+            "[site](https://example.org) [bad](javascript:alert(1)) [api](/api/notes) <https://auto.example>",
+        );
+        assert!(
+            html.contains(r#"<a href="https://example.org" target="_blank" rel="noopener noreferrer">site</a>"#),
+            "{html}"
+        );
+        assert!(!html.contains("javascript:"), "{html}");
+        assert!(!html.contains(r#"href="/api"#), "{html}");
+        assert!(html.contains(r#"href="https://auto.example""#), "{html}");
+    }
+
+    #[test]
+    fn an_image_becomes_a_link_and_is_never_fetched() {
+        let html = body_html("![a cat](https://example.org/cat.png)");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(
+            html.contains(r#"href="https://example.org/cat.png""#),
+            "{html}"
+        );
+        assert!(html.contains("a cat"), "{html}");
+    }
+
+    #[test]
+    fn checklist_items_are_checkboxes_in_order() {
+        let html = body_html("- [ ] stamps\n- [x] milk");
+        assert_eq!(html.matches(r#"type="checkbox""#).count(), 2, "{html}");
+        assert_eq!(html.matches("checked").count(), 1, "{html}");
+        // A checkbox typed as HTML is text, so the page's count matches the body's.
+        let typed = body_html("<input type=checkbox>\n\n- [ ] real");
+        assert_eq!(typed.matches("<input").count(), 1, "{typed}");
+    }
+
+    #[test]
+    fn ticking_an_item_changes_only_its_marker() {
+        let body = "Shopping:\n- [ ] stamps\n- [x] milk\n  - [ ] nested\n\n`- [ ] not a task`";
+        assert_eq!(
+            set_task(body, 0, true).unwrap().unwrap(),
+            "Shopping:\n- [x] stamps\n- [x] milk\n  - [ ] nested\n\n`- [ ] not a task`"
+        );
+        assert_eq!(
+            set_task(body, 1, false).unwrap().unwrap(),
+            "Shopping:\n- [ ] stamps\n- [ ] milk\n  - [ ] nested\n\n`- [ ] not a task`"
+        );
+        assert_eq!(
+            set_task(body, 2, true).unwrap().unwrap(),
+            "Shopping:\n- [ ] stamps\n- [x] milk\n  - [x] nested\n\n`- [ ] not a task`"
+        );
+        assert_eq!(set_task(body, 1, true), Ok(None));
+        assert_eq!(
+            set_task(body, 3, true),
+            Err(TaskError::NoSuchItem { index: 3, count: 3 })
+        );
+        assert_eq!(
+            set_task("- [X] upper", 0, false).unwrap().unwrap(),
+            "- [ ] upper"
+        );
+    }
+
+    #[test]
+    fn korean_and_emoji_bodies_tick_at_the_right_bytes() {
+        let body = "할 일 🎉\n- [ ] 우표 사기";
+        assert_eq!(
+            set_task(body, 0, true).unwrap().unwrap(),
+            "할 일 🎉\n- [x] 우표 사기"
+        );
+    }
+}
