@@ -17,6 +17,7 @@ declare -A needed=(
   [chromium]=chromium
   [chromedriver]=chromium-driver
   [dbus-daemon]=dbus-daemon
+  [curl]=curl
 )
 # Fonts for the inbox page's Korean strings and emoji in the browser tests.
 fonts=(fonts-noto-cjk fonts-noto-color-emoji)
@@ -33,6 +34,23 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi
+
+# axe-core, the accessibility scan the browser tests run in the page
+# (tests/browser/accessibility.rs), from npm's registry, pinned and checked against
+# the sha512 the registry publishes for it. Kept in target/, so a clean build gets it again.
+axe_version=4.10.3
+axe_sha512=5e6edba515e70d25f6604d9815f064d859c5d1ea7ab661bbc4f87c88779ef0c21cae0abbeb636471ef39e9d62d2582e4b88a1866f19f4ecfcf6d986275e4dc12
+axe=target/test-tools/axe.min.js
+if [ ! -f "$axe" ] || ! grep -q "axe v$axe_version" "$axe"; then
+  echo "==> fetching axe-core $axe_version"
+  mkdir -p target/test-tools
+  tarball=$(mktemp)
+  curl -fsSL "https://registry.npmjs.org/axe-core/-/axe-core-$axe_version.tgz" -o "$tarball"
+  echo "$axe_sha512  $tarball" | sha512sum --check --quiet
+  tar -xzf "$tarball" -O package/axe.min.js > "$axe.partial"
+  mv "$axe.partial" "$axe"
+  rm -f "$tarball"
 fi
 
 # The disk-full tests mount a small tmpfs; without root or CAP_SYS_ADMIN they pass

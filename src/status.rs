@@ -20,6 +20,9 @@ pub struct ServiceStatus {
     pub locale: Locale,
     /// A note older than this many days that was never kept is expired.
     pub expiry_days: u32,
+    /// `worker.max_attempts`: a failed note used this many tries.
+    #[serde(default)]
+    pub max_attempts: u32,
     /// Active notes pending, failed and expired.
     pub counts: NoteCounts,
     /// The provider's health; `None` until the first check has answered.
@@ -41,6 +44,7 @@ mod tests {
             version: "0.1.0".into(),
             locale: Locale::Ko,
             expiry_days: 30,
+            max_attempts: 3,
             counts: NoteCounts {
                 pending: 3,
                 failed: 2,

@@ -220,6 +220,7 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
         version: env!("CARGO_PKG_VERSION").to_string(),
         locale: state.locale,
         expiry_days: state.expiry_days,
+        max_attempts: state.max_attempts,
         counts,
         provider,
         worker,

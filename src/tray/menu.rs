@@ -70,7 +70,7 @@ pub fn build(failed: u64, health: Option<&ProviderHealth>, locale: Locale) -> Me
         entry(
             TrayAction::OpenInbox,
             "Open inbox".into(),
-            "받은 노트 열기".into(),
+            "노트 열기".into(),
             true,
         ),
         entry(
@@ -182,7 +182,7 @@ mod tests {
         assert_eq!(
             labels(&model),
             [
-                "받은 노트 열기",
+                "노트 열기",
                 "사용 로그 내보내기...",
                 "Ollama 재확인",
                 "지금 AI 처리 (실패 4건)",

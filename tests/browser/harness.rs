@@ -64,6 +64,44 @@ impl Drop for Driver {
     }
 }
 
+/// The two screens the page is tried on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Desktop,
+    Phone,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    Light,
+    Dark,
+}
+
+/// chromedriver's own command for the Chrome DevTools protocol.
+#[derive(Debug)]
+struct DevTools {
+    command: String,
+    params: Value,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for DevTools {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({ "cmd": self.command, "params": self.params });
+        (http::Method::POST, Some(body.to_string()))
+    }
+}
+
 /// A JS expression: the element takes up space on the page.
 pub fn shown(id: &str) -> String {
     format!("document.getElementById('{id}').getClientRects().length > 0")
@@ -154,7 +192,17 @@ pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
 impl Browser {
     /// Stops the service and starts it again on the same port and data dir.
     pub async fn restart_service(&mut self) {
+        self.stop_service().await;
+        self.start_service_again().await;
+    }
+
+    /// Stops the service (gracefully, as SIGTERM does); the page stays open.
+    pub async fn stop_service(&self) {
         self.handle.stop(true).await;
+    }
+
+    /// Starts the stopped service again on its port and data dir.
+    pub async fn start_service_again(&mut self) {
         let port: u16 = self.app_url.rsplit(':').next().unwrap().parse().unwrap();
         let mut settings = self.settings.clone();
         settings.http.port = port;
@@ -319,6 +367,116 @@ impl Browser {
             .join("docs")
             .join(name);
         std::fs::write(path, png).unwrap();
+    }
+
+    /// Runs a Chrome DevTools command in the page's tab (chromedriver's
+    /// `goog/cdp/execute`): how a test sets the screen and the colour scheme.
+    pub async fn devtools(&self, command: &str, params: Value) {
+        self.client
+            .issue_cmd(DevTools {
+                command: command.to_string(),
+                params,
+            })
+            .await
+            .unwrap_or_else(|e| panic!("DevTools {command}: {e}"));
+    }
+
+    /// The page as on `screen`, in the colour scheme `scheme`, from the next render on.
+    pub async fn emulate(&self, screen: Screen, scheme: Scheme) {
+        let (width, height, mobile) = match screen {
+            Screen::Desktop => (1280, 800, false),
+            Screen::Phone => (390, 844, true),
+        };
+        self.devtools(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile }),
+        )
+        .await;
+        let scheme = match scheme {
+            Scheme::Light => "light",
+            Scheme::Dark => "dark",
+        };
+        self.devtools(
+            "Emulation.setEmulatedMedia",
+            json!({ "features": [{ "name": "prefers-color-scheme", "value": scheme }] }),
+        )
+        .await;
+    }
+
+    /// Runs axe-core's WCAG 2.x A/AA rules over the page as it is now and returns each
+    /// violation as "rule: what, at which elements" (none is a pass). axe-core is
+    /// fetched by scripts/test.sh into target/test-tools.
+    pub async fn accessibility_violations(&self) -> Vec<String> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/axe.min.js");
+        let axe = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+            panic!(
+                "{} is missing: run scripts/test.sh, which fetches axe-core",
+                path.display()
+            )
+        });
+        self.client.execute(&axe, vec![]).await.unwrap();
+        let found = self
+            .client
+            .execute_async(
+                r#"const done = arguments[arguments.length - 1];
+                axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } })
+                  .then(r => done(r.violations.map(v => `${v.id}: ${v.help} at ${v.nodes.map(n => n.target.join(" ")).join(", ")}`)))
+                  .catch(e => done([`axe failed: ${e}`]));"#,
+                vec![],
+            )
+            .await
+            .unwrap();
+        serde_json::from_value(found).unwrap()
+    }
+
+    /// The page's visible words outside any "Details" section: what a person reads
+    /// without asking for more.
+    pub async fn plain_text(&self) -> String {
+        let text = self
+            .eval(
+                r#"const parts = [];
+                const walk = (node) => {
+                  if (node.nodeType === Node.TEXT_NODE) { parts.push(node.textContent); return; }
+                  if (node.nodeType !== Node.ELEMENT_NODE || node.tagName === "DETAILS" || node.tagName === "SCRIPT") return;
+                  if (node.getClientRects().length === 0 && node.tagName !== "BODY") return;
+                  for (const child of node.childNodes) walk(child);
+                };
+                walk(document.body);
+                return parts.join(" ");"#,
+            )
+            .await;
+        text.as_str().unwrap_or_default().to_string()
+    }
+
+    /// Fails when the page shows a technical message outside a "Details" section.
+    pub async fn assert_plain_words(&self) {
+        let text = self.plain_text().await;
+        for technical in [
+            "os error",
+            "schema:",
+            "other:",
+            "HTTP 404",
+            "HTTP 5",
+            "undefined",
+            "NaN",
+        ] {
+            assert!(
+                !text.contains(technical),
+                "the page shows {technical:?} outside Details:\n{text}"
+            );
+        }
+    }
+
+    /// Presses `key` as a person would, on whatever has the focus.
+    pub async fn press(&self, key: &str) {
+        use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+        let mut actions = KeyActions::new("keyboard".into());
+        for c in key.chars() {
+            actions = actions
+                .then(KeyAction::Down { value: c })
+                .then(KeyAction::Up { value: c });
+        }
+        self.client.perform_actions(actions).await.unwrap();
     }
 
     /// Quits the browser and starts a new one on the same profile, as a person closing

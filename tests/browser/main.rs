@@ -8,6 +8,7 @@
 mod fake_ollama;
 mod harness;
 mod inbox;
+mod page;
 #[path = "../support/ports.rs"]
 mod ports;
 #[path = "../support/service.rs"]
