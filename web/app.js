@@ -16,7 +16,10 @@
 // address: Back, reload and bookmarks work (`readAddress`, `writeAddress`).
 "use strict";
 
+// The first page is small, so the first cards come quickly; the pages loaded while
+// scrolling are larger, so the end of a long list is fewer loads away.
 const PAGE_SIZE = 50;
+const MORE_SIZE = 200;
 const SEARCH_SIZE = 100;
 // How far below the screen the next page starts loading, in pixels.
 const LOAD_AHEAD_PX = 1200;
@@ -53,6 +56,7 @@ const state = {
   notes: [], // the inbox list, newest first
   hasMore: false,
   loadingMore: false,
+  buttonNear: false,
   expiryDays: 30,
   maxAttempts: 3,
   // Counts and the provider's health come only from live events (the service sends
@@ -175,7 +179,9 @@ function setDetail(element, detail) {
 // ----- start-up --------------------------------------------------------------------
 
 async function start() {
-  const all = await (await fetch("/assets/i18n.json")).json();
+  // The strings, the status and the first page are asked for at once: the first cards
+  // wait for one round trip, not three in a row.
+  const strings = fetch("/assets/i18n.json").then((response) => response.json());
   const params = new URLSearchParams(location.search);
   // `inkling open` and the tray give a one-time code; scripts may give the token.
   const code = params.get("code");
@@ -207,12 +213,16 @@ async function start() {
     params.delete("token");
     history.replaceState(null, "", params.size ? `/?${params}` : "/");
   }
+  readAddress();
+  const firstPage = beginListLoad();
   let status;
+  let all;
+  let page;
   try {
-    status = await api("/api/status");
+    [all, status, page] = await Promise.all([strings, api("/api/status"), firstPage]);
   } catch (error) {
     if (error instanceof NoSession) {
-      applyStrings(all, navigator.language && navigator.language.startsWith("ko") ? "ko" : "en");
+      applyStrings(await strings, navigator.language && navigator.language.startsWith("ko") ? "ko" : "en");
       return;
     }
     throw error;
@@ -221,14 +231,14 @@ async function start() {
   $("app").hidden = false;
   $("views").hidden = false;
   applyStatus(status);
+  // The cards first; what only matters once a person acts comes after.
+  showList(page);
   wireControls();
   // A thought half typed survives a reload or a crash (this origin's storage), and
   // the capture box is where typing goes.
   $("capture-body").value = localStorage.getItem(DRAFT_KEY) || "";
-  readAddress();
   showView(state.view, { address: false });
   if (state.view === "inbox") $("capture-body").focus();
-  await loadNotes();
   connectLive();
 }
 
@@ -409,7 +419,8 @@ function showRecoveryToast() {
 // ----- notes -----------------------------------------------------------------------
 
 function listQuery(before) {
-  const query = new URLSearchParams({ limit: String(state.search ? SEARCH_SIZE : PAGE_SIZE) });
+  const size = state.search ? SEARCH_SIZE : before ? MORE_SIZE : PAGE_SIZE;
+  const query = new URLSearchParams({ limit: String(size) });
   if (state.filter.tag) query.set("tag", state.filter.tag);
   if (state.filter.expired) query.set("expired", "true");
   if (state.search) query.set("q", state.search);
@@ -418,9 +429,22 @@ function listQuery(before) {
 }
 
 async function loadNotes() {
+  await finishListLoad(beginListLoad());
+}
+
+/// Asks for the list's first page; `finishListLoad` shows it.
+function beginListLoad() {
   const asked = ++state.listLoads;
   state.changedDuringLoad = new Map();
-  const notes = await api(listQuery());
+  return api(listQuery()).then((notes) => ({ asked, notes }));
+}
+
+async function finishListLoad(loading) {
+  showList(await loading);
+}
+
+/// Shows a list load's first page, unless a newer load was asked for since.
+function showList({ asked, notes }) {
   if (asked !== state.listLoads) return; // a newer load is on its way
   const changed = state.changedDuringLoad;
   state.changedDuringLoad = null;
@@ -431,7 +455,7 @@ async function loadNotes() {
   renderNotes();
   // For the browser tests' benchmark (docs/PERFORMANCE.md): when the first cards were there.
   if (!performance.getEntriesByName("inkling:first-cards").length) performance.mark("inkling:first-cards");
-  loadMoreIfNear();
+  recheckNearTheEnd();
 }
 
 /// The next page, appended: the cards already there stay as they are.
@@ -445,21 +469,35 @@ async function loadMore() {
     if (asked !== state.listLoads) return; // the list was loaded anew meanwhile
     const known = new Set(state.notes.map((note) => note.id));
     state.notes = state.notes.concat(more.filter((note) => !known.has(note.id)));
-    state.hasMore = more.length === PAGE_SIZE;
+    state.hasMore = more.length === MORE_SIZE;
     renderNotes();
   } finally {
     state.loadingMore = false;
   }
-  loadMoreIfNear();
+  recheckNearTheEnd();
 }
 
 /// Scrolling near the end loads the next page (the "Load more" button stays for
-/// keyboards and for a page too short to scroll).
+/// keyboards and for a page too short to scroll). The browser says when the button
+/// comes within reach (an IntersectionObserver: no layout forced while scrolling);
+/// after a page is in, it is asked again, as the button may still be within reach.
+const nearTheEnd = new IntersectionObserver(
+  (entries) => {
+    state.buttonNear = entries[entries.length - 1].isIntersecting;
+    if (state.buttonNear) loadMoreIfNear();
+  },
+  { rootMargin: `0px 0px ${LOAD_AHEAD_PX}px 0px` },
+);
+
+/// Asks the observer anew: it answers at once whether the button is within reach now.
+function recheckNearTheEnd() {
+  nearTheEnd.unobserve($("load-more"));
+  nearTheEnd.observe($("load-more"));
+}
+
 function loadMoreIfNear() {
-  if (!state.hasMore || state.view !== "inbox" || state.loadingMore) return;
-  const button = $("load-more");
-  if (button.hidden) return;
-  if (button.getBoundingClientRect().top < window.innerHeight + LOAD_AHEAD_PX) loadMore();
+  if (!state.hasMore || state.view !== "inbox" || state.loadingMore || !state.buttonNear) return;
+  loadMore();
 }
 
 function headline(note) {
@@ -538,8 +576,11 @@ function noteAddress(id) {
   return `/?${params}`;
 }
 
-function noteElement(note, inTrash) {
-  const item = document.createElement("li");
+/// A note's card. `item`: the card to fill again in place (a live change): the same
+/// element keeps its place, its focus and the size the browser remembers for it, so
+/// nothing below it moves.
+function noteElement(note, inTrash, item = document.createElement("li")) {
+  item.replaceChildren();
   item.className = "note";
   item.dataset.id = note.id;
   item.dataset.status = note.ai_status;
@@ -803,15 +844,12 @@ function renderNotes() {
   for (const note of state.notes) {
     wanted.add(note.id);
     let card = cards.get(note.id);
-    if (!card || (card.note !== note && state.editing !== note.id)) {
-      const element = noteElement(note, false);
-      if (card) {
-        // In its place: the walk goes on from the new card.
-        if (card.element === cursor) cursor = element;
-        card.element.replaceWith(element);
-      }
-      card = { note, element };
+    if (!card) {
+      card = { note, element: noteElement(note, false) };
       cards.set(note.id, card);
+    } else if (card.note !== note && state.editing !== note.id) {
+      noteElement(note, false, card.element);
+      card.note = note;
     }
     if (card.element !== cursor) list.insertBefore(card.element, cursor);
     else cursor = cursor.nextElementSibling;
@@ -1175,6 +1213,7 @@ function showView(view, { push = false, address = true } = {}) {
       if (heading) heading.focus();
     });
   }
+  if (view === "inbox") recheckNearTheEnd();
   if (view === "inbox" && state.selected) {
     const card = cards.get(state.selected);
     if (card) card.element.querySelector("a.open").focus();
@@ -1640,7 +1679,7 @@ function wireControls() {
   });
   document.addEventListener("keydown", onKey);
   $("load-more").addEventListener("click", guarded(loadMore));
-  window.addEventListener("scroll", loadMoreIfNear, { passive: true });
+  nearTheEnd.observe($("load-more"));
   $("export-notes").addEventListener("click", exportNotes);
   $("import-notes").addEventListener("click", () => $("import-file").click());
   $("import-file").addEventListener("change", async () => {

@@ -419,7 +419,7 @@ impl Browser {
             .client
             .execute_async(
                 r#"const done = arguments[arguments.length - 1];
-                axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } })
+                axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] } })
                   .then(r => done(r.violations.map(v => `${v.id}: ${v.help} at ${v.nodes.map(n => n.target.join(" ")).join(", ")}`)))
                   .catch(e => done([`axe failed: ${e}`]));"#,
                 vec![],

@@ -562,7 +562,6 @@ async fn the_korean_page_shows_the_seed_strings() {
             "{id} shows with nothing to say"
         );
     }
-    browser.screenshot("inbox-ko.png").await;
     browser.close().await;
 }
 
@@ -627,7 +626,6 @@ async fn the_banners_stack_in_the_seed_order() {
         !browser.is_shown("recovery-toast").await,
         "no toast without a recovery"
     );
-    browser.screenshot("inbox-en.png").await;
     browser.close().await;
 }
 
@@ -909,10 +907,46 @@ async fn the_stats_view_shows_the_daily_table_and_a_chart() {
         .await;
     assert_eq!(row[1], "3", "captured: {row}");
     assert_eq!(row[2], "3", "AI done: {row}");
+    // Day one reads as one bar among thirty days, not a block across the chart.
     let bars = browser
-        .eval("return document.querySelectorAll('#chart rect.bar').length;")
+        .eval("const bars = document.querySelectorAll('#chart rect.bar'); return [bars.length, Number(bars[0].getAttribute('width'))];")
         .await;
-    assert_eq!(bars, json!(1));
+    assert_eq!(bars[0], json!(1));
+    assert!(bars[1].as_f64().unwrap() < 600.0 / 20.0, "{bars}");
+    // What a person asks first, in words.
+    assert_eq!(browser.text("#stat-week").await, "3 notes");
+    assert_eq!(browser.text("#stat-week-ai").await, "3 processed by the AI");
+    assert!(browser.text("#stat-tags").await.contains("#fake 3"));
+    assert_eq!(browser.text("#stat-oldest").await, "Nothing is waiting.");
+    // Axes with a scale and dates; the same said in words for a screen reader.
+    let labels = browser
+        .eval("return [...document.querySelectorAll('#chart text')].map(t => t.textContent);")
+        .await;
+    let labels: Vec<&str> = labels
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(labels.contains(&"0") && labels.contains(&"3"), "{labels:?}");
+    let today = chrono::Utc::now().format("%b %-d").to_string();
+    assert!(
+        labels.contains(&today.as_str()),
+        "{labels:?} has no {today}"
+    );
+    assert_eq!(
+        browser.text("#chart-summary").await,
+        format!(
+            "Last 30 days: 3 notes, 3 notes processed by the AI. Busiest day: {today} (3 notes)."
+        )
+    );
+    // The developer's counters are there, behind "Diagnostics".
+    assert_eq!(
+        browser
+            .eval("return document.getElementById('diagnostics').open;")
+            .await,
+        json!(false)
+    );
     browser.close().await;
 }
 

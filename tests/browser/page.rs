@@ -27,9 +27,34 @@ async fn wait_for_status(browser: &Browser, id: &str, status: &str) {
     panic!("note {id} never became {status}");
 }
 
-/// Every state a banner can show at once: notes failed, one waiting, every note
-/// expired, and the model missing.
+/// Every state a banner can show at once: a note failed, one waiting, two older than
+/// `expiry.days` (imported from Markdown files last changed 45 days ago), and the model
+/// missing.
 async fn every_banner(browser: &Browser) {
+    let old = (chrono::Utc::now() - chrono::Duration::days(45)).to_rfc3339();
+    let files: Vec<_> = [
+        ("dentist.md", "Call the dentist about the crown"),
+        (
+            "shed.md",
+            "Ideas for the garden shed: a window on the south side, shelves for the pots",
+        ),
+    ]
+    .iter()
+    .map(|(name, text)| json!({ "name": name, "text": text, "modified_at": old }))
+    .collect();
+    browser
+        .api(
+            "POST",
+            "/api/notes/import",
+            Some(json!({ "markdown": files })),
+        )
+        .await;
+    for _ in 0..200 {
+        if browser.api("GET", "/api/status", None).await["counts"]["pending"] == 0 {
+            break;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     browser.fake.push(&[Reply::WrongSchema; 3]);
     let failed = capture(browser, "Buy stamps at the post office before Friday").await;
     wait_for_status(browser, &failed, "failed").await;
@@ -88,7 +113,7 @@ async fn try_every_view(browser: &Browser, screen: Screen, scheme: Scheme, shots
     browser
         .wait_until(
             "the notes are listed",
-            "document.querySelectorAll('#notes .note').length === 3",
+            "document.querySelectorAll('#notes .note').length === 5",
         )
         .await;
     let (bottom, height) = bottom_and_screen(browser, "capture").await;
@@ -160,7 +185,7 @@ async fn try_every_view(browser: &Browser, screen: Screen, scheme: Scheme, shots
 
 #[actix_rt::test]
 async fn every_view_passes_the_accessibility_scan_in_plain_words_on_both_screens_light_and_dark() {
-    let browser = start(&[("INKLING_EXPIRY__DAYS", "0")]).await;
+    let browser = start(&[]).await;
     every_banner(&browser).await;
     try_every_view(
         &browser,
@@ -194,7 +219,7 @@ async fn every_view_passes_the_accessibility_scan_in_plain_words_on_both_screens
 
 #[actix_rt::test]
 async fn the_korean_page_is_translated_breaks_between_words_and_passes_the_scan() {
-    let browser = start(&[("INKLING_EXPIRY__DAYS", "0"), ("INKLING_LOCALE", "ko")]).await;
+    let browser = start(&[("INKLING_LOCALE", "ko")]).await;
     every_banner(&browser).await;
     try_every_view(
         &browser,
@@ -251,6 +276,8 @@ async fn a_note_opens_at_its_own_address_rendered_with_its_ai_and_back_returns_t
     )
     .await;
     wait_for_status(&browser, &id, "done").await;
+    // On a phone, in the dark (the desktop and light ones are in the scan above).
+    browser.emulate(Screen::Phone, Scheme::Dark).await;
     browser.open_inbox().await;
     browser
         .wait_until(
@@ -365,6 +392,7 @@ async fn the_filter_and_the_search_live_in_the_address_so_back_and_reload_keep_t
     let browser = start(&[]).await;
     let tagged = capture(&browser, "soup for Sunday").await;
     wait_for_status(&browser, &tagged, "done").await;
+    browser.emulate(Screen::Phone, Scheme::Light).await;
     browser.open_inbox().await;
     browser
         .wait_until(
@@ -425,6 +453,7 @@ async fn the_filter_and_the_search_live_in_the_address_so_back_and_reload_keep_t
 #[actix_rt::test]
 async fn when_the_service_stops_the_page_says_so_keeps_the_draft_and_recovers_by_itself() {
     let mut browser = start(&[]).await;
+    browser.emulate(Screen::Desktop, Scheme::Dark).await;
     browser.open_inbox().await;
     browser.stop_service().await;
     browser.wait_visible("offline-banner").await;
@@ -584,5 +613,66 @@ async fn the_keyboard_moves_opens_edits_and_trashes_notes() {
         .eval("return document.querySelector('#notes li button.trash').getAttribute('aria-label');")
         .await;
     assert!(label.as_str().unwrap().starts_with("Move “"), "{label}");
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn a_live_change_patches_only_its_card_and_a_note_not_loaded_is_left_alone() {
+    let browser = crate::harness::start_with_notes(&[], 120).await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "a page",
+            "document.querySelectorAll('#notes li').length === 50",
+        )
+        .await;
+    // Every card's contents marked: a card filled again loses its mark (the card
+    // itself stays the same element, in its place).
+    browser
+        .eval(
+            "document.querySelectorAll('#notes li').forEach(li => { li.firstElementChild.marked = true; li.same = true; }); return true;",
+        )
+        .await;
+    let notes = browser.api("GET", "/api/notes?limit=120", None).await;
+    let loaded = notes[3]["id"].as_str().unwrap().to_string();
+    let not_loaded = notes[100]["id"].as_str().unwrap().to_string();
+    for id in [&loaded, &not_loaded] {
+        let client = awc::Client::new();
+        let mut reply = client
+            .patch(format!("{}/api/notes/{id}", browser.app_url))
+            .bearer_auth(&browser.token)
+            .send_json(&json!({ "tags": ["changed"] }))
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), 200, "{:?}", reply.body().await);
+    }
+    browser
+        .wait_until(
+            "the loaded note's card shows its change",
+            &format!("document.querySelector(\"#notes li[data-id='{loaded}'] button.tag\")?.textContent === '#changed'"),
+        )
+        .await;
+    let remade = browser
+        .eval("return [...document.querySelectorAll('#notes li')].filter(li => !li.firstElementChild.marked).map(li => li.dataset.id);")
+        .await;
+    assert_eq!(
+        remade,
+        json!([loaded]),
+        "only the changed card is made again"
+    );
+    assert_eq!(
+        browser
+            .eval(&format!("return [document.querySelectorAll('#notes li').length, document.querySelector(\"#notes li[data-id='{not_loaded}']\")];"))
+            .await,
+        json!([50, null]),
+        "a note past the loaded pages stays out"
+    );
+    assert_eq!(
+        browser
+            .eval("return [...document.querySelectorAll('#notes li')].every(li => li.same);")
+            .await,
+        json!(true),
+        "every card the same element"
+    );
     browser.close().await;
 }
