@@ -265,6 +265,24 @@ impl Browser {
         response.json().await.unwrap_or(Value::Null)
     }
 
+    /// Asks the API for `path` until `done` says yes, and returns that answer; the
+    /// service works asynchronously (the AI, the counts).
+    pub async fn wait_for_api(
+        &self,
+        what: &str,
+        path: &str,
+        done: impl Fn(&Value) -> bool,
+    ) -> Value {
+        for _ in 0..200 {
+            let answer = self.api("GET", path, None).await;
+            if done(&answer) {
+                return answer;
+            }
+            actix_rt::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("never happened: {what} ({path})");
+    }
+
     /// Runs a script in the page and returns its value.
     pub async fn eval(&self, script: &str) -> Value {
         self.client.execute(script, vec![]).await.unwrap()

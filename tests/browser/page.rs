@@ -17,14 +17,12 @@ async fn capture(browser: &Browser, body: &str) -> String {
 }
 
 async fn wait_for_status(browser: &Browser, id: &str, status: &str) {
-    for _ in 0..200 {
-        let note = browser.api("GET", &format!("/api/notes/{id}"), None).await;
-        if note["ai_status"] == status {
-            return;
-        }
-        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    panic!("note {id} never became {status}");
+    let path = format!("/api/notes/{id}");
+    browser
+        .wait_for_api(&format!("the note is {status}"), &path, |note| {
+            note["ai_status"] == status
+        })
+        .await;
 }
 
 /// Every state a banner can show at once: a note failed, one waiting, two older than
@@ -49,12 +47,11 @@ async fn every_banner(browser: &Browser) {
             Some(json!({ "markdown": files })),
         )
         .await;
-    for _ in 0..200 {
-        if browser.api("GET", "/api/status", None).await["counts"]["pending"] == 0 {
-            break;
-        }
-        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    browser
+        .wait_for_api("the imported notes done", "/api/status", |status| {
+            status["counts"]["pending"] == 0
+        })
+        .await;
     browser.fake.push(&[Reply::WrongSchema; 3]);
     let failed = capture(browser, "Buy stamps at the post office before Friday").await;
     wait_for_status(browser, &failed, "failed").await;
@@ -329,14 +326,14 @@ async fn a_note_opens_at_its_own_address_rendered_with_its_ai_and_back_returns_t
     browser
         .click("#note-detail .rendered input[type=checkbox]")
         .await;
-    for _ in 0..200 {
-        let note = browser.api("GET", &format!("/api/notes/{id}"), None).await;
-        if note["body"].as_str().unwrap().contains("- [x] stamps") {
-            break;
-        }
-        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    let note = browser.api("GET", &format!("/api/notes/{id}"), None).await;
+    let note = browser
+        .wait_for_api("the item ticked", &format!("/api/notes/{id}"), |note| {
+            note["body"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("- [x] stamps")
+        })
+        .await;
     assert!(
         note["body"]
             .as_str()
