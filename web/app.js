@@ -1193,9 +1193,8 @@ function showView(view, { push = false, address = true } = {}) {
   for (const name of ["inbox", "tags", "trash", "stats", "note"]) {
     $(`${name}-view`).hidden = name !== view;
   }
-  // The capture box and the banners belong to the list and its neighbours, not to an
-  // opened note (which has its own actions).
-  $("capture").hidden = view === "note";
+  // The capture box belongs to the notes list, where a saved note shows up.
+  $("capture").hidden = view !== "inbox";
   for (const tab of document.querySelectorAll("#views button[data-view]")) {
     tab.setAttribute("aria-pressed", String(tab.dataset.view === view || (view === "note" && tab.dataset.view === "inbox")));
   }
@@ -1512,7 +1511,8 @@ function noteInHand() {
 
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  const typing = event.target.closest && event.target.closest("input, textarea, select, dialog");
+  // A checkbox (a checklist item) takes no letters: the keys still work there.
+  const typing = event.target.closest && event.target.closest("input:not([type=checkbox]), textarea, select, dialog");
   if (event.key === "Escape" && !$("help").open) {
     if (typing && event.target.id === "search" && $("search").value) {
       $("search").value = "";
@@ -1535,7 +1535,7 @@ function onKey(event) {
       $("search").focus();
     },
     n: () => {
-      if (state.view === "note") showView("inbox", { push: true });
+      if (state.view !== "inbox") showView("inbox", { push: true });
       $("capture-body").focus();
     },
     j: () => state.view === "inbox" && moveSelection(1),

@@ -17,13 +17,11 @@ async fn failed_notes(browser: &Browser, n: usize) {
             )
             .await;
     }
-    for _ in 0..200 {
-        if browser.api("GET", "/api/inbox/failed-count", None).await == json!(n) {
-            return;
-        }
-        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    panic!("the notes did not fail");
+    browser
+        .wait_for_api("the notes failed", "/api/inbox/failed-count", |count| {
+            *count == json!(n)
+        })
+        .await;
 }
 
 #[actix_rt::test]
