@@ -860,8 +860,10 @@ function renderNotes() {
       cards.delete(id);
     }
   }
+  // Written only when it changes: this runs on every live event.
+  const empty = t(state.search ? "searchNone" : "empty");
   $("notes-empty").hidden = state.notes.length > 0;
-  $("notes-empty").textContent = t(state.search ? "searchNone" : "empty");
+  if ($("notes-empty").textContent !== empty) $("notes-empty").textContent = empty;
   $("load-more").hidden = !state.hasMore;
 }
 
