@@ -106,3 +106,67 @@ pub async fn end_all_sessions(sessions: web::Data<Sessions>) -> Result<HttpRespo
     tracing::info!(count, "every inbox session ended");
     Ok(HttpResponse::Ok().json(serde_json::json!({ "count": count })))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::I18N_JSON;
+    use serde_json::Value;
+
+    /// The shape of a string: text, a plural (its categories), or a list.
+    fn shape(value: &Value) -> String {
+        match value {
+            Value::Object(forms) => format!("plural {:?}", forms.keys().collect::<Vec<_>>()),
+            Value::Array(items) => format!("list of {}", items.len()),
+            _ => "text".into(),
+        }
+    }
+
+    /// A string missing in one language shows as its key on the page: every key is in
+    /// both, of the same kind, each plural has its "other" form, and a value the page
+    /// fills in (`{n}`, `{model}`…) is in both.
+    #[test]
+    fn both_languages_have_every_string_with_the_same_placeholders() {
+        let all: Value = serde_json::from_str(I18N_JSON).expect("web/i18n.json is JSON");
+        let (en, ko) = (&all["en"], &all["ko"]);
+        let keys = |strings: &Value| {
+            strings
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let (mut en_keys, mut ko_keys) = (keys(en), keys(ko));
+        en_keys.sort();
+        ko_keys.sort();
+        assert_eq!(en_keys, ko_keys);
+        let placeholders = |value: &Value| {
+            let text = value.to_string();
+            let mut found: Vec<String> = text
+                .split('{')
+                .skip(1)
+                .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_string()))
+                .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric()))
+                .collect();
+            found.sort();
+            found.dedup();
+            found
+        };
+        for key in en_keys {
+            let (english, korean) = (&en[&key], &ko[&key]);
+            if let Value::Object(forms) = korean {
+                assert!(
+                    forms.contains_key("other"),
+                    "{key}: no \"other\" form in ko"
+                );
+                assert!(
+                    english.get("other").is_some(),
+                    "{key}: no \"other\" form in en"
+                );
+            } else {
+                assert_eq!(shape(english), shape(korean), "{key}");
+            }
+            assert_eq!(placeholders(english), placeholders(korean), "{key}");
+        }
+    }
+}
