@@ -21,6 +21,7 @@
 //! - [`api_token`], [`sessions`], [`open_codes`], [`identity`]: the per-install token,
 //!   the inbox page's sessions, the codes that open it, the service's proof to the CLI.
 //! - [`clock`]: injectable time.
+//! - [`words`]: the sentences the tray and stats.md show, one table per language.
 //! - [`instance`]: one service per data dir (the lock file).
 //! - [`autostart`]: start at login (XDG autostart entry or systemd user unit).
 
@@ -52,3 +53,4 @@ pub mod storage;
 pub mod tags;
 pub mod telemetry;
 pub mod tray;
+pub mod words;

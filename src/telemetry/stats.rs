@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::events::{FailedReason, UsageEvent};
 use crate::configuration::Locale;
+use crate::words::{fill, words};
 
 /// What happened on one day (or in total).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -110,63 +111,28 @@ pub fn aggregate(events: impl IntoIterator<Item = (DateTime<Utc>, UsageEvent)>) 
     stats
 }
 
-struct Words {
-    title: &'static str,
-    generated: &'static str,
-    empty: &'static str,
-    columns: [&'static str; 7],
-    totals: &'static str,
-}
-
-const EN: Words = Words {
-    title: "# inkling usage",
-    generated: "Generated {at} from the local usage log. Nothing in it ever leaves this machine.",
-    empty: "No events yet.",
-    columns: [
-        "date (UTC)",
-        "captured",
-        "AI done",
-        "AI failed (schema)",
-        "AI failed (other)",
-        "Ollama rechecks",
-        "AI retries",
-    ],
-    totals: "## Totals",
-};
-
-const KO: Words = Words {
-    title: "# inkling 사용 통계",
-    generated:
-        "{at} 에 로컬 사용 로그로 만든 보고서입니다. 이 기기 밖으로는 아무것도 보내지 않습니다.",
-    empty: "아직 기록이 없습니다.",
-    columns: [
-        "날짜 (UTC)",
-        "캡처",
-        "AI 완료",
-        "AI 실패 (schema)",
-        "AI 실패 (other)",
-        "Ollama 재확인",
-        "AI 재시도",
-    ],
-    totals: "## 누적",
-};
-
-/// The report, in the user's language.
+/// The report, in the user's language (the sentences are in `crate::words`).
 pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -> String {
-    let words = match locale {
-        Locale::En => &EN,
-        Locale::Ko => &KO,
-    };
+    let words = words(locale);
     let mut out = String::new();
-    out.push_str(words.title);
+    out.push_str(words.stats_title);
     out.push_str("\n\n");
-    out.push_str(&words.generated.replace("{at}", generated_at));
+    out.push_str(&fill(words.stats_generated, &[("at", &generated_at)]));
     out.push_str("\n\n");
     if stats.days.is_empty() {
-        out.push_str(words.empty);
+        out.push_str(words.stats_empty);
         out.push_str("\n\n");
     } else {
-        out.push_str(&format!("| {} |\n", words.columns.join(" | ")));
+        let columns = [
+            words.stats_column_date,
+            words.stats_column_captured,
+            words.stats_column_ai_done,
+            words.stats_column_ai_failed_schema,
+            words.stats_column_ai_failed_other,
+            words.stats_column_rechecks,
+            words.stats_column_retries,
+        ];
+        out.push_str(&format!("| {} |\n", columns.join(" | ")));
         out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
         for (day, c) in &stats.days {
             out.push_str(&format!(
@@ -181,70 +147,51 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
         }
         out.push('\n');
     }
-    out.push_str(words.totals);
+    out.push_str(words.stats_totals);
     out.push_str("\n\n");
     let t = &stats.total;
-    let lines = match locale {
-        Locale::En => vec![
-            format!("- Notes captured: {}", t.captured),
-            format!("- AI done: {}", t.ai_done),
-            format!(
-                "- AI failed: {} (schema {}, other {})",
-                t.ai_failed(),
-                t.ai_failed_schema,
-                t.ai_failed_other
-            ),
-            format!("- Manual Ollama rechecks: {}", t.ollama_rechecks),
-            format!("- Ollama recoveries: {}", t.ollama_recoveries),
-            format!(
-                "- AI manual retry usage: {} times / {} notes total",
-                t.ai_retries, t.ai_retried_notes
-            ),
-            format!(
-                "- One note's AI asked for again: {} times",
-                t.ai_enrich_requests
-            ),
-            format!("- Notes edited: {}", t.edited),
-            format!(
-                "- Tags renamed: {} (merged into another: {})",
-                t.tags_renamed, t.tags_merged
-            ),
-            format!(
-                "- Notes exported: {} times; notes imported: {}",
-                t.notes_exports, t.notes_imported
-            ),
-            format!("- Notes trashed: {}, restored: {}", t.trashed, t.restored),
-            model_time_line(&t.model_ms, locale),
-        ],
-        Locale::Ko => vec![
-            format!("- 캡처한 노트: {} 건", t.captured),
-            format!("- AI 완료: {} 건", t.ai_done),
-            format!(
-                "- AI 실패: {} 건 (schema {}, other {})",
-                t.ai_failed(),
-                t.ai_failed_schema,
-                t.ai_failed_other
-            ),
-            format!("- Ollama 수동 재확인 사용량: {} 회", t.ollama_rechecks),
-            format!("- Ollama 회복: {} 회", t.ollama_recoveries),
-            format!(
-                "- AI 수동 재시도 사용량: {} 회 / 누적 {} 건",
-                t.ai_retries, t.ai_retried_notes
-            ),
-            format!("- 노트 한 건 AI 다시 요청: {} 회", t.ai_enrich_requests),
-            format!("- 직접 고친 노트: {} 건", t.edited),
-            format!(
-                "- 태그 이름 바꾸기: {} 회 (다른 태그와 합침: {} 회)",
-                t.tags_renamed, t.tags_merged
-            ),
-            format!(
-                "- 노트 내보내기: {} 회, 가져온 노트: {} 건",
-                t.notes_exports, t.notes_imported
-            ),
-            format!("- 휴지통으로: {} 건, 복원: {} 건", t.trashed, t.restored),
-            model_time_line(&t.model_ms, locale),
-        ],
-    };
+    let lines = [
+        fill(words.stats_total_captured, &[("n", &t.captured)]),
+        fill(words.stats_total_ai_done, &[("n", &t.ai_done)]),
+        fill(
+            words.stats_total_ai_failed,
+            &[
+                ("n", &t.ai_failed()),
+                ("schema", &t.ai_failed_schema),
+                ("other", &t.ai_failed_other),
+            ],
+        ),
+        fill(words.stats_total_rechecks, &[("n", &t.ollama_rechecks)]),
+        fill(words.stats_total_recoveries, &[("n", &t.ollama_recoveries)]),
+        fill(
+            words.stats_total_retries,
+            &[("times", &t.ai_retries), ("notes", &t.ai_retried_notes)],
+        ),
+        fill(
+            words.stats_total_enrich_requests,
+            &[("n", &t.ai_enrich_requests)],
+        ),
+        fill(words.stats_total_edited, &[("n", &t.edited)]),
+        fill(
+            words.stats_total_tags_renamed,
+            &[("n", &t.tags_renamed), ("merged", &t.tags_merged)],
+        ),
+        fill(
+            words.stats_total_transfers,
+            &[
+                ("exports", &t.notes_exports),
+                ("imported", &t.notes_imported),
+            ],
+        ),
+        fill(
+            words.stats_total_trash,
+            &[("trashed", &t.trashed), ("restored", &t.restored)],
+        ),
+        fill(
+            words.stats_total_model_time,
+            &[("time", &model_time(&t.model_ms).describe(locale))],
+        ),
+    ];
     for line in lines {
         out.push_str(&line);
         out.push('\n');
@@ -252,17 +199,14 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
     out
 }
 
-/// "- Model time: 1 h 2 min: kept 91 %, …" (`ModelTime::describe`).
-fn model_time_line(model_ms: &[u64; 10], locale: Locale) -> String {
+/// The model's time from the per-use totals (`ModelTime::describe` says it in words).
+fn model_time(model_ms: &[u64; 10]) -> crate::actors::ai_worker::model_time::ModelTime {
     use crate::actors::ai_worker::model_time::{ModelTime, ModelUse};
     let mut time = ModelTime::default();
     for usage in ModelUse::ALL {
         time.add(usage, model_ms[usage.index()]);
     }
-    match locale {
-        Locale::En => format!("- Model time: {}", time.describe(locale)),
-        Locale::Ko => format!("- 모델 시간: {}", time.describe(locale)),
-    }
+    time
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::ai::ProviderHealth;
 use crate::configuration::Locale;
+use crate::words::{fill, words};
 
 /// What a menu item does when clicked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -60,38 +61,30 @@ impl MenuModel {
 /// Builds the menu. `health` is `None` until the first health check answers.
 pub fn build(failed: u64, health: Option<&ProviderHealth>, locale: Locale) -> MenuModel {
     let provider_down = health.is_some_and(|h| !h.is_ready());
-    let ko = locale == Locale::Ko;
-    let entry = |action, en: String, ko_label: String, enabled| MenuEntry {
+    let words = words(locale);
+    let entry = |action, label: &str, enabled| MenuEntry {
         action,
-        label: if ko { ko_label } else { en },
+        label: label.to_string(),
         enabled,
     };
     let entries = vec![
-        entry(
-            TrayAction::OpenInbox,
-            "Open inbox".into(),
-            "노트 열기".into(),
-            true,
-        ),
+        entry(TrayAction::OpenInbox, words.tray_open_notes, true),
         entry(
             TrayAction::ExportUsageLog,
-            "Export usage log…".into(),
-            "사용 로그 내보내기...".into(),
+            words.tray_export_usage_log,
             true,
         ),
         entry(
             TrayAction::RecheckOllama,
-            "Recheck Ollama".into(),
-            "Ollama 재확인".into(),
+            words.tray_recheck_provider,
             provider_down,
         ),
         entry(
             TrayAction::ProcessAiNow,
-            format!("Process AI now ({failed} failed)"),
-            format!("지금 AI 처리 (실패 {failed}건)"),
+            &fill(words.tray_process_ai_now, &[("failed", &failed)]),
             failed > 0,
         ),
-        entry(TrayAction::Quit, "Quit".into(), "종료".into(), true),
+        entry(TrayAction::Quit, words.tray_quit, true),
     ];
     let icon = if provider_down {
         TrayIcon::ProviderDown
@@ -100,12 +93,10 @@ pub fn build(failed: u64, health: Option<&ProviderHealth>, locale: Locale) -> Me
     } else {
         TrayIcon::Normal
     };
-    let tooltip = match (icon, ko) {
-        (TrayIcon::ProviderDown, false) => "inkling: Ollama is not available".to_string(),
-        (TrayIcon::ProviderDown, true) => "inkling: Ollama 를 사용할 수 없습니다".to_string(),
-        (TrayIcon::FailedNotes, false) => format!("inkling: AI failed for {failed} notes"),
-        (TrayIcon::FailedNotes, true) => format!("inkling: AI 처리 실패 {failed}건"),
-        (TrayIcon::Normal, _) => "inkling".to_string(),
+    let tooltip = match icon {
+        TrayIcon::ProviderDown => words.tray_tooltip_provider_down.to_string(),
+        TrayIcon::FailedNotes => fill(words.tray_tooltip_failed, &[("failed", &failed)]),
+        TrayIcon::Normal => "inkling".to_string(),
     };
     MenuModel {
         entries,
