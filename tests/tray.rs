@@ -6,6 +6,8 @@
 //! One test in this binary: ksni finds the bus through `DBUS_SESSION_BUS_ADDRESS`,
 //! which is process-wide. Needs `dbus-daemon` (scripts/test.sh installs it).
 
+#[path = "support/eventually.rs"]
+mod eventually;
 #[path = "support/fake_ollama.rs"]
 mod fake_ollama;
 #[path = "support/ports.rs"]
@@ -166,13 +168,11 @@ async fn wait_for_menu(
     what: &str,
     check: impl Fn(&[Item]) -> bool,
 ) {
-    for _ in 0..200 {
-        if check(&read_menu(bus, item).await) {
-            return;
-        }
-        actix_rt::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("menu never showed {what}: {:?}", read_menu(bus, item).await);
+    let check = &check;
+    eventually::eventually(&format!("the menu showing {what}"), || async move {
+        check(&read_menu(bus, item).await).then_some(())
+    })
+    .await;
 }
 
 async fn api(url: &str, token: &str, method: &str, path: &str) -> Value {
@@ -226,18 +226,11 @@ async fn the_tray_menu_on_a_real_bus_follows_the_service_and_its_clicks_work() {
     let service = service::start_service(&settings, Arc::new(SystemClock)).await;
     let (url, running, token) = (service.address, service.stopped, service.token);
 
-    for _ in 0..200 {
-        if !registered.lock().unwrap().is_empty() {
-            break;
-        }
-        actix_rt::time::sleep(Duration::from_millis(25)).await;
-    }
-    let item = registered
-        .lock()
-        .unwrap()
-        .first()
-        .cloned()
-        .expect("the tray registered");
+    let item = eventually::eventually("the tray registered with the watcher", || {
+        let first = registered.lock().unwrap().first().cloned();
+        async move { first }
+    })
+    .await;
     let desktop = zbus::connection::Builder::address(address.as_str())
         .unwrap()
         .build()
