@@ -13,16 +13,20 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::logging::LogFilter;
 
+mod locale;
+mod ollama;
 mod strict;
 
+pub use locale::{Locale, LocaleSetting};
+pub use ollama::{parse_keep_alive, OllamaSettings, MIN_NUM_CTX};
+
 /// The embedded defaults: every key, its default and a one-line comment.
-pub const DEFAULT_CONFIG_TOML: &str = include_str!("../config/default.toml");
+pub const DEFAULT_CONFIG_TOML: &str = include_str!("../../config/default.toml");
 
 /// The largest `http.max_body_bytes`: a request body (and a note) is read into memory
 /// whole, and every request may be that large; 16 MiB is far beyond any thought typed
@@ -93,32 +97,6 @@ impl HttpSettings {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct OllamaSettings {
-    #[serde(deserialize_with = "strict::text")]
-    pub url: String,
-    #[serde(deserialize_with = "strict::text")]
-    pub model: String,
-    #[serde(deserialize_with = "strict::whole")]
-    pub request_timeout_ms: u64,
-    /// The longest deadline a note that keeps timing out while Ollama is up gets.
-    #[serde(deserialize_with = "strict::whole")]
-    pub max_request_timeout_ms: u64,
-    #[serde(deserialize_with = "strict::whole")]
-    pub health_interval_ms: u64,
-    /// How long Ollama keeps the model loaded after a call, as Ollama reads it (a Go
-    /// duration: "30m", "1h30m"; "-1" for ever; "0" unloads at once).
-    #[serde(deserialize_with = "strict::text")]
-    pub keep_alive: String,
-    /// How long loading the model may take.
-    #[serde(deserialize_with = "strict::whole")]
-    pub load_timeout_ms: u64,
-    /// The context every call asks for, in tokens (never above the model's own).
-    #[serde(deserialize_with = "strict::whole")]
-    pub num_ctx: u32,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct WorkerSettings {
     #[serde(deserialize_with = "strict::whole_list")]
     pub unreachable_backoffs_ms: Vec<u64>,
@@ -169,39 +147,6 @@ pub struct LogSettings {
     pub file: bool,
 }
 
-/// The language of what inkling writes for people (stats.md, the tray, the inbox page).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Locale {
-    #[default]
-    En,
-    Ko,
-}
-
-/// The `locale` key: a language, or empty for "the environment's `LANG`".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(try_from = "String")]
-pub enum LocaleSetting {
-    FromEnvironment,
-    En,
-    Ko,
-}
-
-impl TryFrom<String> for LocaleSetting {
-    type Error = String;
-
-    fn try_from(value: String) -> Result<Self, String> {
-        match value.as_str() {
-            "" => Ok(LocaleSetting::FromEnvironment),
-            "en" => Ok(LocaleSetting::En),
-            "ko" => Ok(LocaleSetting::Ko),
-            other => Err(format!(
-                "\"{other}\" is not one of en, ko (or empty: from LANG)"
-            )),
-        }
-    }
-}
-
 /// `http.bind` as an IP address, with a message that says what to write instead.
 fn ip_address<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<IpAddr, D::Error> {
     let text = String::deserialize(deserializer)?;
@@ -210,20 +155,6 @@ fn ip_address<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<IpAdd
             "\"{text}\" is not an IP address (write 127.0.0.1, not a host name)"
         ))
     })
-}
-
-impl Locale {
-    /// The configured value wins; else `LANG` (`ko_KR.UTF-8` → Korean); else English.
-    pub fn resolve(configured: LocaleSetting, lang: Option<&str>) -> Locale {
-        match configured {
-            LocaleSetting::Ko => Locale::Ko,
-            LocaleSetting::En => Locale::En,
-            LocaleSetting::FromEnvironment if lang.is_some_and(|l| l.starts_with("ko")) => {
-                Locale::Ko
-            }
-            LocaleSetting::FromEnvironment => Locale::En,
-        }
-    }
 }
 
 /// Where the user file comes from.
@@ -413,76 +344,6 @@ impl Settings {
     }
 }
 
-impl OllamaSettings {
-    pub fn request_timeout(&self) -> Duration {
-        Duration::from_millis(self.request_timeout_ms)
-    }
-
-    pub fn max_request_timeout(&self) -> Duration {
-        Duration::from_millis(self.max_request_timeout_ms)
-    }
-
-    pub fn load_timeout(&self) -> Duration {
-        Duration::from_millis(self.load_timeout_ms)
-    }
-
-    /// How long the model stays loaded after a call; `None`: for ever. (Validated at
-    /// load, so a bad value reads as the default's 30 minutes here.)
-    pub fn keep_alive(&self) -> Option<Duration> {
-        parse_keep_alive(&self.keep_alive).unwrap_or(Some(Duration::from_secs(1800)))
-    }
-
-    pub fn health_interval(&self) -> Duration {
-        Duration::from_millis(self.health_interval_ms)
-    }
-}
-
-/// The smallest `ollama.num_ctx`: the system prompt, the tags in use and a 2,048-token
-/// answer take most of it.
-pub const MIN_NUM_CTX: u32 = 4096;
-
-/// `ollama.keep_alive` as Ollama reads it: Go's duration syntax (`30m`, `1h30m`,
-/// `90s`, `500ms`, `0`), a negative one meaning "for ever". Written here rather than
-/// taken from a crate because the rule is Ollama's (Go's `time.ParseDuration`), and a
-/// value it refuses would fail every call.
-pub fn parse_keep_alive(text: &str) -> Result<Option<Duration>, String> {
-    let text = text.trim();
-    let bad = || format!("\"{text}\" is not a duration like \"30m\", \"1h30m\" or \"-1\"");
-    if let Some(rest) = text.strip_prefix('-') {
-        return if rest.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-            Ok(None)
-        } else {
-            Err(bad())
-        };
-    }
-    if text == "0" {
-        return Ok(Some(Duration::ZERO));
-    }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    if rest.is_empty() {
-        return Err(bad());
-    }
-    while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-        let number: u64 = rest[..digits].parse().map_err(|_| bad())?;
-        rest = &rest[digits..];
-        let unit = rest
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let millis = match &rest[..unit] {
-            "ms" => 1,
-            "s" => 1_000,
-            "m" => 60_000,
-            "h" => 3_600_000,
-            _ => return Err(bad()),
-        };
-        total += Duration::from_millis(number.saturating_mul(millis));
-        rest = &rest[unit..];
-    }
-    Ok(Some(total))
-}
-
 /// `~/.config/inkling/config.toml` on Linux.
 pub fn platform_config_file() -> Option<PathBuf> {
     dirs::config_dir().map(|d| d.join("inkling").join("config.toml"))
@@ -504,20 +365,6 @@ fn one_line(message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn keep_alive_reads_as_ollama_reads_it() {
-        use std::time::Duration;
-        let read = |text| super::parse_keep_alive(text);
-        assert_eq!(read("30m"), Ok(Some(Duration::from_secs(1800))));
-        assert_eq!(read("1h30m"), Ok(Some(Duration::from_secs(5400))));
-        assert_eq!(read("500ms"), Ok(Some(Duration::from_millis(500))));
-        assert_eq!(read("0"), Ok(Some(Duration::ZERO)));
-        assert_eq!(read("-1"), Ok(None));
-        assert_eq!(read("-5m"), Ok(None));
-        for bad in ["", "30", "m", "30 minutes", "1.5h", "-", "30x"] {
-            assert!(read(bad).is_err(), "{bad:?}");
-        }
-    }
 
     #[test]
     fn local_clients_use_loopback_unless_the_service_listens_on_one_other_address() {
