@@ -13,9 +13,9 @@ use ksni::menu::StandardItem;
 use ksni::{Icon, MenuItem, ToolTip, Tray, TrayMethods};
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::backend::TrayBackend;
 use super::icon;
 use super::menu::{MenuModel, TrayAction};
-use super::TrayBackend;
 
 /// How long to wait for the session bus before going on without a tray.
 const SPAWN_TIMEOUT: Duration = Duration::from_secs(5);

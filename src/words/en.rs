@@ -1,6 +1,6 @@
 //! English.
 
-use super::Words;
+use super::table::Words;
 
 pub const EN: Words = Words {
     tray_open_notes: "Open inbox",

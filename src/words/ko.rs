@@ -1,6 +1,6 @@
 //! 한국어 (Korean).
 
-use super::Words;
+use super::table::Words;
 
 pub const KO: Words = Words {
     tray_open_notes: "노트 열기",

@@ -13,70 +13,9 @@ use crate::configuration::Locale;
 
 mod en;
 mod ko;
+mod table;
 
-/// Declares [`Words`] and its [`Words::entries`] from one list of field names, so the list
-/// of sentences is written once.
-macro_rules! words {
-    ($($(#[doc = $doc:literal])* $name:ident),+ $(,)?) => {
-        /// One language's sentences. `{name}` marks a value filled in by [`fill`].
-        #[derive(Debug)]
-        pub struct Words {
-            $($(#[doc = $doc])* pub $name: &'static str,)+
-        }
-
-        impl Words {
-            /// Every sentence with its field name, for the parity test.
-            pub fn entries(&self) -> Vec<(&'static str, &'static str)> {
-                vec![$((stringify!($name), self.$name)),+]
-            }
-        }
-    };
-}
-
-words! {
-    /// Tray: opens the notes page.
-    tray_open_notes,
-    /// Tray: writes the usage log to a file.
-    tray_export_usage_log,
-    /// Tray: asks the provider again now.
-    tray_recheck_provider,
-    /// Tray: retries every failed note; `{failed}` is how many.
-    tray_process_ai_now,
-    /// Tray: quits the service.
-    tray_quit,
-    /// Tray hover text while the provider cannot work.
-    tray_tooltip_provider_down,
-    /// Tray hover text while notes have failed; `{failed}` is how many.
-    tray_tooltip_failed,
-    /// stats.md: the heading.
-    stats_title,
-    /// stats.md: where it comes from; `{at}` is when it was made.
-    stats_generated,
-    /// stats.md: no events at all.
-    stats_empty,
-    /// stats.md: the table's columns.
-    stats_column_date,
-    stats_column_captured,
-    stats_column_ai_done,
-    stats_column_ai_failed_schema,
-    stats_column_ai_failed_other,
-    stats_column_rechecks,
-    stats_column_retries,
-    /// stats.md: the totals' heading and lines.
-    stats_totals,
-    stats_total_captured,
-    stats_total_ai_done,
-    stats_total_ai_failed,
-    stats_total_rechecks,
-    stats_total_recoveries,
-    stats_total_retries,
-    stats_total_enrich_requests,
-    stats_total_edited,
-    stats_total_tags_renamed,
-    stats_total_transfers,
-    stats_total_trash,
-    stats_total_model_time,
-}
+pub use table::Words;
 
 /// The sentences of `locale`.
 pub fn words(locale: Locale) -> &'static Words {
