@@ -2,10 +2,10 @@
 //! database refuses a write cleanly, nothing half written.
 
 use chrono::Duration;
-use inkling::domain::ListFilter;
+use inkling::domain::{AiStatus, ListFilter};
 use inkling::storage::store::{
-    COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL, DUE_JOBS_SQL, FIND_FAILED_IDS_SQL,
-    INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL,
+    ALL_JOBS_SQL, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL, INSERT_REQUEUED_JOBS_SQL,
+    REQUEUE_FAILED_SQL,
 };
 use inkling::storage::{Store, StoreError};
 use rusqlite::types::Value;
@@ -31,7 +31,7 @@ fn assert_uses_index(store: &Store, what: &str, sql: &str, args: &[Value]) {
 }
 
 #[test]
-fn counts_failed_ids_due_jobs_and_tag_lists_use_an_index() {
+fn counts_retries_jobs_and_lists_use_an_index() {
     let mut store = store();
     // Notes captured over 100 days, a few failed, the expiry cutoff 30 days back. The
     // service never runs ANALYZE, so these are the plans it really gets.
@@ -58,7 +58,6 @@ fn counts_failed_ids_due_jobs_and_tag_lists_use_an_index() {
         COUNT_WITH_STATUS_SQL,
         &[Value::Text("failed".into())],
     );
-    assert_uses_index(&store, "find_failed_ids", FIND_FAILED_IDS_SQL, &[]);
     let stamp = [Value::Text(inkling::domain::timestamp(now))];
     assert_uses_index(
         &store,
@@ -73,12 +72,13 @@ fn counts_failed_ids_due_jobs_and_tag_lists_use_an_index() {
         &stamp,
     );
     assert_uses_index(&store, "count_expired", COUNT_EXPIRED_SQL, &[cutoff]);
-    assert_uses_index(
-        &store,
-        "due_jobs",
-        DUE_JOBS_SQL,
-        &[Value::Text(inkling::domain::timestamp(now))],
-    );
+    assert_uses_index(&store, "all_jobs", ALL_JOBS_SQL, &[]);
+    let failed = ListFilter {
+        status: Some(AiStatus::Failed),
+        ..Default::default()
+    };
+    let (sql, args) = store.list_query(&failed, now).unwrap();
+    assert_uses_index(&store, "list of failed notes", &sql, &args);
     let by_tag = ListFilter {
         tag: Some("rust".into()),
         ..Default::default()

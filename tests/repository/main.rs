@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use inkling::domain::{Enrichment, Note, NoteBody, NoteEdit};
-use inkling::storage::{Store, StoreResult};
+use inkling::storage::{Job, Store, StoreResult};
 
 mod actor;
 mod invariants;
@@ -12,6 +12,7 @@ mod notes;
 mod queue;
 mod search;
 mod tags;
+mod transfer;
 mod trash;
 
 const EXPIRY_DAYS: u32 = 30;
@@ -94,4 +95,15 @@ fn edit(body: Option<&str>, title: Option<&str>, tags: Option<&[&str]>) -> NoteE
         65536,
     )
     .unwrap()
+}
+
+/// The jobs due at `now`, earliest first, as the worker finds them: of every job of an
+/// active note (`Store::all_jobs`, what it loads at start), those whose time has come.
+fn due(store: &Store, now: DateTime<Utc>) -> Vec<Job> {
+    store
+        .all_jobs()
+        .unwrap()
+        .into_iter()
+        .filter(|job| job.next_run_at <= now)
+        .collect()
 }

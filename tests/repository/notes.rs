@@ -5,8 +5,8 @@ use inkling::domain::{AiStatus, ListFilter};
 use inkling::storage::StoreError;
 
 use crate::{
-    assert_invariants, body, capture, edit, enrichment, failed_note, job_row, save_answer, store,
-    t0,
+    assert_invariants, body, capture, due, edit, enrichment, failed_note, job_row, save_answer,
+    store, t0,
 };
 
 #[test]
@@ -18,7 +18,7 @@ fn a_captured_note_is_pending_with_exactly_one_job_due_now() {
     let (attempts, next_run_at, last_error) = job_row(&store, &note.id).unwrap();
     assert_eq!((attempts, last_error), (0, None));
     assert_eq!(next_run_at, "2026-03-01T12:00:00.000Z");
-    assert_eq!(store.due_jobs(t0()).unwrap()[0].note_id, note.id);
+    assert_eq!(due(&store, t0())[0].note_id, note.id);
     assert_invariants(&store);
 }
 
@@ -41,7 +41,7 @@ fn an_unknown_id_is_not_found() {
 }
 
 #[test]
-fn find_failed_ids_returns_only_failed_active_notes_newest_update_first() {
+fn the_failed_list_holds_only_failed_active_notes_newest_first() {
     let mut store = store();
     let older = failed_note(&mut store, "older failure", t0());
     let newer = failed_note(&mut store, "newer failure", t0() + Duration::minutes(1));
@@ -51,7 +51,17 @@ fn find_failed_ids_returns_only_failed_active_notes_newest_update_first() {
     let done = capture(&mut store, "done", t0());
     save_answer(&mut store, &done, &enrichment(&[]), t0()).unwrap();
 
-    assert_eq!(store.find_failed_ids().unwrap(), vec![newer, older]);
+    let failed = ListFilter {
+        status: Some(AiStatus::Failed),
+        ..ListFilter::default()
+    };
+    let listed: Vec<String> = store
+        .list(&failed, t0())
+        .unwrap()
+        .into_iter()
+        .map(|note| note.id)
+        .collect();
+    assert_eq!(listed, vec![newer, older]);
 }
 
 #[test]
@@ -195,7 +205,7 @@ fn a_changed_body_sends_a_done_note_back_to_pending_with_a_fresh_job_and_the_sam
         "kept until replaced"
     );
     assert_eq!(job_row(&store, &id).map(|j| j.0), Some(0));
-    assert_eq!(store.due_jobs(later).unwrap().len(), 1);
+    assert_eq!(due(&store, later).len(), 1);
     assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
 
     // A failed note's job starts again from attempts 0 too.

@@ -6,7 +6,7 @@ use inkling::domain::{AiStatus, ListFilter};
 use inkling::storage::{StoreError, WaitReason};
 
 use crate::{
-    assert_invariants, capture, edit, enriched, enrichment, failed_note, job_row, save_answer,
+    assert_invariants, capture, due, edit, enriched, enrichment, failed_note, job_row, save_answer,
     store, t0,
 };
 
@@ -147,14 +147,8 @@ fn increment_job_attempt_counts_and_marks_the_job_as_waiting_out_its_own_delay()
         (job.attempts, job.wait_reason),
         (1, Some(WaitReason::Retry))
     );
-    assert!(
-        store.due_jobs(t0()).unwrap().is_empty(),
-        "not due before its time"
-    );
-    assert_eq!(
-        store.due_jobs(t0() + Duration::seconds(30)).unwrap().len(),
-        1
-    );
+    assert!(due(&store, t0()).is_empty(), "not due before its time");
+    assert_eq!(due(&store, t0() + Duration::seconds(30)).len(), 1);
 }
 
 #[test]
@@ -226,8 +220,8 @@ fn asking_for_a_notes_ai_again_makes_it_pending_at_the_front_with_attempts_zero(
     let (note, was) = store.request_enrichment(&done, later).unwrap();
     assert_eq!((was, note.ai_status), (AiStatus::Done, AiStatus::Pending));
     assert_eq!(note.title.as_deref(), Some("Kept title"));
-    let due = store.due_jobs(later).unwrap();
-    assert_eq!(due[0].note_id, done, "at the front");
+    let first = due(&store, later);
+    assert_eq!(first[0].note_id, done, "at the front");
     assert_eq!(job_row(&store, &done).unwrap().0, 0);
 
     // Failed: its error goes, attempts start again.
@@ -239,18 +233,13 @@ fn asking_for_a_notes_ai_again_makes_it_pending_at_the_front_with_attempts_zero(
         (was, note.ai_status, note.ai_error),
         (AiStatus::Failed, AiStatus::Pending, None)
     );
-    assert_eq!(store.due_jobs(later).unwrap()[0].note_id, failed);
+    assert_eq!(due(&store, later)[0].note_id, failed);
 
     // Pending: the same job, attempts back to 0, moved to the front.
     let (_, was) = store.request_enrichment(&newer, later).unwrap();
     assert_eq!(was, AiStatus::Pending);
     assert_eq!(job_row(&store, &newer).unwrap().0, 0);
-    let order: Vec<String> = store
-        .due_jobs(later)
-        .unwrap()
-        .into_iter()
-        .map(|j| j.note_id)
-        .collect();
+    let order: Vec<String> = due(&store, later).into_iter().map(|j| j.note_id).collect();
     assert_eq!(order[0], newer);
     assert!(order.contains(&older));
     assert_invariants(&store);

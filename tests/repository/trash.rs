@@ -4,7 +4,7 @@ use chrono::Duration;
 use inkling::domain::{AiStatus, ListFilter};
 use inkling::storage::StoreError;
 
-use crate::{assert_invariants, capture, failed_note, job_row, store, t0};
+use crate::{assert_invariants, capture, due, failed_note, job_row, store, t0};
 
 #[test]
 fn a_trashed_note_is_never_due_counted_listed_as_active_or_retried_until_restored() {
@@ -14,7 +14,7 @@ fn a_trashed_note_is_never_due_counted_listed_as_active_or_retried_until_restore
     store.trash(&pending, t0()).unwrap();
     store.trash(&failed, t0()).unwrap();
 
-    assert!(store.due_jobs(t0() + Duration::days(1)).unwrap().is_empty());
+    assert!(due(&store, t0() + Duration::days(1)).is_empty());
     assert!(store.all_jobs().unwrap().is_empty());
     assert_eq!(store.counts(t0()).unwrap().pending, 0);
     assert_eq!(store.count_failed().unwrap(), 0);
@@ -29,7 +29,7 @@ fn a_trashed_note_is_never_due_counted_listed_as_active_or_retried_until_restore
     assert_invariants(&store);
 
     store.restore(&pending, t0()).unwrap();
-    assert_eq!(store.due_jobs(t0()).unwrap()[0].note_id, pending);
+    assert_eq!(due(&store, t0())[0].note_id, pending);
     assert_eq!(store.count_pending().unwrap(), 1);
 }
 

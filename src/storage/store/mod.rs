@@ -39,12 +39,9 @@ mod tags;
 mod transfer;
 mod trash;
 
-pub use notes::{
-    Edited, NoteCounts, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL, FIND_FAILED_IDS_SQL,
-};
+pub use notes::{Edited, NoteCounts, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL};
 pub use queue::{
-    Job, ALL_JOBS_SQL, DUE_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL,
-    REQUEUE_MODEL_MISSING_SQL,
+    Job, ALL_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
 };
 pub use search::{SearchHit, SEARCH_CANDIDATES};
 pub use tags::{TagCount, TagRenamed};

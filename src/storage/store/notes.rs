@@ -30,10 +30,6 @@ pub struct NoteCounts {
     pub expired: u64,
 }
 
-/// Ids of failed, active notes, most recently updated first.
-pub const FIND_FAILED_IDS_SQL: &str = "SELECT id FROM notes
-     WHERE ai_status = 'failed' AND deleted_at IS NULL ORDER BY updated_at DESC";
-
 /// Active notes with a status (?1).
 pub const COUNT_WITH_STATUS_SQL: &str =
     "SELECT COUNT(*) FROM notes WHERE ai_status = ?1 AND deleted_at IS NULL";
@@ -155,15 +151,6 @@ impl Store {
             sql.push_str(" AND n.created_at < ? AND n.kept_at IS NULL");
             args.push(Value::Text(self.expired_before(now)));
         }
-    }
-
-    /// Ids of failed, active notes, most recently updated first.
-    pub fn find_failed_ids(&self) -> StoreResult<Vec<String>> {
-        let mut stmt = self.conn.prepare_cached(FIND_FAILED_IDS_SQL)?;
-        let ids = stmt
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<Vec<String>, _>>()?;
-        Ok(ids)
     }
 
     pub fn count_failed(&self) -> StoreResult<u64> {

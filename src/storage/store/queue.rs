@@ -44,13 +44,6 @@ pub const INSERT_REQUEUED_JOBS_SQL: &str =
      SELECT id, 0, ?1 FROM notes
      WHERE ai_status = 'pending' AND deleted_at IS NULL AND updated_at = ?1";
 
-/// Jobs of active notes due at ?1, earliest first.
-pub const DUE_JOBS_SQL: &str =
-    "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason, j.slow_timeouts
-     FROM pending_jobs j JOIN notes n ON n.id = j.note_id
-     WHERE j.next_run_at <= ?1 AND n.deleted_at IS NULL
-     ORDER BY j.next_run_at, j.note_id";
-
 /// Every job of an active note, earliest first.
 pub const ALL_JOBS_SQL: &str =
     "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason, j.slow_timeouts
@@ -59,15 +52,6 @@ pub const ALL_JOBS_SQL: &str =
      ORDER BY j.next_run_at, j.note_id";
 
 impl Store {
-    /// Jobs of active notes whose `next_run_at` is at or before `now`, earliest first.
-    pub fn due_jobs(&self, now: DateTime<Utc>) -> StoreResult<Vec<Job>> {
-        let mut stmt = self.conn.prepare_cached(DUE_JOBS_SQL)?;
-        let jobs = stmt
-            .query_map([timestamp(now)], job_from_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(jobs)
-    }
-
     /// Every job of an active note (the worker's view after a restart), earliest first.
     pub fn all_jobs(&self) -> StoreResult<Vec<Job>> {
         let mut stmt = self.conn.prepare_cached(ALL_JOBS_SQL)?;
