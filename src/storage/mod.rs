@@ -1,7 +1,8 @@
 //! Durable storage: the SQLite schema, its migrations, and the repository operations.
 //!
 //! - [`migrations`]: `migrations/*.sql` applied in order at start-up.
-//! - [`store`]: [`Store`], every repository operation as plain synchronous code.
+//! - [`store`]: [`Store`], every repository operation as plain synchronous code, one
+//!   file per feature (notes, queue, trash, tags, search, transfer, invariants).
 //! - [`search`]: what a search query means and how a hit's snippet is cut.
 //!
 //! Only the `RepositoryActor` holds a `Store` at run time (one writing connection).

@@ -4,8 +4,8 @@
 //! error SQLite and the log writers meet on a full disk.
 //!
 //! Mounting needs root or CAP_SYS_ADMIN, which the test command and CI have (they run
-//! apt). Elsewhere `mount` returns `None` after saying so on stderr, and the test ends
-//! without asserting anything.
+//! apt). Without them `mount` panics, naming what is missing: a disk test that
+//! cannot make its full disk fails rather than pass without asserting anything.
 
 // Shared by two test binaries; each uses part of it.
 #![allow(dead_code)]
@@ -20,8 +20,9 @@ pub struct SmallDisk {
 }
 
 impl SmallDisk {
-    /// A fresh tmpfs of `size_kib` KiB, or `None` when this machine does not allow it.
-    pub fn mount(size_kib: u64) -> Option<SmallDisk> {
+    /// A fresh tmpfs of `size_kib` KiB. Panics when this machine does not allow one,
+    /// saying what is missing.
+    pub fn mount(size_kib: u64) -> SmallDisk {
         let mount_point = tempfile::tempdir().expect("a mount point");
         let mounted = Command::new("mount")
             .args(["-t", "tmpfs", "-o"])
@@ -32,22 +33,20 @@ impl SmallDisk {
         match mounted {
             Ok(output) if output.status.success() => {
                 let filler = mount_point.path().join("filler");
-                Some(SmallDisk {
+                SmallDisk {
                     mount_point,
                     filler,
-                })
+                }
             }
-            Ok(output) => {
-                eprintln!(
-                    "SKIPPED: cannot mount a tmpfs (needs root or CAP_SYS_ADMIN): {}",
-                    String::from_utf8_lossy(&output.stderr).trim()
-                );
-                None
-            }
-            Err(e) => {
-                eprintln!("SKIPPED: cannot run mount: {e}");
-                None
-            }
+            Ok(output) => panic!(
+                "this disk test cannot run: mounting its small tmpfs needs root or \
+                 CAP_SYS_ADMIN (run the tests as root, as scripts/test.sh and CI do): {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            ),
+            Err(e) => panic!(
+                "this disk test cannot run: the `mount` command (util-linux), run as \
+                 root or with CAP_SYS_ADMIN, mounts its small tmpfs: {e}"
+            ),
         }
     }
 

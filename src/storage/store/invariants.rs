@@ -1,0 +1,80 @@
+//! Checks of the store after the fact, for tests, fault-injection runs and
+//! diagnostics: every breach of the invariants (docs/DESIGN.md, "Data"), and the
+//! query plan of a statement (the index tests).
+
+use rusqlite::params_from_iter;
+use rusqlite::types::Value;
+
+use super::{Store, StoreResult};
+
+impl Store {
+    /// Every breach of the invariants (docs/DESIGN.md, "Data"), described; empty when all hold. Tests and
+    /// fault-injection runs call it after the fact.
+    pub fn invariant_violations(&self) -> StoreResult<Vec<String>> {
+        let checks = [
+            (
+                "pending notes without exactly one job row",
+                "SELECT COUNT(*) FROM notes n WHERE n.ai_status = 'pending'
+                   AND (SELECT COUNT(*) FROM pending_jobs j WHERE j.note_id = n.id) <> 1",
+            ),
+            (
+                "done or failed notes with a job row",
+                "SELECT COUNT(*) FROM pending_jobs j JOIN notes n ON n.id = j.note_id
+                 WHERE n.ai_status <> 'pending'",
+            ),
+            (
+                "job rows without a note",
+                "SELECT COUNT(*) FROM pending_jobs j
+                 WHERE NOT EXISTS (SELECT 1 FROM notes n WHERE n.id = j.note_id)",
+            ),
+            (
+                "failed notes without an error",
+                "SELECT COUNT(*) FROM notes WHERE ai_status = 'failed' AND ai_error IS NULL",
+            ),
+            (
+                "notes whose search entry is missing or stale",
+                "SELECT COUNT(*) FROM notes n
+                 LEFT JOIN note_search_keys k ON k.note_id = n.id
+                 LEFT JOIN notes_search s ON s.rowid = k.key
+                 WHERE s.rowid IS NULL OR s.body IS NOT n.body
+                    OR s.title IS NOT coalesce(n.title, '')",
+            ),
+            (
+                "tag rows whose active flag disagrees with their note",
+                "SELECT COUNT(*) FROM note_tags t JOIN notes n ON n.id = t.note_id
+                 WHERE t.active IS NOT (n.deleted_at IS NULL)",
+            ),
+            (
+                "tag counts that disagree with the notes' tags",
+                "SELECT COUNT(*) FROM (
+                     SELECT tag, COUNT(*) AS uses, SUM(active) AS active_uses
+                     FROM note_tags GROUP BY tag) counted
+                 FULL OUTER JOIN tag_uses kept USING (tag)
+                 WHERE counted.uses IS NOT kept.uses
+                    OR counted.active_uses IS NOT kept.active_uses",
+            ),
+            (
+                "search entries without a note",
+                "SELECT (SELECT COUNT(*) FROM notes_search) + (SELECT COUNT(*) FROM note_search_keys)
+                        - 2 * (SELECT COUNT(*) FROM notes)",
+            ),
+        ];
+        let mut violations = Vec::new();
+        for (what, sql) in checks {
+            let count: i64 = self.conn.query_row(sql, [], |r| r.get(0))?;
+            if count > 0 {
+                violations.push(format!("{count} {what}"));
+            }
+        }
+        Ok(violations)
+    }
+
+    /// `EXPLAIN QUERY PLAN` of a statement, one line per step (tests, diagnostics).
+    pub fn query_plan(&self, sql: &str, args: &[Value]) -> StoreResult<Vec<String>> {
+        let mut stmt = self.conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+        let steps = stmt
+            .query_map(params_from_iter(args.iter()), |r| r.get::<_, String>(3))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(steps)
+    }
+}

@@ -1,0 +1,257 @@
+//! `Store`: every repository operation as plain, synchronous rusqlite code.
+//!
+//! The `RepositoryActor` owns the one `Store` (the only writing connection) and only
+//! wires messages to these methods; keeping the SQL here makes it testable without an
+//! actor system. Every method takes `now` from the caller, so time is injectable.
+//!
+//! Invariants kept here (docs/DESIGN.md, "Data"):
+//! - a `pending` note has exactly one `pending_jobs` row; `done`/`failed` notes have none
+//!   (every status change and its job row change share one transaction);
+//! - trashed notes are never due, counted, listed as active or retried. A trashed
+//!   pending note keeps its job row, so restoring it resumes the work.
+//!
+//! This file owns opening the database (its pragmas and migrations, and the file's
+//! identity, checked before each write), the error type and the WAL checkpoint. The
+//! operations are in one `impl Store` block per feature, each in its own file:
+//! - `notes.rs`: capture, reads, lists and their filters, edits, the banners' counts;
+//! - `queue.rs`: the durable AI queue: job rows, and the worker's writes (an answer
+//!   saved, a failure counted or final, retries);
+//! - `trash.rs`: trash and restore, keep and expiry, deleting for good;
+//! - `tags.rs`: the tag list, renames, and how a note's tags are stored;
+//! - `search.rs`: full-text search (what a query means is `storage/search.rs`);
+//! - `transfer.rs`: import;
+//! - `invariants.rs`: checks after the fact (the invariants above, query plans).
+
+use std::path::Path;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+
+use super::migrations::{self, MigrationError, MIGRATIONS};
+use crate::domain::timestamp;
+
+mod invariants;
+mod notes;
+mod queue;
+mod search;
+mod tags;
+mod transfer;
+mod trash;
+
+pub use notes::{Edited, NoteCounts, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL};
+pub use queue::{
+    Job, ALL_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
+};
+pub use search::{SearchHit, SEARCH_CANDIDATES};
+pub use tags::{TagCount, TagRenamed};
+pub use transfer::Imported;
+pub use trash::Changed;
+
+/// Why a repository operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no note with id {0}")]
+    NotFound(String),
+    #[error("no note has the tag \"{0}\"")]
+    NoSuchTag(String),
+    /// `SQLITE_FULL`: the disk (or `max_page_count`) is full. Nothing was written.
+    #[error("the database is full; free some disk space ({0})")]
+    Full(rusqlite::Error),
+    /// `SQLITE_READONLY`: the database cannot be written (a read-only file system, or
+    /// permissions). Nothing was written.
+    #[error(
+        "the database is read-only; check the data directory's file system and permissions ({0})"
+    )]
+    ReadOnly(rusqlite::Error),
+    /// `SQLITE_IOERR`: the disk failed a read or a write. Nothing was written.
+    #[error("the disk failed a read or write; nothing was saved ({0})")]
+    DiskIo(rusqlite::Error),
+    #[error(transparent)]
+    Migration(#[from] MigrationError),
+    #[error("the database cannot be opened: {0}")]
+    Unavailable(String),
+    /// The database file was deleted or replaced under the running service (its data
+    /// dir removed, say): a write would go to a file nobody will ever open again.
+    #[error(
+        "the database file {0} was deleted or replaced while inkling was running; nothing was saved. Restart inkling"
+    )]
+    Gone(String),
+    /// The note is not where the operation needs it (active for a delete for good).
+    #[error("{0}")]
+    Conflict(String),
+    /// An answer of the AI for a body the note no longer has (edited meanwhile):
+    /// not saved, and the note's new job stands.
+    #[error("note {0} was edited while the AI read it; its answer is not saved")]
+    Stale(String),
+    #[error("database error: {0}")]
+    Sqlite(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full(e),
+            Some(rusqlite::ErrorCode::ReadOnly) => StoreError::ReadOnly(e),
+            Some(rusqlite::ErrorCode::SystemIoFailure) => StoreError::DiskIo(e),
+            _ => StoreError::Sqlite(e),
+        }
+    }
+}
+
+impl StoreError {
+    /// The disk, not the data, is the trouble: full, read-only or failing. Every write
+    /// would fail the same way until it is fixed.
+    pub fn is_disk_trouble(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Full(_)
+                | StoreError::ReadOnly(_)
+                | StoreError::DiskIo(_)
+                | StoreError::Gone(_)
+        )
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// The one connection that writes.
+pub struct Store {
+    conn: Connection,
+    /// A note older than this that was never kept counts as expired.
+    expiry: Duration,
+    /// The database file and its identity (device, inode) when it was opened; `None`
+    /// in memory. Checked before each write (see [`Store::check_file`]).
+    file: Option<(std::path::PathBuf, FileIdentity)>,
+}
+
+/// Which file a path named when it was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileIdentity {
+    device: u64,
+    inode: u64,
+}
+
+impl FileIdentity {
+    fn of(path: &Path) -> std::io::Result<Self> {
+        let meta = std::fs::metadata(path)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Ok(FileIdentity {
+                device: meta.dev(),
+                inode: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            Ok(FileIdentity {
+                device: 0,
+                inode: 0,
+            })
+        }
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    pub fn open(path: &Path, expiry_days: u32) -> StoreResult<Self> {
+        let conn = Connection::open(path)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
+        let mut store = Self::with_connection(conn, expiry_days)?;
+        let identity = FileIdentity::of(path)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
+        store.file = Some((path.to_path_buf(), identity));
+        Ok(store)
+    }
+
+    /// `PRAGMA quick_check` of the database at `path`, on a read-only connection of its
+    /// own (nothing is written, not even a migration): `None` when it is sound, else
+    /// what SQLite found (its first lines).
+    pub fn damage(path: &Path) -> StoreResult<Option<String>> {
+        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
+        let mut stmt = conn.prepare("PRAGMA quick_check(5)")?;
+        let found = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>());
+        Ok(match found {
+            Ok(lines) if lines == ["ok"] => None,
+            Ok(lines) => Some(lines.join("; ")),
+            // A file so damaged that SQLite cannot even read it.
+            Err(e) => Some(e.to_string()),
+        })
+    }
+
+    /// Refuses a write when the database file is no longer the one opened: SQLite
+    /// would go on writing into the unlinked file, and every note "saved" there would
+    /// be lost at the next start. One `stat` per write, a few microseconds.
+    fn check_file(&self) -> StoreResult<()> {
+        let Some((path, opened)) = &self.file else {
+            return Ok(());
+        };
+        match FileIdentity::of(path) {
+            Ok(now) if now == *opened => Ok(()),
+            _ => Err(StoreError::Gone(path.display().to_string())),
+        }
+    }
+
+    /// An in-memory database (tests, benchmarks).
+    pub fn open_in_memory(expiry_days: u32) -> StoreResult<Self> {
+        Self::with_connection(Connection::open_in_memory()?, expiry_days)
+    }
+
+    fn with_connection(mut conn: Connection, expiry_days: u32) -> StoreResult<Self> {
+        // WAL: readers never block the writer, and a commit appends to the log instead
+        // of rewriting pages. synchronous=FULL: with WAL, every commit fsyncs the log, so a
+        // capture that returned 201 survives a power cut as well as kill -9; NORMAL would
+        // only survive a process crash. The cost is one fsync per commit (see
+        // docs/PERFORMANCE.md), affordable for a person typing notes.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", true)?;
+        // What is deleted or rewritten is overwritten with zeros, freed pages included:
+        // a note deleted for good must not survive in the free space of a page that an
+        // earlier edit, trash or enrichment left behind (`Store::delete_forever`). The
+        // pages it touches are written anyway; a freed page costs one more write.
+        conn.pragma_update(None, "secure_delete", true)?;
+        // Another process (a backup tool, the sqlite3 shell) may hold a lock briefly.
+        conn.busy_timeout(Duration::from_secs(5))?;
+        migrations::migrate(&mut conn, MIGRATIONS)?;
+        Ok(Store {
+            conn,
+            expiry: Duration::from_secs(u64::from(expiry_days) * 24 * 60 * 60),
+            file: None,
+        })
+    }
+
+    /// Direct access for tests and diagnostics (`EXPLAIN QUERY PLAN`).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn expired_before(&self, now: DateTime<Utc>) -> String {
+        let expiry = chrono::Duration::from_std(self.expiry).unwrap_or(chrono::Duration::MAX);
+        timestamp(
+            now.checked_sub_signed(expiry)
+                .unwrap_or(DateTime::<Utc>::MIN_UTC),
+        )
+    }
+
+    /// Folds the WAL into the database file (shutdown). The data is already durable;
+    /// this only keeps the `-wal` file from growing across runs.
+    pub fn checkpoint(&mut self) -> StoreResult<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
+    }
+}
+
+fn found(changed: usize, note_id: &str) -> StoreResult<()> {
+    if changed == 0 {
+        Err(StoreError::NotFound(note_id.to_string()))
+    } else {
+        Ok(())
+    }
+}

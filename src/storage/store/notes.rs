@@ -1,0 +1,298 @@
+//! Notes as the user sees them: capture, one note, lists (their filters and keyset
+//! pages, shared with search), edits, and the pending/failed/expired counts the
+//! banners and the tray show. A row of `notes` becomes a `Note` in `note_from_row`.
+
+use chrono::{DateTime, Utc};
+use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter, OptionalExtension, Row, TransactionBehavior};
+
+use super::tags::{set_note_tags, tags_in_use, to_json};
+use super::{Store, StoreError, StoreResult};
+use crate::domain::{timestamp, AiStatus, ListFilter, Note, NoteBody, NoteEdit};
+
+/// A note after an edit, with what it was before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edited {
+    pub note: Note,
+    /// Its AI status before the edit.
+    pub was: AiStatus,
+    /// The body changed: the note is pending again with a fresh job.
+    pub body_changed: bool,
+    /// Anything was written.
+    pub changed: bool,
+}
+
+/// The counts the status route and the inbox banners show.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NoteCounts {
+    pub pending: u64,
+    pub failed: u64,
+    pub expired: u64,
+}
+
+/// Active notes with a status (?1).
+pub const COUNT_WITH_STATUS_SQL: &str =
+    "SELECT COUNT(*) FROM notes WHERE ai_status = ?1 AND deleted_at IS NULL";
+
+/// Active notes created before ?1 and never kept.
+pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
+     WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL";
+
+/// How many columns [`NOTE_COLUMNS`] has (a query may add its own after them).
+pub(super) const NOTE_COLUMN_COUNT: usize = 14;
+/// The columns [`note_from_row`] reads, in its order.
+pub(super) const NOTE_COLUMNS: &str =
+    "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
+     n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, n.tags_set_by_user, \
+     n.ai_read_chars";
+
+impl Store {
+    /// Stores a new pending note and its job row in one transaction. Durable on return.
+    pub fn capture(&mut self, body: &NoteBody, now: DateTime<Utc>) -> StoreResult<Note> {
+        self.check_file()?;
+        let id = uuid::Uuid::now_v7().to_string();
+        let at = timestamp(now);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT INTO notes (id, body, ai_status, created_at, updated_at)
+             VALUES (?1, ?2, 'pending', ?3, ?3)",
+            params![id, body.as_str(), at],
+        )?;
+        tx.execute(
+            "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
+            params![id, at],
+        )?;
+        tx.commit()?;
+        Ok(Note {
+            id,
+            body: body.as_str().to_string(),
+            title: None,
+            summary: None,
+            tags: Vec::new(),
+            ai_status: AiStatus::Pending,
+            ai_error: None,
+            created_at: at.clone(),
+            updated_at: at,
+            deleted_at: None,
+            kept_at: None,
+            title_set_by_user: false,
+            tags_set_by_user: false,
+            ai_read_chars: None,
+        })
+    }
+
+    /// One note, trashed or not.
+    pub fn get(&self, id: &str) -> StoreResult<Note> {
+        self.conn
+            .query_row(
+                &format!("SELECT {NOTE_COLUMNS} FROM notes n WHERE n.id = ?1"),
+                [id],
+                note_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(id.to_string()))
+    }
+
+    /// Notes matching `filter`, newest first, one page.
+    pub fn list(&self, filter: &ListFilter, now: DateTime<Utc>) -> StoreResult<Vec<Note>> {
+        let (sql, args) = self.list_query(filter, now)?;
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let notes = stmt
+            .query_map(params_from_iter(args), note_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(notes)
+    }
+
+    /// The SQL and arguments of [`Store::list`] (public for `EXPLAIN QUERY PLAN` tests).
+    pub fn list_query(
+        &self,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(String, Vec<Value>)> {
+        let mut sql = format!("SELECT {NOTE_COLUMNS} FROM notes n");
+        let mut args: Vec<Value> = Vec::new();
+        self.push_filter(filter, now, &mut sql, &mut args);
+        if let Some(before) = &filter.before {
+            let cursor = self.get(before)?;
+            sql.push_str(" AND (n.created_at, n.id) < (?, ?)");
+            args.push(Value::Text(cursor.created_at));
+            args.push(Value::Text(cursor.id));
+        }
+        sql.push_str(" ORDER BY n.created_at DESC, n.id DESC LIMIT ?");
+        args.push(Value::Integer(i64::from(filter.effective_limit())));
+        Ok((sql, args))
+    }
+
+    /// Appends what a list and a search share to a query over `notes n`: the tag's
+    /// join, then the trash, status and expiry conditions (the `WHERE` begins here).
+    pub(super) fn push_filter(
+        &self,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+        sql: &mut String,
+        args: &mut Vec<Value>,
+    ) {
+        if let Some(tag) = &filter.tag {
+            sql.push_str(" JOIN note_tags t ON t.note_id = n.id AND t.tag = ?");
+            args.push(Value::Text(tag.clone()));
+        }
+        sql.push_str(if filter.trash {
+            " WHERE n.deleted_at IS NOT NULL"
+        } else {
+            " WHERE n.deleted_at IS NULL"
+        });
+        if let Some(status) = filter.status {
+            sql.push_str(" AND n.ai_status = ?");
+            args.push(Value::Text(status.as_str().into()));
+        }
+        if filter.expired {
+            sql.push_str(" AND n.created_at < ? AND n.kept_at IS NULL");
+            args.push(Value::Text(self.expired_before(now)));
+        }
+    }
+
+    pub fn count_failed(&self) -> StoreResult<u64> {
+        self.count_with_status(AiStatus::Failed)
+    }
+
+    pub fn count_pending(&self) -> StoreResult<u64> {
+        self.count_with_status(AiStatus::Pending)
+    }
+
+    fn count_with_status(&self, status: AiStatus) -> StoreResult<u64> {
+        let count: i64 = self
+            .conn
+            .prepare_cached(COUNT_WITH_STATUS_SQL)?
+            .query_row([status.as_str()], |r| r.get(0))?;
+        Ok(count as u64)
+    }
+
+    /// Active notes older than `expiry.days` that were never kept.
+    pub fn count_expired(&self, now: DateTime<Utc>) -> StoreResult<u64> {
+        let count: i64 = self
+            .conn
+            .prepare_cached(COUNT_EXPIRED_SQL)?
+            .query_row([self.expired_before(now)], |r| r.get(0))?;
+        Ok(count as u64)
+    }
+
+    /// Pending, failed and expired counts in one call (one actor round trip).
+    pub fn counts(&self, now: DateTime<Utc>) -> StoreResult<NoteCounts> {
+        Ok(NoteCounts {
+            pending: self.count_pending()?,
+            failed: self.count_failed()?,
+            expired: self.count_expired(now)?,
+        })
+    }
+
+    /// Edits a note (docs/DESIGN.md, "Editing"): any of its body, title and tags, in
+    /// one transaction. A title or tags given become the user's, kept from the AI from
+    /// now on; tags are stored under the spellings already in use. A changed body makes
+    /// the AI's output stale: the note goes back to pending with a fresh job (attempts
+    /// 0, due now), as a capture does; its old title, tags and summary stay until new
+    /// ones replace them. A note in the trash is a conflict. Writes nothing when
+    /// nothing differs.
+    pub fn edit(
+        &mut self,
+        note_id: &str,
+        edit: &NoteEdit,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Edited> {
+        self.check_file()?;
+        let before = self.get(note_id)?;
+        if before.deleted_at.is_some() {
+            return Err(StoreError::Conflict(format!(
+                "note {note_id} is in the trash; restore it first"
+            )));
+        }
+        let body = edit
+            .body
+            .as_ref()
+            .map(NoteBody::as_str)
+            .filter(|body| *body != before.body);
+        let title = edit
+            .title
+            .as_deref()
+            .filter(|title| !before.title_set_by_user || before.title.as_deref() != Some(title));
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tags = match &edit.tags {
+            Some(tags) => Some(tags_in_use(&tx)?.tidy(tags.clone())),
+            None => None,
+        }
+        .filter(|tags| !before.tags_set_by_user || *tags != before.tags);
+        if body.is_none() && title.is_none() && tags.is_none() {
+            return Ok(Edited {
+                note: before.clone(),
+                was: before.ai_status,
+                body_changed: false,
+                changed: false,
+            });
+        }
+        let at = timestamp(now);
+        tx.execute(
+            "UPDATE notes SET updated_at = ?2 WHERE id = ?1",
+            params![note_id, at],
+        )?;
+        if let Some(body) = body {
+            tx.execute(
+                "UPDATE notes SET body = ?2, ai_status = 'pending', ai_error = NULL WHERE id = ?1",
+                params![note_id, body],
+            )?;
+            tx.execute(
+                "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)
+                 ON CONFLICT (note_id) DO UPDATE SET attempts = 0, slow_timeouts = 0,
+                     next_run_at = excluded.next_run_at, wait_reason = NULL, last_error = NULL",
+                params![note_id, at],
+            )?;
+        }
+        if let Some(title) = title {
+            tx.execute(
+                "UPDATE notes SET title = ?2, title_set_by_user = 1 WHERE id = ?1",
+                params![note_id, title],
+            )?;
+        }
+        if let Some(tags) = &tags {
+            tx.execute(
+                "UPDATE notes SET tags = ?2, tags_set_by_user = 1 WHERE id = ?1",
+                params![note_id, to_json(tags)?],
+            )?;
+            set_note_tags(&tx, note_id, tags)?;
+        }
+        tx.commit()?;
+        Ok(Edited {
+            note: self.get(note_id)?,
+            was: before.ai_status,
+            body_changed: body.is_some(),
+            changed: true,
+        })
+    }
+}
+
+pub(super) fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
+    let tags: String = r.get(4)?;
+    let status: String = r.get(5)?;
+    let conversion = |column, e: Box<dyn std::error::Error + Send + Sync>| {
+        rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, e)
+    };
+    Ok(Note {
+        id: r.get(0)?,
+        body: r.get(1)?,
+        title: r.get(2)?,
+        summary: r.get(3)?,
+        tags: serde_json::from_str(&tags).map_err(|e| conversion(4, e.into()))?,
+        ai_status: AiStatus::parse(&status)
+            .ok_or_else(|| conversion(5, format!("unknown ai_status {status}").into()))?,
+        ai_error: r.get(6)?,
+        created_at: r.get(7)?,
+        updated_at: r.get(8)?,
+        deleted_at: r.get(9)?,
+        kept_at: r.get(10)?,
+        title_set_by_user: r.get(11)?,
+        tags_set_by_user: r.get(12)?,
+        ai_read_chars: r.get(13)?,
+    })
+}

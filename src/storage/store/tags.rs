@@ -1,0 +1,140 @@
+//! Tags: the list of tags in use with their counts (kept by migration 0004's
+//! triggers), renaming and merging a tag, and how a note's tags are stored (its `tags`
+//! column, indexed by its `note_tags` rows), which the writes of every other feature
+//! go through.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use super::{Store, StoreError, StoreResult};
+use crate::domain::timestamp;
+use crate::tags::Vocabulary;
+
+/// A tag and how many active notes have it (`GET /api/tags`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TagCount {
+    pub tag: String,
+    pub count: u64,
+}
+
+/// What a tag rename did (`POST /api/tags/{tag}/rename`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TagRenamed {
+    /// The tag's name now.
+    pub tag: String,
+    /// How many notes changed.
+    pub notes: u64,
+    /// The new name was in use already: the two tags are one now.
+    pub merged: bool,
+}
+
+impl Store {
+    /// Every tag of an active note with how many active notes have it, most used first
+    /// (ties by name). `limit` keeps only the first ones. Read from the counts the
+    /// triggers of migration 0004 keep (`tag_uses`), not counted.
+    pub fn tags(&self, limit: Option<usize>) -> StoreResult<Vec<TagCount>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT tag, active_uses FROM tag_uses WHERE active_uses > 0
+             ORDER BY active_uses DESC, tag LIMIT ?1",
+        )?;
+        let limit = limit.map_or(-1, |limit| i64::try_from(limit).unwrap_or(i64::MAX));
+        let tags = stmt
+            .query_map([limit], |r| {
+                Ok(TagCount {
+                    tag: r.get(0)?,
+                    count: u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(tags)
+    }
+
+    /// Renames the tag `from` to `to` on every note that has it (in the trash too, so
+    /// a restored note is as tidy), in one transaction; where a note has both, they
+    /// merge into one. `to` may already exist: the two merge. Replies with how many
+    /// notes changed and whether `to` existed.
+    pub fn rename_tag(
+        &mut self,
+        from: &str,
+        to: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<TagRenamed> {
+        self.check_file()?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let has = |tag: &str| -> StoreResult<bool> {
+            Ok(tx
+                .query_row(
+                    "SELECT 1 FROM note_tags WHERE tag = ?1 LIMIT 1",
+                    [tag],
+                    |_| Ok(()),
+                )
+                .optional()?
+                .is_some())
+        };
+        if !has(from)? {
+            return Err(StoreError::NoSuchTag(from.to_string()));
+        }
+        let merged = has(to)?;
+        let notes: Vec<(String, String)> = {
+            let mut stmt = tx.prepare(
+                "SELECT n.id, n.tags FROM note_tags t JOIN notes n ON n.id = t.note_id
+                 WHERE t.tag = ?1",
+            )?;
+            let rows = stmt
+                .query_map([from], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<Vec<_>, _>>()?;
+            rows
+        };
+        let at = timestamp(now);
+        for (note_id, tags_json) in &notes {
+            let tags: Vec<String> = serde_json::from_str(tags_json)
+                .map_err(|e| StoreError::Unavailable(format!("tags of {note_id}: {e}")))?;
+            let mut renamed: Vec<String> = Vec::new();
+            for tag in tags {
+                let tag = if tag == from { to.to_string() } else { tag };
+                if !renamed.contains(&tag) {
+                    renamed.push(tag);
+                }
+            }
+            tx.execute(
+                "UPDATE notes SET tags = ?2, updated_at = ?3 WHERE id = ?1",
+                params![note_id, to_json(&renamed)?, at],
+            )?;
+            set_note_tags(&tx, note_id, &renamed)?;
+        }
+        tx.commit()?;
+        Ok(TagRenamed {
+            tag: to.to_string(),
+            notes: notes.len() as u64,
+            merged,
+        })
+    }
+}
+
+/// The tags in use (on any note), most used first: what new tags are tidied against.
+pub(super) fn tags_in_use(conn: &Connection) -> StoreResult<Vocabulary> {
+    let mut stmt = conn.prepare_cached("SELECT tag FROM tag_uses ORDER BY uses DESC, tag")?;
+    let tags = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(Vocabulary::new(tags))
+}
+
+/// A note's `note_tags` rows made to be `tags` (the index of its `tags` column).
+pub(super) fn set_note_tags(conn: &Connection, note_id: &str, tags: &[String]) -> StoreResult<()> {
+    conn.execute("DELETE FROM note_tags WHERE note_id = ?1", [note_id])?;
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO note_tags (tag, note_id, active)
+         VALUES (?1, ?2, (SELECT deleted_at IS NULL FROM notes WHERE id = ?2))",
+    )?;
+    for tag in tags {
+        insert.execute(params![tag, note_id])?;
+    }
+    Ok(())
+}
+
+pub(super) fn to_json(tags: &[String]) -> StoreResult<String> {
+    serde_json::to_string(tags).map_err(|e| StoreError::Unavailable(format!("tags: {e}")))
+}

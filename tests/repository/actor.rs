@@ -1,0 +1,191 @@
+//! The `RepositoryActor` in front of the store: every message served in order, and the
+//! counts announced after each write as the database has them.
+
+use std::sync::{Arc, Mutex};
+
+use actix::prelude::*;
+use chrono::Duration;
+use inkling::actors::hub::{Hub, Subscribe};
+use inkling::actors::mailbox::Mailbox;
+use inkling::actors::repository::{
+    CaptureNote, CountFailed, GetCounts, KeepNote, ListNotes, MarkAiFailed, RepositoryActor,
+    RequeueAllFailed, RestoreNote, SaveEnrichment, TrashNote,
+};
+use inkling::domain::{Enrichment, ListFilter};
+use inkling::events::{CountsChanged, FailedCountChanged, NotesChanged};
+use inkling::storage::Store;
+
+use crate::{body, t0, EXPIRY_DAYS};
+
+#[actix_rt::test]
+async fn the_actor_serves_every_message_in_order_from_its_own_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let hub = Mailbox::from(Hub::default().start());
+    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub);
+
+    let captures: Vec<_> = (0..100)
+        .map(|i| {
+            repository.send(CaptureNote {
+                body: body(&format!("note {i}")),
+                now: t0(),
+            })
+        })
+        .collect();
+    for reply in futures_util::future::join_all(captures).await {
+        reply.unwrap().unwrap();
+    }
+
+    let counts = repository
+        .send(GetCounts { now: t0() })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(counts.pending, 100);
+    assert_eq!(repository.send(CountFailed).await.unwrap().unwrap(), 0);
+    assert!(repository
+        .send(RequeueAllFailed { now: t0() })
+        .await
+        .unwrap()
+        .unwrap()
+        .is_empty());
+    let listed = repository
+        .send(ListNotes {
+            filter: ListFilter::default(),
+            now: t0(),
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(listed.len(), 50);
+}
+
+/// Records the counts the repository announces.
+#[derive(Default, Clone)]
+struct Announced(Arc<Mutex<Vec<String>>>);
+
+impl Actor for Announced {
+    type Context = Context<Self>;
+}
+
+impl Handler<CountsChanged> for Announced {
+    type Result = ();
+    fn handle(&mut self, msg: CountsChanged, _: &mut Context<Self>) {
+        let c = msg.counts;
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("counts {} {} {}", c.pending, c.failed, c.expired));
+    }
+}
+
+impl Handler<FailedCountChanged> for Announced {
+    type Result = ();
+    fn handle(&mut self, msg: FailedCountChanged, _: &mut Context<Self>) {
+        self.0.lock().unwrap().push(format!("failed {}", msg.count));
+    }
+}
+
+#[actix_rt::test]
+async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let reader = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let hub = Mailbox::from(Hub::default().start());
+    let announced = Announced::default();
+    let listener = Mailbox::from(announced.clone().start());
+    hub.send(Subscribe(listener.recipient::<CountsChanged>()))
+        .await
+        .unwrap();
+    hub.send(Subscribe(listener.recipient::<FailedCountChanged>()))
+        .await
+        .unwrap();
+    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
+    let now = t0() + Duration::days(31);
+    let capture = |text: &str, at| CaptureNote {
+        body: body(text),
+        now: at,
+    };
+    // What the listener heard last, once the hub has passed it on.
+    let last_heard = |prefix: &'static str| {
+        let announced = announced.clone();
+        let hub = hub.clone();
+        async move {
+            hub.send(NotesChanged { count: 0 }).await.unwrap(); // a round trip: delivered
+            actix_rt::task::yield_now().await;
+            announced
+                .0
+                .lock()
+                .unwrap()
+                .iter()
+                .rev()
+                .find(|line| line.starts_with(prefix))
+                .cloned()
+        }
+    };
+    let as_counted = |reader: &Store| {
+        let c = reader.counts(now).unwrap();
+        format!("counts {} {} {}", c.pending, c.failed, c.expired)
+    };
+
+    let old = repository
+        .send(capture("old", t0()))
+        .await
+        .unwrap()
+        .unwrap();
+    let a = repository.send(capture("a", now)).await.unwrap().unwrap();
+    let b = repository.send(capture("b", now)).await.unwrap().unwrap();
+    // Captures count pending up without counting: expired is read on the next status.
+    repository.send(GetCounts { now }).await.unwrap().unwrap();
+    assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+    assert_eq!(last_heard("counts").await.unwrap(), "counts 3 0 1");
+
+    // Each write, then what was announced against what the database holds.
+    macro_rules! write_then_check {
+        ($message:expr) => {{
+            repository.send($message).await.unwrap().unwrap();
+            assert_eq!(last_heard("counts").await.unwrap(), as_counted(&reader));
+        }};
+    }
+    let enrichment = Enrichment {
+        title: "T".into(),
+        tags: vec![],
+        summary: "S".into(),
+        read_chars: None,
+    };
+    write_then_check!(SaveEnrichment {
+        note_id: a.id.clone(),
+        body_read: a.body.clone(),
+        enrichment,
+        now,
+    });
+    write_then_check!(MarkAiFailed {
+        note_id: b.id.clone(),
+        error: "schema: x".into(),
+        now,
+    });
+    assert_eq!(last_heard("failed").await.unwrap(), "failed 1");
+    write_then_check!(KeepNote {
+        id: old.id.clone(),
+        now,
+    });
+    write_then_check!(TrashNote {
+        id: b.id.clone(),
+        now,
+    });
+    assert_eq!(last_heard("failed").await.unwrap(), "failed 0");
+    write_then_check!(RestoreNote {
+        id: b.id.clone(),
+        now,
+    });
+    write_then_check!(RequeueAllFailed { now });
+    assert_eq!(last_heard("counts").await.unwrap(), "counts 2 0 0");
+
+    // Announced only when they moved: a read that finds them as they were says nothing.
+    let heard = announced.0.lock().unwrap().len();
+    repository.send(GetCounts { now }).await.unwrap().unwrap();
+    last_heard("counts").await;
+    assert_eq!(announced.0.lock().unwrap().len(), heard);
+}

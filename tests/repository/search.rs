@@ -1,0 +1,258 @@
+//! Search: ranking, matching inside words and in any script, filters, snippets, an
+//! upgraded database, and the index the query goes through.
+
+use chrono::Duration;
+use inkling::domain::{AiStatus, ListFilter};
+use inkling::storage::Store;
+
+use crate::{assert_invariants, capture, enriched, save_answer, store, t0, EXPIRY_DAYS};
+
+fn search(store: &Store, text: &str, filter: &ListFilter) -> Vec<String> {
+    let query = inkling::storage::SearchQuery::parse(text).unwrap();
+    store
+        .search(&query, filter, t0())
+        .unwrap()
+        .into_iter()
+        .map(|hit| hit.note.id)
+        .collect()
+}
+
+#[test]
+fn search_ranks_a_title_match_over_a_tag_over_the_body_and_ties_newest_first() {
+    let mut store = store();
+    let in_body_old = capture(&mut store, "a soup with tomatoes", t0());
+    let in_body_new = capture(&mut store, "tomatoes again", t0() + Duration::minutes(1));
+    let in_tags = capture(&mut store, "dinner plans", t0());
+    save_answer(
+        &mut store,
+        &in_tags,
+        &enriched("Dinner", &["tomatoes"]),
+        t0(),
+    )
+    .unwrap();
+    let in_title = capture(&mut store, "what to plant", t0());
+    save_answer(
+        &mut store,
+        &in_title,
+        &enriched("Tomatoes for the garden", &["garden"]),
+        t0(),
+    )
+    .unwrap();
+    capture(&mut store, "nothing red here", t0());
+
+    let all = ListFilter::default();
+    // The beginning of a word finds it; case does not matter.
+    assert_eq!(
+        search(&store, "TOMAT", &all),
+        [
+            in_title.clone(),
+            in_tags.clone(),
+            in_body_new.clone(),
+            in_body_old.clone()
+        ]
+    );
+    // Every word must be there.
+    assert_eq!(
+        search(&store, "tomatoes soup", &all),
+        std::slice::from_ref(&in_body_old)
+    );
+    assert!(search(&store, "tomatoes zucchini", &all).is_empty());
+    assert_invariants(&store);
+}
+
+#[test]
+fn search_matches_inside_words_in_scripts_without_spaces_and_short_words_too() {
+    let mut store = store();
+    let apples = capture(&mut store, "오늘은 사과를 샀다", t0());
+    let pie = capture(&mut store, "사과파이 만들기", t0() + Duration::minutes(1));
+    capture(&mut store, "배를 샀다", t0());
+    let all = ListFilter::default();
+    // Two syllables: no trigram, matched all the same.
+    assert_eq!(search(&store, "사과", &all), [pie.clone(), apples.clone()]);
+    // Three: through the index, inside a longer word.
+    assert_eq!(search(&store, "사과파", &all), std::slice::from_ref(&pie));
+    assert_eq!(search(&store, "샀다 사과", &all), [apples]);
+    // Nothing the user types is query syntax.
+    for odd in ["\"", "a*", "NOT", "(", "title:x", "50%", "_"] {
+        assert!(search(&store, odd, &all).is_empty(), "{odd}");
+    }
+}
+
+#[test]
+fn search_combines_with_status_tag_and_trash_and_never_shows_a_stale_or_trashed_note() {
+    let mut store = store();
+    let pending = capture(&mut store, "call the plumber", t0());
+    let done = capture(&mut store, "plumber invoice", t0());
+    save_answer(&mut store, &done, &enriched("Invoice", &["house"]), t0()).unwrap();
+    let trashed = capture(&mut store, "plumber was late", t0());
+    store.trash(&trashed, t0()).unwrap();
+
+    let filter = |status, tag: Option<&str>, trash| ListFilter {
+        status,
+        tag: tag.map(str::to_string),
+        trash,
+        ..ListFilter::default()
+    };
+    assert_eq!(
+        search(
+            &store,
+            "plumber",
+            &filter(Some(AiStatus::Pending), None, false)
+        ),
+        std::slice::from_ref(&pending)
+    );
+    assert_eq!(
+        search(&store, "plumber", &filter(None, Some("house"), false)),
+        std::slice::from_ref(&done)
+    );
+    assert_eq!(
+        search(&store, "plumber", &filter(None, None, true)),
+        std::slice::from_ref(&trashed)
+    );
+    assert!(!search(&store, "plumber", &ListFilter::default()).contains(&trashed));
+
+    // The enrichment's title is searchable at once, in the same write.
+    assert_eq!(
+        search(&store, "invoice", &ListFilter::default()),
+        std::slice::from_ref(&done)
+    );
+    // A note deleted for good (the trash purge) is gone from the index.
+    store.purge_trash(t0() + Duration::days(1)).unwrap();
+    assert!(search(&store, "late", &filter(None, None, true)).is_empty());
+    assert_invariants(&store);
+}
+
+#[test]
+fn a_hits_snippet_marks_the_words_in_its_body() {
+    let mut store = store();
+    capture(
+        &mut store,
+        "First line.\nThen the tomatoes, and more tomatoes.",
+        t0(),
+    );
+    let query = inkling::storage::SearchQuery::parse("tomato").unwrap();
+    let hits = store.search(&query, &ListFilter::default(), t0()).unwrap();
+    let marked = inkling::storage::search::bracketed(&hits[0].snippet);
+    assert_eq!(
+        marked,
+        "First line. Then the [tomato]es, and more [tomato]es."
+    );
+}
+
+#[test]
+fn notes_stored_before_search_existed_are_found_after_the_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    {
+        // A database as the release before search left it: migrations 1 and 2.
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        inkling::storage::migrations::migrate(
+            &mut conn,
+            &inkling::storage::migrations::MIGRATIONS[..2],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO notes (id, body, title, tags, ai_status, created_at, updated_at)
+             VALUES ('old', 'an old thought about kimchi', 'Fermenting', '[\"food\"]', 'done',
+                     '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
+            [],
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let all = ListFilter::default();
+    assert_eq!(search(&store, "kimchi", &all), ["old"]);
+    assert_eq!(search(&store, "ferment", &all), ["old"]);
+    assert_eq!(search(&store, "food", &all), ["old"]);
+    assert_invariants(&store);
+}
+
+#[test]
+fn a_filtered_search_is_exact_even_when_its_hits_rank_below_the_first_candidates() {
+    let mut store = store();
+    let mut trashed = Vec::new();
+    let mut failed = Vec::new();
+    for i in 0..260 {
+        // Longer bodies rank lower: the filtered ones rank last of all.
+        let id = if i < 10 {
+            capture(
+                &mut store,
+                &format!("tomato {i} {}", "and more words ".repeat(20)),
+                t0(),
+            )
+        } else {
+            capture(&mut store, &format!("tomato {i}"), t0())
+        };
+        if i < 5 {
+            store.trash(&id, t0()).unwrap();
+            trashed.push(id);
+        } else if i < 10 {
+            store.mark_ai_failed(&id, "schema: bad", t0()).unwrap();
+            failed.push(id);
+        }
+    }
+    let mut found = search(
+        &store,
+        "tomato",
+        &ListFilter {
+            trash: true,
+            ..ListFilter::default()
+        },
+    );
+    found.sort();
+    trashed.sort();
+    assert_eq!(found, trashed);
+    let mut found = search(
+        &store,
+        "tomato",
+        &ListFilter {
+            status: Some(AiStatus::Failed),
+            ..ListFilter::default()
+        },
+    );
+    found.sort();
+    failed.sort();
+    assert_eq!(found, failed);
+    assert_eq!(search(&store, "tomato", &ListFilter::default()).len(), 50);
+}
+
+#[test]
+fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
+    let mut store = store();
+    for i in 0..300 {
+        let id = capture(&mut store, &format!("tomato note {i}"), t0());
+        if i % 3 == 0 {
+            save_answer(&mut store, &id, &enriched("Title", &["t"]), t0()).unwrap();
+        }
+    }
+    let query = inkling::storage::SearchQuery::parse("tomato").unwrap();
+    for filter in [
+        ListFilter::default(),
+        ListFilter {
+            tag: Some("t".into()),
+            ..ListFilter::default()
+        },
+        ListFilter {
+            trash: true,
+            status: Some(AiStatus::Done),
+            ..ListFilter::default()
+        },
+    ] {
+        for candidates in [Some(200), None] {
+            let (sql, args) = store.search_query(&query, &filter, t0(), candidates);
+            let plan = store.query_plan(&sql, &args).unwrap();
+            let text = plan.join(" | ");
+            assert!(
+                plan.iter().any(|s| s.contains("VIRTUAL TABLE INDEX")),
+                "the match goes through the FTS5 index: {text}"
+            );
+            assert!(
+                !plan.iter().any(|s| {
+                    let mut words = s.split_whitespace();
+                    words.next() == Some("SCAN") && matches!(words.next(), Some("k" | "n" | "t"))
+                }),
+                "the notes and keys are looked up, not scanned: {text}"
+            );
+        }
+    }
+}
