@@ -8,6 +8,7 @@
 //! - [`services`]: the actor graph, started and wired in dependency order.
 //! - [`actors`]: the actors; each owns one resource (the database, the AI queue, …).
 //! - [`ai`]: the Ollama client, the enrichment schema, `classify_reason`, the retry policy.
+//! - [`api`]: the wire types (what `/api/status` says of the worker, …).
 //! - [`export`]: notes as files: the JSON export, Markdown notes, what may come in.
 //! - [`events`]: notifications several actors hear (`FailedCountChanged`, …).
 //! - [`telemetry`]: the local usage log: event schema, files, stats.md.
@@ -27,6 +28,7 @@
 
 pub mod actors;
 pub mod ai;
+pub mod api;
 pub mod api_token;
 pub mod app_icon;
 pub mod autostart;

@@ -2,77 +2,16 @@
 //! or wasted (a call abandoned at its deadline, an answer refused or thrown away), per
 //! reason. Plain data: the core adds to it as calls end, `/api/status` shows it since
 //! the service started, and each call's share is written to the usage log
-//! (`ai_model_time`) so stats.md can add it up per day.
-
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
+//! (`ai_model_time`) so stats.md can add it up per day. The data itself is a wire type
+//! (`crate::api::worker`); here is what the worker and the reports add to it: the use
+//! of a failed call, and the words a report gives it.
 
 use crate::ai::FailureReason;
 use crate::configuration::Locale;
 
-/// What one stretch of the model's time went into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelUse {
-    /// An answer that was saved.
-    Kept,
-    /// Loading the model before a note.
-    Loading,
-    /// A call abandoned at its deadline.
-    Timeout,
-    /// An answer refused as unusable.
-    Schema,
-    /// A call that failed otherwise (a runner crash, an unexpected answer).
-    Other,
-    /// A call that found nobody (connection refused or reset).
-    Unreachable,
-    /// A call that found the model missing.
-    ModelMissing,
-    /// An answer for a body the note no longer had (edited while the model read it).
-    Edited,
-    /// An answer for a note deleted meanwhile.
-    Deleted,
-    /// An answer that could not be saved (a full disk, a refused write).
-    Unsaved,
-}
+pub use crate::api::worker::{ModelTime, ModelUse};
 
 impl ModelUse {
-    /// Every use, in the order reports list them.
-    pub const ALL: [ModelUse; 10] = [
-        ModelUse::Kept,
-        ModelUse::Loading,
-        ModelUse::Timeout,
-        ModelUse::Schema,
-        ModelUse::Other,
-        ModelUse::Unreachable,
-        ModelUse::ModelMissing,
-        ModelUse::Edited,
-        ModelUse::Deleted,
-        ModelUse::Unsaved,
-    ];
-
-    /// Its place in [`ModelUse::ALL`].
-    pub fn index(self) -> usize {
-        ModelUse::ALL.iter().position(|u| *u == self).unwrap_or(0)
-    }
-
-    /// The name written in the usage log and `/api/status`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ModelUse::Kept => "kept",
-            ModelUse::Loading => "loading",
-            ModelUse::Timeout => "timeout",
-            ModelUse::Schema => "schema",
-            ModelUse::Other => "other",
-            ModelUse::Unreachable => "unreachable",
-            ModelUse::ModelMissing => "model_missing",
-            ModelUse::Edited => "edited",
-            ModelUse::Deleted => "deleted",
-            ModelUse::Unsaved => "unsaved",
-        }
-    }
-
     /// The waste of a failed call of `reason`.
     pub fn of_failure(reason: FailureReason) -> Self {
         match reason {
@@ -82,10 +21,6 @@ impl ModelUse {
             FailureReason::Other => ModelUse::Other,
             FailureReason::ModelMissing => ModelUse::ModelMissing,
         }
-    }
-
-    pub fn is_waste(self) -> bool {
-        !matches!(self, ModelUse::Kept | ModelUse::Loading)
     }
 
     /// What it is called in a report.
@@ -130,35 +65,7 @@ fn duration(ms: u64, locale: Locale) -> String {
     }
 }
 
-/// The model's time since the service started, in milliseconds.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ModelTime {
-    pub kept_ms: u64,
-    pub loading_ms: u64,
-    /// Per reason; only reasons that wasted any time.
-    pub wasted_ms: BTreeMap<ModelUse, u64>,
-}
-
 impl ModelTime {
-    pub fn add(&mut self, usage: ModelUse, ms: u64) {
-        match usage {
-            ModelUse::Kept => self.kept_ms = self.kept_ms.saturating_add(ms),
-            ModelUse::Loading => self.loading_ms = self.loading_ms.saturating_add(ms),
-            waste => {
-                let entry = self.wasted_ms.entry(waste).or_default();
-                *entry = entry.saturating_add(ms);
-            }
-        }
-    }
-
-    pub fn wasted_total_ms(&self) -> u64 {
-        self.wasted_ms.values().sum()
-    }
-
-    pub fn total_ms(&self) -> u64 {
-        self.kept_ms + self.loading_ms + self.wasted_total_ms()
-    }
-
     /// "1 h 2 min: kept 91 %, loading 2 %, wasted 7 % (abandoned at the deadline 3 min,
     /// refused answers 40 s)", in the user's language.
     pub fn describe(&self, locale: Locale) -> String {
@@ -191,17 +98,12 @@ impl ModelTime {
             ),
         }
     }
-
-    /// The share of the model's time wasted, in percent (0 when it did nothing).
-    pub fn wasted_percent(&self) -> u64 {
-        (self.wasted_total_ms() * 100)
-            .checked_div(self.total_ms())
-            .unwrap_or(0)
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     #[test]

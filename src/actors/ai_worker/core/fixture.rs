@@ -1,0 +1,209 @@
+//! The unit tests' shared fixture: the rules, the failures, the clock and the
+//! helpers that walk a call through the core.
+
+use chrono::{DateTime, Utc};
+
+pub use super::super::queue::QueuedJob;
+pub use super::*;
+pub use crate::ai::{CallPlan, FailureReason, ProviderError, ProviderHealth, RefusedAnswer};
+pub use crate::configuration::WorkerSettings;
+pub use crate::domain::{timestamp, Enrichment, Note, WaitReason};
+
+pub fn rules() -> WorkerRules {
+    WorkerRules {
+        schedule: WorkerSettings {
+            unreachable_backoffs_ms: vec![30_000, 60_000, 120_000, 240_000, 480_000, 900_000],
+            retry_backoffs_ms: vec![0, 30_000, 120_000],
+            max_attempts: 3,
+        },
+        request_timeout: std::time::Duration::from_secs(120),
+        max_request_timeout: std::time::Duration::from_secs(600),
+        keep_alive: None,
+    }
+}
+
+/// A failed call of `reason`, as the provider would report it (`Timeout`: Ollama's
+/// own 503 "busy", which needs no health check; our deadline is `timed_out`).
+pub fn failure(reason: FailureReason, text: impl Into<String>) -> ProviderError {
+    let text = text.into();
+    match reason {
+        FailureReason::Unreachable => ProviderError::Unreachable(text),
+        FailureReason::Timeout => ProviderError::Status {
+            code: 503,
+            message: text,
+        },
+        FailureReason::Schema => ProviderError::Invalid(text),
+        FailureReason::Other => ProviderError::Unexpected(text),
+        FailureReason::ModelMissing => ProviderError::Status {
+            code: 404,
+            message: format!("model 'llama3.2' not found ({text})"),
+        },
+    }
+}
+
+pub fn timed_out() -> ProviderError {
+    ProviderError::TimedOut("no complete answer within 120000 ms".into())
+}
+
+pub fn up() -> ProviderHealth {
+    ProviderHealth::Ready
+}
+
+pub fn down() -> ProviderHealth {
+    ProviderHealth::NotRunning {
+        detail: "refused".into(),
+    }
+}
+
+pub fn model_missing() -> ProviderHealth {
+    ProviderHealth::ModelMissing {
+        model: "llama3.2".into(),
+    }
+}
+
+/// `seconds` after the tests' t0.
+pub fn t(seconds: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(1_800_000_000 + seconds, 0).expect("in range")
+}
+
+pub fn enrichment() -> Enrichment {
+    Enrichment {
+        title: "A title".into(),
+        tags: vec!["tag".into()],
+        summary: "A summary.".into(),
+        read_chars: None,
+    }
+}
+
+/// The note as the repository would answer after a write.
+pub fn note(id: &str, status: crate::domain::AiStatus) -> Note {
+    Note {
+        id: id.into(),
+        body: format!("body of {id}"),
+        title: None,
+        summary: None,
+        tags: Vec::new(),
+        ai_status: status,
+        ai_error: None,
+        created_at: timestamp(t(0)),
+        updated_at: timestamp(t(0)),
+        deleted_at: None,
+        kept_at: None,
+        title_set_by_user: false,
+        tags_set_by_user: false,
+        ai_read_chars: None,
+    }
+}
+
+pub fn saved(id: &str) -> SaveOutcome {
+    SaveOutcome::Saved(Box::new(note(id, crate::domain::AiStatus::Done)))
+}
+
+/// A loaded core with no jobs, Ollama up and the model loaded.
+pub fn started() -> WorkerCore {
+    let mut core = WorkerCore::new(rules());
+    assert_eq!(core.loaded([], t(0)), []);
+    assert_eq!(
+        core.health_changed(up(), t(0)),
+        [Effect::RequeueModelMissingFailures, Effect::Wake(None)]
+    );
+    assert_eq!(core.model_loaded(Ok(()), t(0)), [Effect::Wake(None)]);
+    core
+}
+
+/// The note whose call these effects start, with its body read (prefetched or
+/// answered by the test's "database").
+pub fn call_started(core: &mut WorkerCore, effects: Vec<Effect>, now: DateTime<Utc>) -> String {
+    for effect in effects {
+        match effect {
+            Effect::CallProvider { note_id, .. } => return note_id,
+            Effect::LoadModel => {
+                let effects = core.model_loaded(Ok(()), now);
+                return call_started(core, effects, now);
+            }
+            Effect::ReadBodies { note_id, ids } => {
+                let bodies = ids.iter().map(|id| (id.clone(), format!("body of {id}")));
+                let effects = core.bodies_read(note_id, Ok(bodies.collect()), now);
+                return call_started(core, effects, now);
+            }
+            _ => {}
+        }
+    }
+    panic!("no call started")
+}
+
+pub fn wake_of(effects: &[Effect]) -> Option<Option<DateTime<Utc>>> {
+    effects.iter().rev().find_map(|e| match e {
+        Effect::Wake(at) => Some(*at),
+        _ => None,
+    })
+}
+
+/// Captures `id` at `now` and runs its call up to the provider.
+pub fn capture_and_call(core: &mut WorkerCore, id: &str, now: DateTime<Utc>) {
+    let effects = core.enqueued(vec![id.into()], now, now);
+    assert_eq!(call_started(core, effects, now), id);
+}
+
+/// Ends the bookkeeping write of a failure (as the repository's answer would).
+pub fn write_answered(
+    core: &mut WorkerCore,
+    effects: &[Effect],
+    now: DateTime<Utc>,
+) -> Vec<Effect> {
+    let ends_call = effects.iter().any(|e| {
+        matches!(
+            e,
+            Effect::StoreNextRun {
+                ends_call: true,
+                ..
+            } | Effect::StoreAttempt {
+                ends_call: true,
+                ..
+            }
+        )
+    });
+    core.write_done(ends_call, now)
+}
+
+/// The effects without the model-time counts (tests of other rules).
+pub fn untimed(effects: Vec<Effect>) -> Vec<Effect> {
+    effects
+        .into_iter()
+        .filter(|e| !matches!(e, Effect::CountModelTime { .. }))
+        .collect()
+}
+
+pub fn the_save(effects: &[Effect]) -> PendingSave {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Save { save, .. } => Some(save.clone()),
+            _ => None,
+        })
+        .expect("a save")
+}
+
+/// The plan of the call these effects start.
+pub fn plan_of(
+    core: &mut WorkerCore,
+    effects: Vec<Effect>,
+    now: DateTime<Utc>,
+) -> (String, CallPlan) {
+    for effect in effects {
+        match effect {
+            Effect::CallProvider { note_id, plan, .. } => return (note_id, plan),
+            Effect::ReadBodies { note_id, ids } => {
+                let bodies = ids.iter().map(|id| (id.clone(), format!("body of {id}")));
+                let effects = core.bodies_read(note_id, Ok(bodies.collect()), now);
+                return plan_of(core, effects, now);
+            }
+            Effect::LoadModel => {
+                let effects = core.model_loaded(Ok(()), now);
+                return plan_of(core, effects, now);
+            }
+            _ => {}
+        }
+    }
+    panic!("no call started")
+}

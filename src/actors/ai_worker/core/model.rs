@@ -1,0 +1,219 @@
+//! The model: whether it is loaded (warm until keep-alive runs out), loading it
+//! first on its own deadline so a cold load is never charged to a note, and where
+//! its time went.
+
+use chrono::{DateTime, Utc};
+
+use super::super::model_time::ModelUse;
+use super::{after, Effect, WorkerCore};
+use crate::ai::{classify_reason, ProviderError};
+
+/// Whether the model is loaded, as far as the worker knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Model {
+    /// Not loaded, or not known to be (start-up, after an outage, after keep-alive).
+    Cold,
+    /// Loaded by a call or a load, and kept until then (`None`: for ever).
+    WarmUntil(Option<DateTime<Utc>>),
+    /// A load failed: the next note's call loads it (or finds Ollama gone, and parks
+    /// the worker with that note's bookkeeping, as any failed call does).
+    LoadFailed,
+}
+
+impl WorkerCore {
+    /// The model's time since the call or load in flight started (none in flight: 0).
+    pub(super) fn model_ms(&mut self, now: DateTime<Utc>) -> u64 {
+        self.model_busy_since
+            .take()
+            .map_or(0, |since| (now - since).num_milliseconds().max(0) as u64)
+    }
+
+    /// Counts a stretch of the model's time, for `/api/status` and the usage log; a
+    /// stretch of no time (nothing was in flight) is no event.
+    pub(super) fn spent(&mut self, usage: ModelUse, ms: u64) -> Vec<Effect> {
+        if ms == 0 {
+            return Vec::new();
+        }
+        self.model_time.add(usage, ms);
+        vec![Effect::CountModelTime { usage, ms }]
+    }
+
+    /// The answer to [`Effect::LoadModel`]. Loaded: on to the notes. Failed (Ollama
+    /// gone, the model missing, a load past its deadline, which Ollama goes on with):
+    /// the next note's call goes ahead, and what it meets decides as for any call (an
+    /// outage parks the worker with that job's bookkeeping; a timeout is judged by the
+    /// health check). A load charges no note either way.
+    pub fn model_loaded(
+        &mut self,
+        loaded: Result<(), ProviderError>,
+        now: DateTime<Utc>,
+    ) -> Vec<Effect> {
+        self.loading_model = false;
+        let ms = self.model_ms(now);
+        let mut effects = self.spent(ModelUse::Loading, ms);
+        match loaded {
+            Ok(()) => {
+                tracing::info!("model loaded");
+                self.model_used(now);
+            }
+            Err(error) => {
+                tracing::warn!(reason = classify_reason(&error).as_str(), %error,
+                    "loading the model failed; the next note's call goes ahead");
+                self.model = Model::LoadFailed;
+            }
+        }
+        effects.extend(self.schedule(now));
+        effects
+    }
+
+    /// Ollama just answered (a note, a load): the model stays loaded for keep-alive.
+    pub(super) fn model_used(&mut self, now: DateTime<Utc>) {
+        self.model = Model::WarmUntil(self.rules.keep_alive.map(|keep| after(now, keep)));
+    }
+
+    /// Whether the model must be loaded before the next call: only with Ollama known
+    /// up (a call to a down provider is the probe) and the model not known loaded.
+    pub(super) fn needs_load(&self, now: DateTime<Utc>) -> bool {
+        self.provider_ready()
+            && match self.model {
+                Model::Cold => true,
+                Model::WarmUntil(None) | Model::LoadFailed => false,
+                Model::WarmUntil(Some(until)) => until <= now,
+            }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::*;
+    use super::*;
+
+    #[test]
+    fn a_missing_model_parks_with_no_attempt_and_no_call_until_it_is_there() {
+        let mut core = started();
+        capture_and_call(&mut core, "a", t(0));
+        let effects = core.call_failed(
+            "a".into(),
+            failure(FailureReason::ModelMissing, "404"),
+            t(0),
+        );
+        assert!(effects.contains(&Effect::SuspectDown));
+        write_answered(&mut core, &effects, t(0));
+        assert_eq!(core.queue.attempts("a"), 0);
+        // The monitor confirms: no call at all while the model is missing, whatever
+        // the park's timer says, and captures wait too.
+        assert!(core.health_changed(model_missing(), t(1)).is_empty());
+        assert_eq!(core.woke(t(30)), [Effect::Wake(None)]);
+        assert_eq!(
+            core.enqueued(vec!["b".into()], t(40), t(40)),
+            [Effect::Wake(None)]
+        );
+        assert_eq!(core.status(t(40)).state, WorkerState::WaitingForModel);
+        // Pulled: notes failed for it by an older release are requeued, the model is
+        // loaded, and the work resumes at once.
+        let effects = core.health_changed(up(), t(300));
+        assert_eq!(effects[0], Effect::RequeueModelMissingFailures);
+        assert!(effects.contains(&Effect::LoadModel), "{effects:?}");
+        let effects = core.model_loaded(Ok(()), t(310));
+        assert_eq!(call_started(&mut core, effects, t(310)), "a");
+    }
+
+    #[test]
+    fn a_cold_model_is_loaded_first_and_again_after_keep_alive() {
+        let mut rules = rules();
+        rules.keep_alive = Some(std::time::Duration::from_secs(1800));
+        let mut core = WorkerCore::new(rules);
+        core.loaded([("a".to_string(), QueuedJob::fresh(t(0)))], t(0));
+        let effects = core.health_changed(up(), t(0));
+        assert!(
+            effects.contains(&Effect::LoadModel),
+            "start-up with work: load first"
+        );
+        assert_eq!(core.status(t(0)).state, WorkerState::LoadingModel);
+        assert!(
+            core.enqueued(vec!["b".into()], t(1), t(1)).is_empty(),
+            "no call while loading"
+        );
+        let effects = core.model_loaded(Ok(()), t(20));
+        let id = call_started(&mut core, effects, t(20));
+        let effects = core.answered(id, enrichment(), 5, t(25));
+        let id = call_started(&mut core, effects, t(25));
+        let effects = core.answered(id, enrichment(), 5, t(30));
+        assert_eq!(wake_of(&effects), Some(None));
+        // Within keep-alive: straight to the call. After it: load first.
+        let effects = core.enqueued(vec!["c".into()], t(600), t(600));
+        let id = call_started(&mut core, effects, t(600));
+        let effects = core.answered(id, enrichment(), 5, t(601));
+        assert!(!effects.contains(&Effect::LoadModel));
+        let effects = core.enqueued(vec!["d".into()], t(601 + 1800), t(601 + 1800));
+        assert!(effects.contains(&Effect::LoadModel), "{effects:?}");
+    }
+
+    #[test]
+    fn after_a_failed_load_the_notes_call_goes_ahead_and_decides_as_any_call() {
+        let mut core = WorkerCore::new(rules());
+        core.loaded([("a".to_string(), QueuedJob::fresh(t(0)))], t(0));
+        core.health_changed(up(), t(0));
+        let refused = ProviderError::Unreachable("refused".into());
+        let effects = core.model_loaded(Err(refused), t(1));
+        assert_eq!(
+            call_started(&mut core, effects, t(1)),
+            "a",
+            "the call is the probe"
+        );
+        let effects = core.call_failed("a".into(), failure(FailureReason::Unreachable, "x"), t(1));
+        assert!(effects
+            .iter()
+            .any(|e| matches!(e, Effect::StoreNextRun { at, .. } if *at == t(31))));
+        write_answered(&mut core, &effects, t(1));
+        let effects = core.resume_requested("recheck", t(5));
+        assert!(
+            effects.contains(&Effect::LoadModel),
+            "back: load first again: {effects:?}"
+        );
+        let slow = ProviderError::TimedOut("slow disk".into());
+        let effects = core.model_loaded(Err(slow), t(300));
+        assert_eq!(call_started(&mut core, effects, t(300)), "a");
+    }
+
+    #[test]
+    fn the_models_time_is_counted_as_kept_loading_or_wasted_per_reason() {
+        let mut core = WorkerCore::new(rules());
+        core.loaded([("a".to_string(), QueuedJob::fresh(t(0)))], t(0));
+        core.health_changed(up(), t(0));
+        let effects = core.model_loaded(Ok(()), t(15));
+        assert!(effects.contains(&Effect::CountModelTime {
+            usage: ModelUse::Loading,
+            ms: 15_000
+        }));
+        let id = call_started(&mut core, effects, t(15));
+        let effects = core.call_failed(id, failure(FailureReason::Schema, "bad"), t(25));
+        assert!(effects.contains(&Effect::CountModelTime {
+            usage: ModelUse::Schema,
+            ms: 10_000
+        }));
+        write_answered(&mut core, &effects, t(25));
+        let effects = core.woke(t(55));
+        let id = call_started(&mut core, effects, t(55));
+        let effects = core.answered(id, enrichment(), 5, t(60));
+        let effects = core.saved(the_save(&effects), saved("a"), t(61));
+        assert!(effects.contains(&Effect::CountModelTime {
+            usage: ModelUse::Kept,
+            ms: 5_000
+        }));
+        // An answer for an edited body is time wasted, not kept.
+        let effects = core.enqueued(vec!["b".into()], t(70), t(70));
+        let id = call_started(&mut core, effects, t(70));
+        let effects = core.answered(id, enrichment(), 5, t(72));
+        core.saved(the_save(&effects), SaveOutcome::Stale, t(72));
+        let time = core.status(t(72)).model_time;
+        assert_eq!((time.kept_ms, time.loading_ms), (5_000, 15_000));
+        assert_eq!(
+            time.wasted_ms,
+            std::collections::BTreeMap::from([
+                (ModelUse::Schema, 10_000),
+                (ModelUse::Edited, 2_000)
+            ])
+        );
+    }
+}

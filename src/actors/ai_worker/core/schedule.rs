@@ -1,0 +1,311 @@
+//! Scheduling: one call at a time, the earliest due job first, one timer for the
+//! next one and none when idle; the bodies of the next jobs read in one query.
+
+use chrono::{DateTime, Utc};
+
+use super::super::queue::QueuedJob;
+use super::{Effect, WorkerCore, PREFETCH, STORAGE_RETRY_DELAY};
+
+impl WorkerCore {
+    /// Notes just stored as pending with no attempts, due at `at` (captures, or failed
+    /// notes requeued): any entry still here is stale bookkeeping and is replaced. A
+    /// write just succeeded, so a disk-trouble wait ends.
+    pub fn enqueued(
+        &mut self,
+        note_ids: Vec<String>,
+        at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Vec<Effect> {
+        for note_id in note_ids {
+            self.requeued(&note_id);
+            self.queue.upsert(note_id, QueuedJob::fresh(at));
+        }
+        self.storage_may_be_back("notes were just stored as pending", now);
+        self.schedule(now)
+    }
+
+    /// Notes left the queue outside the worker (trashed). A call already in flight for
+    /// one still finishes and its answer is saved to the note in the trash: harmless,
+    /// and restoring shows it enriched.
+    pub fn forgotten(&mut self, note_ids: &[String]) {
+        for note_id in note_ids {
+            self.drop_job(note_id);
+        }
+    }
+
+    /// The wake-up timer fired.
+    pub fn woke(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
+        self.schedule(now)
+    }
+
+    /// The bodies asked for by [`Effect::ReadBodies`], or why they could not be read.
+    pub fn bodies_read(
+        &mut self,
+        note_id: String,
+        read: Result<Vec<(String, String)>, String>,
+        now: DateTime<Utc>,
+    ) -> Vec<Effect> {
+        match read {
+            Ok(bodies) => {
+                self.bodies.extend(bodies);
+                match self.bodies.remove(&note_id) {
+                    Some(body) => vec![self.call(note_id, body, now)],
+                    None => {
+                        // Gone, trashed or no longer pending: not a job any more.
+                        tracing::debug!(%note_id, "job dropped: the note is no longer pending");
+                        self.drop_job(&note_id);
+                        self.finish(now)
+                    }
+                }
+            }
+            Err(error) => {
+                tracing::error!(%note_id, %error, "cannot read the note; trying again later");
+                let wait = self.queue.get(&note_id).and_then(|job| job.wait_reason);
+                self.queue
+                    .reschedule(&note_id, now + STORAGE_RETRY_DELAY, wait);
+                self.finish(now)
+            }
+        }
+    }
+
+    /// A note is queued afresh: a body read ahead may be stale (an edit), and if its
+    /// call is in flight, the new entry must outlive that call.
+    pub(super) fn requeued(&mut self, note_id: &str) {
+        self.bodies.remove(note_id);
+        self.refused.remove(note_id);
+        if self.in_flight.as_deref() == Some(note_id) {
+            self.in_flight_requeued = true;
+        }
+    }
+
+    pub(super) fn drop_job(&mut self, note_id: &str) {
+        self.bodies.remove(note_id);
+        self.refused.remove(note_id);
+        self.queue.remove(note_id);
+    }
+
+    /// The call in flight and its bookkeeping are over: on to the next job.
+    pub(super) fn finish(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
+        self.in_flight = None;
+        self.in_flight_body = None;
+        self.in_flight_requeued = false;
+        self.schedule(now)
+    }
+
+    /// Runs the earliest due job, or sets the one timer for when one will be due.
+    /// Nothing while loading or while a call is in flight (its end schedules).
+    pub(super) fn schedule(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
+        if !self.loaded || self.in_flight.is_some() || self.loading_model || self.health.is_none() {
+            return Vec::new();
+        }
+        if let Some(until) = self.storage_wait_until(now) {
+            return vec![Effect::Wake(Some(until))];
+        }
+        if let Some(park) = self.parked {
+            if park.until > now {
+                return vec![Effect::Wake(Some(park.until))];
+            }
+            self.parked = None;
+        }
+        if self.waiting_for_model() {
+            // The monitor checks every health interval; its "ready" resumes.
+            return vec![Effect::Wake(None)];
+        }
+        let Some((at, note_id)) = self.queue.first() else {
+            return vec![Effect::Wake(None)]; // idle: nothing to wake up for
+        };
+        if at > now {
+            return vec![Effect::Wake(Some(at))];
+        }
+        if self.needs_load(now) {
+            tracing::info!("loading the model before the next note");
+            self.loading_model = true;
+            self.model_busy_since = Some(now);
+            return vec![Effect::Wake(None), Effect::LoadModel];
+        }
+        let note_id = note_id.to_string();
+        vec![Effect::Wake(None), self.start_call(note_id, now)]
+    }
+
+    /// The job's call starts: with its body if it was read ahead, else by reading it
+    /// and the next ones' in one query.
+    pub(super) fn start_call(&mut self, note_id: String, now: DateTime<Utc>) -> Effect {
+        self.in_flight = Some(note_id.clone());
+        self.in_flight_requeued = false;
+        if let Some(body) = self.bodies.remove(&note_id) {
+            return self.call(note_id, body, now);
+        }
+        let ids = std::iter::once(note_id.clone())
+            .chain(
+                self.queue
+                    .ids_in_order()
+                    .filter(|id| *id != note_id)
+                    .take(PREFETCH - 1)
+                    .map(str::to_string),
+            )
+            .collect();
+        Effect::ReadBodies { note_id, ids }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::*;
+    use super::*;
+
+    #[test]
+    fn a_note_queued_again_during_its_call_keeps_its_new_entry_whatever_the_call_brings() {
+        // An edit (or a "Redo AI") arrives while the call about the old body runs.
+        let mut core = started();
+        capture_and_call(&mut core, "a", t(0));
+        assert!(core.enqueued(vec!["a".into()], t(1), t(1)).is_empty());
+        let effects = core.answered("a".into(), enrichment(), 5, t(2));
+        let save = the_save(&effects);
+        assert_eq!(
+            save.body, "body of a",
+            "the save says which body it is about"
+        );
+        assert_eq!(
+            call_started(&mut core, effects, t(2)),
+            "a",
+            "the new entry runs: it was not dropped with the answer"
+        );
+        // The store finds the body changed: nothing to do, the new call stands.
+        let effects = core.saved(save, SaveOutcome::Stale, t(3));
+        assert!(
+            !effects
+                .iter()
+                .any(|e| matches!(e, Effect::CallProvider { .. })),
+            "{effects:?}"
+        );
+        assert_eq!(core.status(t(3)).queued, 1);
+
+        // A failure of a call whose note was queued again meanwhile counts nothing.
+        let mut core = started();
+        capture_and_call(&mut core, "b", t(0));
+        core.enqueued(vec!["b".into()], t(1), t(1));
+        let effects = core.call_failed("b".into(), failure(FailureReason::Schema, "bad"), t(2));
+        assert!(
+            !effects
+                .iter()
+                .any(|e| matches!(e, Effect::StoreAttempt { .. } | Effect::MarkFailed { .. })),
+            "{effects:?}"
+        );
+        assert_eq!(call_started(&mut core, effects, t(2)), "b");
+    }
+
+    #[test]
+    fn a_body_read_ahead_is_read_again_after_the_note_is_queued_afresh() {
+        let mut core = started();
+        let effects = core.enqueued(vec!["a".into(), "b".into()], t(0), t(0));
+        assert_eq!(call_started(&mut core, effects, t(0)), "a");
+        // "b"'s body was read ahead with "a"'s; "b" is edited while "a" runs.
+        assert!(core.enqueued(vec!["b".into()], t(1), t(1)).is_empty());
+        let effects = core.answered("a".into(), enrichment(), 5, t(2));
+        assert!(
+            effects
+                .iter()
+                .any(|e| matches!(e, Effect::ReadBodies { note_id, .. } if note_id == "b")),
+            "the edited body is read, not the one read ahead: {effects:?}"
+        );
+    }
+
+    #[test]
+    fn nothing_runs_before_the_queue_is_loaded() {
+        let mut core = WorkerCore::new(rules());
+        assert!(core.enqueued(vec!["a".into()], t(0), t(0)).is_empty());
+        assert_eq!(
+            core.health_changed(up(), t(0)),
+            [Effect::RequeueModelMissingFailures]
+        );
+        assert_eq!(core.status(t(0)).state, WorkerState::Starting);
+        let effects = core.loaded([], t(0));
+        assert_eq!(call_started(&mut core, effects, t(0)), "a");
+    }
+
+    #[test]
+    fn with_nothing_due_one_timer_is_set_for_the_earliest_job_and_none_when_idle() {
+        let mut core = started();
+        let effects = core.enqueued(vec!["later".into()], t(60), t(0));
+        assert_eq!(effects, [Effect::Wake(Some(t(60)))]);
+        assert_eq!(
+            core.status(t(0)).state,
+            WorkerState::Waiting {
+                until: timestamp(t(60))
+            }
+        );
+        let effects = core.woke(t(60));
+        assert_eq!(call_started(&mut core, effects, t(60)), "later");
+        let effects = core.answered("later".into(), enrichment(), 5, t(61));
+        assert_eq!(wake_of(&effects), Some(None), "idle: no timer at all");
+        assert_eq!(core.status(t(61)).state, WorkerState::Idle);
+    }
+
+    #[test]
+    fn one_call_at_a_time_and_its_end_starts_the_next() {
+        let mut core = started();
+        capture_and_call(&mut core, "a", t(0));
+        assert!(core.enqueued(vec!["b".into()], t(0), t(0)).is_empty());
+        assert!(core.resume_requested("test", t(0)).is_empty());
+        assert_eq!(
+            core.status(t(0)).state,
+            WorkerState::Running {
+                note_id: "a".into()
+            }
+        );
+        let effects = core.answered("a".into(), enrichment(), 5, t(1));
+        assert_eq!(call_started(&mut core, effects, t(1)), "b");
+    }
+
+    #[test]
+    fn the_next_bodies_are_read_in_one_query_and_a_read_ahead_body_needs_no_read() {
+        let mut core = started();
+        let ids: Vec<String> = (0..40).map(|n| format!("n{n:02}")).collect();
+        let effects = core.enqueued(ids.clone(), t(0), t(0));
+        let Some(Effect::ReadBodies { note_id, ids: read }) = effects.last().cloned() else {
+            panic!("a read: {effects:?}")
+        };
+        assert_eq!(note_id, "n00");
+        assert_eq!(read, ids[..PREFETCH], "the job and the next 31");
+        let bodies = read
+            .iter()
+            .map(|id| (id.clone(), format!("body {id}")))
+            .collect();
+        let effects = core.bodies_read(note_id, Ok(bodies), t(0));
+        assert!(
+            matches!(&effects[..], [Effect::CallProvider { note_id, body, .. }]
+                if note_id == "n00" && body == "body n00"),
+            "{effects:?}"
+        );
+        let effects = core.answered("n00".into(), enrichment(), 5, t(1));
+        assert!(effects
+            .iter()
+            .any(|e| matches!(e, Effect::CallProvider { note_id, body, .. }
+            if note_id == "n01" && body == "body n01")));
+    }
+
+    #[test]
+    fn a_job_whose_note_is_gone_is_dropped_and_an_unreadable_one_waits_30_s() {
+        let mut core = started();
+        let effects = core.enqueued(vec!["gone".into(), "unreadable".into()], t(0), t(0));
+        assert!(matches!(effects.last(), Some(Effect::ReadBodies { .. })));
+        let effects = core.bodies_read("gone".into(), Ok(vec![]), t(0));
+        let Some(Effect::ReadBodies { note_id, .. }) = effects.last().cloned() else {
+            panic!("the next job reads its body: {effects:?}")
+        };
+        assert_eq!(note_id, "unreadable");
+        assert_eq!(core.status(t(0)).queued, 1, "the gone note left the queue");
+        let effects = core.bodies_read(note_id, Err("disk I/O error".into()), t(0));
+        assert_eq!(effects, [Effect::Wake(Some(t(30)))]);
+    }
+
+    #[test]
+    fn a_trashed_note_is_forgotten_and_its_read_ahead_body_never_sent() {
+        let mut core = started();
+        let effects = core.enqueued(vec!["a".into(), "trashed".into(), "c".into()], t(0), t(0));
+        assert_eq!(call_started(&mut core, effects, t(0)), "a");
+        core.forgotten(&["trashed".into()]);
+        let effects = core.answered("a".into(), enrichment(), 5, t(1));
+        assert_eq!(call_started(&mut core, effects, t(1)), "c");
+    }
+}

@@ -1,0 +1,51 @@
+//! What the worker is doing, as `/api/status` and `inkling status` show it.
+
+use chrono::{DateTime, Utc};
+
+use super::{WorkerCore, SLOW_AFTER_TIMEOUTS};
+pub use crate::api::worker::{SlowNote, WorkerState, WorkerStatus};
+use crate::domain::timestamp;
+
+impl WorkerCore {
+    /// What the worker is doing at `now`.
+    pub fn status(&self, now: DateTime<Utc>) -> WorkerStatus {
+        let state = if !self.loaded {
+            WorkerState::Starting
+        } else if self.loading_model {
+            WorkerState::LoadingModel
+        } else if let Some(note_id) = &self.in_flight {
+            WorkerState::Running {
+                note_id: note_id.clone(),
+            }
+        } else if let Some(until) = self.storage_wait_until(now) {
+            WorkerState::StorageUnavailable {
+                until: timestamp(until),
+            }
+        } else if self.waiting_for_model() && !self.queue.is_empty() {
+            WorkerState::WaitingForModel
+        } else if let Some(park) = self.parked.filter(|park| park.until > now) {
+            WorkerState::Parked {
+                until: timestamp(park.until),
+                step: park.step,
+            }
+        } else if let Some((at, _)) = self.queue.first() {
+            WorkerState::Waiting {
+                until: timestamp(at),
+            }
+        } else {
+            WorkerState::Idle
+        };
+        let mut slow_notes: Vec<SlowNote> = self
+            .queue
+            .slow(SLOW_AFTER_TIMEOUTS)
+            .map(|(note_id, timeouts)| self.slow_note(note_id.to_string(), timeouts))
+            .collect();
+        slow_notes.sort_by(|a, b| a.note_id.cmp(&b.note_id));
+        WorkerStatus {
+            state,
+            queued: self.queue.len(),
+            slow_notes,
+            model_time: self.model_time.clone(),
+        }
+    }
+}

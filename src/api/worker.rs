@@ -1,0 +1,163 @@
+//! The worker's wire types: what `/api/status` (and `inkling status`) says the AI
+//! worker is doing, the slow notes and where the model's time went. The worker
+//! produces them; it does not own them. Plain serde data: imports nothing from the
+//! actors, the HTTP layer, the CLI or the storage.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What the worker is doing, for `/api/status` and `inkling status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum WorkerState {
+    /// Loading the queue from the database.
+    Starting,
+    /// Nothing queued.
+    Idle,
+    /// A provider call (or its bookkeeping) is in flight for this note.
+    Running { note_id: String },
+    /// The provider is down: no call before `until`; `step` is the index of the wait
+    /// in `worker.unreachable_backoffs_ms` (0: 30 s, …, 5: 900 s).
+    Parked { until: String, step: usize },
+    /// Jobs are queued, none due before `until`.
+    Waiting { until: String },
+    /// Ollama runs, but the model is not installed: no call until it is.
+    WaitingForModel,
+    /// Loading the model before the next note.
+    LoadingModel,
+    /// An answer could not be saved (a full disk, an I/O error): no call before
+    /// `until`, since its answer would be lost too.
+    StorageUnavailable { until: String },
+}
+
+/// The worker's state and the size of its queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerStatus {
+    #[serde(flatten)]
+    pub state: WorkerState,
+    /// Jobs in the queue (including one in flight).
+    pub queued: usize,
+    /// Notes that timed out three times or more while Ollama was up.
+    #[serde(default)]
+    pub slow_notes: Vec<SlowNote>,
+    /// Where the model's time went since the service started.
+    #[serde(default)]
+    pub model_time: ModelTime,
+}
+
+/// A note that keeps taking longer than its deadline while Ollama is up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlowNote {
+    pub note_id: String,
+    /// Timeouts while Ollama was up.
+    pub timeouts: u32,
+    /// The first deadline (`ollama.request_timeout_ms`).
+    pub request_timeout_ms: u64,
+    /// The deadline of its next try.
+    pub next_deadline_ms: u64,
+}
+
+/// What one stretch of the model's time went into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelUse {
+    /// An answer that was saved.
+    Kept,
+    /// Loading the model before a note.
+    Loading,
+    /// A call abandoned at its deadline.
+    Timeout,
+    /// An answer refused as unusable.
+    Schema,
+    /// A call that failed otherwise (a runner crash, an unexpected answer).
+    Other,
+    /// A call that found nobody (connection refused or reset).
+    Unreachable,
+    /// A call that found the model missing.
+    ModelMissing,
+    /// An answer for a body the note no longer had (edited while the model read it).
+    Edited,
+    /// An answer for a note deleted meanwhile.
+    Deleted,
+    /// An answer that could not be saved (a full disk, a refused write).
+    Unsaved,
+}
+
+impl ModelUse {
+    /// Every use, in the order reports list them.
+    pub const ALL: [ModelUse; 10] = [
+        ModelUse::Kept,
+        ModelUse::Loading,
+        ModelUse::Timeout,
+        ModelUse::Schema,
+        ModelUse::Other,
+        ModelUse::Unreachable,
+        ModelUse::ModelMissing,
+        ModelUse::Edited,
+        ModelUse::Deleted,
+        ModelUse::Unsaved,
+    ];
+
+    /// Its place in [`ModelUse::ALL`].
+    pub fn index(self) -> usize {
+        ModelUse::ALL.iter().position(|u| *u == self).unwrap_or(0)
+    }
+
+    /// The name written in the usage log and `/api/status`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelUse::Kept => "kept",
+            ModelUse::Loading => "loading",
+            ModelUse::Timeout => "timeout",
+            ModelUse::Schema => "schema",
+            ModelUse::Other => "other",
+            ModelUse::Unreachable => "unreachable",
+            ModelUse::ModelMissing => "model_missing",
+            ModelUse::Edited => "edited",
+            ModelUse::Deleted => "deleted",
+            ModelUse::Unsaved => "unsaved",
+        }
+    }
+
+    pub fn is_waste(self) -> bool {
+        !matches!(self, ModelUse::Kept | ModelUse::Loading)
+    }
+}
+
+/// The model's time since the service started, in milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelTime {
+    pub kept_ms: u64,
+    pub loading_ms: u64,
+    /// Per reason; only reasons that wasted any time.
+    pub wasted_ms: BTreeMap<ModelUse, u64>,
+}
+
+impl ModelTime {
+    pub fn add(&mut self, usage: ModelUse, ms: u64) {
+        match usage {
+            ModelUse::Kept => self.kept_ms = self.kept_ms.saturating_add(ms),
+            ModelUse::Loading => self.loading_ms = self.loading_ms.saturating_add(ms),
+            waste => {
+                let entry = self.wasted_ms.entry(waste).or_default();
+                *entry = entry.saturating_add(ms);
+            }
+        }
+    }
+
+    pub fn wasted_total_ms(&self) -> u64 {
+        self.wasted_ms.values().sum()
+    }
+
+    pub fn total_ms(&self) -> u64 {
+        self.kept_ms + self.loading_ms + self.wasted_total_ms()
+    }
+
+    /// The share of the model's time wasted, in percent (0 when it did nothing).
+    pub fn wasted_percent(&self) -> u64 {
+        (self.wasted_total_ms() * 100)
+            .checked_div(self.total_ms())
+            .unwrap_or(0)
+    }
+}
