@@ -20,6 +20,10 @@ pub enum ClientError {
         "something other than this inkling answers on {0}, so the token was not sent to it; stop that program, or give inkling another port (http.port)"
     )]
     Impostor(String),
+    /// Standard output's reader went away (`inkling status | head`): the command ends
+    /// quietly, as a finished one.
+    #[error("standard output is closed")]
+    OutputClosed,
     #[error("{0:#}")]
     Other(#[from] anyhow::Error),
 }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+use super::render::{exported_line, imported_line};
+use super::{absolute, Invocation};
 use crate::client::{ClientError, ServiceClient};
 use crate::domain::Note;
 use crate::export::{
@@ -49,6 +51,39 @@ fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
         .create_new(true)
         .mode(0o600)
         .open(path)
+}
+
+/// `inkling export-notes [--format] [--out DIR]`: prints the folder and how many notes.
+pub(crate) async fn run_export(
+    run: &mut Invocation<'_>,
+    format: NotesFormat,
+    out: Option<PathBuf>,
+) -> Result<(), ClientError> {
+    let parent = match out {
+        Some(dir) => absolute(dir)?,
+        None => run.exports_dir.clone(),
+    };
+    let exported = export_notes(run.client, format, &parent, Utc::now()).await?;
+    if run.json {
+        run.out.json(&serde_json::json!({
+            "path": exported.path, "notes": exported.notes
+        }))
+    } else {
+        run.out.line(exported_line(exported.notes, &exported.path))
+    }
+}
+
+/// `inkling import PATH`: prints how many notes came in and how many were here already.
+pub(crate) async fn run_import(run: &mut Invocation<'_>, path: &Path) -> Result<(), ClientError> {
+    let notes = read_notes(path)?;
+    let count = import_notes(run.client, notes, run.max_body_bytes).await?;
+    if run.json {
+        run.out.json(&serde_json::json!({
+            "imported": count.imported, "skipped": count.skipped
+        }))
+    } else {
+        run.out.line(imported_line(count.imported, count.skipped))
+    }
 }
 
 /// Every note, the trash included, into a new folder `notes-<time>` in `parent`:

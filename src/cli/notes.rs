@@ -1,0 +1,192 @@
+//! The notes themselves: `capture`, `list`, `search`, `show` and `edit`.
+
+use super::input::{edit_in_editor, read_note};
+use super::render::{describe_slow, list_line, note_lines, snippet_line};
+use super::{encode, Invocation, ListArgs};
+use crate::client::{ClientError, ServiceClient};
+use crate::domain::{ListFilter, Note};
+use crate::status::ServiceStatus;
+use crate::storage::SearchHit;
+
+/// `inkling capture TEXT|-`.
+pub async fn capture(run: &mut Invocation<'_>, text: String) -> Result<(), ClientError> {
+    let body = if text == "-" {
+        read_note(std::io::stdin().lock(), run.max_body_bytes)?
+    } else {
+        text
+    };
+    let note: Note = run
+        .client
+        .post("/api/notes", &serde_json::json!({ "body": body }))
+        .await?;
+    if run.json {
+        run.out.json(&note)
+    } else {
+        run.out.line(format!(
+            "captured {} ({})",
+            note.id,
+            note.ai_status.as_str()
+        ))
+    }
+}
+
+/// `inkling list`: every note asked for, newest first, and a word on stderr when a
+/// `--limit` left some out.
+pub async fn list(run: &mut Invocation<'_>, args: &ListArgs) -> Result<(), ClientError> {
+    let (notes, more) = list_all(run.client, args).await?;
+    if run.json {
+        run.out.json(&notes)?;
+    } else if notes.is_empty() {
+        run.out.line("no notes")?;
+    } else {
+        for note in &notes {
+            run.out.line(list_line(note))?;
+        }
+    }
+    if more {
+        eprintln!(
+            "the newest {} shown; more exist (a larger --limit, or none to see every note)",
+            notes.len()
+        );
+    }
+    Ok(())
+}
+
+/// `inkling search QUERY…`: the best hits, each with its snippet.
+pub async fn search(
+    run: &mut Invocation<'_>,
+    query: &[String],
+    filters: &ListArgs,
+) -> Result<(), ClientError> {
+    let limit = filters.limit.unwrap_or(ListFilter::DEFAULT_LIMIT);
+    let path = format!(
+        "{}&q={}",
+        list_path(filters, limit),
+        encode(&query.join(" "))
+    );
+    let hits: Vec<SearchHit> = run.client.get(&path).await?;
+    if run.json {
+        return run.out.json(&hits);
+    }
+    if hits.is_empty() {
+        return run.out.line("no notes match");
+    }
+    for hit in &hits {
+        run.out.line(list_line(&hit.note))?;
+        run.out
+            .line(format!("    {}", snippet_line(&hit.snippet)))?;
+    }
+    Ok(())
+}
+
+/// `inkling show ID`: the note; a pending note that is slow says so, with what to do.
+pub async fn show(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientError> {
+    let note: Note = run
+        .client
+        .get(&format!("/api/notes/{}", encode(id)))
+        .await?;
+    if run.json {
+        return run.out.json(&note);
+    }
+    for line in note_lines(&note) {
+        run.out.line(line)?;
+    }
+    if note.ai_status == crate::domain::AiStatus::Pending {
+        let status: ServiceStatus = run.client.get("/api/status").await?;
+        if let Some(slow) = status
+            .worker
+            .slow_notes
+            .iter()
+            .find(|s| s.note_id == note.id)
+        {
+            run.out.line("")?;
+            run.out.line(format!("slow:     {}", describe_slow(slow)))?;
+        }
+    }
+    Ok(())
+}
+
+/// `inkling edit ID [--title] [--tags] [--body]`: the fields given, or with none the
+/// body in the editor.
+pub async fn edit(
+    run: &mut Invocation<'_>,
+    id: &str,
+    title: Option<String>,
+    tags: Option<String>,
+    body: Option<String>,
+) -> Result<(), ClientError> {
+    let path = format!("/api/notes/{}", encode(id));
+    let body = match body.as_deref() {
+        Some("-") => Some(read_note(std::io::stdin().lock(), run.max_body_bytes)?),
+        _ => body,
+    };
+    let tags = tags.map(|tags| {
+        tags.split(',')
+            .map(str::trim)
+            .filter(|tag| !tag.is_empty())
+            .map(String::from)
+            .collect::<Vec<_>>()
+    });
+    let edit = if title.is_none() && tags.is_none() && body.is_none() {
+        let note: Note = run.client.get(&path).await?;
+        match edit_in_editor(&note.body)? {
+            Some(body) => serde_json::json!({ "body": body }),
+            None => return run.out.line(format!("no change to {}", note.id)),
+        }
+    } else {
+        serde_json::json!({ "body": body, "title": title, "tags": tags })
+    };
+    let note: Note = run.client.patch(&path, &edit).await?;
+    if run.json {
+        run.out.json(&note)
+    } else {
+        run.out
+            .line(format!("edited {} ({})", note.id, note.ai_status.as_str()))
+    }
+}
+
+/// The notes `inkling list` asks for, newest first, a page of at most
+/// [`ListFilter::MAX_LIMIT`] at a time: every one, or `--limit` of them and whether
+/// more exist.
+async fn list_all(
+    client: &ServiceClient,
+    args: &ListArgs,
+) -> Result<(Vec<Note>, bool), ClientError> {
+    let wanted = args.limit.map(|limit| limit as usize);
+    let mut notes: Vec<Note> = Vec::new();
+    loop {
+        let left = wanted.map_or(usize::MAX, |wanted| wanted - notes.len());
+        // One more than asked for, on the last page: is there more?
+        let page_size = left.saturating_add(1).min(ListFilter::MAX_LIMIT as usize);
+        let mut path = list_path(args, page_size as u32);
+        if let Some(last) = notes.last() {
+            path.push_str(&format!("&before={}", encode(&last.id)));
+        }
+        let mut page: Vec<Note> = client.get(&path).await?;
+        let full = page.len() == page_size;
+        if page.len() > left {
+            page.truncate(left);
+            notes.extend(page);
+            return Ok((notes, true));
+        }
+        notes.extend(page);
+        if !full || notes.len() == wanted.unwrap_or(usize::MAX) {
+            return Ok((notes, false));
+        }
+    }
+}
+
+/// `GET /api/notes` with the filters of `inkling list` (and `search`), `limit` a page.
+fn list_path(args: &ListArgs, limit: u32) -> String {
+    let mut path = format!(
+        "/api/notes?limit={limit}&trash={}&expired={}",
+        args.trash, args.expired
+    );
+    if let Some(status) = &args.status {
+        path.push_str(&format!("&status={}", encode(status)));
+    }
+    if let Some(tag) = &args.tag {
+        path.push_str(&format!("&tag={}", encode(tag)));
+    }
+    path
+}
