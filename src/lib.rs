@@ -26,6 +26,7 @@
 
 pub mod actors;
 pub mod ai;
+pub mod api;
 pub mod api_token;
 pub mod app_icon;
 pub mod autostart;

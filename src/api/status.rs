@@ -1,0 +1,86 @@
+//! What `GET /api/status` answers, as one type. The route builds it and the CLI reads
+//! it, so a renamed field or state fails to compile instead of printing "idle".
+//!
+//! `WorkerStatus` is the worker's to produce; until its type moves under `src/api/`
+//! it is read from the worker's module.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::actors::ai_worker::WorkerStatus;
+use crate::actors::mailbox_stats::ActorCounters;
+use crate::ai::ProviderHealth;
+use crate::configuration::Locale;
+use crate::storage::NoteCounts;
+
+/// The service as a whole, right now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceStatus {
+    /// The running binary's version.
+    pub version: String,
+    /// The language the service writes in.
+    pub locale: Locale,
+    /// A note older than this many days that was never kept is expired.
+    pub expiry_days: u32,
+    /// `worker.max_attempts`: a failed note used this many tries.
+    #[serde(default)]
+    pub max_attempts: u32,
+    /// Active notes pending, failed and expired.
+    pub counts: NoteCounts,
+    /// The provider's health; `None` until the first check has answered.
+    pub provider: Option<ProviderHealth>,
+    /// What the AI worker is doing.
+    pub worker: WorkerStatus,
+    /// Per actor: messages received, handled and waiting, time in handlers.
+    pub actors: BTreeMap<String, ActorCounters>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actors::ai_worker::WorkerState;
+
+    #[test]
+    fn the_status_reads_back_as_it_was_written_with_the_documented_field_names() {
+        let status = ServiceStatus {
+            version: "0.1.0".into(),
+            locale: Locale::Ko,
+            expiry_days: 30,
+            max_attempts: 3,
+            counts: NoteCounts {
+                pending: 3,
+                failed: 2,
+                expired: 1,
+            },
+            provider: Some(ProviderHealth::ModelMissing {
+                model: "llama3.2".into(),
+            }),
+            worker: WorkerStatus {
+                state: WorkerState::Parked {
+                    until: "2026-03-01T12:00:30.000Z".into(),
+                    step: 1,
+                },
+                queued: 3,
+                slow_notes: vec![crate::actors::ai_worker::SlowNote {
+                    note_id: "n1".into(),
+                    timeouts: 3,
+                    request_timeout_ms: 120_000,
+                    next_deadline_ms: 600_000,
+                }],
+                model_time: Default::default(),
+            },
+            actors: BTreeMap::from([("repository".into(), ActorCounters::default())]),
+        };
+        let json = serde_json::to_value(&status).expect("serialisable");
+        assert_eq!(json["locale"], "ko");
+        assert_eq!(json["counts"]["failed"], 2);
+        assert_eq!(json["provider"]["state"], "model_missing");
+        assert_eq!(json["worker"]["state"], "parked");
+        assert_eq!(json["worker"]["step"], 1);
+        assert_eq!(json["actors"]["repository"]["waiting"], 0);
+        assert_eq!(json["worker"]["slow_notes"][0]["next_deadline_ms"], 600_000);
+        let read: ServiceStatus = serde_json::from_value(json).expect("readable");
+        assert_eq!(read, status);
+    }
+}
