@@ -13,11 +13,11 @@ pub mod transfer;
 use crate::actors::ai_worker::{SlowNote, WorkerState, WorkerStatus};
 use crate::actors::mailbox_stats::ActorCounters;
 use crate::ai::ProviderHealth;
+use crate::api::status::ServiceStatus;
 use crate::client::{ClientError, ServiceClient};
 use crate::configuration::{Settings, UserFile};
 use crate::domain::{ListFilter, Note};
 use crate::events::{ModelPullProgress, PullState};
-use crate::status::ServiceStatus;
 use crate::storage::{SearchHit, SnippetPart, TagCount, TagRenamed};
 
 /// Exit statuses, listed in `--help`.

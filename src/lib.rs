@@ -48,7 +48,6 @@ pub mod services;
 pub mod sessions;
 pub mod shutdown;
 pub mod startup;
-pub mod status;
 pub mod storage;
 pub mod tags;
 pub mod telemetry;
