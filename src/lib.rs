@@ -26,6 +26,7 @@
 
 pub mod actors;
 pub mod ai;
+pub mod api;
 pub mod api_token;
 pub mod app_icon;
 pub mod autostart;
@@ -47,7 +48,6 @@ pub mod services;
 pub mod sessions;
 pub mod shutdown;
 pub mod startup;
-pub mod status;
 pub mod storage;
 pub mod tags;
 pub mod telemetry;

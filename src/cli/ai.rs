@@ -6,9 +6,9 @@ use serde_json::Value;
 use super::render::{describe_health, describe_pull_step};
 use super::Invocation;
 use crate::ai::ProviderHealth;
+use crate::api::pull::{ModelPullProgress, PullState};
+use crate::api::status::ServiceStatus;
 use crate::client::ClientError;
-use crate::events::{ModelPullProgress, PullState};
-use crate::status::ServiceStatus;
 
 /// `inkling retry-failed`: prints how many went back to the AI.
 pub async fn retry_failed(run: &mut Invocation<'_>) -> Result<(), ClientError> {

@@ -3,9 +3,9 @@
 use super::input::{edit_in_editor, read_note};
 use super::render::{describe_slow, list_line, note_lines, snippet_line};
 use super::{encode, Invocation, ListArgs};
+use crate::api::status::ServiceStatus;
 use crate::client::{ClientError, ServiceClient};
 use crate::domain::{ListFilter, Note};
-use crate::status::ServiceStatus;
 use crate::storage::SearchHit;
 
 /// `inkling capture TEXT|-`.

@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 
 use crate::actors::ai_worker::{SlowNote, WorkerState, WorkerStatus};
-use crate::actors::mailbox_stats::ActorCounters;
 use crate::ai::ProviderHealth;
+use crate::api::status::ActorCounters;
+use crate::api::status::ServiceStatus;
 use crate::domain::Note;
-use crate::status::ServiceStatus;
 use crate::storage::{SnippetPart, TagCount, TagRenamed};
 
 /// `inkling status`: the version and address, the counts, the provider, the worker, its

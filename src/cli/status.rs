@@ -2,8 +2,8 @@
 
 use super::render::status_lines;
 use super::Invocation;
+use crate::api::status::ServiceStatus;
 use crate::client::ClientError;
-use crate::status::ServiceStatus;
 
 /// `inkling status`.
 pub async fn status(run: &mut Invocation<'_>) -> Result<(), ClientError> {

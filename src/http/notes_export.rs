@@ -181,8 +181,8 @@ pub async fn import(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let imported = state.services.inbox.send(Import { notes }).await??;
-    Ok(HttpResponse::Ok().json(serde_json::json!({
-        "imported": imported.notes.len(),
-        "skipped": imported.skipped,
-    })))
+    Ok(HttpResponse::Ok().json(crate::api::replies::ImportedCount {
+        imported: imported.notes.len() as u64,
+        skipped: imported.skipped,
+    }))
 }

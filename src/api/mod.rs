@@ -1,0 +1,22 @@
+//! The wire types: everything the service sends or takes over HTTP, as plain serde
+//! types, so the routes that write them and the CLI that reads them share one
+//! definition (a renamed field fails to compile instead of reading as `null`).
+//!
+//! The ground floor: nothing here imports the HTTP layer or the CLI, and nothing of the
+//! actors but the worker's status types (`WorkerStatus`, `SlowNote`), until those move
+//! here beside the others; the types are built from the domain's nouns.
+//!
+//! - [`status`]: `GET /api/status` (`ServiceStatus`, the per-actor counters, the limits);
+//! - [`notes`]: a note as the API returns it, and a note's detail;
+//! - [`requests`]: the bodies and query strings the routes take;
+//! - [`replies`]: the small answers (`{"count": n}`, `{"path": …}`, …);
+//! - [`live`]: `LiveEvent`, the server-sent events of `GET /api/events`, written in one
+//!   place;
+//! - [`pull`]: a model download's progress (the NDJSON lines and the live event).
+
+pub mod live;
+pub mod notes;
+pub mod pull;
+pub mod replies;
+pub mod requests;
+pub mod status;
