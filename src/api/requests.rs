@@ -6,6 +6,13 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{AiStatus, ListFilter};
+use crate::export::ImportedNote;
+
+/// The largest request body any route takes: room for a note of `max_body_bytes` with
+/// JSON's escaping (the text itself is held to `max_body_bytes` by `NoteBody::parse`).
+pub fn body_limit(max_body_bytes: usize) -> usize {
+    max_body_bytes.saturating_mul(2).saturating_add(1024)
+}
 
 /// `POST /api/notes` body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,4 +122,28 @@ pub struct ExportRequest {
 #[serde(deny_unknown_fields)]
 pub struct IdentityQuery {
     pub nonce: String,
+}
+
+/// `POST /api/notes/import` body: notes as fields, Markdown files as they are, or both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportRequest {
+    #[serde(default)]
+    pub notes: Vec<ImportedNote>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markdown: Vec<MarkdownFile>,
+}
+
+/// A Markdown file sent by the page (read there, parsed by the service: one parser for
+/// all).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkdownFile {
+    /// Its name, for the error messages.
+    pub name: String,
+    pub text: String,
+    /// When the file was last changed: the note's creation time if its front matter
+    /// gives none.
+    #[serde(default)]
+    pub modified_at: Option<String>,
 }
