@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{AiStatus, Note};
+/// A search hit (`GET /api/notes?q=`) is the store's own type; named here for the CLI.
+pub use crate::storage::{SearchHit, SnippetPart};
 
 /// `GET /api/notes/{id}`: the note, its body rendered (`render.rs`), and where its AI
 /// stands. The list and the live events carry the note alone; the page asks for this

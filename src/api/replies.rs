@@ -5,6 +5,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+/// `GET /api/tags` and `POST /api/tags/{tag}/rename` answer with the store's own
+/// types; named here for the CLI.
+pub use crate::storage::{TagCount, TagRenamed};
+
 /// `{"count": n}`: how many notes a bulk operation touched (retry-all, empty the
 /// trash), or how many sessions ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,4 +56,10 @@ pub struct ImportedCount {
 pub struct SessionOpened {
     pub session: String,
     pub idle_expiry_days: i64,
+}
+
+/// Any refusal (a 4xx or 5xx answer): what went wrong, in words for the person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    pub error: String,
 }

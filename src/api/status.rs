@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::actors::ai_worker::WorkerStatus;
-use crate::ai::ProviderHealth;
+/// Named here too, so that readers of the status (the CLI) import only `crate::api`.
+pub use crate::actors::ai_worker::{SlowNote, WorkerState, WorkerStatus};
+pub use crate::ai::ProviderHealth;
 use crate::configuration::Locale;
 use crate::storage::NoteCounts;
 
