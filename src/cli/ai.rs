@@ -1,40 +1,31 @@
 //! The AI from the command line: `retry-failed`, `failed-count`, `recheck` (the
 //! provider checked now) and `pull-model` (the model downloaded, its progress shown).
 
-use serde_json::Value;
-
 use super::render::{describe_health, describe_pull_step};
 use super::Invocation;
-use crate::ai::ProviderHealth;
-use crate::api::pull::{ModelPullProgress, PullState};
-use crate::api::status::ServiceStatus;
+use crate::api::pull::PullState;
+use crate::api::status::ProviderHealth;
 use crate::client::ClientError;
 
 /// `inkling retry-failed`: prints how many went back to the AI.
 pub async fn retry_failed(run: &mut Invocation<'_>) -> Result<(), ClientError> {
-    let reply: Value = run
-        .client
-        .post("/api/inbox/retry-all-failed", &serde_json::json!({}))
-        .await?;
+    let retried = run.client.retry_all().await?;
     if run.json {
-        run.out.json(&reply)
+        run.out.json(&retried)
     } else {
-        run.out.line(reply["count"].as_u64().unwrap_or(0))
+        run.out.line(retried.count)
     }
 }
 
 /// `inkling failed-count`: the number alone, `--json` or not.
 pub async fn failed_count(run: &mut Invocation<'_>) -> Result<(), ClientError> {
-    let count: u64 = run.client.get("/api/inbox/failed-count").await?;
+    let count = run.client.failed_count().await?;
     run.out.line(count)
 }
 
 /// `inkling recheck`.
 pub async fn recheck(run: &mut Invocation<'_>) -> Result<(), ClientError> {
-    let health: ProviderHealth = run
-        .client
-        .post("/api/ollama/recheck", &serde_json::json!({}))
-        .await?;
+    let health = run.client.recheck().await?;
     if run.json {
         run.out.json(&health)
     } else {
@@ -50,7 +41,7 @@ pub async fn recheck(run: &mut Invocation<'_>) -> Result<(), ClientError> {
 pub async fn pull_model(run: &mut Invocation<'_>) -> Result<(), ClientError> {
     use std::io::IsTerminal;
     // Nothing to download from: say so plainly, with the fix.
-    let status: ServiceStatus = run.client.get("/api/status").await?;
+    let status = run.client.status().await?;
     if let Some(ProviderHealth::NotRunning { detail }) = &status.provider {
         return Err(ClientError::Api(format!(
             "Ollama is not running ({detail}); start it (the Ollama app, or `ollama serve`), then run `inkling pull-model` again"
@@ -62,12 +53,7 @@ pub async fn pull_model(run: &mut Invocation<'_>) -> Result<(), ClientError> {
     let mut last_line = (String::new(), None::<u64>);
     let mut outcome: Option<PullState> = None;
     run.client
-        .post_lines("/api/ollama/pull", &serde_json::json!({}), |line| {
-            if line.trim().is_empty() {
-                return Ok(());
-            }
-            let step: ModelPullProgress = serde_json::from_str(line)
-                .map_err(|e| ClientError::Api(format!("a download step that is not JSON: {e}")))?;
+        .pull_model(|line, step| {
             if json {
                 out.line(line)?;
             }

@@ -127,26 +127,3 @@ fn absolute(dir: PathBuf) -> Result<PathBuf, ClientError> {
         .map_err(|e| anyhow::anyhow!("cannot resolve {}: {e}", dir.display()))?
         .join(dir))
 }
-
-/// Everything but RFC 3986's unreserved characters is encoded, so a value is safe in
-/// a path segment and in a query alike.
-const ENCODED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'~');
-
-/// Percent-encodes a query or path value.
-fn encode(value: &str) -> String {
-    percent_encoding::utf8_percent_encode(value, ENCODED).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn values_are_percent_encoded() {
-        assert_eq!(encode("a b&c/é"), "a%20b%26c%2F%C3%A9");
-    }
-}

@@ -2,11 +2,10 @@
 
 use super::input::{edit_in_editor, read_note};
 use super::render::{describe_slow, list_line, note_lines, snippet_line};
-use super::{encode, Invocation, ListArgs};
-use crate::api::status::ServiceStatus;
+use super::{Invocation, ListArgs};
+use crate::api::requests::{EditRequest, ListQuery};
 use crate::client::{ClientError, ServiceClient};
 use crate::domain::{ListFilter, Note};
-use crate::storage::SearchHit;
 
 /// `inkling capture TEXT|-`.
 pub async fn capture(run: &mut Invocation<'_>, text: String) -> Result<(), ClientError> {
@@ -15,10 +14,7 @@ pub async fn capture(run: &mut Invocation<'_>, text: String) -> Result<(), Clien
     } else {
         text
     };
-    let note: Note = run
-        .client
-        .post("/api/notes", &serde_json::json!({ "body": body }))
-        .await?;
+    let note = run.client.capture(&body).await?;
     if run.json {
         run.out.json(&note)
     } else {
@@ -59,12 +55,11 @@ pub async fn search(
     filters: &ListArgs,
 ) -> Result<(), ClientError> {
     let limit = filters.limit.unwrap_or(ListFilter::DEFAULT_LIMIT);
-    let path = format!(
-        "{}&q={}",
-        list_path(filters, limit),
-        encode(&query.join(" "))
-    );
-    let hits: Vec<SearchHit> = run.client.get(&path).await?;
+    let query = ListQuery {
+        q: Some(query.join(" ")),
+        ..list_query(filters, limit)
+    };
+    let hits = run.client.search(&query).await?;
     if run.json {
         return run.out.json(&hits);
     }
@@ -81,10 +76,7 @@ pub async fn search(
 
 /// `inkling show ID`: the note; a pending note that is slow says so, with what to do.
 pub async fn show(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientError> {
-    let note: Note = run
-        .client
-        .get(&format!("/api/notes/{}", encode(id)))
-        .await?;
+    let note = run.client.show(id).await?;
     if run.json {
         return run.out.json(&note);
     }
@@ -92,7 +84,7 @@ pub async fn show(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientError>
         run.out.line(line)?;
     }
     if note.ai_status == crate::domain::AiStatus::Pending {
-        let status: ServiceStatus = run.client.get("/api/status").await?;
+        let status = run.client.status().await?;
         if let Some(slow) = status
             .worker
             .slow_notes
@@ -115,7 +107,6 @@ pub async fn edit(
     tags: Option<String>,
     body: Option<String>,
 ) -> Result<(), ClientError> {
-    let path = format!("/api/notes/{}", encode(id));
     let body = match body.as_deref() {
         Some("-") => Some(read_note(std::io::stdin().lock(), run.max_body_bytes)?),
         _ => body,
@@ -128,15 +119,18 @@ pub async fn edit(
             .collect::<Vec<_>>()
     });
     let edit = if title.is_none() && tags.is_none() && body.is_none() {
-        let note: Note = run.client.get(&path).await?;
+        let note = run.client.show(id).await?;
         match edit_in_editor(&note.body)? {
-            Some(body) => serde_json::json!({ "body": body }),
+            Some(body) => EditRequest {
+                body: Some(body),
+                ..EditRequest::default()
+            },
             None => return run.out.line(format!("no change to {}", note.id)),
         }
     } else {
-        serde_json::json!({ "body": body, "title": title, "tags": tags })
+        EditRequest { body, title, tags }
     };
-    let note: Note = run.client.patch(&path, &edit).await?;
+    let note = run.client.edit(id, &edit).await?;
     if run.json {
         run.out.json(&note)
     } else {
@@ -158,11 +152,11 @@ async fn list_all(
         let left = wanted.map_or(usize::MAX, |wanted| wanted - notes.len());
         // One more than asked for, on the last page: is there more?
         let page_size = left.saturating_add(1).min(ListFilter::MAX_LIMIT as usize);
-        let mut path = list_path(args, page_size as u32);
-        if let Some(last) = notes.last() {
-            path.push_str(&format!("&before={}", encode(&last.id)));
-        }
-        let mut page: Vec<Note> = client.get(&path).await?;
+        let query = ListQuery {
+            before: notes.last().map(|last| last.id.clone()),
+            ..list_query(args, page_size as u32)
+        };
+        let mut page = client.list(&query).await?;
         let full = page.len() == page_size;
         if page.len() > left {
             page.truncate(left);
@@ -176,17 +170,15 @@ async fn list_all(
     }
 }
 
-/// `GET /api/notes` with the filters of `inkling list` (and `search`), `limit` a page.
-fn list_path(args: &ListArgs, limit: u32) -> String {
-    let mut path = format!(
-        "/api/notes?limit={limit}&trash={}&expired={}",
-        args.trash, args.expired
-    );
-    if let Some(status) = &args.status {
-        path.push_str(&format!("&status={}", encode(status)));
+/// The filters of `inkling list` (and `search`) as the list's query, `limit` a page.
+fn list_query(args: &ListArgs, limit: u32) -> ListQuery {
+    ListQuery {
+        status: args.status.clone(),
+        tag: args.tag.clone(),
+        trash: args.trash,
+        expired: args.expired,
+        limit: Some(limit),
+        before: None,
+        q: None,
     }
-    if let Some(tag) = &args.tag {
-        path.push_str(&format!("&tag={}", encode(tag)));
-    }
-    path
 }

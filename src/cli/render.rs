@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::actors::ai_worker::{SlowNote, WorkerState, WorkerStatus};
-use crate::ai::ProviderHealth;
-use crate::api::status::ActorCounters;
-use crate::api::status::ServiceStatus;
+use crate::api::notes::SnippetPart;
+use crate::api::replies::{TagCount, TagRenamed};
+use crate::api::status::{
+    ActorCounters, ProviderHealth, ServiceStatus, SlowNote, WorkerState, WorkerStatus,
+};
 use crate::domain::Note;
-use crate::storage::{SnippetPart, TagCount, TagRenamed};
 
 /// `inkling status`: the version and address, the counts, the provider, the worker, its
 /// slow notes and the per-actor counters.
@@ -171,14 +171,13 @@ pub fn list_line(note: &Note) -> String {
 /// A search hit's snippet on one line, the matched words in `[brackets]`, control
 /// characters escaped.
 pub fn snippet_line(parts: &[SnippetPart]) -> String {
-    let printable: Vec<SnippetPart> = parts
+    parts
         .iter()
-        .map(|part| SnippetPart {
-            text: printable(&part.text, false),
-            matched: part.matched,
+        .map(|part| match part.matched {
+            true => format!("[{}]", printable(&part.text, false)),
+            false => printable(&part.text, false),
         })
-        .collect();
-    crate::storage::search::bracketed(&printable)
+        .collect()
 }
 
 /// `inkling show`: the note's fields, a line each, then a blank line and its body.

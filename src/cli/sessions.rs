@@ -1,8 +1,6 @@
 //! The inbox page from the command line: `inkling open` (its address, with a one-time
 //! code, in the browser) and `inkling logout --all` (every page signed out).
 
-use serde_json::Value;
-
 use super::render::signed_out_line;
 use super::Invocation;
 use crate::client::ClientError;
@@ -19,14 +17,10 @@ pub async fn open(run: &mut Invocation<'_>) -> Result<(), ClientError> {
 
 /// `inkling logout --all`.
 pub async fn logout_all(run: &mut Invocation<'_>) -> Result<(), ClientError> {
-    let reply: Value = run
-        .client
-        .post("/api/sessions/end-all", &serde_json::json!({}))
-        .await?;
+    let ended = run.client.end_all_sessions().await?;
     if run.json {
-        run.out.json(&reply)
+        run.out.json(&ended)
     } else {
-        run.out
-            .line(signed_out_line(reply["count"].as_u64().unwrap_or(0)))
+        run.out.line(signed_out_line(ended.count))
     }
 }

@@ -2,12 +2,11 @@
 
 use super::render::status_lines;
 use super::Invocation;
-use crate::api::status::ServiceStatus;
 use crate::client::ClientError;
 
 /// `inkling status`.
 pub async fn status(run: &mut Invocation<'_>) -> Result<(), ClientError> {
-    let status: ServiceStatus = run.client.get("/api/status").await?;
+    let status = run.client.status().await?;
     if run.json {
         return run.out.json(&status);
     }

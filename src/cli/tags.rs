@@ -1,13 +1,12 @@
 //! `inkling tags` (the tags with their counts) and `inkling tags rename OLD NEW`.
 
 use super::render::{renamed_line, tag_line};
-use super::{encode, Invocation};
+use super::Invocation;
 use crate::client::ClientError;
-use crate::storage::{TagCount, TagRenamed};
 
 /// `inkling tags`: most used first.
 pub async fn list(run: &mut Invocation<'_>) -> Result<(), ClientError> {
-    let tags: Vec<TagCount> = run.client.get("/api/tags").await?;
+    let tags = run.client.tags().await?;
     if run.json {
         return run.out.json(&tags);
     }
@@ -22,13 +21,7 @@ pub async fn list(run: &mut Invocation<'_>) -> Result<(), ClientError> {
 
 /// `inkling tags rename OLD NEW`: renamed, or merged into NEW when it is in use.
 pub async fn rename(run: &mut Invocation<'_>, old: &str, new: &str) -> Result<(), ClientError> {
-    let renamed: TagRenamed = run
-        .client
-        .post(
-            &format!("/api/tags/{}/rename", encode(old)),
-            &serde_json::json!({ "to": new }),
-        )
-        .await?;
+    let renamed = run.client.rename_tag(old, new).await?;
     if run.json {
         run.out.json(&renamed)
     } else {

@@ -3,14 +3,12 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
-
 use super::{absolute, Invocation};
 use crate::client::ClientError;
 
 /// `inkling stats`: the report as the service writes it.
 pub async fn stats(run: &mut Invocation<'_>) -> Result<(), ClientError> {
-    let report = run.client.get_text("/api/stats").await?;
+    let report = run.client.stats_report().await?;
     run.out.text(report)
 }
 
@@ -18,13 +16,10 @@ pub async fn stats(run: &mut Invocation<'_>) -> Result<(), ClientError> {
 pub async fn export_log(run: &mut Invocation<'_>, out: Option<PathBuf>) -> Result<(), ClientError> {
     // The service writes the folder; a relative --out means relative to here.
     let out = out.map(absolute).transpose()?;
-    let reply: Value = run
-        .client
-        .post("/api/usage-log/export", &serde_json::json!({ "out": out }))
-        .await?;
+    let exported = run.client.export_usage_log(out).await?;
     if run.json {
-        run.out.json(&reply)
+        run.out.json(&exported)
     } else {
-        run.out.line(reply["path"].as_str().unwrap_or(""))
+        run.out.line(exported.path.display())
     }
 }
