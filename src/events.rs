@@ -41,37 +41,12 @@ pub struct NoteSlow {
     pub slow: crate::actors::ai_worker::SlowNote,
 }
 
-/// How a model download (`inkling pull-model`, the page's Download button) is going.
-#[derive(Debug, Clone, PartialEq, Eq, Message, serde::Serialize, serde::Deserialize)]
-#[rtype(result = "()")]
-pub struct ModelPullProgress {
-    pub model: String,
-    #[serde(flatten)]
-    pub state: PullState,
-}
+/// How a model download is going: the wire type (`crate::api::pull`), heard through
+/// the hub.
+pub use crate::api::pull::{ModelPullProgress, PullState};
 
-/// A model download's state.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum PullState {
-    /// Under way: Ollama's words for the step, and bytes of its part when it has a size.
-    Running {
-        status: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        completed: Option<u64>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        total: Option<u64>,
-    },
-    /// Installed: the work starts.
-    Done,
-    /// Stopped: what went wrong.
-    Failed { error: String },
-}
-
-impl PullState {
-    pub fn is_over(&self) -> bool {
-        !matches!(self, PullState::Running { .. })
-    }
+impl Message for ModelPullProgress {
+    type Result = ();
 }
 
 /// One note's stored state changed (captured, enriched, failed, trashed, restored,

@@ -8,7 +8,7 @@
 //! - [`services`]: the actor graph, started and wired in dependency order.
 //! - [`actors`]: the actors; each owns one resource (the database, the AI queue, …).
 //! - [`ai`]: the Ollama client, the enrichment schema, `classify_reason`, the retry policy.
-//! - [`api`]: the wire types (what `/api/status` says of the worker, …).
+//! - [`api`]: the wire types: what the service sends and takes over HTTP and the live feed.
 //! - [`export`]: notes as files: the JSON export, Markdown notes, what may come in.
 //! - [`events`]: notifications several actors hear (`FailedCountChanged`, …).
 //! - [`telemetry`]: the local usage log: event schema, files, stats.md.
@@ -50,7 +50,6 @@ pub mod services;
 pub mod sessions;
 pub mod shutdown;
 pub mod startup;
-pub mod status;
 pub mod storage;
 pub mod tags;
 pub mod telemetry;

@@ -10,18 +10,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-/// One actor's counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ActorCounters {
-    pub received: u64,
-    pub handled: u64,
-    /// Received and not yet handled, the message in hand included.
-    pub waiting: u64,
-    pub busy_us: u64,
-    pub slowest_us: u64,
-}
+/// One actor's counters: a wire type (`crate::api::status`), kept here.
+pub use crate::api::status::ActorCounters;
 
 static COUNTERS: Mutex<BTreeMap<&'static str, ActorCounters>> = Mutex::new(BTreeMap::new());
 

@@ -1,4 +1,24 @@
-//! The wire types: what the service says over HTTP and the live feed, on the ground
-//! floor (nothing here imports from the actors, the HTTP layer, the CLI or storage).
+//! The wire types: everything the service sends or takes over HTTP, as plain serde
+//! types, so the routes that write them and the CLI that reads them share one
+//! definition (a renamed field fails to compile instead of reading as `null`).
+//!
+//! The ground floor: nothing here imports the actors, the HTTP layer, the CLI or
+//! storage; the types are built from the domain's nouns. The worker produces
+//! [`worker`]'s types but does not own them.
+//!
+//! - [`status`]: `GET /api/status` (`ServiceStatus`, the per-actor counters, the limits);
+//! - [`worker`]: what the AI worker is doing, its slow notes and the model's time;
+//! - [`notes`]: a note as the API returns it, and a note's detail;
+//! - [`requests`]: the bodies and query strings the routes take;
+//! - [`replies`]: the small answers (`{"count": n}`, `{"path": …}`, …);
+//! - [`live`]: `LiveEvent`, the server-sent events of `GET /api/events`, written in one
+//!   place;
+//! - [`pull`]: a model download's progress (the NDJSON lines and the live event).
 
+pub mod live;
+pub mod notes;
+pub mod pull;
+pub mod replies;
+pub mod requests;
+pub mod status;
 pub mod worker;

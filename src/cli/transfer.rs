@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+use super::render::{exported_line, imported_line};
+use super::{absolute, Invocation};
+use crate::api::replies::ImportedCount;
 use crate::client::{ClientError, ServiceClient};
 use crate::domain::Note;
 use crate::export::{
@@ -22,10 +25,11 @@ pub enum NotesFormat {
     Json,
 }
 
-/// What an export wrote.
+/// What an export wrote (`--json` prints it).
+#[derive(Debug, serde::Serialize)]
 pub struct Exported {
-    pub path: PathBuf,
     pub notes: u64,
+    pub path: PathBuf,
 }
 
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> ClientError {
@@ -49,6 +53,35 @@ fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
         .create_new(true)
         .mode(0o600)
         .open(path)
+}
+
+/// `inkling export-notes [--format] [--out DIR]`: prints the folder and how many notes.
+pub(crate) async fn run_export(
+    run: &mut Invocation<'_>,
+    format: NotesFormat,
+    out: Option<PathBuf>,
+) -> Result<(), ClientError> {
+    let parent = match out {
+        Some(dir) => absolute(dir)?,
+        None => run.exports_dir.clone(),
+    };
+    let exported = export_notes(run.client, format, &parent, Utc::now()).await?;
+    if run.json {
+        run.out.json(&exported)
+    } else {
+        run.out.line(exported_line(exported.notes, &exported.path))
+    }
+}
+
+/// `inkling import PATH`: prints how many notes came in and how many were here already.
+pub(crate) async fn run_import(run: &mut Invocation<'_>, path: &Path) -> Result<(), ClientError> {
+    let notes = read_notes(path)?;
+    let count = import_notes(run.client, notes, run.max_body_bytes).await?;
+    if run.json {
+        run.out.json(&count)
+    } else {
+        run.out.line(imported_line(count.imported, count.skipped))
+    }
 }
 
 /// Every note, the trash included, into a new folder `notes-<time>` in `parent`:
@@ -75,7 +108,7 @@ pub async fn export_notes(
         NotesFormat::Markdown => None,
     };
     client
-        .get_lines("/api/notes/export?format=json", |line| {
+        .export_notes(|line| {
             // The document comes one note a line, between its head and its tail.
             let is_head = line.starts_with("{\"inkling_export\"");
             finished |= line == "]}";
@@ -209,12 +242,6 @@ fn read_markdown(path: &Path) -> Result<(String, ImportedNote), ClientError> {
     Ok((path.display().to_string(), note))
 }
 
-/// What an import did.
-pub struct ImportedCount {
-    pub imported: u64,
-    pub skipped: u64,
-}
-
 /// Checks every note first (a bad one stops the import before anything is sent, and
 /// says where it is), then sends them in requests within the service's body limit.
 pub async fn import_notes(
@@ -234,7 +261,7 @@ pub async fn import_notes(
     }
     // Room for `{"notes":[…]}` and the commas; a note alone always goes (the service
     // then says if it is too large).
-    let limit = crate::http::body_limit(max_body_bytes).saturating_sub(64);
+    let limit = crate::api::requests::body_limit(max_body_bytes).saturating_sub(64);
     let mut count = ImportedCount {
         imported: 0,
         skipped: 0,
@@ -262,17 +289,16 @@ async fn send_batch(
     notes: Vec<ImportedNote>,
     count: &mut ImportedCount,
 ) -> Result<(), ClientError> {
-    let reply: serde_json::Value = client
-        .post("/api/notes/import", &serde_json::json!({ "notes": notes }))
-        .await
-        .map_err(|e| match (e, count.imported + count.skipped) {
+    let reply = client.import_notes(notes).await.map_err(|e| {
+        match (e, count.imported + count.skipped) {
             (e, 0) => e,
             (ClientError::Api(message), done) => ClientError::Api(format!(
                 "{message} (the first {done} notes were imported; importing again skips them)"
             )),
             (e, _) => e,
-        })?;
-    count.imported += reply["imported"].as_u64().unwrap_or(0);
-    count.skipped += reply["skipped"].as_u64().unwrap_or(0);
+        }
+    })?;
+    count.imported += reply.imported;
+    count.skipped += reply.skipped;
     Ok(())
 }

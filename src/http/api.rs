@@ -1,8 +1,8 @@
 //! The `/api` route handlers. Each one validates its input, sends one typed message,
-//! and shapes the reply; no business logic lives here.
+//! and shapes the reply; no business logic lives here. What they take and answer are
+//! the wire types of `crate::api`.
 
 use actix_web::{web, HttpResponse};
-use serde::Deserialize;
 
 use super::error::ApiError;
 use super::AppState;
@@ -16,16 +16,15 @@ use crate::actors::repository::{
     CountFailed, GetCounts, GetJob, GetNote, ListNotes, ListTags, SearchNotes,
 };
 use crate::actors::telemetry::{ExportUsageLog, GetStats, GetUsageStats};
-use crate::domain::{AiStatus, ListFilter, NoteBody, NoteEdit};
-use crate::status::ServiceStatus;
+use crate::api::notes::{JobProgress, NoteDetail};
+use crate::api::replies::{Count, ExportedTo, IdentityProof, OpenCode, TrashedExpired};
+use crate::api::requests::{
+    CaptureRequest, EditRequest, ExportRequest, IdentityQuery, ListQuery, RenameTagRequest,
+    StatsQuery, TickRequest,
+};
+use crate::api::status::ServiceStatus;
+use crate::domain::{NoteBody, NoteEdit};
 use crate::storage::SearchQuery;
-
-/// `POST /api/notes` body.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CaptureRequest {
-    pub body: String,
-}
 
 /// `POST /api/notes` → 201 with the stored note.
 pub async fn capture(
@@ -36,51 +35,6 @@ pub async fn capture(
     let note = state.services.inbox.send(Capture { body }).await??;
     tracing::info!(note_id = %note.id, "note captured");
     Ok(HttpResponse::Created().json(note))
-}
-
-/// `GET /api/notes` query string.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ListQuery {
-    pub status: Option<String>,
-    pub tag: Option<String>,
-    #[serde(default)]
-    pub trash: bool,
-    #[serde(default)]
-    pub expired: bool,
-    pub limit: Option<u32>,
-    pub before: Option<String>,
-    /// A search: the notes with every word of it, best first (`storage/search.rs`).
-    pub q: Option<String>,
-}
-
-impl TryFrom<ListQuery> for ListFilter {
-    type Error = ApiError;
-
-    fn try_from(q: ListQuery) -> Result<Self, ApiError> {
-        let status = match q.status.as_deref() {
-            None | Some("") => None,
-            Some(s) => Some(AiStatus::parse(s).ok_or_else(|| {
-                ApiError::BadRequest(format!(
-                    "unknown status \"{s}\": use pending, done or failed"
-                ))
-            })?),
-        };
-        if let Some(limit) = q.limit.filter(|l| !(1..=ListFilter::MAX_LIMIT).contains(l)) {
-            return Err(ApiError::BadRequest(format!(
-                "limit {limit} is out of range: use 1 to {}",
-                ListFilter::MAX_LIMIT
-            )));
-        }
-        Ok(ListFilter {
-            status,
-            tag: q.tag.filter(|t| !t.is_empty()),
-            trash: q.trash,
-            expired: q.expired,
-            limit: q.limit,
-            before: q.before.filter(|b| !b.is_empty()),
-        })
-    }
 }
 
 /// `GET /api/notes?status=&tag=&trash=&expired=&limit=&before=` → a JSON array, newest
@@ -99,7 +53,7 @@ pub async fn list(
                 .into(),
         ));
     }
-    let filter = ListFilter::try_from(query)?;
+    let filter = query.filter().map_err(ApiError::BadRequest)?;
     let repository = &state.services.repository;
     let now = state.clock.now();
     let Some(text) = search else {
@@ -122,57 +76,12 @@ pub async fn show(
     let repository = &state.services.repository;
     let note = repository.send(GetNote { id: id.clone() }).await??;
     let job = repository.send(GetJob { note_id: id }).await??;
+    let job = job.map(|job| JobProgress {
+        attempts: job.attempts,
+        slow_timeouts: job.slow_timeouts,
+        next_run_at: crate::domain::timestamp(job.next_run_at),
+    });
     Ok(HttpResponse::Ok().json(NoteDetail::new(note, job, state.max_attempts)))
-}
-
-/// `GET /api/notes/{id}`: the note, its body rendered (`render.rs`), and where its AI
-/// stands. The list and the live events carry the note alone; the page asks for this
-/// when it opens one.
-#[derive(Debug, serde::Serialize)]
-pub struct NoteDetail {
-    #[serde(flatten)]
-    pub note: crate::domain::Note,
-    pub body_html: String,
-    pub ai: AiProgress,
-}
-
-/// A note's AI so far: the tries its current body has used (of `worker.max_attempts`)
-/// and the calls that ran out of time while Ollama was up.
-#[derive(Debug, serde::Serialize)]
-pub struct AiProgress {
-    pub attempts: u32,
-    pub max_attempts: u32,
-    pub slow_timeouts: u32,
-    /// When a waiting note is next tried (absent when it is not waiting).
-    pub next_run_at: Option<String>,
-}
-
-impl NoteDetail {
-    fn new(note: crate::domain::Note, job: Option<crate::storage::Job>, max_attempts: u32) -> Self {
-        let attempts = match (&job, note.ai_status) {
-            (Some(job), _) => job.attempts,
-            // A failed note used every try; its job row is gone.
-            (None, AiStatus::Failed) => max_attempts,
-            (None, _) => 0,
-        };
-        NoteDetail {
-            body_html: crate::render::body_html(&note.body),
-            ai: AiProgress {
-                attempts,
-                max_attempts,
-                slow_timeouts: job.as_ref().map_or(0, |job| job.slow_timeouts),
-                next_run_at: job.map(|job| crate::domain::timestamp(job.next_run_at)),
-            },
-            note,
-        }
-    }
-}
-
-/// `POST /api/notes/{id}/tasks/{index}` body.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TickRequest {
-    pub done: bool,
 }
 
 /// `POST /api/notes/{id}/tasks/{index} {"done": true}` → the note with its
@@ -237,7 +146,7 @@ pub async fn failed_count(state: web::Data<AppState>) -> Result<HttpResponse, Ap
 /// `POST /api/inbox/retry-all-failed` → `{"count": n}`.
 pub async fn retry_all_failed(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let count = state.services.inbox.send(RetryAllFailed).await??;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "count": count })))
+    Ok(HttpResponse::Ok().json(Count { count }))
 }
 
 /// `POST /api/ollama/recheck` → the provider's health, checked now.
@@ -262,7 +171,7 @@ pub async fn pull_model(state: web::Data<AppState>) -> Result<HttpResponse, ApiE
         if over {
             return None;
         }
-        let step: crate::events::ModelPullProgress = steps.recv().await?;
+        let step: crate::api::pull::ModelPullProgress = steps.recv().await?;
         let over = step.state.is_over();
         let mut line = serde_json::to_vec(&step).unwrap_or_default();
         line.push(b'\n');
@@ -317,15 +226,6 @@ pub async fn enrich(
     Ok(HttpResponse::Accepted().json(note))
 }
 
-/// `PATCH /api/notes/{id}` body: any of the three; anything else is refused.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EditRequest {
-    pub body: Option<String>,
-    pub title: Option<String>,
-    pub tags: Option<Vec<String>>,
-}
-
 /// `PATCH /api/notes/{id}` → the note as edited. A changed body sends it back to the
 /// AI (pending, attempts 0); a title or tags set here are the user's from now on. 409
 /// for a note in the trash.
@@ -350,13 +250,6 @@ pub async fn tags(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
         .send(ListTags { limit: None })
         .await??;
     Ok(HttpResponse::Ok().json(tags))
-}
-
-/// `POST /api/tags/{tag}/rename` body.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RenameTagRequest {
-    pub to: String,
 }
 
 /// `POST /api/tags/{tag}/rename {"to": "..."}` → `{"tag", "notes", "merged"}`: the tag
@@ -397,22 +290,17 @@ pub async fn delete_forever(
 /// `POST /api/trash/empty` → `{"count": n}` notes deleted for good.
 pub async fn empty_trash(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let count = state.services.inbox.send(EmptyTheTrash).await??;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "count": count })))
+    Ok(HttpResponse::Ok().json(Count { count }))
 }
 
 /// `POST /api/inbox/trash-expired` → `{"count": n, "ids": [...]}`: the notes moved to
 /// the trash (the page's Undo restores them).
 pub async fn trash_expired(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let ids = state.services.inbox.send(TrashExpired).await??;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "count": ids.len(), "ids": ids })))
-}
-
-/// `GET /api/stats` query.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StatsQuery {
-    /// `json` for the aggregated numbers instead of the Markdown report.
-    pub format: Option<String>,
+    Ok(HttpResponse::Ok().json(TrashedExpired {
+        count: ids.len() as u64,
+        ids,
+    }))
 }
 
 /// `GET /api/stats` → stats.md, freshly built from the usage log;
@@ -449,14 +337,6 @@ pub async fn stats(
         .body(report))
 }
 
-/// `POST /api/usage-log/export` body (optional).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExportRequest {
-    /// The folder to create the export in, instead of `<data_dir>/exports/`.
-    pub out: Option<std::path::PathBuf>,
-}
-
 /// `POST /api/usage-log/export` → `{"path": "..."}` of the new export folder. The body
 /// may be empty; when given it must be a valid `ExportRequest`. `out` must be an
 /// absolute path: a relative one (or `~/…`, which only a shell expands) would land
@@ -489,7 +369,7 @@ pub async fn export_usage_log(
             true => ApiError::BadRequest(e),
             false => ApiError::Unexpected(anyhow::anyhow!(e)),
         })?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "path": path })))
+    Ok(HttpResponse::Ok().json(ExportedTo { path }))
 }
 
 /// `POST /api/open-code` → `{"code": "...", "expires_in_s": 60}`: a one-time code that
@@ -498,17 +378,10 @@ pub async fn open_code(
     codes: web::Data<crate::open_codes::OpenCodes>,
 ) -> Result<HttpResponse, ApiError> {
     let code = codes.mint(std::time::Instant::now())?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({
-        "code": code,
-        "expires_in_s": crate::open_codes::VALID_FOR.as_secs(),
-    })))
-}
-
-/// `GET /identity?nonce=HEX` query string.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct IdentityQuery {
-    pub nonce: String,
+    Ok(HttpResponse::Ok().json(OpenCode {
+        code,
+        expires_in_s: crate::open_codes::VALID_FOR.as_secs(),
+    }))
 }
 
 /// `GET /identity?nonce=HEX` → `{"proof": "..."}`: the proof that this is the install's
@@ -525,7 +398,7 @@ pub async fn identity(
         ));
     }
     let proof = crate::identity::proof(&token.0, state.port, &query.nonce);
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "proof": proof })))
+    Ok(HttpResponse::Ok().json(IdentityProof { proof }))
 }
 
 /// Any known path with a method it does not take.

@@ -1,23 +1,11 @@
 //! `GET /api/events`: live updates as server-sent events.
 //!
 //! Each connection gets a small `LiveFeed` actor that subscribes to the hub and turns
-//! every notification into one SSE frame:
-//!
-//! ```text
-//! event: counts            data: {"pending":2,"failed":3,"expired":0}
-//! event: failed_count      data: {"count":3}
-//! event: ollama_status     data: {"state":"not_running","detail":"…"}
-//! event: note_changed      data: {"id":"…","note":{…the note as it is now…}}
-//! event: notes_changed     data: {"count":1200}   (many at once: reload the list)
-//! event: note_slow         data: {"note_id":"…","timeouts":3,"request_timeout_ms":120000,"next_deadline_ms":600000}
-//! event: model_pull        data: {"model":"llama3.2","state":"running","status":"…","completed":1,"total":2}
-//! ```
+//! every notification into one SSE frame: a [`LiveEvent`], which knows its name and
+//! data (`crate::api::live`).
 //!
 //! A new feed is sent the last counts, failed count and health at once (the hub
 //! replays state topics), so a page that connects or reconnects needs to ask nothing.
-//!
-//! ```text
-//! ```
 //!
 //! A client that goes away is noticed at once: the server ends the connection when
 //! the client closes its side (`server.rs`), the stream is dropped with it, and the
@@ -46,6 +34,7 @@ use super::error::ApiError;
 use super::AppState;
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::{Mailbox, Subscriber};
+use crate::api::live::LiveEvent;
 use crate::events::{
     CountsChanged, FailedCountChanged, ModelPullProgress, NoteChanged, NoteSlow, NotesChanged,
     OllamaStatusChanged,
@@ -89,11 +78,6 @@ impl LiveFeeds {
     }
 }
 
-/// One SSE frame.
-pub fn frame(event: &str, data: &serde_json::Value) -> Bytes {
-    Bytes::from(format!("event: {event}\ndata: {data}\n\n"))
-}
-
 struct LiveFeed {
     out: UnboundedSender<Bytes>,
 }
@@ -123,40 +107,36 @@ impl Actor for LiveFeed {
     }
 }
 
-/// One notification type → one SSE event: its handler, which writes the frame. (No
+/// One notification type → one [`LiveEvent`]: its handler, which writes the frame. (No
 /// `handling!`: feeds are not in the per-actor counters, see `events` below.)
 macro_rules! live_event {
-    ($message:ty, $event:literal, |$msg:ident| $data:expr) => {
+    ($message:ty, |$msg:ident| $event:expr) => {
         impl Handler<$message> for LiveFeed {
             type Result = ();
             fn handle(&mut self, $msg: $message, ctx: &mut Context<Self>) {
-                self.send(frame($event, &$data), ctx);
+                let event: LiveEvent = $event;
+                self.send(Bytes::from(event.frame()), ctx);
             }
         }
     };
 }
 
-live_event!(FailedCountChanged, "failed_count", |msg| {
-    serde_json::json!({ "count": msg.count })
+live_event!(FailedCountChanged, |msg| LiveEvent::FailedCount {
+    count: msg.count
 });
-live_event!(OllamaStatusChanged, "ollama_status", |msg| {
-    serde_json::to_value(&msg.health).unwrap_or_default()
+live_event!(OllamaStatusChanged, |msg| LiveEvent::OllamaStatus(
+    msg.health
+));
+live_event!(NoteChanged, |msg| LiveEvent::NoteChanged {
+    id: msg.note.id.clone(),
+    note: msg.note
 });
-live_event!(NoteChanged, "note_changed", |msg| {
-    serde_json::json!({ "id": msg.note.id, "note": msg.note })
+live_event!(CountsChanged, |msg| LiveEvent::Counts(msg.counts));
+live_event!(NotesChanged, |msg| LiveEvent::NotesChanged {
+    count: msg.count
 });
-live_event!(CountsChanged, "counts", |msg| {
-    serde_json::to_value(msg.counts).unwrap_or_default()
-});
-live_event!(NotesChanged, "notes_changed", |msg| {
-    serde_json::json!({ "count": msg.count })
-});
-live_event!(NoteSlow, "note_slow", |msg| {
-    serde_json::to_value(&msg.slow).unwrap_or_default()
-});
-live_event!(ModelPullProgress, "model_pull", |msg| {
-    serde_json::to_value(&msg).unwrap_or_default()
-});
+live_event!(NoteSlow, |msg| LiveEvent::NoteSlow(msg.slow));
+live_event!(ModelPullProgress, |msg| LiveEvent::ModelPull(msg));
 
 /// Subscribes a feed to one notification type at the hub, uncounted.
 fn subscribe<M>(hub: &Mailbox<Hub>, feed: &Addr<LiveFeed>)

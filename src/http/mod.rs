@@ -49,11 +49,9 @@ pub struct AppState {
     pub live_feeds: live::LiveFeeds,
 }
 
-/// The largest request body any route takes: room for a note of `max_body_bytes` with
-/// JSON's escaping (the text itself is held to `max_body_bytes` by `NoteBody::parse`).
-pub fn body_limit(max_body_bytes: usize) -> usize {
-    max_body_bytes.saturating_mul(2).saturating_add(1024)
-}
+/// The largest request body any route takes (a wire fact: the CLI sizes its import
+/// batches by it).
+pub use crate::api::requests::body_limit;
 
 /// Registers the routes, and the middleware that belongs to them: the body's deadline
 /// in front of every route, behind the credential check in `/api` (so that a

@@ -11,9 +11,10 @@ use crate::actors::inbox::Import;
 use crate::actors::mailbox::Mailbox;
 use crate::actors::repository::{ListNotes, RepositoryActor};
 use crate::actors::telemetry::Emit;
+use crate::api::requests::ImportRequest;
 use crate::clock::SharedClock;
 use crate::domain::{timestamp, ListFilter, Note};
-use crate::export::{json_head, ImportedNote, JSON_SEPARATOR, JSON_TAIL};
+use crate::export::{json_head, JSON_SEPARATOR, JSON_TAIL};
 use crate::telemetry::events::{NoFields, UsageEvent};
 
 /// `GET /api/notes/export` query.
@@ -121,29 +122,6 @@ pub async fn export(
         .streaming(stream))
 }
 
-/// `POST /api/notes/import` body: notes as fields, Markdown files as they are, or both.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ImportRequest {
-    #[serde(default)]
-    pub notes: Vec<ImportedNote>,
-    #[serde(default)]
-    pub markdown: Vec<MarkdownFile>,
-}
-
-/// A Markdown file sent by the page (read there, parsed here: one parser for all).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MarkdownFile {
-    /// Its name, for the error messages.
-    pub name: String,
-    pub text: String,
-    /// When the file was last changed: the note's creation time if its front matter
-    /// gives none.
-    #[serde(default)]
-    pub modified_at: Option<String>,
-}
-
 /// `POST /api/notes/import {"notes": [...], "markdown": [...]}` → `{"imported": n,
 /// "skipped": m}`: the notes
 /// stored as they are (ids kept; a note whose id exists is skipped), in one
@@ -181,8 +159,8 @@ pub async fn import(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let imported = state.services.inbox.send(Import { notes }).await??;
-    Ok(HttpResponse::Ok().json(serde_json::json!({
-        "imported": imported.notes.len(),
-        "skipped": imported.skipped,
-    })))
+    Ok(HttpResponse::Ok().json(crate::api::replies::ImportedCount {
+        imported: imported.notes.len() as u64,
+        skipped: imported.skipped,
+    }))
 }

@@ -81,10 +81,10 @@ pub async fn open_session(
     let session = sessions.open(state.clock.now())?;
     Ok(HttpResponse::Ok()
         .insert_header((CACHE_CONTROL, "no-store"))
-        .json(serde_json::json!({
-            "session": session,
-            "idle_expiry_days": crate::sessions::IDLE_EXPIRY.num_days(),
-        })))
+        .json(crate::api::replies::SessionOpened {
+            session,
+            idle_expiry_days: crate::sessions::IDLE_EXPIRY.num_days(),
+        }))
 }
 
 /// `POST /api/session/end` → 204: the page signs out (its session ends; a token is
@@ -104,7 +104,9 @@ pub async fn end_session(
 pub async fn end_all_sessions(sessions: web::Data<Sessions>) -> Result<HttpResponse, ApiError> {
     let count = sessions.end_all()?;
     tracing::info!(count, "every inbox session ended");
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "count": count })))
+    Ok(HttpResponse::Ok().json(crate::api::replies::Count {
+        count: count as u64,
+    }))
 }
 
 #[cfg(test)]

@@ -610,3 +610,41 @@ fn pull_model_with_ollama_not_running_says_so_with_the_fix() {
         "{said}"
     );
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    for n in 0..3 {
+        assert!(service
+            .cli(&["capture", &format!("note {n}")])
+            .status
+            .success());
+    }
+    // `inkling status | head -0`: the pipe's reader is gone before the first line.
+    for args in [&["status"][..], &["list"], &["--json", "list"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        // The environment of helpers' `inkling_command`, with stdout the closed pipe.
+        let output = std::process::Command::new(crate::helpers::inkling_binary())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("config-home"))
+            .env("INKLING_DATA_DIR", dir.path())
+            .env("INKLING_HTTP__PORT", service.port.to_string())
+            .env("INKLING_TRAY__ENABLED", "false")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success() && output.stderr.is_empty(),
+            "{args:?}: {}, stderr: {}",
+            output.status,
+            text(&output.stderr)
+        );
+    }
+}

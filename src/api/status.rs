@@ -1,15 +1,29 @@
 //! What `GET /api/status` answers, as one type. The route builds it and the CLI reads
 //! it, so a renamed field or state fails to compile instead of printing "idle".
+//!
+//! `WorkerStatus` is the worker's to produce; until its type moves under `src/api/`
+//! it is read from the worker's module.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::actors::ai_worker::WorkerStatus;
-use crate::actors::mailbox_stats::ActorCounters;
-use crate::ai::ProviderHealth;
+/// Named here too, so that readers of the status (the CLI) import only `crate::api`.
+pub use crate::actors::ai_worker::{SlowNote, WorkerState, WorkerStatus};
+pub use crate::ai::ProviderHealth;
 use crate::configuration::Locale;
 use crate::storage::NoteCounts;
+
+/// One actor's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActorCounters {
+    pub received: u64,
+    pub handled: u64,
+    /// Received and not yet handled, the message in hand included.
+    pub waiting: u64,
+    pub busy_us: u64,
+    pub slowest_us: u64,
+}
 
 /// The service as a whole, right now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,4 +1,12 @@
 //! `ServiceClient`: how the CLI talks to the running service over the local API.
+//!
+//! This file is the transport: finding the service, proving it is this install's
+//! inkling before the token goes out, sending a request and reading the answer (whole,
+//! or a line at a time), and turning a refusal into [`ClientError`]. Its request
+//! methods are private to the module: `routes.rs` holds one typed method per route,
+//! the one place outside `src/http/` that spells an API path.
+
+mod routes;
 
 use std::time::Duration;
 
@@ -6,6 +14,7 @@ use awc::error::{ConnectError, SendRequestError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::api::replies::{IdentityProof, Refusal};
 use crate::api_token;
 use crate::configuration::Settings;
 
@@ -20,6 +29,10 @@ pub enum ClientError {
         "something other than this inkling answers on {0}, so the token was not sent to it; stop that program, or give inkling another port (http.port)"
     )]
     Impostor(String),
+    /// Standard output's reader went away (`inkling status | head`): the command ends
+    /// quietly, as a finished one.
+    #[error("standard output is closed")]
+    OutputClosed,
     #[error("{0:#}")]
     Other(#[from] anyhow::Error),
 }
@@ -68,12 +81,11 @@ impl ServiceClient {
         let request = self
             .http
             .get(format!("{}/identity?nonce={nonce}", self.base_url));
-        let answer: Result<serde_json::Value, ClientError> =
-            self.finish(request.send().await).await;
+        let answer: Result<IdentityProof, ClientError> = self.finish(request.send().await).await;
         let genuine = match answer {
-            Ok(body) => body["proof"].as_str().is_some_and(|proof| {
-                crate::identity::is_genuine(&self.token, self.port, &nonce, proof)
-            }),
+            Ok(answer) => {
+                crate::identity::is_genuine(&self.token, self.port, &nonce, &answer.proof)
+            }
             Err(ClientError::NotRunning(url)) => return Err(ClientError::NotRunning(url)),
             Err(_) => false,
         };
@@ -88,20 +100,7 @@ impl ServiceClient {
         &self.base_url
     }
 
-    /// The inbox page's address with a fresh one-time code (a minute, one use), which
-    /// the page trades for its session and removes from the address bar. Not the token:
-    /// an address is seen by `ps` (the browser's arguments) and kept in the history.
-    pub async fn inbox_url(&self) -> Result<String, ClientError> {
-        let answer: serde_json::Value = self.post("/api/open-code", &serde_json::json!({})).await?;
-        let code = answer["code"].as_str().ok_or_else(|| {
-            ClientError::Other(anyhow::anyhow!(
-                "unexpected answer from the service: no code"
-            ))
-        })?;
-        Ok(format!("{}/?code={code}", self.base_url))
-    }
-
-    pub async fn get<T: DeserializeOwned>(&self, path_and_query: &str) -> Result<T, ClientError> {
+    async fn get<T: DeserializeOwned>(&self, path_and_query: &str) -> Result<T, ClientError> {
         self.prove_service().await?;
         let request = self
             .http
@@ -110,8 +109,24 @@ impl ServiceClient {
         self.finish(request.send().await).await
     }
 
+    /// `GET path?query`, the query string written from `query`'s fields.
+    async fn get_query<Q: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &Q,
+    ) -> Result<T, ClientError> {
+        self.prove_service().await?;
+        let request = self
+            .http
+            .get(format!("{}{path}", self.base_url))
+            .query(query)
+            .map_err(|e| anyhow::anyhow!("cannot write the query of {path}: {e}"))?
+            .bearer_auth(&self.token);
+        self.finish(request.send().await).await
+    }
+
     /// A GET whose answer is text (stats.md), not JSON.
-    pub async fn get_text(&self, path: &str) -> Result<String, ClientError> {
+    async fn get_text(&self, path: &str) -> Result<String, ClientError> {
         self.prove_service().await?;
         let request = self
             .http
@@ -121,7 +136,7 @@ impl ServiceClient {
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
 
-    pub async fn post<B: Serialize, T: DeserializeOwned>(
+    async fn post<B: Serialize, T: DeserializeOwned>(
         &self,
         path: &str,
         body: &B,
@@ -129,7 +144,7 @@ impl ServiceClient {
         self.send_json(awc::http::Method::POST, path, body).await
     }
 
-    pub async fn patch<B: Serialize, T: DeserializeOwned>(
+    async fn patch<B: Serialize, T: DeserializeOwned>(
         &self,
         path: &str,
         body: &B,
@@ -153,7 +168,7 @@ impl ServiceClient {
 
     /// A GET whose answer is handed to `on_line` a line at a time as it arrives (the
     /// notes export: one note a line), never held whole.
-    pub async fn get_lines(
+    async fn get_lines(
         &self,
         path: &str,
         on_line: impl FnMut(&str) -> Result<(), ClientError>,
@@ -168,7 +183,7 @@ impl ServiceClient {
 
     /// A POST whose answer is handed to `on_line` a line at a time as it arrives (a
     /// model download's progress).
-    pub async fn post_lines<B: Serialize>(
+    async fn post_lines<B: Serialize>(
         &self,
         path: &str,
         body: &B,
@@ -222,7 +237,7 @@ impl ServiceClient {
     }
 
     /// `DELETE path`; the answer's body (none for a 204) is not read.
-    pub async fn delete(&self, path: &str) -> Result<(), ClientError> {
+    async fn delete(&self, path: &str) -> Result<(), ClientError> {
         self.prove_service().await?;
         let request = self
             .http
@@ -275,10 +290,9 @@ impl ServiceClient {
             .await
             .map_err(|e| anyhow::anyhow!("reading the answer from {}: {e}", self.base_url))?;
         if !response.status().is_success() {
-            let message = serde_json::from_slice::<serde_json::Value>(&body)
-                .ok()
-                .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(String::from))
-                .unwrap_or_else(|| String::from_utf8_lossy(&body).into_owned());
+            let message = serde_json::from_slice::<Refusal>(&body)
+                .map(|refusal| refusal.error)
+                .unwrap_or_else(|_| String::from_utf8_lossy(&body).into_owned());
             return Err(ClientError::Api(format!(
                 "the service refused ({}): {message}",
                 response.status()

@@ -1,0 +1,107 @@
+//! The live events of `GET /api/events`, as one type, written in one place
+//! ([`LiveEvent::frame`]): the SSE `event:` name is the variant's, the `data:` the JSON
+//! of what it carries.
+//!
+//! ```text
+//! event: counts            data: {"pending":2,"failed":3,"expired":0}
+//! event: failed_count      data: {"count":3}
+//! event: ollama_status     data: {"state":"not_running","detail":"…"}
+//! event: note_changed      data: {"id":"…","note":{…the note as it is now…}}
+//! event: notes_changed     data: {"count":1200}   (many at once: reload the list)
+//! event: note_slow         data: {"note_id":"…","timeouts":3,"request_timeout_ms":120000,"next_deadline_ms":600000}
+//! event: model_pull        data: {"model":"llama3.2","state":"running","status":"…","completed":1,"total":2}
+//! ```
+//!
+//! Serialised with serde as `{"event": name, "data": …}`, which is also how a reader
+//! that is not a browser (the CLI, a test) can keep one: [`LiveEvent::from_frame`]
+//! reads a frame back.
+
+use serde::{Deserialize, Serialize};
+
+use super::pull::ModelPullProgress;
+use crate::actors::ai_worker::SlowNote;
+use crate::ai::ProviderHealth;
+use crate::domain::Note;
+use crate::storage::NoteCounts;
+
+/// One live event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+pub enum LiveEvent {
+    /// The counts the banners show (pending, failed, expired).
+    Counts(NoteCounts),
+    /// The number of failed, active notes.
+    FailedCount { count: u64 },
+    /// The provider's health.
+    OllamaStatus(ProviderHealth),
+    /// One note's stored state changed: the note as it is now.
+    NoteChanged { id: String, note: Note },
+    /// Many notes changed at once: reload the list.
+    NotesChanged { count: u64 },
+    /// A note keeps taking longer than its deadline while the provider is up.
+    NoteSlow(SlowNote),
+    /// How a model download is going.
+    ModelPull(ModelPullProgress),
+}
+
+impl LiveEvent {
+    /// The event as one server-sent-events frame: `event: NAME\ndata: JSON\n\n`.
+    pub fn frame(&self) -> String {
+        let (event, data) = match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(mut fields)) => (
+                fields.remove("event").unwrap_or_default(),
+                fields.remove("data").unwrap_or_default(),
+            ),
+            // Every variant serialises to an object with both fields; nothing else can
+            // come out of the derive.
+            _ => (serde_json::Value::Null, serde_json::Value::Null),
+        };
+        let event = event.as_str().unwrap_or_default();
+        format!("event: {event}\ndata: {data}\n\n")
+    }
+
+    /// A frame's `event` name and `data` JSON read back as the event they came from.
+    pub fn from_frame(event: &str, data: &str) -> serde_json::Result<Self> {
+        let data: serde_json::Value = serde_json::from_str(data)?;
+        serde_json::from_value(serde_json::json!({ "event": event, "data": data }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_names_the_event_and_carries_its_data_alone() {
+        let frame = LiveEvent::FailedCount { count: 3 }.frame();
+        assert_eq!(frame, "event: failed_count\ndata: {\"count\":3}\n\n");
+        let frame = LiveEvent::Counts(NoteCounts {
+            pending: 2,
+            failed: 3,
+            expired: 0,
+        })
+        .frame();
+        assert_eq!(
+            frame,
+            "event: counts\ndata: {\"expired\":0,\"failed\":3,\"pending\":2}\n\n"
+        );
+        let frame = LiveEvent::OllamaStatus(ProviderHealth::Ready).frame();
+        assert_eq!(
+            frame,
+            "event: ollama_status\ndata: {\"state\":\"ready\"}\n\n"
+        );
+    }
+
+    #[test]
+    fn a_frame_reads_back_as_the_event_it_was() {
+        let event = LiveEvent::NotesChanged { count: 1200 };
+        let frame = event.frame();
+        let (head, data) = frame.trim_end().split_once('\n').expect("two lines");
+        let read = LiveEvent::from_frame(
+            head.trim_start_matches("event: "),
+            data.trim_start_matches("data: "),
+        )
+        .expect("readable");
+        assert_eq!(read, event);
+    }
+}

@@ -1,0 +1,59 @@
+//! A note as the API returns it, and a note's detail (`GET /api/notes/{id}`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::{AiStatus, Note};
+/// A search hit (`GET /api/notes?q=`) is the store's own type; named here for the CLI.
+pub use crate::storage::{SearchHit, SnippetPart};
+
+/// `GET /api/notes/{id}`: the note, its body rendered (`render.rs`), and where its AI
+/// stands. The list and the live events carry the note alone; the page asks for this
+/// when it opens one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteDetail {
+    #[serde(flatten)]
+    pub note: Note,
+    pub body_html: String,
+    pub ai: AiProgress,
+}
+
+/// A note's AI so far: the tries its current body has used (of `worker.max_attempts`)
+/// and the calls that ran out of time while Ollama was up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AiProgress {
+    pub attempts: u32,
+    pub max_attempts: u32,
+    pub slow_timeouts: u32,
+    /// When a waiting note is next tried (absent when it is not waiting).
+    pub next_run_at: Option<String>,
+}
+
+/// A note's job row, as far as its detail shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobProgress {
+    pub attempts: u32,
+    pub slow_timeouts: u32,
+    pub next_run_at: String,
+}
+
+impl NoteDetail {
+    /// The detail of `note`, whose job row (when it has one) is `job`.
+    pub fn new(note: Note, job: Option<JobProgress>, max_attempts: u32) -> Self {
+        let attempts = match (&job, note.ai_status) {
+            (Some(job), _) => job.attempts,
+            // A failed note used every try; its job row is gone.
+            (None, AiStatus::Failed) => max_attempts,
+            (None, _) => 0,
+        };
+        NoteDetail {
+            body_html: crate::render::body_html(&note.body),
+            ai: AiProgress {
+                attempts,
+                max_attempts,
+                slow_timeouts: job.as_ref().map_or(0, |job| job.slow_timeouts),
+                next_run_at: job.map(|job| job.next_run_at),
+            },
+            note,
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! The small answers of the API, typed, so the CLI reads `reply.count` rather than
+//! `reply["count"]`.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// `GET /api/tags` and `POST /api/tags/{tag}/rename` answer with the store's own
+/// types; named here for the CLI.
+pub use crate::storage::{TagCount, TagRenamed};
+
+/// `{"count": n}`: how many notes a bulk operation touched (retry-all, empty the
+/// trash), or how many sessions ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Count {
+    pub count: u64,
+}
+
+/// `POST /api/inbox/trash-expired` → the notes moved to the trash (the page's Undo
+/// restores them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrashedExpired {
+    pub count: u64,
+    pub ids: Vec<String>,
+}
+
+/// `POST /api/usage-log/export` → the new export folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedTo {
+    pub path: PathBuf,
+}
+
+/// `GET /identity` → the proof that this is the install's inkling.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdentityProof {
+    pub proof: String,
+}
+
+/// `POST /api/open-code` → a one-time code that opens the inbox page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenCode {
+    pub code: String,
+    pub expires_in_s: u64,
+}
+
+/// `POST /api/notes/import` → how many notes came in, and how many were skipped
+/// because a note with their id exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedCount {
+    pub imported: u64,
+    pub skipped: u64,
+}
+
+/// `POST /session` → the page's new session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionOpened {
+    pub session: String,
+    pub idle_expiry_days: i64,
+}
+
+/// Any refusal (a 4xx or 5xx answer): what went wrong, in words for the person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    pub error: String,
+}

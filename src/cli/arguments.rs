@@ -1,0 +1,235 @@
+//! The command line's shape: the subcommands, their options and `--help`'s words
+//! (clap), and the exit statuses. What each command does is in its group's file.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use super::transfer;
+use crate::configuration::UserFile;
+
+/// Exit statuses, listed in `--help`.
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const FAILURE: u8 = 1;
+    pub const USAGE_OR_CONFIG: u8 = 2;
+    pub const NOT_RUNNING: u8 = 3;
+    pub const ALREADY_RUNNING: u8 = 4;
+}
+
+const EXIT_CODES_HELP: &str = "\
+Exit status:
+  0  success
+  1  the command failed (the service refused it, or an I/O error)
+  2  bad usage or an invalid configuration
+  3  the service is not running
+  4  `run`: another inkling is already running with this data dir";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "inkling",
+    version,
+    about = "Capture a thought in a second; a local LLM titles, tags and summarises it.",
+    after_help = EXIT_CODES_HELP
+)]
+pub struct Cli {
+    /// Configuration file (default: the platform config dir's inkling/config.toml).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the service (the default).
+    Run,
+    /// Capture a note: TEXT, or `-` to read it from standard input.
+    Capture {
+        /// The note's text, or `-` for standard input.
+        text: String,
+    },
+    /// Show counts of pending, failed and expired notes.
+    Status,
+    /// List notes, newest first.
+    List(ListArgs),
+    /// Find notes with every word of QUERY (in the title, tags or body; inside words
+    /// too), best first, each with the piece of its body that matched.
+    Search {
+        /// The words to look for.
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        #[command(flatten)]
+        filters: ListArgs,
+    },
+    /// Show one note.
+    Show {
+        /// The note's id.
+        id: String,
+    },
+    /// Send every failed note back to the AI now; prints how many.
+    RetryFailed,
+    /// Print the number of failed notes.
+    FailedCount,
+    /// Check Ollama now (and resume the AI work at once if it is back).
+    Recheck,
+    /// Download the model (ollama.model) through Ollama, showing its progress; the AI
+    /// work starts when it is installed.
+    PullModel,
+    /// Print the usage report (stats.md), built from the local usage log.
+    Stats,
+    /// Copy the usage log and a fresh stats.md into a new folder; prints its path.
+    ExportLog {
+        /// Create the export folder in DIR instead of <data_dir>/exports/.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Write every note (the trash too) into a new folder: one Markdown file a note
+    /// (front matter, then the body), or one JSON file; prints the folder.
+    ExportNotes {
+        #[arg(long, value_enum, default_value = "markdown")]
+        format: transfer::NotesFormat,
+        /// Create the folder in DIR instead of <data_dir>/exports/.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Bring notes in: inkling's JSON export, a Markdown file, or a folder of them.
+    /// Notes whose id exists are skipped; new ones without an AI answer go to the AI.
+    Import {
+        /// The JSON export, a .md file, or a folder of .md files.
+        path: PathBuf,
+    },
+    /// Ask for a note's AI again (title, tags, summary): a done or failed note goes
+    /// back to pending; either way it is next in line.
+    Enrich {
+        /// The note's id.
+        id: String,
+    },
+    /// Edit a note: with no option, its body in $VISUAL or $EDITOR; `--title`,
+    /// `--tags` and `--body` set fields directly. A changed body goes back to the AI;
+    /// a title or tags set by hand are kept from the AI from then on.
+    Edit {
+        /// The note's id.
+        id: String,
+        /// The new title.
+        #[arg(long)]
+        title: Option<String>,
+        /// The new tags, comma-separated (`--tags ""` removes them all).
+        #[arg(long, value_name = "A,B,…")]
+        tags: Option<String>,
+        /// The new body: TEXT, or `-` to read it from standard input.
+        #[arg(long, value_name = "TEXT|-")]
+        body: Option<String>,
+    },
+    /// List the tags with how many notes have each, most used first; `rename` renames
+    /// one (merging it into another when the new name is in use).
+    Tags {
+        #[command(subcommand)]
+        action: Option<TagsAction>,
+    },
+    /// Move a note to the trash.
+    Trash {
+        /// The note's id.
+        id: String,
+    },
+    /// Take a note out of the trash.
+    Restore {
+        /// The note's id.
+        id: String,
+    },
+    /// Keep a note past expiry.
+    Keep {
+        /// The note's id.
+        id: String,
+    },
+    /// Move every expired note to the trash; prints how many.
+    TrashExpired,
+    /// Delete a note in the trash for good: its text is gone from the database files.
+    Delete {
+        /// The note's id (it must be in the trash).
+        id: String,
+    },
+    /// Delete every note in the trash for good; prints how many.
+    EmptyTrash,
+    /// Open the inbox page in the default browser (and print its address).
+    Open,
+    /// Sign out every inbox page (each must be opened again with `inkling open`).
+    Logout {
+        /// Every page's session (the only kind there is: the CLI has none).
+        #[arg(long, required = true)]
+        all: bool,
+    },
+    /// Start inkling when you log in: on, off, or status.
+    Autostart {
+        #[arg(value_enum)]
+        action: AutostartAction,
+        /// A systemd user unit instead of an XDG autostart entry.
+        #[arg(long)]
+        systemd: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TagsAction {
+    /// Rename the tag OLD to NEW on every note; if NEW is in use, the two merge.
+    Rename {
+        /// The tag as it is now.
+        old: String,
+        /// Its new name.
+        new: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum AutostartAction {
+    On,
+    Off,
+    Status,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only notes with this AI status: pending, done or failed.
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Only notes with this tag.
+    #[arg(long)]
+    pub tag: Option<String>,
+    /// The trash instead of the active notes.
+    #[arg(long)]
+    pub trash: bool,
+    /// Only expired notes.
+    #[arg(long)]
+    pub expired: bool,
+    /// How many notes at most: `list` shows every note unless told (it pages through
+    /// them), `search` its best 50 (at most 500).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub limit: Option<u32>,
+}
+
+impl Cli {
+    pub fn user_file(&self) -> UserFile {
+        match &self.config {
+            Some(path) => UserFile::Explicit(path.clone()),
+            None => UserFile::PlatformDefault,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn global_options_work_before_and_after_the_subcommand() {
+        let cli =
+            Cli::try_parse_from(["inkling", "--config", "x.toml", "status", "--json"]).unwrap();
+        assert_eq!(cli.config, Some(PathBuf::from("x.toml")));
+        assert!(cli.json);
+        assert!(matches!(cli.command, Some(Command::Status)));
+        assert!(Cli::try_parse_from(["inkling"]).unwrap().command.is_none());
+    }
+}

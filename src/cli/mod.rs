@@ -1,0 +1,129 @@
+//! The command line: `inkling run` starts the service; every other subcommand is a
+//! client of the running service (docs/DESIGN.md, "API and CLI").
+//!
+//! - `arguments.rs`: the subcommands and options (clap), the exit statuses;
+//! - one file a command group, each a small `async fn` per command that asks the
+//!   service (`crate::client::ServiceClient`) and prints the answer: `notes.rs`
+//!   (capture, list, search, show, edit), `lifecycle.rs` (enrich, trash, restore, keep,
+//!   delete, the bulk moves), `ai.rs` (retry, the failed count, recheck, the model
+//!   download), `status.rs`, `tags.rs`, `sessions.rs` (open, logout), `usage.rs`
+//!   (stats, the usage log's export), `transfer.rs` (the notes' export and import),
+//!   `autostart.rs` (needs no service);
+//! - `render.rs`: the answers as text for a terminal, plain functions;
+//! - `input.rs`: what a command reads from the person (standard input, the editor);
+//! - `output.rs`: standard output, which ends a command quietly when its reader goes.
+
+mod ai;
+pub mod arguments;
+mod autostart;
+mod input;
+mod lifecycle;
+mod notes;
+mod output;
+mod render;
+mod sessions;
+mod status;
+mod tags;
+pub mod transfer;
+mod usage;
+
+use std::path::PathBuf;
+
+pub use arguments::{exit, AutostartAction, Cli, Command, ListArgs, TagsAction};
+pub use autostart::run_autostart;
+
+use crate::client::{ClientError, ServiceClient};
+use crate::configuration::Settings;
+use output::Output;
+
+/// One run of a client command: the service it talks to, where its answers go, and
+/// what every command shares.
+pub(crate) struct Invocation<'a> {
+    client: &'a ServiceClient,
+    out: Output,
+    /// `--json`: the service's answer as JSON instead of text.
+    json: bool,
+    /// `http.max_body_bytes`: a note read from standard input or a file is refused
+    /// above it before it is sent.
+    max_body_bytes: usize,
+    /// Where `export-notes` makes its folder without `--out`.
+    exports_dir: PathBuf,
+}
+
+/// Runs a client subcommand against the running service; returns the exit status.
+pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
+    let system = actix_rt::System::new();
+    let outcome = system.block_on(async move {
+        let client = ServiceClient::from_settings(settings)?;
+        let mut run = Invocation {
+            client: &client,
+            out: Output::stdout(),
+            json,
+            max_body_bytes: settings.http.max_body_bytes,
+            exports_dir: settings.data_dir().join("exports"),
+        };
+        execute(&mut run, command).await
+    });
+    match outcome {
+        // The reader has what it wanted (`inkling list | head`).
+        Ok(()) | Err(ClientError::OutputClosed) => exit::OK,
+        Err(e) => {
+            eprintln!("inkling: {e}");
+            match e {
+                ClientError::NotRunning(_) => exit::NOT_RUNNING,
+                _ => exit::FAILURE,
+            }
+        }
+    }
+}
+
+/// Hands `command` to its group.
+async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), ClientError> {
+    match command {
+        Command::Run | Command::Autostart { .. } => {
+            unreachable!("`run` and `autostart` are not client commands")
+        }
+        Command::Capture { text } => notes::capture(run, text).await,
+        Command::List(args) => notes::list(run, &args).await,
+        Command::Search { query, filters } => notes::search(run, &query, &filters).await,
+        Command::Show { id } => notes::show(run, &id).await,
+        Command::Edit {
+            id,
+            title,
+            tags,
+            body,
+        } => notes::edit(run, &id, title, tags, body).await,
+        Command::Status => status::status(run).await,
+        Command::RetryFailed => ai::retry_failed(run).await,
+        Command::FailedCount => ai::failed_count(run).await,
+        Command::Recheck => ai::recheck(run).await,
+        Command::PullModel => ai::pull_model(run).await,
+        Command::Enrich { id } => lifecycle::enrich(run, &id).await,
+        Command::Trash { id } => lifecycle::trash(run, &id).await,
+        Command::Restore { id } => lifecycle::restore(run, &id).await,
+        Command::Keep { id } => lifecycle::keep(run, &id).await,
+        Command::TrashExpired => lifecycle::trash_expired(run).await,
+        Command::Delete { id } => lifecycle::delete(run, &id).await,
+        Command::EmptyTrash => lifecycle::empty_trash(run).await,
+        Command::Tags { action: None } => tags::list(run).await,
+        Command::Tags {
+            action: Some(TagsAction::Rename { old, new }),
+        } => tags::rename(run, &old, &new).await,
+        Command::Open => sessions::open(run).await,
+        Command::Logout { all: _ } => sessions::logout_all(run).await,
+        Command::Stats => usage::stats(run).await,
+        Command::ExportLog { out } => usage::export_log(run, out).await,
+        Command::ExportNotes { format, out } => transfer::run_export(run, format, out).await,
+        Command::Import { path } => transfer::run_import(run, &path).await,
+    }
+}
+
+/// `dir` relative to the current directory, if it is relative.
+fn absolute(dir: PathBuf) -> Result<PathBuf, ClientError> {
+    if dir.is_absolute() {
+        return Ok(dir);
+    }
+    Ok(std::env::current_dir()
+        .map_err(|e| anyhow::anyhow!("cannot resolve {}: {e}", dir.display()))?
+        .join(dir))
+}

@@ -1,0 +1,184 @@
+//! The notes themselves: `capture`, `list`, `search`, `show` and `edit`.
+
+use super::input::{edit_in_editor, read_note};
+use super::render::{describe_slow, list_line, note_lines, snippet_line};
+use super::{Invocation, ListArgs};
+use crate::api::requests::{EditRequest, ListQuery};
+use crate::client::{ClientError, ServiceClient};
+use crate::domain::{ListFilter, Note};
+
+/// `inkling capture TEXT|-`.
+pub async fn capture(run: &mut Invocation<'_>, text: String) -> Result<(), ClientError> {
+    let body = if text == "-" {
+        read_note(std::io::stdin().lock(), run.max_body_bytes)?
+    } else {
+        text
+    };
+    let note = run.client.capture(&body).await?;
+    if run.json {
+        run.out.json(&note)
+    } else {
+        run.out.line(format!(
+            "captured {} ({})",
+            note.id,
+            note.ai_status.as_str()
+        ))
+    }
+}
+
+/// `inkling list`: every note asked for, newest first, and a word on stderr when a
+/// `--limit` left some out.
+pub async fn list(run: &mut Invocation<'_>, args: &ListArgs) -> Result<(), ClientError> {
+    let (notes, more) = list_all(run.client, args).await?;
+    if run.json {
+        run.out.json(&notes)?;
+    } else if notes.is_empty() {
+        run.out.line("no notes")?;
+    } else {
+        for note in &notes {
+            run.out.line(list_line(note))?;
+        }
+    }
+    if more {
+        eprintln!(
+            "the newest {} shown; more exist (a larger --limit, or none to see every note)",
+            notes.len()
+        );
+    }
+    Ok(())
+}
+
+/// `inkling search QUERY…`: the best hits, each with its snippet.
+pub async fn search(
+    run: &mut Invocation<'_>,
+    query: &[String],
+    filters: &ListArgs,
+) -> Result<(), ClientError> {
+    let limit = filters.limit.unwrap_or(ListFilter::DEFAULT_LIMIT);
+    let query = ListQuery {
+        q: Some(query.join(" ")),
+        ..list_query(filters, limit)
+    };
+    let hits = run.client.search(&query).await?;
+    if run.json {
+        return run.out.json(&hits);
+    }
+    if hits.is_empty() {
+        return run.out.line("no notes match");
+    }
+    for hit in &hits {
+        run.out.line(list_line(&hit.note))?;
+        run.out
+            .line(format!("    {}", snippet_line(&hit.snippet)))?;
+    }
+    Ok(())
+}
+
+/// `inkling show ID`: the note; a pending note that is slow says so, with what to do.
+pub async fn show(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientError> {
+    let note = run.client.show(id).await?;
+    if run.json {
+        return run.out.json(&note);
+    }
+    for line in note_lines(&note) {
+        run.out.line(line)?;
+    }
+    if note.ai_status == crate::domain::AiStatus::Pending {
+        let status = run.client.status().await?;
+        if let Some(slow) = status
+            .worker
+            .slow_notes
+            .iter()
+            .find(|s| s.note_id == note.id)
+        {
+            run.out.line("")?;
+            run.out.line(format!("slow:     {}", describe_slow(slow)))?;
+        }
+    }
+    Ok(())
+}
+
+/// `inkling edit ID [--title] [--tags] [--body]`: the fields given, or with none the
+/// body in the editor.
+pub async fn edit(
+    run: &mut Invocation<'_>,
+    id: &str,
+    title: Option<String>,
+    tags: Option<String>,
+    body: Option<String>,
+) -> Result<(), ClientError> {
+    let body = match body.as_deref() {
+        Some("-") => Some(read_note(std::io::stdin().lock(), run.max_body_bytes)?),
+        _ => body,
+    };
+    let tags = tags.map(|tags| {
+        tags.split(',')
+            .map(str::trim)
+            .filter(|tag| !tag.is_empty())
+            .map(String::from)
+            .collect::<Vec<_>>()
+    });
+    let edit = if title.is_none() && tags.is_none() && body.is_none() {
+        let note = run.client.show(id).await?;
+        match edit_in_editor(&note.body)? {
+            Some(body) => EditRequest {
+                body: Some(body),
+                ..EditRequest::default()
+            },
+            None => return run.out.line(format!("no change to {}", note.id)),
+        }
+    } else {
+        EditRequest { body, title, tags }
+    };
+    let note = run.client.edit(id, &edit).await?;
+    if run.json {
+        run.out.json(&note)
+    } else {
+        run.out
+            .line(format!("edited {} ({})", note.id, note.ai_status.as_str()))
+    }
+}
+
+/// The notes `inkling list` asks for, newest first, a page of at most
+/// [`ListFilter::MAX_LIMIT`] at a time: every one, or `--limit` of them and whether
+/// more exist.
+async fn list_all(
+    client: &ServiceClient,
+    args: &ListArgs,
+) -> Result<(Vec<Note>, bool), ClientError> {
+    let wanted = args.limit.map(|limit| limit as usize);
+    let mut notes: Vec<Note> = Vec::new();
+    loop {
+        let left = wanted.map_or(usize::MAX, |wanted| wanted - notes.len());
+        // One more than asked for, on the last page: is there more?
+        let page_size = left.saturating_add(1).min(ListFilter::MAX_LIMIT as usize);
+        let query = ListQuery {
+            before: notes.last().map(|last| last.id.clone()),
+            ..list_query(args, page_size as u32)
+        };
+        let mut page = client.list(&query).await?;
+        let full = page.len() == page_size;
+        if page.len() > left {
+            page.truncate(left);
+            notes.extend(page);
+            return Ok((notes, true));
+        }
+        notes.extend(page);
+        if !full || notes.len() == wanted.unwrap_or(usize::MAX) {
+            return Ok((notes, false));
+        }
+    }
+}
+
+/// The filters of `inkling list` (and `search`) as the list's query, `limit` a page.
+fn list_query(args: &ListArgs, limit: u32) -> ListQuery {
+    ListQuery {
+        status: args.status.clone(),
+        tag: args.tag.clone(),
+        trash: args.trash,
+        expired: args.expired,
+        limit: Some(limit),
+        before: None,
+        q: None,
+    }
+}

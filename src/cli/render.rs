@@ -1,0 +1,365 @@
+//! The answers as a person reads them in a terminal: plain functions from what the
+//! service answered to lines of text, so every wording is tested without a service.
+//! Text that came from a note or a model goes through [`printable`] first.
+
+use std::collections::BTreeMap;
+
+use crate::api::notes::SnippetPart;
+use crate::api::replies::{TagCount, TagRenamed};
+use crate::api::status::{
+    ActorCounters, ProviderHealth, ServiceStatus, SlowNote, WorkerState, WorkerStatus,
+};
+use crate::domain::Note;
+
+/// `inkling status`: the version and address, the counts, the provider, the worker, its
+/// slow notes and the per-actor counters.
+pub fn status_lines(status: &ServiceStatus, base_url: &str) -> Vec<String> {
+    let counts = &status.counts;
+    let mut lines = vec![
+        format!("inkling {} at {base_url}", status.version),
+        format!(
+            "notes: {} pending, {} failed, {} expired",
+            counts.pending, counts.failed, counts.expired
+        ),
+        format!("ollama: {}", describe_health(status.provider.as_ref())),
+        format!("worker: {}", describe_worker(&status.worker)),
+    ];
+    if status.worker.model_time.total_ms() > 0 {
+        lines.push(format!(
+            "model:  {} since start",
+            status
+                .worker
+                .model_time
+                .describe(crate::configuration::Locale::En)
+        ));
+    }
+    for slow in &status.worker.slow_notes {
+        lines.push(format!(
+            "slow:   note {}: {}",
+            slow.note_id,
+            describe_slow(slow)
+        ));
+    }
+    lines.extend(describe_actors(&status.actors));
+    lines
+}
+
+/// One line for the provider's health (`/api/status` `provider`, or a recheck).
+pub fn describe_health(health: Option<&ProviderHealth>) -> String {
+    match health {
+        Some(ProviderHealth::Ready) => "ready".into(),
+        Some(ProviderHealth::ModelMissing { model }) => {
+            format!("running, but the model is not installed: run `ollama pull {model}`")
+        }
+        Some(ProviderHealth::NotRunning { detail }) => format!("not running ({detail})"),
+        None => "not checked yet".into(),
+    }
+}
+
+/// One line for the worker's state.
+fn describe_worker(worker: &WorkerStatus) -> String {
+    let queued = worker.queued;
+    match &worker.state {
+        WorkerState::Running { note_id } => format!("running note {note_id} ({queued} queued)"),
+        WorkerState::Parked { until, step } => {
+            format!("waiting for Ollama until {until} (backoff step {step}, {queued} queued)")
+        }
+        WorkerState::StorageUnavailable { until } => {
+            format!("cannot save answers (disk full?); next try at {until} ({queued} queued)")
+        }
+        WorkerState::Waiting { until } => format!("next job due at {until} ({queued} queued)"),
+        WorkerState::WaitingForModel => {
+            format!("waiting for the model to be installed ({queued} queued)")
+        }
+        WorkerState::LoadingModel => format!("loading the model ({queued} queued)"),
+        WorkerState::Starting => "starting".into(),
+        WorkerState::Idle => "idle".into(),
+    }
+}
+
+/// What a slow note is doing, and what the user can do about it.
+pub fn describe_slow(slow: &SlowNote) -> String {
+    format!(
+        "took longer than {} {} times while Ollama was up; it will be tried with up to {}. \
+         Shorten the note, or raise ollama.request_timeout_ms",
+        plain_duration(slow.request_timeout_ms),
+        slow.timeouts,
+        plain_duration(slow.next_deadline_ms),
+    )
+}
+
+/// `120000` → "2 min", `90000` → "90 s", `5400000` → "90 min".
+fn plain_duration(ms: u64) -> String {
+    if ms >= 60_000 && ms.is_multiple_of(60_000) {
+        format!("{} min", ms / 60_000)
+    } else if ms >= 1000 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// The per-actor counters as a small table (docs/DESIGN.md, "Logs and actor counters"): messages received, handled and
+/// waiting, time in handlers and the slowest handler.
+fn describe_actors(actors: &BTreeMap<String, ActorCounters>) -> Vec<String> {
+    if actors.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "{:<16} {:>9} {:>9} {:>8} {:>10} {:>11}",
+        "actors:", "received", "handled", "waiting", "busy ms", "slowest ms"
+    )];
+    for (name, counters) in actors {
+        lines.push(format!(
+            "  {:<14} {:>9} {:>9} {:>8} {:>10.1} {:>11.1}",
+            name,
+            counters.received,
+            counters.handled,
+            counters.waiting,
+            counters.busy_us as f64 / 1000.0,
+            counters.slowest_us as f64 / 1000.0,
+        ));
+    }
+    lines
+}
+
+/// "downloading 6a0746a1ec1a: 45 % (910 MB of 2.0 GB)".
+pub fn describe_pull_step(status: &str, completed: Option<u64>, total: Option<u64>) -> String {
+    match (completed, total) {
+        (Some(done), Some(total)) if total > 0 => format!(
+            "{status}: {} % ({} of {})",
+            done.saturating_mul(100) / total,
+            plain_size(done),
+            plain_size(total)
+        ),
+        _ => status.to_string(),
+    }
+}
+
+/// Bytes in a person's units: "910 MB", "2.0 GB".
+fn plain_size(bytes: u64) -> String {
+    const MB: f64 = 1_000_000.0;
+    let mb = bytes as f64 / MB;
+    if mb >= 1000.0 {
+        format!("{:.1} GB", mb / 1000.0)
+    } else {
+        format!("{mb:.0} MB")
+    }
+}
+
+/// `id  status  created  title-or-first-line`, one note a line.
+pub fn list_line(note: &Note) -> String {
+    let headline = note
+        .title
+        .clone()
+        .unwrap_or_else(|| note.body.lines().next().unwrap_or("").to_string());
+    let headline = printable(&headline, false);
+    let headline: String = if headline.chars().count() > 60 {
+        headline.chars().take(59).chain(['…']).collect()
+    } else {
+        headline
+    };
+    format!(
+        "{}  {:<7}  {}  {}",
+        note.id,
+        note.ai_status.as_str(),
+        &note.created_at[..16.min(note.created_at.len())],
+        headline
+    )
+}
+
+/// A search hit's snippet on one line, the matched words in `[brackets]`, control
+/// characters escaped.
+pub fn snippet_line(parts: &[SnippetPart]) -> String {
+    parts
+        .iter()
+        .map(|part| match part.matched {
+            true => format!("[{}]", printable(&part.text, false)),
+            false => printable(&part.text, false),
+        })
+        .collect()
+}
+
+/// `inkling show`: the note's fields, a line each, then a blank line and its body.
+pub fn note_lines(note: &Note) -> Vec<String> {
+    let line = |text: &str| printable(text, false);
+    let mut lines = vec![
+        format!("id:       {}", line(&note.id)),
+        format!("status:   {}", note.ai_status.as_str()),
+    ];
+    if let Some(error) = &note.ai_error {
+        lines.push(format!("error:    {}", line(error)));
+    }
+    lines.push(format!("created:  {}", note.created_at));
+    if let Some(at) = &note.deleted_at {
+        lines.push(format!("trashed:  {at}"));
+    }
+    if let Some(title) = &note.title {
+        lines.push(format!("title:    {}", line(title)));
+    }
+    if !note.tags.is_empty() {
+        lines.push(format!("tags:     {}", line(&note.tags.join(", "))));
+    }
+    if let Some(summary) = &note.summary {
+        lines.push(format!("summary:  {}", line(summary)));
+    }
+    if let Some(chars) = note.ai_read_chars {
+        lines.push(format!(
+            "read:     the AI was given its first {chars} characters (the note is longer than the model reads at once)"
+        ));
+    }
+    lines.push(String::new());
+    lines.push(printable(&note.body, true));
+    lines
+}
+
+/// `inkling tags`: a tag a line, its count right-aligned first.
+pub fn tag_line(tag: &TagCount) -> String {
+    format!("{:>6}  {}", tag.count, printable(&tag.tag, false))
+}
+
+/// `inkling tags rename OLD NEW`: what became of OLD.
+pub fn renamed_line(old: &str, renamed: &TagRenamed) -> String {
+    let notes = match renamed.notes {
+        1 => "1 note".to_string(),
+        n => format!("{n} notes"),
+    };
+    let (old, new) = (printable(old, false), printable(&renamed.tag, false));
+    if renamed.merged {
+        format!("merged {old} into {new} ({notes})")
+    } else {
+        format!("renamed {old} to {new} ({notes})")
+    }
+}
+
+/// `inkling logout --all`: how many pages were signed out, and how to come back.
+pub fn signed_out_line(count: u64) -> String {
+    let pages = if count == 1 { "page" } else { "pages" };
+    format!("signed out {count} inbox {pages}; `inkling open` opens the inbox again")
+}
+
+/// `inkling export-notes`: how many notes went where.
+pub fn exported_line(notes: u64, path: &std::path::Path) -> String {
+    let noun = if notes == 1 { "note" } else { "notes" };
+    format!("exported {notes} {noun} to {}", path.display())
+}
+
+/// `inkling import`: how many notes came in, and why some did not.
+pub fn imported_line(imported: u64, skipped: u64) -> String {
+    let notes = if imported == 1 { "note" } else { "notes" };
+    let mut line = format!("imported {imported} {notes}");
+    if skipped > 0 {
+        line.push_str(&format!(
+            "; {skipped} skipped (a note with the same id is here already)"
+        ));
+    }
+    line
+}
+
+/// `text` safe to print on a terminal: control characters (ESC, BEL, carriage return,
+/// …), which a note body or a model's title may hold and which a terminal would act
+/// on, are shown escaped (`\u{1b}`). Line breaks and tabs stay when `multiline`.
+pub fn printable(text: &str, multiline: bool) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' if multiline => c.to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actor_counters_print_as_a_table_row_per_actor() {
+        let counters = ActorCounters {
+            received: 12,
+            handled: 11,
+            waiting: 1,
+            busy_us: 2500,
+            slowest_us: 900,
+        };
+        let actors = BTreeMap::from([("repository".to_string(), counters)]);
+        let lines = describe_actors(&actors);
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].contains("received") && lines[0].contains("waiting"));
+        let row: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!(row, ["repository", "12", "11", "1", "2.5", "0.9"]);
+        assert!(describe_actors(&BTreeMap::new()).is_empty());
+    }
+
+    #[test]
+    fn control_characters_are_printed_escaped_and_line_breaks_kept_in_a_body() {
+        let hostile = "title\u{1b}]0;owned\u{7}\r\nnext\tline";
+        assert_eq!(
+            printable(hostile, false),
+            "title\\u{1b}]0;owned\\u{7}\\u{d}\\u{a}next\\u{9}line"
+        );
+        assert_eq!(
+            printable(hostile, true),
+            "title\\u{1b}]0;owned\\u{7}\\u{d}\nnext\tline"
+        );
+        let mut note: Note = serde_json::from_value(serde_json::json!({
+            "id": "n1", "body": "x", "title": "\u{1b}[2J", "summary": null, "tags": [],
+            "ai_status": "done", "ai_error": null, "created_at": "2026-03-01T12:00:00.000Z",
+            "updated_at": "2026-03-01T12:00:00.000Z", "deleted_at": null, "kept_at": null
+        }))
+        .unwrap();
+        assert!(!list_line(&note).contains('\u{1b}'));
+        assert!(!note_lines(&note).concat().contains('\u{1b}'));
+        note.title = None;
+        note.body = "\u{7}bell".into();
+        assert!(list_line(&note).ends_with("\\u{7}bell"));
+    }
+
+    #[test]
+    fn a_slow_note_is_described_in_plain_words_with_what_to_do() {
+        let slow = SlowNote {
+            note_id: "n".into(),
+            timeouts: 3,
+            request_timeout_ms: 120_000,
+            next_deadline_ms: 600_000,
+        };
+        assert_eq!(
+            describe_slow(&slow),
+            "took longer than 2 min 3 times while Ollama was up; it will be tried with up \
+             to 10 min. Shorten the note, or raise ollama.request_timeout_ms"
+        );
+        assert_eq!(plain_duration(90_000), "90 s");
+        assert_eq!(
+            describe_pull_step("downloading 6a07", Some(910_000_000), Some(2_019_377_376)),
+            "downloading 6a07: 45 % (910 MB of 2.0 GB)"
+        );
+        assert_eq!(
+            describe_pull_step("pulling manifest", None, None),
+            "pulling manifest"
+        );
+        assert_eq!(plain_duration(500), "500 ms");
+    }
+
+    #[test]
+    fn counts_are_said_with_the_right_plural() {
+        assert_eq!(
+            signed_out_line(1),
+            "signed out 1 inbox page; `inkling open` opens the inbox again"
+        );
+        assert_eq!(imported_line(1, 0), "imported 1 note");
+        assert_eq!(
+            imported_line(2, 1),
+            "imported 2 notes; 1 skipped (a note with the same id is here already)"
+        );
+        assert_eq!(
+            exported_line(1, std::path::Path::new("/x")),
+            "exported 1 note to /x"
+        );
+        let renamed = TagRenamed {
+            tag: "b".into(),
+            notes: 1,
+            merged: true,
+        };
+        assert_eq!(renamed_line("a", &renamed), "merged a into b (1 note)");
+    }
+}
