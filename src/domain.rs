@@ -35,7 +35,7 @@ impl AiStatus {
     }
 }
 
-/// A stored note, as the API returns it.
+/// A stored note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Note {
     pub id: String,
@@ -59,6 +59,26 @@ pub struct Note {
     /// this many characters. Absent: from the whole note.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ai_read_chars: Option<u32>,
+}
+
+impl Note {
+    /// When this note becomes expired: `expiry_days` after it was written, unless it
+    /// is kept or in the trash (then never). The same rule as the store's expired
+    /// filter and count (`created_at` older than `expiry.days`, never kept, active).
+    pub fn expires_at(&self, expiry_days: u32) -> Option<DateTime<Utc>> {
+        if self.kept_at.is_some() || self.deleted_at.is_some() {
+            return None;
+        }
+        let created = DateTime::parse_from_rfc3339(&self.created_at).ok()?;
+        created
+            .with_timezone(&Utc)
+            .checked_add_signed(chrono::Duration::days(i64::from(expiry_days)))
+    }
+
+    /// Whether this note is expired at `now`.
+    pub fn is_expired(&self, expiry_days: u32, now: DateTime<Utc>) -> bool {
+        self.expires_at(expiry_days).is_some_and(|at| at < now)
+    }
 }
 
 /// Why a note body was refused.
@@ -338,6 +358,41 @@ mod tests {
             Some(vec!["post".to_string(), "home".to_string()])
         );
         assert_eq!(parse(None, None, Some(&[])).unwrap().tags, Some(vec![]));
+    }
+
+    #[test]
+    fn a_note_expires_its_expiry_days_after_it_was_written_unless_kept_or_trashed() {
+        let note = Note {
+            id: "n1".into(),
+            body: "b".into(),
+            title: None,
+            summary: None,
+            tags: vec![],
+            ai_status: AiStatus::Done,
+            ai_error: None,
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            updated_at: "2026-01-01T00:00:00.000Z".into(),
+            deleted_at: None,
+            kept_at: None,
+            title_set_by_user: false,
+            tags_set_by_user: false,
+            ai_read_chars: None,
+        };
+        let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+        assert_eq!(note.expires_at(30), Some(at("2026-01-31T00:00:00Z")));
+        assert!(!note.is_expired(30, at("2026-01-31T00:00:00Z")));
+        assert!(note.is_expired(30, at("2026-01-31T00:00:00.001Z")));
+        let kept = Note {
+            kept_at: Some("2026-01-02T00:00:00.000Z".into()),
+            ..note.clone()
+        };
+        assert_eq!(kept.expires_at(30), None);
+        assert!(!kept.is_expired(30, at("2027-01-01T00:00:00Z")));
+        let trashed = Note {
+            deleted_at: Some("2026-01-02T00:00:00.000Z".into()),
+            ..note
+        };
+        assert!(!trashed.is_expired(30, at("2027-01-01T00:00:00Z")));
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! - [`startup`]: `Application`, which builds the service and runs it until stopped.
 //! - [`services`]: the actor graph, started and wired in dependency order.
 //! - [`actors`]: the actors; each owns one resource (the database, the AI queue, …).
-//! - [`ai`]: the Ollama client, the enrichment schema, `classify_reason`, the retry policy.
-//! - [`api`]: the wire types: what the service sends and takes over HTTP and the live feed.
+//! - [`ai`]: the provider trait and the Ollama client, the enrichment schema,
+//!   `classify_reason`, a model's measured speed.
+//! - [`api`]: the wire types: what the HTTP API takes and answers, the live events.
 //! - [`export`]: notes as files: the JSON export, Markdown notes, what may come in.
 //! - [`events`]: notifications several actors hear (`FailedCountChanged`, …).
 //! - [`telemetry`]: the local usage log: event schema, files, stats.md.

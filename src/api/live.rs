@@ -6,7 +6,7 @@
 //! event: counts            data: {"pending":2,"failed":3,"expired":0}
 //! event: failed_count      data: {"count":3}
 //! event: ollama_status     data: {"state":"not_running","detail":"…"}
-//! event: note_changed      data: {"id":"…","note":{…the note as it is now…}}
+//! event: note_changed      data: {"id":"…","note":{…the note as it is now, with expired and expires_at…}}
 //! event: notes_changed     data: {"count":1200}   (many at once: reload the list)
 //! event: note_slow         data: {"note_id":"…","timeouts":3,"request_timeout_ms":120000,"next_deadline_ms":600000}
 //! event: model_pull        data: {"model":"llama3.2","state":"running","status":"…","completed":1,"total":2}
@@ -18,10 +18,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::notes::NoteView;
 use super::pull::ModelPullProgress;
 use crate::actors::ai_worker::SlowNote;
 use crate::ai::ProviderHealth;
-use crate::domain::Note;
 use crate::storage::NoteCounts;
 
 /// One live event.
@@ -35,7 +35,7 @@ pub enum LiveEvent {
     /// The provider's health.
     OllamaStatus(ProviderHealth),
     /// One note's stored state changed: the note as it is now.
-    NoteChanged { id: String, note: Note },
+    NoteChanged { id: String, note: Box<NoteView> },
     /// Many notes changed at once: reload the list.
     NotesChanged { count: u64 },
     /// A note keeps taking longer than its deadline while the provider is up.

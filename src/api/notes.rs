@@ -1,10 +1,51 @@
 //! A note as the API returns it, and a note's detail (`GET /api/notes/{id}`).
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{AiStatus, Note};
-/// A search hit (`GET /api/notes?q=`) is the store's own type; named here for the CLI.
+use crate::domain::{timestamp, AiStatus, Note};
+/// A search hit (`GET /api/notes?q=`) as the store finds it; named here for the CLI.
 pub use crate::storage::{SearchHit, SnippetPart};
+
+/// A note as every answer and live event carries it: the stored note, and the facts
+/// about its expiry at the time the answer was made, so the page does not compute them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteView {
+    #[serde(flatten)]
+    pub note: Note,
+    /// Active, never kept, older than `expiry.days`.
+    pub expired: bool,
+    /// When it becomes expired (RFC 3339); `None` when kept or in the trash.
+    pub expires_at: Option<String>,
+}
+
+impl NoteView {
+    /// `note` as seen at `now`, with notes expiring after `expiry_days`.
+    pub fn new(note: Note, expiry_days: u32, now: DateTime<Utc>) -> Self {
+        NoteView {
+            expired: note.is_expired(expiry_days, now),
+            expires_at: note.expires_at(expiry_days).map(timestamp),
+            note,
+        }
+    }
+}
+
+/// One search hit: the note, and a snippet of its body that marks the words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchHitView {
+    #[serde(flatten)]
+    pub note: NoteView,
+    pub snippet: Vec<SnippetPart>,
+}
+
+impl SearchHitView {
+    pub fn new(hit: SearchHit, expiry_days: u32, now: DateTime<Utc>) -> Self {
+        SearchHitView {
+            note: NoteView::new(hit.note, expiry_days, now),
+            snippet: hit.snippet,
+        }
+    }
+}
 
 /// `GET /api/notes/{id}`: the note, its body rendered (`render.rs`), and where its AI
 /// stands. The list and the live events carry the note alone; the page asks for this
@@ -12,7 +53,7 @@ pub use crate::storage::{SearchHit, SnippetPart};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NoteDetail {
     #[serde(flatten)]
-    pub note: Note,
+    pub note: NoteView,
     pub body_html: String,
     pub ai: AiProgress,
 }
@@ -38,15 +79,15 @@ pub struct JobProgress {
 
 impl NoteDetail {
     /// The detail of `note`, whose job row (when it has one) is `job`.
-    pub fn new(note: Note, job: Option<JobProgress>, max_attempts: u32) -> Self {
-        let attempts = match (&job, note.ai_status) {
+    pub fn new(note: NoteView, job: Option<JobProgress>, max_attempts: u32) -> Self {
+        let attempts = match (&job, note.note.ai_status) {
             (Some(job), _) => job.attempts,
             // A failed note used every try; its job row is gone.
             (None, AiStatus::Failed) => max_attempts,
             (None, _) => 0,
         };
         NoteDetail {
-            body_html: crate::render::body_html(&note.body),
+            body_html: crate::render::body_html(&note.note.body),
             ai: AiProgress {
                 attempts,
                 max_attempts,

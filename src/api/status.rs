@@ -25,6 +25,20 @@ pub struct ActorCounters {
     pub slowest_us: u64,
 }
 
+/// The sizes the service holds requests to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Largest note body, in bytes (`http.max_body_bytes`).
+    pub body_bytes: usize,
+    /// Largest request body, in bytes: room for a note of `body_bytes` with JSON's
+    /// escaping (`crate::http::body_limit`).
+    pub request_bytes: usize,
+    /// Longest tag, in characters.
+    pub tag_chars: usize,
+    /// Most tags a person may set on one note.
+    pub tags_per_note: usize,
+}
+
 /// The service as a whole, right now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServiceStatus {
@@ -37,6 +51,9 @@ pub struct ServiceStatus {
     /// `worker.max_attempts`: a failed note used this many tries.
     #[serde(default)]
     pub max_attempts: u32,
+    /// What the service refuses past, so a client can say so before it sends.
+    #[serde(default)]
+    pub limits: Limits,
     /// Active notes pending, failed and expired.
     pub counts: NoteCounts,
     /// The provider's health; `None` until the first check has answered.
@@ -59,6 +76,12 @@ mod tests {
             locale: Locale::Ko,
             expiry_days: 30,
             max_attempts: 3,
+            limits: Limits {
+                body_bytes: 65_536,
+                request_bytes: 132_096,
+                tag_chars: 32,
+                tags_per_note: 20,
+            },
             counts: NoteCounts {
                 pending: 3,
                 failed: 2,
@@ -85,6 +108,7 @@ mod tests {
         };
         let json = serde_json::to_value(&status).expect("serialisable");
         assert_eq!(json["locale"], "ko");
+        assert_eq!(json["limits"]["tags_per_note"], 20);
         assert_eq!(json["counts"]["failed"], 2);
         assert_eq!(json["provider"]["state"], "model_missing");
         assert_eq!(json["worker"]["state"], "parked");

@@ -16,13 +16,13 @@ use crate::actors::repository::{
     CountFailed, GetCounts, GetJob, GetNote, ListNotes, ListTags, SearchNotes,
 };
 use crate::actors::telemetry::{ExportUsageLog, GetStats, GetUsageStats};
-use crate::api::notes::{JobProgress, NoteDetail};
+use crate::api::notes::{JobProgress, NoteDetail, NoteView, SearchHitView};
 use crate::api::replies::{Count, ExportedTo, IdentityProof, OpenCode, TrashedExpired};
 use crate::api::requests::{
     CaptureRequest, EditRequest, ExportRequest, IdentityQuery, ListQuery, RenameTagRequest,
     StatsQuery, TickRequest,
 };
-use crate::api::status::ServiceStatus;
+use crate::api::status::{Limits, ServiceStatus};
 use crate::domain::{NoteBody, NoteEdit};
 use crate::storage::SearchQuery;
 
@@ -34,7 +34,7 @@ pub async fn capture(
     let body = NoteBody::parse(request.into_inner().body, state.max_body_bytes)?;
     let note = state.services.inbox.send(Capture { body }).await??;
     tracing::info!(note_id = %note.id, "note captured");
-    Ok(HttpResponse::Created().json(note))
+    Ok(HttpResponse::Created().json(state.note_view(note)))
 }
 
 /// `GET /api/notes?status=&tag=&trash=&expired=&limit=&before=` → a JSON array, newest
@@ -58,12 +58,20 @@ pub async fn list(
     let now = state.clock.now();
     let Some(text) = search else {
         let notes = repository.send(ListNotes { filter, now }).await??;
+        let notes: Vec<NoteView> = notes
+            .into_iter()
+            .map(|note| NoteView::new(note, state.expiry_days, now))
+            .collect();
         return Ok(HttpResponse::Ok().json(notes));
     };
     let query = SearchQuery::parse(&text).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let hits = repository
         .send(SearchNotes { query, filter, now })
         .await??;
+    let hits: Vec<SearchHitView> = hits
+        .into_iter()
+        .map(|hit| SearchHitView::new(hit, state.expiry_days, now))
+        .collect();
     Ok(HttpResponse::Ok().json(hits))
 }
 
@@ -81,7 +89,11 @@ pub async fn show(
         slow_timeouts: job.slow_timeouts,
         next_run_at: crate::domain::timestamp(job.next_run_at),
     });
-    Ok(HttpResponse::Ok().json(NoteDetail::new(note, job, state.max_attempts)))
+    Ok(HttpResponse::Ok().json(NoteDetail::new(
+        state.note_view(note),
+        job,
+        state.max_attempts,
+    )))
 }
 
 /// `POST /api/notes/{id}/tasks/{index} {"done": true}` → the note with its
@@ -101,11 +113,11 @@ pub async fn tick_task(
     let body = crate::render::set_task(&note.body, index, request.done)
         .map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let Some(body) = body else {
-        return Ok(HttpResponse::Ok().json(note));
+        return Ok(HttpResponse::Ok().json(state.note_view(note)));
     };
     let edit = NoteEdit::parse(Some(body), None, None, state.max_body_bytes)?;
     let note = state.services.inbox.send(Edit { id, edit }).await??;
-    Ok(HttpResponse::Ok().json(note))
+    Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
 /// `GET /api/status` → counts of pending, failed and expired notes, the provider's
@@ -130,6 +142,12 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
         locale: state.locale,
         expiry_days: state.expiry_days,
         max_attempts: state.max_attempts,
+        limits: Limits {
+            body_bytes: state.max_body_bytes,
+            request_bytes: super::body_limit(state.max_body_bytes),
+            tag_chars: crate::tags::MAX_TAG_CHARS,
+            tags_per_note: crate::tags::MAX_TAGS_SET_BY_USER,
+        },
         counts,
         provider,
         worker,
@@ -192,7 +210,7 @@ pub async fn trash(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let note = state.services.inbox.send(Trash { id }).await??;
-    Ok(HttpResponse::Ok().json(note))
+    Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
 /// `POST /api/notes/{id}/restore` → the note, out of the trash.
@@ -202,7 +220,7 @@ pub async fn restore(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let note = state.services.inbox.send(Restore { id }).await??;
-    Ok(HttpResponse::Ok().json(note))
+    Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
 /// `POST /api/notes/{id}/keep` → the note, kept past expiry.
@@ -212,7 +230,7 @@ pub async fn keep(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let note = state.services.inbox.send(Keep { id }).await??;
-    Ok(HttpResponse::Ok().json(note))
+    Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
 /// `POST /api/notes/{id}/enrich` → 202 with the note, pending with attempts 0 at the
@@ -223,7 +241,7 @@ pub async fn enrich(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let note = state.services.inbox.send(Enrich { id }).await??;
-    Ok(HttpResponse::Accepted().json(note))
+    Ok(HttpResponse::Accepted().json(state.note_view(note)))
 }
 
 /// `PATCH /api/notes/{id}` → the note as edited. A changed body sends it back to the
@@ -238,7 +256,7 @@ pub async fn edit(
     let edit = NoteEdit::parse(body, title, tags, state.max_body_bytes)?;
     let id = id.into_inner();
     let note = state.services.inbox.send(Edit { id, edit }).await??;
-    Ok(HttpResponse::Ok().json(note))
+    Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
 /// `GET /api/tags` → `[{"tag": "...", "count": n}]`, the tags of active notes, most

@@ -35,6 +35,7 @@ use super::AppState;
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::{Mailbox, Subscriber};
 use crate::api::live::LiveEvent;
+use crate::api::notes::NoteView;
 use crate::events::{
     CountsChanged, FailedCountChanged, ModelPullProgress, NoteChanged, NoteSlow, NotesChanged,
     OllamaStatusChanged,
@@ -80,6 +81,9 @@ impl LiveFeeds {
 
 struct LiveFeed {
     out: UnboundedSender<Bytes>,
+    /// A changed note goes out with its expiry facts as of when it is sent.
+    expiry_days: u32,
+    clock: crate::clock::SharedClock,
 }
 
 impl LiveFeed {
@@ -127,10 +131,16 @@ live_event!(FailedCountChanged, |msg| LiveEvent::FailedCount {
 live_event!(OllamaStatusChanged, |msg| LiveEvent::OllamaStatus(
     msg.health
 ));
-live_event!(NoteChanged, |msg| LiveEvent::NoteChanged {
-    id: msg.note.id.clone(),
-    note: msg.note
-});
+impl Handler<NoteChanged> for LiveFeed {
+    type Result = ();
+    fn handle(&mut self, msg: NoteChanged, ctx: &mut Context<Self>) {
+        let event = LiveEvent::NoteChanged {
+            id: msg.note.id.clone(),
+            note: Box::new(NoteView::new(msg.note, self.expiry_days, self.clock.now())),
+        };
+        self.send(Bytes::from(event.frame()), ctx);
+    }
+}
 live_event!(CountsChanged, |msg| LiveEvent::Counts(msg.counts));
 live_event!(NotesChanged, |msg| LiveEvent::NotesChanged {
     count: msg.count
@@ -173,7 +183,12 @@ pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>)
     let _ = out.send(Bytes::from_static(b": connected\n\n"));
     // Not counted in the per-actor counters: a feed stops with its client, dropping
     // what is queued for it (src/actors/mailbox.rs).
-    let feed = LiveFeed { out }.start();
+    let feed = LiveFeed {
+        out,
+        expiry_days: state.expiry_days,
+        clock: state.clock.clone(),
+    }
+    .start();
     let hub = &state.services.hub;
     subscribe::<CountsChanged>(hub, &feed);
     subscribe::<FailedCountChanged>(hub, &feed);

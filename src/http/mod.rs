@@ -49,6 +49,13 @@ pub struct AppState {
     pub live_feeds: live::LiveFeeds,
 }
 
+impl AppState {
+    /// A note as the answers carry it: with its expiry facts as of now.
+    pub fn note_view(&self, note: crate::domain::Note) -> crate::api::notes::NoteView {
+        crate::api::notes::NoteView::new(note, self.expiry_days, self.clock.now())
+    }
+}
+
 /// The largest request body any route takes (a wire fact: the CLI sizes its import
 /// batches by it).
 pub use crate::api::requests::body_limit;

@@ -104,7 +104,8 @@ async fn the_server_listens_on_loopback_only() {
     assert!(app.local_addr().ip().is_loopback(), "{}", app.local_addr());
 }
 
-/// The page's credential (docs/SECURITY.md, "Sessions"): a random session per page,
+/// The page's credential (docs/SECURITY.md, "What is defended", the row "another local
+/// web server gets the page's credential"): a random session per page,
 /// traded for a one-time code or the token, sent as a header; it ends after 30 days
 /// unused or with `inkling logout --all`; a cookie opens nothing.
 #[actix_rt::test]

@@ -220,6 +220,9 @@ async fn live_events_report_notes_counts_and_provider_health() {
     );
     let failed = next_event(&mut stream, "note_changed").await;
     assert_eq!(failed["note"]["ai_status"], "failed");
+    // With its expiry facts, as every note the API returns.
+    assert_eq!(failed["note"]["expired"], false);
+    assert_eq!(failed["note"]["expires_at"], note["expires_at"]);
     assert!(failed["note"]["ai_error"]
         .as_str()
         .unwrap()

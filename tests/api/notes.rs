@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, spawn_app_with};
 
 #[actix_rt::test]
 async fn capture_returns_201_with_a_pending_note_that_is_stored() {
@@ -218,4 +218,56 @@ async fn one_notes_ai_is_asked_for_again_and_a_trashed_or_unknown_note_is_refuse
     assert_eq!(status, 404);
     let (_, shown) = app.get(&format!("/api/notes/{id}")).await;
     assert!(shown["deleted_at"].is_string(), "still in the trash");
+}
+
+#[actix_rt::test]
+async fn every_note_the_api_returns_says_whether_it_is_expired_and_when_it_expires() {
+    // docs/DESIGN.md: a note older than `expiry.days` (30 in the tests) that was never
+    // kept is expired; the page reads these facts instead of computing them.
+    let app = spawn_app().await;
+    let note = app.capture("renew the passport").await;
+    let id = note["id"].as_str().unwrap().to_string();
+    assert_eq!(note["expired"], false);
+    assert_eq!(note["expires_at"], "2026-03-31T12:00:00.000Z");
+
+    app.clock.advance(chrono::Duration::days(30));
+    assert_eq!(app.note(&id).await["expired"], false, "not past it yet");
+    app.clock.advance(chrono::Duration::seconds(1));
+    let shown = app.note(&id).await;
+    assert_eq!(shown["expired"], true);
+    assert_eq!(shown["expires_at"], "2026-03-31T12:00:00.000Z");
+    let (_, list) = app.get("/api/notes").await;
+    assert_eq!(list[0]["expired"], true);
+    let (_, hits) = app.get("/api/notes?q=passport").await;
+    assert_eq!(hits[0]["expired"], true);
+    assert_eq!(hits[0]["expires_at"], "2026-03-31T12:00:00.000Z");
+
+    let (status, kept) = app
+        .post_json(&format!("/api/notes/{id}/keep"), &json!({}))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(kept["expired"], false);
+    assert_eq!(kept["expires_at"], serde_json::Value::Null);
+
+    let other = app.capture("another").await;
+    let other = other["id"].as_str().unwrap();
+    let (status, trashed) = app
+        .post_json(&format!("/api/notes/{other}/trash"), &json!({}))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(trashed["expired"], false);
+    assert_eq!(trashed["expires_at"], serde_json::Value::Null);
+}
+
+#[actix_rt::test]
+async fn status_carries_the_limits_the_service_holds_requests_to() {
+    let app = spawn_app_with(&[("INKLING_HTTP__MAX_BODY_BYTES", "1000")]).await;
+
+    let (status, body) = app.get("/api/status").await;
+
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["limits"],
+        json!({ "body_bytes": 1000, "request_bytes": 3024, "tag_chars": 32, "tags_per_note": 20 })
+    );
 }

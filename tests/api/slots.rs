@@ -1,4 +1,5 @@
-//! Connection slots (docs/SECURITY.md, "Connection slots"): silent connections, bodies
+//! Connection slots (docs/SECURITY.md, "What is defended", the row "silent connections
+//! lock the user out"; docs/ARCHITECTURE.md, "Connection slots"): silent connections, bodies
 //! that never end, and live feeds left open cannot lock the user out. Against the real
 //! binary over real sockets, the way the attacks were made; the body's deadline itself
 //! is tested on virtual time in `src/http/body.rs`.
