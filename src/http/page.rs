@@ -23,6 +23,30 @@ const APP_JS: &str = include_str!("../../web/app.js");
 const STYLE_CSS: &str = include_str!("../../web/style.css");
 const I18N_JSON: &str = include_str!("../../web/i18n.json");
 
+/// The page's ES modules, `web/js/<name>.js`, served at `/assets/<name>.js` (beside
+/// `app.js`, the entry, which imports them): one line a module.
+const MODULES: &[(&str, &str)] = &[
+    ("api.js", include_str!("../../web/js/api.js")),
+    ("banners.js", include_str!("../../web/js/banners.js")),
+    ("capture.js", include_str!("../../web/js/capture.js")),
+    ("card.js", include_str!("../../web/js/card.js")),
+    ("dom.js", include_str!("../../web/js/dom.js")),
+    ("edit.js", include_str!("../../web/js/edit.js")),
+    ("facts.js", include_str!("../../web/js/facts.js")),
+    ("i18n.js", include_str!("../../web/js/i18n.js")),
+    ("keyed-list.js", include_str!("../../web/js/keyed-list.js")),
+    ("keys.js", include_str!("../../web/js/keys.js")),
+    ("live.js", include_str!("../../web/js/live.js")),
+    ("navigation.js", include_str!("../../web/js/navigation.js")),
+    ("note-view.js", include_str!("../../web/js/note-view.js")),
+    ("notes.js", include_str!("../../web/js/notes.js")),
+    ("stats.js", include_str!("../../web/js/stats.js")),
+    ("store.js", include_str!("../../web/js/store.js")),
+    ("tags.js", include_str!("../../web/js/tags.js")),
+    ("transfer.js", include_str!("../../web/js/transfer.js")),
+    ("trash.js", include_str!("../../web/js/trash.js")),
+];
+
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
                    connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -46,7 +70,10 @@ pub async fn assets(name: web::Path<String>) -> HttpResponse {
         "style.css" => asset("text/css; charset=utf-8", STYLE_CSS),
         "i18n.json" => asset("application/json", I18N_JSON),
         "icon.svg" => asset("image/svg+xml", APP_ICON_SVG),
-        _ => HttpResponse::NotFound().json(serde_json::json!({ "error": "no such asset" })),
+        module => match MODULES.iter().find(|(file, _)| *file == module) {
+            Some((_, body)) => asset("text/javascript; charset=utf-8", body),
+            None => HttpResponse::NotFound().json(serde_json::json!({ "error": "no such asset" })),
+        },
     }
 }
 

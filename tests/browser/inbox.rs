@@ -206,12 +206,11 @@ async fn the_failed_banner_shows_n_retry_hides_it_at_once_and_the_notes_finish()
 }
 
 /// A script for the page: it holds every answer to a path starting with `prefix` until
-/// the test lets it through (`window.hold.answers[i].release()`), and counts the calls
-/// of the page's function `counted` made after a release (`window.hold.callsAfter`).
-/// Function declarations of a classic script are properties of `window`, so replacing
-/// one there is what app.js calls. For the races between an answer and a live event:
-/// the test decides which arrives last.
-fn hold_answers(prefix: &str, counted: &str) -> String {
+/// the test lets it through (`window.hold.answers[i].release()`), and counts the
+/// renders of the page (its `inkling:render` event, web/js/store.js) made after a
+/// release (`window.hold.callsAfter`). For the races between an answer and a live
+/// event: the test decides which arrives last.
+fn hold_answers(prefix: &str) -> String {
     format!(
         r#"
         const hold = {{ answers: [], released: false, callsAfter: 0 }};
@@ -228,11 +227,9 @@ fn hold_answers(prefix: &str, counted: &str) -> String {
           }});
           return new Response(body, {{ status: response.status, headers: response.headers }});
         }};
-        const real = window.{counted};
-        window.{counted} = (...args) => {{
-          real(...args);
+        document.addEventListener("inkling:render", () => {{
           if (hold.released) hold.callsAfter += 1;
-        }};
+        }});
         return true;
         "#
     )
@@ -330,10 +327,11 @@ async fn a_list_asked_for_before_a_note_finished_and_read_after_it_does_not_undo
         )
         .await;
 
+    browser.eval(&hold_answers("/api/notes?")).await;
+    // The page's modules are its own: the same module instance, imported again.
     browser
-        .eval(&hold_answers("/api/notes?", "renderNotes"))
+        .eval("import('/assets/notes.js').then((notes) => notes.loadNotes()); return true;")
         .await;
-    browser.eval("loadNotes(); return true;").await;
     browser
         .wait_until(
             "the service has answered the list with the note pending",

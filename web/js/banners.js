@@ -1,0 +1,157 @@
+// The banner stack under the capture box (docs/DESIGN.md, "The inbox page"): the
+// service offline, the provider down or its model missing (and the download), the
+// notes waiting, the failed ones (and a retry-all in flight), the expired ones, the
+// filter chip; and the toasts: recovered, undo a trash. Drawn from the `service`,
+// `banners` and `place` slices on every render.
+
+import { t } from "./i18n.js";
+import { $, setDetail, guarded } from "./dom.js";
+import { onRender, update, flush } from "./store.js";
+import * as api from "./api.js";
+
+/// Shows a banner unless it was dismissed while saying the same (`says`).
+function showBanner(dismissed, id, visible, says) {
+  const banner = $(id);
+  // What was dismissed is over (gone, or saying something else): it may come back.
+  if (!visible || (dismissed.has(id) && dismissed.get(id) !== says)) dismissed.delete(id);
+  banner.hidden = !visible || dismissed.get(id) === says;
+  banner.dataset.says = says;
+}
+
+function setText(id, text) {
+  const element = $(id).querySelector(".text");
+  if (element.textContent !== text) element.textContent = text;
+}
+
+function renderOllama({ service, banners }, down) {
+  const { health, pull, counts } = service;
+  const ollama = $("ollama-banner");
+  const text = ollama.querySelector(".text");
+  const pulling = pull && pull.state === "running";
+  const progress = $("pull-progress");
+  const missing = Boolean(health && health.state === "model_missing");
+  progress.hidden = !pulling;
+  $("pull-model").hidden = !missing || pulling;
+  $("recheck").hidden = !down || missing;
+  // While Ollama is down nothing is being processed: the waiting notes are said here,
+  // and the "working on" line stays away.
+  const waiting = counts.pending ? ` ${t("waitingForOllama", { n: counts.pending })}` : "";
+  if (missing) {
+    $("pull-model").textContent = t(pull && pull.state === "failed" ? "pullAgain" : "pullModel", {
+      model: health.model,
+    });
+    if (pulling) {
+      const share = pull.total ? pull.completed / pull.total : 0;
+      progress.value = share;
+      progress.setAttribute("aria-label", t("pullProgressLabel", { model: health.model }));
+      text.textContent = t("pulling", { model: health.model, percent: Math.floor(share * 100) });
+      setDetail(ollama, "");
+    } else if (pull && pull.state === "failed") {
+      text.textContent = t("pullFailed", { model: health.model });
+      setDetail(ollama, t("pullFailedDetail", { error: pull.error }));
+    } else {
+      text.textContent = t("ollamaModelMissing", { model: health.model }) + waiting;
+      setDetail(ollama, t("modelMissingDetail", { model: health.model }));
+    }
+  } else if (down) {
+    text.textContent = t("ollamaNotRunning") + waiting;
+    setDetail(ollama, t("notRunningDetail", { detail: health.detail }));
+  }
+  showBanner(banners.dismissed, "ollama-banner", down, down ? health.state : "");
+}
+
+function renderBanners(state) {
+  const { service, banners, place } = state;
+  const { pending, failed, expired } = service.counts;
+  const down = Boolean(service.health && service.health.state !== "ready");
+
+  $("offline-banner").hidden = !service.offline;
+  renderOllama(state, down);
+
+  const slow = service.slow.size ? ` ${t("slowBanner", { n: service.slow.size })}` : "";
+  const retrying = banners.retry && pending > 0;
+  setText("pending-banner", retrying ? t("retrying", { n: banners.retry.sent }) : t("pending", { n: pending }) + slow);
+  showBanner(banners.dismissed, "pending-banner", pending > 0 && !down, "pending");
+
+  // After a retry-all, notes that fail again are said as such, until none is failed.
+  if (banners.retry && pending === 0) {
+    banners.failedAgain = failed > 0;
+    banners.retry = null;
+  }
+  if (failed === 0) banners.failedAgain = false;
+  const again = (banners.retry || banners.failedAgain) && failed > 0;
+  setText("failed-banner", t(again ? "failedAgain" : "failed", { n: failed }));
+  showBanner(banners.dismissed, "failed-banner", failed > 0, String(failed));
+
+  setText("expiry-banner", t("expired", { n: expired, days: service.expiryDays }));
+  setDetail($("expiry-banner"), t("expiredDetail", { days: service.expiryDays }));
+  showBanner(banners.dismissed, "expiry-banner", expired > 0, String(expired));
+
+  const chip = $("filter-chip");
+  chip.hidden = !place.filter.tag && !place.filter.expired;
+  setText("filter-chip", place.filter.tag ? t("filterTag", { tag: place.filter.tag }) : t("filterExpired"));
+}
+
+onRender(renderBanners);
+
+export function showRecoveryToast() {
+  const toast = $("recovery-toast");
+  toast.textContent = t("recovered");
+  toast.classList.remove("fading");
+  toast.hidden = false;
+  setTimeout(() => toast.classList.add("fading"), 3000);
+  setTimeout(() => {
+    toast.hidden = true;
+    toast.classList.remove("fading");
+  }, 4000);
+}
+
+// "Moved to the trash. Undo": for 8 s, Undo restores what was just trashed.
+let undoTimer = null;
+export function offerUndo(text, ids, restore) {
+  const toast = $("undo-toast");
+  toast.querySelector(".text").textContent = text;
+  toast.hidden = false;
+  clearTimeout(undoTimer);
+  undoTimer = setTimeout(() => (toast.hidden = true), 8000);
+  $("undo").onclick = guarded(async () => {
+    clearTimeout(undoTimer);
+    toast.hidden = true;
+    for (const id of ids) await restore(id);
+  });
+}
+
+/// The banners' own buttons: dismiss, retry all, download the model, check again.
+export function wireBanners() {
+  for (const dismiss of document.querySelectorAll("button.dismiss")) {
+    dismiss.addEventListener("click", () => {
+      const banner = $(dismiss.dataset.banner);
+      update((s) => s.banners.dismissed.set(banner.id, banner.dataset.says));
+      banner.hidden = true;
+    });
+  }
+  $("retry").addEventListener("click", guarded(async () => {
+    // Optimistic (docs/DESIGN.md, "The inbox page"): the banner goes at once, and the
+    // pending line says what is being retried; the real counts follow live.
+    update(({ service, banners }) => {
+      banners.retry = { sent: service.counts.failed };
+      service.counts = { ...service.counts, pending: service.counts.pending + service.counts.failed, failed: 0 };
+    });
+    flush();
+    await api.retryAllFailed();
+  }));
+  $("pull-model").addEventListener("click", async () => {
+    // Its steps come on the live feed (model_pull); the answer streams the same ones.
+    update((s) => (s.service.pull = { state: "running", status: "starting" }));
+    try {
+      await api.pullModel();
+    } catch (error) {
+      if (error instanceof api.NoSession) return;
+      update((s) => (s.service.pull = { state: "failed", error: error.message }));
+    }
+  });
+  $("recheck").addEventListener("click", guarded(async () => {
+    const health = await api.recheckProvider();
+    update((s) => (s.service.health = health));
+  }));
+}

@@ -1,0 +1,123 @@
+// Small element makers shared by the views: a button that reports its failure, a
+// paragraph, a "Details" toggle, a time, a confirm-first button, and `guarded`, which
+// turns an action's failure into words under the capture box.
+
+import { NoSession } from "./api.js";
+import { t, relativeTime, locale } from "./i18n.js";
+
+export const $ = (id) => document.getElementById(id);
+
+/// A problem the person should know about, in the capture error line (it is under the
+/// box, where the eyes are).
+export function showProblem(text, detail) {
+  const line = $("capture-error");
+  line.querySelector(".text").textContent = text;
+  setDetail(line, detail);
+  line.hidden = false;
+}
+
+/// Puts `detail` behind an element's "Details" toggle (hidden when there is none).
+export function setDetail(element, detail) {
+  const more = element.querySelector("details.more");
+  if (!more) return;
+  more.hidden = !detail;
+  more.querySelector(".detail").textContent = detail || "";
+}
+
+/// Runs a button's action; if it fails, says so in plain words (with the detail behind
+/// the toggle) rather than leaving the click without an answer.
+export function guarded(action) {
+  return async (...args) => {
+    try {
+      await action(...args);
+    } catch (failure) {
+      if (failure instanceof NoSession) return;
+      showProblem(t("actionFailed"), failure.message);
+    }
+  };
+}
+
+export function button(label, onClick, className, ariaLabel) {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = label;
+  if (className) element.className = className;
+  if (ariaLabel) element.setAttribute("aria-label", ariaLabel);
+  element.addEventListener("click", guarded(onClick));
+  return element;
+}
+
+export function paragraph(className, text) {
+  const element = document.createElement("p");
+  element.className = className;
+  element.textContent = text;
+  return element;
+}
+
+export function details(detail) {
+  const more = document.createElement("details");
+  more.className = "more";
+  const summary = document.createElement("summary");
+  summary.textContent = t("details");
+  const text = document.createElement("p");
+  text.className = "detail";
+  text.textContent = detail;
+  more.append(summary, text);
+  return more;
+}
+
+export function timeElement(iso) {
+  const time = document.createElement("time");
+  time.dateTime = iso;
+  time.textContent = relativeTime(iso);
+  time.title = new Date(iso).toLocaleString(locale());
+  return time;
+}
+
+export function field(label, control) {
+  const wrapper = document.createElement("label");
+  wrapper.append(label, control);
+  return wrapper;
+}
+
+/// A button for what cannot be undone: the first click asks ("Really delete?"), a
+/// second click within 5 s does it; otherwise it goes back to its label.
+export function confirmingButton(label, question, className, action) {
+  let armed = null;
+  const element = button(label, async () => {
+    if (!armed) {
+      element.textContent = question();
+      element.classList.add("armed");
+      armed = setTimeout(() => {
+        armed = null;
+        element.textContent = label;
+        element.classList.remove("armed");
+      }, 5000);
+      return;
+    }
+    clearTimeout(armed);
+    armed = null;
+    element.textContent = label;
+    element.classList.remove("armed");
+    await action();
+  }, `${className} danger`);
+  return element;
+}
+
+/// A tag as a button that filters the list by it.
+export function tagButton(tag, onFilter) {
+  return button(`#${tag}`, () => onFilter(tag), "tag", t("filterByTag", { tag }));
+}
+
+/// The address of one note.
+export function noteAddress(id) {
+  const params = new URLSearchParams({ note: id });
+  return `/?${params}`;
+}
+
+/// A note's headline: its title, or its first line.
+export function headline(note) {
+  if (note.title) return note.title;
+  const first = note.body.split("\n").find((line) => line.trim()) || note.body;
+  return first.length > 80 ? `${first.slice(0, 79)}…` : first.trim();
+}

@@ -1,0 +1,146 @@
+// One note, at its own address (?note=ID): its rendered body (the one HTML the page
+// inserts, made by the service with pulldown-cmark and cleaned with ammonia,
+// src/render.rs) with checklist items that tick, what the AI made of it and where it
+// stands, and its actions. `detailView(note, ctx)` is the pure view; this module
+// loads the note, and loads it again when a live event says it changed.
+
+import * as api from "./api.js";
+import { t, relativeTime } from "./i18n.js";
+import { $, button, details, guarded, headline, paragraph, tagButton } from "./dom.js";
+import { aiButton, deleteButton, failureText } from "./card.js";
+import { editNote } from "./edit.js";
+import { answered, noteAction, onNoteChanged, trashNote } from "./notes.js";
+import { filterByTag, goBack, whenShown } from "./navigation.js";
+import { state } from "./store.js";
+
+export async function loadDetail() {
+  const id = state.place.open;
+  const article = $("note-detail");
+  let note;
+  try {
+    note = await api.noteDetail(id);
+  } catch (failure) {
+    if (failure instanceof api.NoSession || state.place.open !== id) return;
+    article.replaceChildren(paragraph("empty", failure.status === 404 ? t("noteMissing") : t("actionFailed")));
+    return;
+  }
+  if (state.place.open !== id || state.place.view !== "note") return;
+  state.detail.note = note;
+  showDetail();
+}
+
+function showDetail() {
+  const note = state.detail.note;
+  const article = $("note-detail");
+  article.dataset.id = note.id;
+  article.dataset.status = note.ai_status;
+  article.replaceChildren(...detailView(note, ctx));
+}
+
+// What the open note's buttons do.
+const ctx = {
+  filterTag: filterByTag,
+  action: noteAction,
+  trash: trashNote,
+  tick: async (note, index, done) => answered(await api.tickTask(note.id, index, done)),
+  edit: () => editNote($("note-detail"), state.detail.note, { saved: answered, closed: showDetail }),
+  remove: async (note) => {
+    await api.deleteNote(note.id);
+    goBack();
+  },
+};
+
+/// What the AI made of the note and where its work stands.
+function aiSection(note, ctx) {
+  const ai = document.createElement("section");
+  ai.className = "ai-section";
+  const aiHeading = document.createElement("h3");
+  aiHeading.textContent = t("aiSection");
+  const facts = document.createElement("dl");
+  const fact = (label, value, source) => {
+    const term = document.createElement("dt");
+    term.textContent = label;
+    const description = document.createElement("dd");
+    description.append(value);
+    if (source) description.append(" ", Object.assign(document.createElement("span"), { className: "source", textContent: `(${source})` }));
+    facts.append(term, description);
+  };
+  const fromAi = (byUser) => {
+    if (byUser) return t("byYou");
+    return note.ai_read_chars != null ? `${t("byAi")}, ${t("fromFirst", { n: note.ai_read_chars })}` : t("byAi");
+  };
+  if (note.title) fact(t("aiTitle"), note.title, fromAi(note.title_set_by_user));
+  const tags = document.createElement("span");
+  for (const tag of note.tags) tags.append(tagButton(tag, ctx.filterTag), " ");
+  if (!note.tags.length) tags.textContent = t("noTags");
+  fact(t("aiTags"), tags, note.tags.length ? fromAi(note.tags_set_by_user) : null);
+  if (note.summary) fact(t("aiSummary"), note.summary, fromAi(false));
+  ai.append(aiHeading, facts);
+  const progress = note.ai;
+  if (note.ai_status === "done") ai.append(paragraph("hint", t("aiDoneState")));
+  if (note.ai_status === "pending") {
+    const line = progress.attempts
+      ? t("aiPendingState", { n: progress.attempts, max: progress.max_attempts })
+      : t("aiPendingFresh");
+    const waits = progress.next_run_at && Date.parse(progress.next_run_at) > Date.now() + 1000;
+    ai.append(paragraph("hint", waits ? `${line} ${t("aiNextRun", { when: relativeTime(progress.next_run_at) })}` : line));
+    if (progress.slow_timeouts) ai.append(paragraph("slow-note", t("aiSlowCount", { n: progress.slow_timeouts })));
+  }
+  if (note.ai_status === "failed") {
+    ai.append(paragraph("ai-error", `${t("aiFailedState")} ${failureText(note, progress.attempts)}`));
+    if (note.ai_error) ai.append(details(note.ai_error));
+  }
+  return ai;
+}
+
+/// The open note's elements, from the note alone; its buttons call `ctx`'s functions.
+export function detailView(note, ctx) {
+  const name = headline(note);
+  const named = { title: name };
+  const heading = document.createElement("h2");
+  heading.textContent = name;
+  heading.tabIndex = -1;
+  const when = paragraph("hint", t("created", { when: relativeTime(note.created_at) }));
+  if (note.updated_at !== note.created_at) when.append(` · ${t("edited", { when: relativeTime(note.updated_at) })}`);
+
+  // The body as the service rendered and cleaned it. Each tick is an edit of the body.
+  const rendered = document.createElement("div");
+  rendered.className = "rendered";
+  rendered.innerHTML = note.body_html;
+  [...rendered.querySelectorAll("input[type=checkbox]")].forEach((box, index) => {
+    box.disabled = Boolean(note.deleted_at);
+    box.setAttribute("aria-label", (box.parentElement.textContent || "").trim() || String(index + 1));
+    box.addEventListener("change", guarded(() => ctx.tick(note, index, box.checked)));
+  });
+
+  const actions = document.createElement("div");
+  actions.className = "detail-actions";
+  if (note.deleted_at) {
+    actions.append(paragraph("hint", t("inTrash", { when: relativeTime(note.deleted_at) })));
+    actions.append(button(t("restore"), () => ctx.action(note.id, "restore"), "restore", t("restoreNote", named)));
+  } else {
+    actions.append(
+      button(t("edit"), ctx.edit, "edit", t("editNote", named)),
+      aiButton(note, named, ctx.action),
+      button(t("trash"), () => ctx.trash(note), "trash", t("trashNote", named)),
+    );
+  }
+  actions.append(deleteButton(note, named, ctx.remove));
+  return [heading, when, rendered, aiSection(note, ctx), actions];
+}
+
+/// Edits the open note (the `e` key).
+export const editOpenNote = () => ctx.edit();
+
+onNoteChanged((note) => {
+  const { place } = state;
+  if (place.view === "note" && place.open === note.id && state.editing !== note.id) loadDetail();
+});
+
+whenShown("note", () => {
+  $("note-detail").replaceChildren();
+  loadDetail().then(() => {
+    const heading = $("note-detail").querySelector("h2");
+    if (heading) heading.focus();
+  });
+});

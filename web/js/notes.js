@@ -1,0 +1,295 @@
+// The notes list (and a search's hits): loading it and its pages, placing a note that
+// changed (from a live event or this page's own answer), the cards on the page (drawn
+// by the keyed list renderer from `state.list`), j/k selection, and the actions a
+// card offers. Other views hear of a changed note through `onNoteChanged`.
+
+import * as api from "./api.js";
+import { t, relativeTime } from "./i18n.js";
+import { $, guarded } from "./dom.js";
+import { card } from "./card.js";
+import { editNote } from "./edit.js";
+import { isExpired } from "./facts.js";
+import { renderKeyed, elementFor, invalidate } from "./keyed-list.js";
+import { offerUndo } from "./banners.js";
+import { filterByTag, onListChange, openNote, setFilter, whenShown } from "./navigation.js";
+import { state, update, flush, onRender } from "./store.js";
+
+// The first page is small, so the first cards come quickly; the pages loaded while
+// scrolling are larger, so the end of a long list is fewer loads away.
+const PAGE_SIZE = 50;
+const MORE_SIZE = 200;
+const SEARCH_SIZE = 100;
+// How far below the screen the next page starts loading, in pixels.
+const LOAD_AHEAD_PX = 1200;
+
+const changedListeners = [];
+
+/// `listener(note)` hears of every note that changed, after the list placed it.
+export function onNoteChanged(listener) {
+  changedListeners.push(listener);
+}
+
+function listQuery(before) {
+  const { filter, search } = state.place;
+  return {
+    limit: search ? SEARCH_SIZE : before ? MORE_SIZE : PAGE_SIZE,
+    tag: filter.tag || undefined,
+    expired: filter.expired ? "true" : undefined,
+    q: search || undefined,
+    before: search ? undefined : before,
+  };
+}
+
+/// Asks for the list's first page; `showList` shows it.
+export function beginListLoad() {
+  const asked = ++state.list.loads;
+  state.list.changedDuringLoad = new Map();
+  return api.notes(listQuery()).then((notes) => ({ asked, notes }));
+}
+
+export async function loadNotes() {
+  showList(await beginListLoad());
+}
+
+onListChange(loadNotes);
+
+/// Shows a list load's first page, unless a newer load was asked for since.
+export function showList({ asked, notes }) {
+  const list = state.list;
+  if (asked !== list.loads) return; // a newer load is on its way
+  const changed = list.changedDuringLoad;
+  list.changedDuringLoad = null;
+  update(() => {
+    list.notes = notes;
+    list.hasMore = !state.place.search && notes.length === PAGE_SIZE;
+    // The list may show these as they were before their change.
+    for (const note of changed.values()) placeNote(note);
+  });
+  // A list is drawn when it comes (not at the end of the task): the first cards go
+  // before the controls are wired.
+  flush();
+  // For the browser tests' benchmark (docs/PERFORMANCE.md): when the first cards were there.
+  if (!performance.getEntriesByName("inkling:first-cards").length) performance.mark("inkling:first-cards");
+  recheckNearTheEnd();
+}
+
+/// The next page, appended: the cards already there stay as they are.
+export async function loadMore() {
+  const list = state.list;
+  const last = list.notes[list.notes.length - 1];
+  if (!last || list.loadingMore || !list.hasMore) return;
+  list.loadingMore = true;
+  try {
+    const asked = list.loads;
+    const more = await api.notes(listQuery(last.id));
+    if (asked !== list.loads) return; // the list was loaded anew meanwhile
+    update(() => {
+      const known = new Set(list.notes.map((note) => note.id));
+      list.notes = list.notes.concat(more.filter((note) => !known.has(note.id)));
+      list.hasMore = more.length === MORE_SIZE;
+    });
+  } finally {
+    list.loadingMore = false;
+  }
+  queueMicrotask(recheckNearTheEnd);
+}
+
+/// Scrolling near the end loads the next page (the "Load more" button stays for
+/// keyboards and for a page too short to scroll). The browser says when the button
+/// comes within reach (an IntersectionObserver: no layout forced while scrolling);
+/// after a page is in, it is asked again, as the button may still be within reach.
+const nearTheEnd = new IntersectionObserver(
+  (entries) => {
+    state.list.buttonNear = entries[entries.length - 1].isIntersecting;
+    if (state.list.buttonNear) loadMoreIfNear();
+  },
+  { rootMargin: `0px 0px ${LOAD_AHEAD_PX}px 0px` },
+);
+
+/// Asks the observer anew: it answers at once whether the button is within reach now.
+function recheckNearTheEnd() {
+  nearTheEnd.unobserve($("load-more"));
+  nearTheEnd.observe($("load-more"));
+}
+
+function loadMoreIfNear() {
+  const list = state.list;
+  if (!list.hasMore || state.place.view !== "inbox" || list.loadingMore || !list.buttonNear) return;
+  loadMore();
+}
+
+function matchesFilter(note) {
+  const filter = state.place.filter;
+  if (note.deleted_at) return false;
+  if (filter.tag && !note.tags.includes(filter.tag)) return false;
+  return !filter.expired || isExpired(note, state.service.expiryDays);
+}
+
+/// Where a note goes in a list newest first: the index of the first note not newer.
+export function placeByDate(notes, note) {
+  const newer = (n) => n.created_at > note.created_at || (n.created_at === note.created_at && n.id > note.id);
+  return notes.findIndex((n) => !newer(n));
+}
+
+/// Puts a note as it is now into the list: in place, on top if it is new, out if it
+/// left what the list shows. A note older than the pages loaded is left out: it is
+/// there when its page is. (A new array: the renderer sees the list changed.)
+function placeNote(note) {
+  const list = state.list;
+  const notes = list.notes.slice();
+  const index = notes.findIndex((n) => n.id === note.id);
+  if (state.place.search) {
+    // Hits stay where their rank put them, with their snippet; new notes wait for the
+    // next search, and a note that left the view (trashed) leaves the hits.
+    if (index < 0) return;
+    if (matchesFilter(note)) notes[index] = { ...note, snippet: notes[index].snippet };
+    else notes.splice(index, 1);
+  } else if (matchesFilter(note)) {
+    if (index >= 0) notes[index] = note;
+    else {
+      // In its place by date (a new note on top, a restored one where it was); past
+      // the loaded page only when there is no more to load.
+      const at = placeByDate(notes, note);
+      if (at >= 0) notes.splice(at, 0, note);
+      else if (!list.hasMore) notes.push(note);
+      else return;
+    }
+  } else if (index >= 0) {
+    notes.splice(index, 1);
+  } else return;
+  list.notes = notes;
+}
+
+/// A note changed somewhere (this page, the CLI, the AI), and this is it now.
+export function noteChanged(note) {
+  update((s) => {
+    // Done, trashed or edited: a slow mark is over (the next timeout brings it back).
+    if (s.service.slow.has(note.id)) {
+      s.service.slow = new Map(s.service.slow);
+      s.service.slow.delete(note.id);
+    }
+    if (s.list.changedDuringLoad) s.list.changedDuringLoad.set(note.id, note);
+    placeNote(note);
+  });
+  for (const listener of changedListeners) listener(note);
+}
+
+/// A note from the answer to this page's own request (a capture, a trash): it
+/// travelled on another connection than the events and may be older than what an
+/// event already showed (a note enriched before the capture's answer came), so it
+/// replaces only an older version.
+export function answered(note) {
+  const shown = state.list.notes.find((n) => n.id === note.id);
+  if (shown && shown.updated_at >= note.updated_at) return;
+  noteChanged(note);
+}
+
+export async function noteAction(id, action) {
+  answered(await api.noteAction(id, action));
+}
+
+export async function trashNote(note) {
+  await noteAction(note.id, "trash");
+  offerUndo(t("movedToTrash"), [note.id], (id) => noteAction(id, "restore"));
+}
+
+/// Edits a note in its card; the card is kept as the form until it closes.
+export function editInCard(item, note) {
+  invalidate($("notes"), note.id);
+  editNote(item, note, { saved: answered, closed: () => update() });
+}
+
+// What a card's buttons do.
+const actions = {
+  open: openNote,
+  filterTag: filterByTag,
+  action: noteAction,
+  edit: editInCard,
+  trash: trashNote,
+};
+
+function renderNotes(s) {
+  const { list, service, place } = s;
+  const offerKeep = place.filter.expired;
+  const items = list.notes.map((note) => ({
+    key: note.id,
+    data: { note, slow: (note.ai_status === "pending" && service.slow.get(note.id)) || null, offerKeep, maxAttempts: service.maxAttempts },
+  }));
+  renderKeyed(
+    $("notes"),
+    items,
+    (data, item) => card(data.note, { ...actions, ...data, selected: list.selected }, item),
+    (id) => id === s.editing,
+  );
+  // Written only when it changes: this runs on every render.
+  const empty = t(place.search ? "searchNone" : "empty");
+  $("notes-empty").hidden = list.notes.length > 0;
+  if ($("notes-empty").textContent !== empty) $("notes-empty").textContent = empty;
+  $("load-more").hidden = !list.hasMore;
+}
+
+// The list is drawn again only when something it shows changed.
+let drawn = {};
+onRender((s) => {
+  const inputs = {
+    notes: s.list.notes,
+    slow: s.service.slow,
+    filter: s.place.filter,
+    search: s.place.search,
+    maxAttempts: s.service.maxAttempts,
+    editing: s.editing,
+    hasMore: s.list.hasMore,
+  };
+  if (Object.keys(inputs).every((key) => inputs[key] === drawn[key])) return;
+  drawn = inputs;
+  renderNotes(s);
+});
+
+/// Relative times ("5 min ago") written again, nothing else touched.
+function refreshTimes() {
+  for (const time of document.querySelectorAll(".note time")) time.textContent = relativeTime(time.dateTime);
+}
+
+/// j/k: the next or previous card gets the focus (and its outline).
+export function moveSelection(step) {
+  const notes = state.list.notes;
+  if (!notes.length) return;
+  const at = notes.findIndex((note) => note.id === state.list.selected);
+  const next = Math.min(notes.length - 1, Math.max(0, at < 0 ? 0 : at + step));
+  select(notes[next].id);
+  if (next >= notes.length - 3) loadMore();
+}
+
+function select(id) {
+  const old = state.list.selected && elementFor($("notes"), state.list.selected);
+  if (old) old.classList.remove("selected");
+  state.list.selected = id;
+  const element = elementFor($("notes"), id);
+  if (!element) return;
+  element.classList.add("selected");
+  element.querySelector("a.open").focus();
+  element.scrollIntoView({ block: "nearest" });
+}
+
+/// The card element of a note on the list, if it is there.
+export const cardElement = (id) => elementFor($("notes"), id);
+
+whenShown("inbox", () => {
+  recheckNearTheEnd();
+  const selected = state.list.selected && cardElement(state.list.selected);
+  if (selected) selected.querySelector("a.open").focus();
+});
+
+export function wireNotes() {
+  $("load-more").addEventListener("click", guarded(loadMore));
+  nearTheEnd.observe($("load-more"));
+  $("clear-filter").addEventListener("click", () => setFilter({ tag: null, expired: false }));
+  $("review-expired").addEventListener("click", () => setFilter({ tag: null, expired: true }));
+  $("trash-expired").addEventListener("click", guarded(async () => {
+    const moved = await api.trashExpired();
+    setFilter({ tag: null, expired: false });
+    if (moved.count > 0) offerUndo(t("movedManyToTrash", { n: moved.count }), moved.ids, (id) => noteAction(id, "restore"));
+  }));
+  // Relative times ("5 min ago") stay true while the page is open.
+  setInterval(refreshTimes, 60_000);
+}

@@ -1,0 +1,88 @@
+// The page's state, in slices, and the one way to change it: `update(change)` applies a
+// change and schedules one render (a microtask: every change made in the same task —
+// a click, a chunk of live events read at once — is drawn once, before the next
+// paint). Renderers subscribe with `onRender`; each looks at its own slice and touches
+// only what differs. `flush()` draws now, for a person's own action whose answer must
+// be on the screen when the handler returns (the optimistic retry, a dismissal).
+//
+// Each render announces itself as a `inkling:render` DOM event with how long it took:
+// how the browser tests and the benchmark see the page's work without globals.
+
+export const state = {
+  // What the service says: counts, the provider, the notes the AI is slow on, a model
+  // download, the rules it enforces (expiry, limits).
+  service: {
+    counts: { pending: 0, failed: 0, expired: 0 },
+    health: null, // {state: "ready" | "model_missing" | "not_running", ...}
+    slow: new Map(), // note id → {timeouts, request_timeout_ms, next_deadline_ms}
+    pull: null, // {state: "running" | "done" | "failed", status, completed, total, error}
+    expiryDays: 30,
+    maxAttempts: 3,
+    limits: null, // /api/status `limits`, when the service sends them
+    offline: false,
+  },
+  // The banners' own memory. `retry`: a retry-all in flight (how many were sent back),
+  // so the banner can say "Retrying 3 notes…" and then "2 notes failed again".
+  // `dismissed`: banner id → what it said when put away; it comes back when it has
+  // something new to say.
+  banners: { retry: null, failedAgain: false, dismissed: new Map() },
+  // Where the page is; the address says the same (address.js).
+  place: {
+    view: "inbox",
+    open: null, // the note open in the detail view (its id)
+    filter: { tag: null, expired: false },
+    // The words in the search box: while there are any, the list is their hits, best
+    // first, one page (a search is ranked, not paged by date).
+    search: "",
+  },
+  // The notes list. A list is asked for on another connection than the live events
+  // and can be overtaken by a note's event: `loads` numbers list loads (only the
+  // newest applies), and `changedDuringLoad` keeps the notes that changed while one
+  // was in flight, applied over the list once it is in.
+  list: {
+    notes: [], // newest first, or a search's hits by rank
+    hasMore: false,
+    loadingMore: false,
+    buttonNear: false,
+    loads: 0,
+    changedDuringLoad: null,
+    // The card j/k moved to (a note id).
+    selected: null,
+  },
+  // The note being edited (its id), in its card or open: its card is kept as it is
+  // (the form, what is typed, the focus) while events patch the list around it.
+  editing: null,
+  detail: { note: null }, // the open note as the service said it
+  trash: { notes: [], loaded: false, hasMore: false },
+  tags: { list: [] },
+};
+
+const renderers = [];
+let scheduled = false;
+
+export function onRender(renderer) {
+  renderers.push(renderer);
+}
+
+/// Changes the state (`change` gets it and may alter any slice) and schedules a render.
+export function update(change) {
+  if (change) change(state);
+  if (scheduled) return;
+  scheduled = true;
+  queueMicrotask(flush);
+}
+
+/// Draws now (and what was scheduled is then drawn already).
+export function flush() {
+  scheduled = false;
+  const started = performance.now();
+  for (const renderer of renderers) {
+    try {
+      renderer(state);
+    } catch (error) {
+      // One broken view must not stop the others (nor the live feed that called).
+      console.error(error);
+    }
+  }
+  document.dispatchEvent(new CustomEvent("inkling:render", { detail: { ms: performance.now() - started } }));
+}
