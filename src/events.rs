@@ -38,7 +38,7 @@ pub struct OllamaStatusChanged {
 #[derive(Debug, Clone, PartialEq, Eq, Message)]
 #[rtype(result = "()")]
 pub struct NoteSlow {
-    pub slow: crate::actors::ai_worker::SlowNote,
+    pub slow: crate::api::worker::SlowNote,
 }
 
 /// How a model download is going: the wire type (`crate::api::pull`), heard through

@@ -10,6 +10,7 @@
 
 pub mod classify;
 pub mod enrichment;
+pub mod model_time;
 pub mod ollama;
 pub mod speed;
 

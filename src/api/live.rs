@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::notes::NoteView;
 use super::pull::ModelPullProgress;
-use crate::actors::ai_worker::SlowNote;
+use super::worker::SlowNote;
 use crate::ai::ProviderHealth;
 use crate::storage::NoteCounts;
 

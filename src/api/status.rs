@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// Named here too, so that readers of the status (the CLI) import only `crate::api`.
-pub use crate::actors::ai_worker::{SlowNote, WorkerState, WorkerStatus};
+pub use super::worker::{SlowNote, WorkerState, WorkerStatus};
 pub use crate::ai::ProviderHealth;
 use crate::configuration::Locale;
 use crate::storage::NoteCounts;
@@ -67,7 +67,7 @@ pub struct ServiceStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actors::ai_worker::WorkerState;
+    use crate::api::worker::WorkerState;
 
     #[test]
     fn the_status_reads_back_as_it_was_written_with_the_documented_field_names() {
@@ -96,7 +96,7 @@ mod tests {
                     step: 1,
                 },
                 queued: 3,
-                slow_notes: vec![crate::actors::ai_worker::SlowNote {
+                slow_notes: vec![crate::api::worker::SlowNote {
                     note_id: "n1".into(),
                     timeouts: 3,
                     request_timeout_ms: 120_000,

@@ -94,7 +94,7 @@ pub struct NotesImported {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AiModelTime {
     #[serde(rename = "use")]
-    pub usage: crate::actors::ai_worker::model_time::ModelUse,
+    pub usage: crate::api::worker::ModelUse,
     pub ms: u64,
 }
 

@@ -200,8 +200,8 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
 }
 
 /// The model's time from the per-use totals (`ModelTime::describe` says it in words).
-fn model_time(model_ms: &[u64; 10]) -> crate::actors::ai_worker::model_time::ModelTime {
-    use crate::actors::ai_worker::model_time::{ModelTime, ModelUse};
+fn model_time(model_ms: &[u64; 10]) -> crate::api::worker::ModelTime {
+    use crate::api::worker::{ModelTime, ModelUse};
     let mut time = ModelTime::default();
     for usage in ModelUse::ALL {
         time.add(usage, model_ms[usage.index()]);
@@ -331,7 +331,7 @@ mod tests {
 
     #[test]
     fn the_models_time_is_added_up_per_use_and_reported_with_the_waste_per_reason() {
-        use crate::actors::ai_worker::model_time::ModelUse;
+        use crate::api::worker::ModelUse;
         use crate::telemetry::events::AiModelTime;
         let time = |usage, ms| {
             (

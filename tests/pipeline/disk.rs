@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
-use inkling::actors::ai_worker::{GetWorkerStatus, WorkerState};
+use inkling::actors::ai_worker::GetWorkerStatus;
 use inkling::actors::inbox::RetryAllFailed;
+use inkling::api::worker::WorkerState;
 
 use crate::harness::{PausedSystem, Pipeline};
 use crate::small_disk::SmallDisk;

@@ -16,13 +16,14 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
-use inkling::actors::ai_worker::{GetWorkerStatus, WorkerState};
+use inkling::actors::ai_worker::GetWorkerStatus;
 use inkling::actors::hub::Subscribe;
 use inkling::actors::mailbox::Mailbox;
 use inkling::actors::ollama_monitor::IsChecking;
 use inkling::actors::repository::GetCounts;
 use inkling::actors::telemetry::FlushUsageLog;
 use inkling::ai::ollama::OllamaClient;
+use inkling::api::worker::WorkerState;
 use inkling::clock::{Clock, TokioClock};
 use inkling::configuration::Settings;
 use inkling::events::FailedCountChanged;

@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
-use inkling::actors::ai_worker::model_time::ModelUse;
-use inkling::actors::ai_worker::{GetWorkerStatus, WorkerState};
+use inkling::actors::ai_worker::GetWorkerStatus;
 use inkling::actors::ollama_monitor::Recheck;
 use inkling::ai::ProviderHealth;
+use inkling::api::worker::ModelUse;
+use inkling::api::worker::WorkerState;
 
 use crate::fake_ollama::Reply;
 use crate::harness::{PausedSystem, Pipeline};

@@ -10,7 +10,6 @@
 //! - [`queue`]: the in-memory queue, plain data;
 //! - [`core`]: the decisions, unit-tested without a runtime;
 //! - [`backoff`]: the waits' arithmetic;
-//! - [`model_time`]: where the model's time went (kept, loading, wasted per reason);
 //! - [`messages`]: what the other actors send it.
 //!
 //! The provider call runs as a spawned future (`ctx.spawn`, not `ctx.wait`), so the
@@ -19,7 +18,6 @@
 pub mod backoff;
 pub mod core;
 pub mod messages;
-pub mod model_time;
 pub mod queue;
 
 use std::rc::Rc;
@@ -27,8 +25,8 @@ use std::rc::Rc;
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
 
+pub use self::core::WorkerRules;
 use self::core::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore};
-pub use self::core::{SlowNote, WorkerRules, WorkerState, WorkerStatus};
 pub use self::messages::{Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
 use self::queue::QueuedJob;
 use super::handling;

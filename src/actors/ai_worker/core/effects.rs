@@ -3,9 +3,9 @@
 
 use chrono::{DateTime, Utc};
 
-use super::super::model_time::ModelUse;
 use super::SlowNote;
 use crate::ai::{CallPlan, FailureReason};
+use crate::api::worker::ModelUse;
 use crate::domain::{Enrichment, Note};
 
 /// What the actor does for the core. Each one that needs an answer names the method

@@ -63,10 +63,10 @@ pub use self::effects::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome};
 use self::model::Model;
 use self::policy::Park;
 pub use self::policy::{decide, FailureDecision};
-pub use self::status::{SlowNote, WorkerState, WorkerStatus};
-use super::model_time::ModelTime;
 use super::queue::Queue;
 use crate::ai::{ProviderHealth, RefusedAnswer};
+use crate::api::worker::ModelTime;
+pub(crate) use crate::api::worker::{SlowNote, WorkerState, WorkerStatus};
 use crate::configuration::{OllamaSettings, WorkerSettings};
 
 /// How many upcoming jobs' bodies are read in one query (at most 64 KiB each).

@@ -4,9 +4,9 @@
 
 use chrono::{DateTime, Utc};
 
-use super::super::model_time::ModelUse;
 use super::{after, Effect, WorkerCore};
 use crate::ai::{classify_reason, ProviderError};
+use crate::api::worker::ModelUse;
 
 /// Whether the model is loaded, as far as the worker knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

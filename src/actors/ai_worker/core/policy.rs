@@ -6,11 +6,11 @@
 use chrono::{DateTime, Utc};
 
 use super::super::backoff::{next_outage_step, outage_backoff, retry_backoff};
-use super::super::model_time::ModelUse;
 use super::super::queue::QueuedJob;
 use super::model::Model;
 use super::{after, Effect, Failure, MarkOutcome, WorkerCore, STORAGE_RETRY_DELAY};
 use crate::ai::{classify_reason, FailureReason, ProviderError, ProviderHealth};
+use crate::api::worker::ModelUse;
 use crate::configuration::WorkerSettings;
 use crate::domain::{timestamp, WaitReason};
 

@@ -4,10 +4,10 @@
 
 use chrono::{DateTime, Utc};
 
-use super::super::model_time::ModelUse;
 use super::super::queue::QueuedJob;
 use super::{Effect, PendingSave, SaveOutcome, WorkerCore};
 use crate::ai::FailureReason;
+use crate::api::worker::ModelUse;
 use crate::domain::Enrichment;
 
 impl WorkerCore {

@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, Utc};
 
+use super::{SlowNote, WorkerState, WorkerStatus};
 use super::{WorkerCore, SLOW_AFTER_TIMEOUTS};
-pub use crate::api::worker::{SlowNote, WorkerState, WorkerStatus};
 use crate::domain::timestamp;
 
 impl WorkerCore {

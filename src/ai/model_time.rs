@@ -9,7 +9,7 @@
 use crate::ai::FailureReason;
 use crate::configuration::Locale;
 
-pub use crate::api::worker::{ModelTime, ModelUse};
+use crate::api::worker::{ModelTime, ModelUse};
 
 impl ModelUse {
     /// The waste of a failed call of `reason`.
