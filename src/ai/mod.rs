@@ -17,27 +17,10 @@ pub mod speed;
 use futures_util::future::LocalBoxFuture;
 use futures_util::stream::LocalBoxStream;
 
+pub use crate::api::provider::ProviderHealth;
 pub use classify::{classify_reason, FailureReason, ProviderError, RefusedAnswer};
 
 use crate::domain::Enrichment;
-
-/// What the provider's health check found.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum ProviderHealth {
-    /// Answering, and the configured model is installed.
-    Ready,
-    /// Answering, but the configured model is not installed: `ollama pull MODEL`.
-    ModelMissing { model: String },
-    /// Not answering (not running, wrong URL, or not Ollama).
-    NotRunning { detail: String },
-}
-
-impl ProviderHealth {
-    pub fn is_ready(&self) -> bool {
-        matches!(self, ProviderHealth::Ready)
-    }
-}
 
 /// One line of a model download's progress (Ollama's `/api/pull` stream).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

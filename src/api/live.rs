@@ -18,11 +18,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::notes::NoteCounts;
 use super::notes::NoteView;
+use super::provider::ProviderHealth;
 use super::pull::ModelPullProgress;
 use super::worker::SlowNote;
-use crate::ai::ProviderHealth;
-use crate::storage::NoteCounts;
 
 /// One live event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

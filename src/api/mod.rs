@@ -7,6 +7,7 @@
 //! [`worker`]'s types but does not own them.
 //!
 //! - [`status`]: `GET /api/status` (`ServiceStatus`, the per-actor counters, the limits);
+//! - [`provider`]: the provider's health;
 //! - [`worker`]: what the AI worker is doing, its slow notes and the model's time;
 //! - [`notes`]: a note as the API returns it, and a note's detail;
 //! - [`requests`]: the bodies and query strings the routes take;
@@ -17,6 +18,7 @@
 
 pub mod live;
 pub mod notes;
+pub mod provider;
 pub mod pull;
 pub mod replies;
 pub mod requests;

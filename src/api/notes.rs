@@ -4,8 +4,30 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{timestamp, AiStatus, Note};
-/// A search hit (`GET /api/notes?q=`) as the store finds it; named here for the CLI.
-pub use crate::storage::{SearchHit, SnippetPart};
+
+/// The counts the status route and the inbox banners show.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NoteCounts {
+    pub pending: u64,
+    pub failed: u64,
+    pub expired: u64,
+}
+
+/// One piece of a snippet: text, and whether it is one of the words searched for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnippetPart {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub matched: bool,
+}
+
+/// One note found by a search, with the piece of its body that matched.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct SearchHit {
+    #[serde(flatten)]
+    pub note: Note,
+    pub snippet: Vec<SnippetPart>,
+}
 
 /// A note as every answer and live event carries it: the stored note, and the facts
 /// about its expiry at the time the answer was made, so the page does not compute them.

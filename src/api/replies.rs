@@ -5,10 +5,6 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-/// `GET /api/tags` and `POST /api/tags/{tag}/rename` answer with the store's own
-/// types; named here for the CLI.
-pub use crate::storage::{TagCount, TagRenamed};
-
 /// `{"count": n}`: how many notes a bulk operation touched (retry-all, empty the
 /// trash), or how many sessions ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,4 +58,22 @@ pub struct SessionOpened {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
     pub error: String,
+}
+
+/// A tag and how many active notes have it (`GET /api/tags`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TagCount {
+    pub tag: String,
+    pub count: u64,
+}
+
+/// What a tag rename did (`POST /api/tags/{tag}/rename`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TagRenamed {
+    /// The tag's name now.
+    pub tag: String,
+    /// How many notes changed.
+    pub notes: u64,
+    /// The new name was in use already: the two tags are one now.
+    pub merged: bool,
 }

@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::notes::NoteCounts;
+pub use super::provider::ProviderHealth;
 /// Named here too, so that readers of the status (the CLI) import only `crate::api`.
 pub use super::worker::{SlowNote, WorkerState, WorkerStatus};
-pub use crate::ai::ProviderHealth;
-use crate::configuration::Locale;
-use crate::storage::NoteCounts;
+use crate::words::Locale;
 
 /// One actor's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,12 +11,14 @@
 //!   `autostart.rs` (needs no service);
 //! - `render.rs`: the answers as text for a terminal, plain functions;
 //! - `input.rs`: what a command reads from the person (standard input, the editor);
+//! - `invocation.rs`: what every command of one run shares (the client, the output);
 //! - `output.rs`: standard output, which ends a command quietly when its reader goes.
 
 mod ai;
 pub mod arguments;
 mod autostart;
 mod input;
+mod invocation;
 mod lifecycle;
 mod notes;
 mod output;
@@ -34,21 +36,8 @@ pub use autostart::run_autostart;
 
 use crate::client::{ClientError, ServiceClient};
 use crate::configuration::Settings;
+pub(crate) use invocation::Invocation;
 use output::Output;
-
-/// One run of a client command: the service it talks to, where its answers go, and
-/// what every command shares.
-pub(crate) struct Invocation<'a> {
-    client: &'a ServiceClient,
-    out: Output,
-    /// `--json`: the service's answer as JSON instead of text.
-    json: bool,
-    /// `http.max_body_bytes`: a note read from standard input or a file is refused
-    /// above it before it is sent.
-    max_body_bytes: usize,
-    /// Where `export-notes` makes its folder without `--out`.
-    exports_dir: PathBuf,
-}
 
 /// Runs a client subcommand against the running service; returns the exit status.
 pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {

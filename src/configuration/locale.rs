@@ -2,14 +2,7 @@
 
 use serde::Deserialize;
 
-/// The language of what inkling writes for people (stats.md, the tray, the inbox page).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Locale {
-    #[default]
-    En,
-    Ko,
-}
+pub use crate::words::Locale;
 
 /// The `locale` key: a language, or empty for "the environment's `LANG`".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -11,8 +11,9 @@ pub mod migrations;
 pub mod search;
 pub mod store;
 
+pub use crate::api::notes::SnippetPart;
 pub use crate::domain::WaitReason;
-pub use search::{SearchQuery, SnippetPart};
+pub use search::SearchQuery;
 pub use store::{
     Changed, Edited, Imported, Job, NoteCounts, SearchHit, Store, StoreError, StoreResult,
     TagCount, TagRenamed,

@@ -10,7 +10,7 @@
 //! and a tag match more than the body; ties (and queries of short words only, which
 //! have no rank) newest first.
 
-use serde::{Deserialize, Serialize};
+use crate::api::notes::SnippetPart;
 
 /// The longest query taken, in characters.
 pub const MAX_QUERY_CHARS: usize = 500;
@@ -78,14 +78,6 @@ impl SearchQuery {
             })
             .collect()
     }
-}
-
-/// One piece of a snippet: text, and whether it is one of the words searched for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SnippetPart {
-    pub text: String,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub matched: bool,
 }
 
 /// A snippet on one line, its matched words in `[brackets]` (`inkling search`).

@@ -9,11 +9,12 @@
 
 use std::fmt::Display;
 
-use crate::configuration::Locale;
-
 mod en;
 mod ko;
+mod locale;
 mod table;
+
+pub use locale::Locale;
 
 pub use table::Words;
 

@@ -8,6 +8,7 @@ use rusqlite::{params, params_from_iter, OptionalExtension, Row, TransactionBeha
 
 use super::tags::{set_note_tags, tags_in_use, to_json};
 use super::{Store, StoreError, StoreResult};
+use crate::api::notes::NoteCounts;
 use crate::domain::{timestamp, AiStatus, ListFilter, Note, NoteBody, NoteEdit};
 
 /// A note after an edit, with what it was before.
@@ -20,14 +21,6 @@ pub struct Edited {
     pub body_changed: bool,
     /// Anything was written.
     pub changed: bool,
-}
-
-/// The counts the status route and the inbox banners show.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct NoteCounts {
-    pub pending: u64,
-    pub failed: u64,
-    pub expired: u64,
 }
 
 /// Active notes with a status (?1).

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, params_from_iter, OptionalExtension, Row, TransactionBehavior};
 
-use super::found;
+use super::error::found;
 use super::tags::{set_note_tags, tags_in_use, to_json};
 use super::{Store, StoreError, StoreResult};
 use crate::domain::{timestamp, AiStatus, Enrichment, Note, WaitReason};

@@ -8,19 +8,12 @@ use rusqlite::types::Value;
 
 use super::notes::{note_from_row, NOTE_COLUMNS, NOTE_COLUMN_COUNT};
 use super::{Store, StoreResult};
+use crate::api::notes::SearchHit;
 use crate::domain::{ListFilter, Note};
-use crate::storage::search::{self, SearchQuery, SnippetPart};
+use crate::storage::search::{self, SearchQuery};
 
 /// Matches ranked in the search index per result wanted (`Store::search`).
 pub const SEARCH_CANDIDATES: u32 = 4;
-
-/// One note found by a search, with the piece of its body that matched.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct SearchHit {
-    #[serde(flatten)]
-    pub note: Note,
-    pub snippet: Vec<SnippetPart>,
-}
 
 impl Store {
     /// Notes matching `query` (and `filter`'s status, tag, trash and expired; its

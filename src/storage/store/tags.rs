@@ -7,26 +7,9 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{Store, StoreError, StoreResult};
+use crate::api::replies::{TagCount, TagRenamed};
 use crate::domain::timestamp;
 use crate::tags::Vocabulary;
-
-/// A tag and how many active notes have it (`GET /api/tags`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TagCount {
-    pub tag: String,
-    pub count: u64,
-}
-
-/// What a tag rename did (`POST /api/tags/{tag}/rename`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TagRenamed {
-    /// The tag's name now.
-    pub tag: String,
-    /// How many notes changed.
-    pub notes: u64,
-    /// The new name was in use already: the two tags are one now.
-    pub merged: bool,
-}
 
 impl Store {
     /// Every tag of an active note with how many active notes have it, most used first
