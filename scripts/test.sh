@@ -37,7 +37,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # axe-core, the accessibility scan the browser tests run in the page
-# (tests/browser/accessibility.rs), from npm's registry, pinned and checked against
+# (tests/browser/harness.rs), from npm's registry, pinned and checked against
 # the sha512 the registry publishes for it. Kept in target/, so a clean build gets it again.
 axe_version=4.10.3
 axe_sha512=5e6edba515e70d25f6604d9815f064d859c5d1ea7ab661bbc4f87c88779ef0c21cae0abbeb636471ef39e9d62d2582e4b88a1866f19f4ecfcf6d986275e4dc12
@@ -53,13 +53,13 @@ if [ ! -f "$axe" ] || ! grep -q "axe v$axe_version" "$axe"; then
   rm -f "$tarball"
 fi
 
-# The disk-full tests mount a small tmpfs; without root or CAP_SYS_ADMIN they pass
-# without asserting anything. Say so here, where it is seen.
+# The disk-full tests mount a small tmpfs, which needs root or CAP_SYS_ADMIN: they fail
+# saying so where they cannot (tests/support/small_disk.rs). Say it here too, first.
 probe=$(mktemp -d)
 if mount -t tmpfs -o size=64k tmpfs "$probe" 2>/dev/null; then
   umount "$probe"
 else
-  echo "==> note: cannot mount a tmpfs here; the disk-full tests (tests/*/disk.rs) will be skipped"
+  echo "==> warning: cannot mount a tmpfs here; the disk-full tests (tests/*/disk.rs) will fail: run as root"
 fi
 rmdir "$probe"
 

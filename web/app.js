@@ -40,7 +40,7 @@ function applyStatus(status) {
     service.counts = status.counts;
     service.expiryDays = status.expiry_days;
     service.maxAttempts = status.max_attempts || service.maxAttempts;
-    service.limits = status.limits || null;
+    service.limits = status.limits;
     if (status.provider) service.health = status.provider;
     const slow = new Map(service.slow);
     for (const note of (status.worker && status.worker.slow_notes) || []) slow.set(note.note_id, note);

@@ -122,7 +122,7 @@ function matchesFilter(note) {
   const filter = state.place.filter;
   if (note.deleted_at) return false;
   if (filter.tag && !note.tags.includes(filter.tag)) return false;
-  return !filter.expired || isExpired(note, state.service.expiryDays);
+  return !filter.expired || isExpired(note);
 }
 
 /// Where a note goes in a list newest first: the index of the first note not newer.

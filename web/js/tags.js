@@ -38,7 +38,7 @@ export function tagRow({ tag, count, maxChars }, row) {
   const form = document.createElement("form");
   const name = document.createElement("input");
   name.value = tag;
-  name.maxLength = maxChars;
+  if (maxChars) name.maxLength = maxChars;
   name.setAttribute("aria-label", t("renameTo", { tag }));
   const submit = document.createElement("button");
   submit.type = "submit";
