@@ -153,6 +153,10 @@ pub struct NoteEdit {
     pub title: Option<String>,
     /// Normalised ([`crate::tags::normalize`]), duplicates dropped; may be empty.
     pub tags: Option<Vec<String>>,
+    /// The body the edit was made from, when it was computed from it (a ticked
+    /// checklist item): the edit is refused if the note's body is no longer this, so a
+    /// change made meanwhile elsewhere is never overwritten.
+    pub made_from_body: Option<String>,
 }
 
 impl NoteEdit {
@@ -168,7 +172,18 @@ impl NoteEdit {
         let body = body.map(|b| NoteBody::parse(b, body_limit)).transpose()?;
         let title = title.as_deref().map(parse_title).transpose()?;
         let tags = tags.as_deref().map(parse_tags).transpose()?;
-        Ok(NoteEdit { body, title, tags })
+        Ok(NoteEdit {
+            body,
+            title,
+            tags,
+            made_from_body: None,
+        })
+    }
+
+    /// This edit, applied only while the note's body is still `body`.
+    pub fn made_from(mut self, body: String) -> Self {
+        self.made_from_body = Some(body);
+        self
     }
 }
 

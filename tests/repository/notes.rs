@@ -242,3 +242,34 @@ fn an_edit_of_a_note_in_the_trash_or_of_no_note_is_refused_and_writes_nothing() 
         Err(StoreError::NotFound(_))
     ));
 }
+
+#[test]
+fn an_edit_made_from_a_body_that_changed_meanwhile_is_refused_and_the_other_change_stays() {
+    let mut store = store();
+    let id = capture(&mut store, "- [ ] milk\n- [ ] eggs", t0());
+    // Two windows read the same body; one edits it, then the other ticks from it.
+    let read_by_both = store.get(&id).unwrap().body;
+    store
+        .edit(
+            &id,
+            &edit(Some("- [ ] milk\n- [ ] eggs\n- [ ] bread"), None, None),
+            t0() + Duration::seconds(1),
+        )
+        .unwrap();
+    let tick = edit(Some("- [x] milk\n- [ ] eggs"), None, None).made_from(read_by_both);
+    let refused = store.edit(&id, &tick, t0() + Duration::seconds(2));
+    assert!(
+        matches!(&refused, Err(StoreError::Conflict(m)) if m.contains("changed meanwhile")),
+        "{refused:?}"
+    );
+    assert_eq!(
+        store.get(&id).unwrap().body,
+        "- [ ] milk\n- [ ] eggs\n- [ ] bread",
+        "the other window's edit stands"
+    );
+    // Made from the body as it is now, the tick goes through.
+    let now = store.get(&id).unwrap().body;
+    let tick = edit(Some("- [x] milk\n- [ ] eggs\n- [ ] bread"), None, None).made_from(now);
+    store.edit(&id, &tick, t0() + Duration::seconds(3)).unwrap();
+    assert_invariants(&store);
+}

@@ -200,6 +200,15 @@ impl Store {
                 "note {note_id} is in the trash; restore it first"
             )));
         }
+        if edit
+            .made_from_body
+            .as_ref()
+            .is_some_and(|made_from| *made_from != before.body)
+        {
+            return Err(StoreError::Conflict(format!(
+                "note {note_id} was changed meanwhile (in another window or the command line), so nothing was changed; open it again and retry"
+            )));
+        }
         let body = edit
             .body
             .as_ref()
