@@ -93,13 +93,13 @@ impl Application {
             locale: settings.locale(),
             expiry_days: settings.expiry.days,
             port,
-            live_feeds: http::live::LiveFeeds::default(),
+            live_feeds: http::routes::live::LiveFeeds::default(),
         });
         let token = web::Data::new(ApiToken(token));
         let open_codes = web::Data::new(OpenCodes::default());
         let tray_codes = open_codes.clone();
         let sessions = web::Data::new(sessions);
-        let origins = web::Data::new(http::guard::AllowedOrigins::for_port(
+        let origins = web::Data::new(http::server::guard::AllowedOrigins::for_port(
             port,
             settings.http.bind,
         ));
@@ -107,11 +107,11 @@ impl Application {
         let app = move || {
             App::new()
                 .wrap(actix_web::middleware::from_fn(
-                    http::guard::check_host_and_origin,
+                    http::server::guard::check_host_and_origin,
                 ))
-                // Outermost: a refused request ends its connection (connection.rs).
+                // Outermost: a refused request ends its connection (src/http/server/connection.rs).
                 .wrap(actix_web::middleware::from_fn(
-                    http::connection::end_after_refusal,
+                    http::server::connection::end_after_refusal,
                 ))
                 .app_data(state.clone())
                 .app_data(token.clone())
@@ -121,7 +121,7 @@ impl Application {
                 .configure(|cfg| http::configure(cfg, max_body_bytes))
         };
         // One thread: requests only hop to actors, and SQLite's single writer is the
-        // bottleneck, not HTTP. Not actix-web's HttpServer: see src/http/server.rs.
+        // bottleneck, not HTTP. Not actix-web's HttpServer: see src/http/server/listener.rs.
         let server = server.start(app).context("cannot start the HTTP server")?;
 
         if settings.tray.enabled {

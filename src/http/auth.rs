@@ -14,10 +14,10 @@ use actix_web::http::header::AUTHORIZATION;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, ResponseError};
 
-use super::connection::{signed_in, Connection};
-use super::error::ApiError;
-use super::AppState;
 use crate::api_token;
+use crate::http::error::ApiError;
+use crate::http::server::connection::{signed_in, Connection};
+use crate::http::state::AppState;
 use crate::sessions::Sessions;
 
 /// Which credential let a request in: routes that care (the live feed ends with its
@@ -73,7 +73,7 @@ pub async fn require_credential(
         Ok(response.map_into_boxed_body())
     } else {
         // An answer, not an error: the outer layers see its status and end the
-        // connection with `Connection: close` (connection.rs).
+        // connection with `Connection: close` (server/connection.rs).
         Ok(req.into_response(ApiError::Unauthorized.error_response()))
     }
 }

@@ -1,11 +1,11 @@
-//! The HTTP server itself (src/http/server.rs), with a two-route app: the service exists
+//! The HTTP server itself (src/http/server/listener.rs), with a two-route app: the service exists
 //! only while a client is connected, the connection cap, and graceful stop.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::{web, App, HttpResponse};
-use inkling::http::connection::{Connection, Stage};
+use inkling::http::server::connection::{Connection, Stage};
 use inkling::http::server::{Server, ServerHandle, ServerOptions, ServerStatus};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -2,7 +2,7 @@
 //! lock the user out"; docs/ARCHITECTURE.md, "Connection slots"): silent connections, bodies
 //! that never end, and live feeds left open cannot lock the user out. Against the real
 //! binary over real sockets, the way the attacks were made; the body's deadline itself
-//! is tested on virtual time in `src/http/body.rs`.
+//! is tested on virtual time in `src/http/server/body.rs`.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -224,7 +224,7 @@ fn live_feeds_are_capped_and_captures_go_on() {
             other => panic!("{:?}", String::from_utf8_lossy(other)),
         }
     }
-    assert_eq!(feeds.len(), inkling::http::live::MAX_LIVE_FEEDS);
+    assert_eq!(feeds.len(), inkling::http::routes::live::MAX_LIVE_FEEDS);
     assert_eq!(refused, 300 - feeds.len());
 
     capture_works(&service, &token, "captured beside 32 feeds");

@@ -8,7 +8,7 @@
 //! replays state topics), so a page that connects or reconnects needs to ask nothing.
 //!
 //! A client that goes away is noticed at once: the server ends the connection when
-//! the client closes its side (`server.rs`), the stream is dropped with it, and the
+//! the client closes its side (`server/listener.rs`), the stream is dropped with it, and the
 //! feed's actor stops as its channel closes (the hub then drops its subscriptions). A
 //! comment line every 30 s keeps proxies and idle timers from cutting a quiet feed. The
 //! stream ends when the server stops; the page then retries until the service is back.
@@ -16,7 +16,7 @@
 //! At most [`MAX_LIVE_FEEDS`] are open at a time (a person has a few tabs; a runaway
 //! script could open hundreds): past that a feed is refused with 503 and its
 //! connection closed. A feed's connection is never evicted at the connection cap
-//! (`connection.rs`), and the feeds' own cap keeps them from taking every slot.
+//! (`server/connection.rs`), and the feeds' own cap keeps them from taking every slot.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -28,10 +28,6 @@ use actix_web::{web, HttpMessage, HttpResponse, ResponseError};
 use futures_util::StreamExt;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
-use super::auth::Credential;
-use super::connection::{Connection, Stage};
-use super::error::ApiError;
-use super::AppState;
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::{Mailbox, Subscriber};
 use crate::api::live::LiveEvent;
@@ -40,6 +36,10 @@ use crate::events::{
     CountsChanged, FailedCountChanged, ModelPullProgress, NoteChanged, NoteSlow, NotesChanged,
     OllamaStatusChanged,
 };
+use crate::http::auth::Credential;
+use crate::http::error::ApiError;
+use crate::http::server::connection::{Connection, Stage};
+use crate::http::state::AppState;
 use crate::sessions::Sessions;
 
 const KEEP_ALIVE: Duration = Duration::from_secs(30);

@@ -22,7 +22,7 @@ use actix_web::web::{Bytes, BytesMut};
 use actix_web::{HttpMessage, ResponseError};
 use futures_util::StreamExt;
 
-use super::error::ApiError;
+use crate::http::error::ApiError;
 
 /// How long a request's body may take to arrive once its head is in.
 pub const BODY_DEADLINE: Duration = Duration::from_secs(5);

@@ -1,50 +1,47 @@
-//! The inbox page: `GET /` and its assets, embedded from `web/` (no build step, no
-//! CDN: the page works offline), and its sessions: `POST /session`, where the page
-//! trades the one-time code from its address for a session, and the routes that end
-//! them.
+//! The inbox page: `GET /` and `GET /assets/{name}`, embedded from `web/` (no build
+//! step, no CDN: the page works offline). The page's sessions are `sessions.rs`.
 //!
 //! Everything is served with a Content-Security-Policy that allows only this origin's
 //! own scripts and styles, so even a note body full of markup cannot run code.
 
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY};
 use actix_web::{web, HttpResponse};
-use serde::Deserialize;
 
-use super::auth::{bearer, ApiToken};
-use super::error::ApiError;
-use super::AppState;
-use crate::api_token;
 use crate::app_icon::APP_ICON_SVG;
-use crate::open_codes::OpenCodes;
-use crate::sessions::Sessions;
 
-const INDEX_HTML: &str = include_str!("../../web/index.html");
-const APP_JS: &str = include_str!("../../web/app.js");
-const STYLE_CSS: &str = include_str!("../../web/style.css");
-const I18N_JSON: &str = include_str!("../../web/i18n.json");
+const INDEX_HTML: &str = include_str!("../../../web/index.html");
+const APP_JS: &str = include_str!("../../../web/app.js");
+const STYLE_CSS: &str = include_str!("../../../web/style.css");
+const I18N_JSON: &str = include_str!("../../../web/i18n.json");
 
 /// The page's ES modules, `web/js/<name>.js`, served at `/assets/<name>.js` (beside
 /// `app.js`, the entry, which imports them): one line a module.
 const MODULES: &[(&str, &str)] = &[
-    ("api.js", include_str!("../../web/js/api.js")),
-    ("banners.js", include_str!("../../web/js/banners.js")),
-    ("capture.js", include_str!("../../web/js/capture.js")),
-    ("card.js", include_str!("../../web/js/card.js")),
-    ("dom.js", include_str!("../../web/js/dom.js")),
-    ("edit.js", include_str!("../../web/js/edit.js")),
-    ("facts.js", include_str!("../../web/js/facts.js")),
-    ("i18n.js", include_str!("../../web/js/i18n.js")),
-    ("keyed-list.js", include_str!("../../web/js/keyed-list.js")),
-    ("keys.js", include_str!("../../web/js/keys.js")),
-    ("live.js", include_str!("../../web/js/live.js")),
-    ("navigation.js", include_str!("../../web/js/navigation.js")),
-    ("note-view.js", include_str!("../../web/js/note-view.js")),
-    ("notes.js", include_str!("../../web/js/notes.js")),
-    ("stats.js", include_str!("../../web/js/stats.js")),
-    ("store.js", include_str!("../../web/js/store.js")),
-    ("tags.js", include_str!("../../web/js/tags.js")),
-    ("transfer.js", include_str!("../../web/js/transfer.js")),
-    ("trash.js", include_str!("../../web/js/trash.js")),
+    ("api.js", include_str!("../../../web/js/api.js")),
+    ("banners.js", include_str!("../../../web/js/banners.js")),
+    ("capture.js", include_str!("../../../web/js/capture.js")),
+    ("card.js", include_str!("../../../web/js/card.js")),
+    ("dom.js", include_str!("../../../web/js/dom.js")),
+    ("edit.js", include_str!("../../../web/js/edit.js")),
+    ("facts.js", include_str!("../../../web/js/facts.js")),
+    ("i18n.js", include_str!("../../../web/js/i18n.js")),
+    (
+        "keyed-list.js",
+        include_str!("../../../web/js/keyed-list.js"),
+    ),
+    ("keys.js", include_str!("../../../web/js/keys.js")),
+    ("live.js", include_str!("../../../web/js/live.js")),
+    (
+        "navigation.js",
+        include_str!("../../../web/js/navigation.js"),
+    ),
+    ("note-view.js", include_str!("../../../web/js/note-view.js")),
+    ("notes.js", include_str!("../../../web/js/notes.js")),
+    ("stats.js", include_str!("../../../web/js/stats.js")),
+    ("store.js", include_str!("../../../web/js/store.js")),
+    ("tags.js", include_str!("../../../web/js/tags.js")),
+    ("transfer.js", include_str!("../../../web/js/transfer.js")),
+    ("trash.js", include_str!("../../../web/js/trash.js")),
 ];
 
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
@@ -75,65 +72,6 @@ pub async fn assets(name: web::Path<String>) -> HttpResponse {
             None => HttpResponse::NotFound().json(serde_json::json!({ "error": "no such asset" })),
         },
     }
-}
-
-/// What the page trades for its session: a one-time code (`inkling open`, the tray),
-/// or the API token itself (scripts, tests).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SessionRequest {
-    pub code: Option<String>,
-    pub token: Option<String>,
-}
-
-/// `POST /session {"code": "..."}` (or `{"token": "..."}`) → 200 `{"session": "...",
-/// "idle_expiry_days": 30}`, or 401. A code opens once, within a minute of being
-/// handed out. The page keeps the session in its own origin's storage
-/// (`src/sessions.rs`).
-pub async fn open_session(
-    token: web::Data<ApiToken>,
-    sessions: web::Data<Sessions>,
-    codes: web::Data<OpenCodes>,
-    state: web::Data<AppState>,
-    request: web::Json<SessionRequest>,
-) -> Result<HttpResponse, ApiError> {
-    let granted = match (&request.code, &request.token) {
-        (Some(code), None) => codes.redeem(code.trim(), std::time::Instant::now()),
-        (None, Some(given)) => api_token::matches(&token.0, given.trim()),
-        _ => false,
-    };
-    if !granted {
-        return Err(ApiError::Unauthorized);
-    }
-    let session = sessions.open(state.clock.now())?;
-    Ok(HttpResponse::Ok()
-        .insert_header((CACHE_CONTROL, "no-store"))
-        .json(crate::api::replies::SessionOpened {
-            session,
-            idle_expiry_days: crate::sessions::IDLE_EXPIRY.num_days(),
-        }))
-}
-
-/// `POST /api/session/end` → 204: the page signs out (its session ends; a token is
-/// not a session and is left alone).
-pub async fn end_session(
-    request: actix_web::HttpRequest,
-    sessions: web::Data<Sessions>,
-) -> Result<HttpResponse, ApiError> {
-    if let Some(given) = bearer(&request) {
-        sessions.end(given)?;
-    }
-    Ok(HttpResponse::NoContent().finish())
-}
-
-/// `POST /api/sessions/end-all` → `{"count": n}`: every page is signed out
-/// (`inkling logout --all`).
-pub async fn end_all_sessions(sessions: web::Data<Sessions>) -> Result<HttpResponse, ApiError> {
-    let count = sessions.end_all()?;
-    tracing::info!(count, "every inbox session ended");
-    Ok(HttpResponse::Ok().json(crate::api::replies::Count {
-        count: count as u64,
-    }))
 }
 
 #[cfg(test)]

@@ -5,8 +5,6 @@ use actix_web::{web, HttpResponse};
 use futures_util::StreamExt;
 use serde::Deserialize;
 
-use super::error::ApiError;
-use super::AppState;
 use crate::actors::inbox::Import;
 use crate::actors::mailbox::Mailbox;
 use crate::actors::repository::{ListNotes, RepositoryActor};
@@ -15,6 +13,8 @@ use crate::api::requests::ImportRequest;
 use crate::clock::SharedClock;
 use crate::domain::{timestamp, ListFilter, Note};
 use crate::export::{json_head, JSON_SEPARATOR, JSON_TAIL};
+use crate::http::error::ApiError;
+use crate::http::state::AppState;
 use crate::telemetry::events::{NoFields, UsageEvent};
 
 /// `GET /api/notes/export` query.

@@ -5,21 +5,21 @@
 //! Why this exists: a few hundred silent connections (a request head, then no body; a
 //! chunked body that never ends; live feeds left open) used to fill the server's 256
 //! slots, and every capture, page load and CLI call waited for as long as they stayed.
-//! Three rules, written here and in `server.rs`, make that impossible:
+//! Three rules, written here and in `listener.rs`, make that impossible:
 //!
 //! - **At the cap, the oldest connection that has shown no credential goes.** A
 //!   connection is [`Stage::Unproven`] from its accept until a request on it passes the
 //!   credential check, and again between requests. A newcomer at the cap evicts the
 //!   oldest such connection instead of waiting behind it; a request that carried the
 //!   token or a session, and the live feed, are never evicted (the feeds have their own
-//!   cap, `live.rs`, well below the connection cap). Whoever floods the port only pushes
+//!   cap, `routes/live.rs`, well below the connection cap). Whoever floods the port only pushes
 //!   out their own connections.
 //! - **A refused request ends its connection.** After 401, 403, 408 or 413 the
 //!   server stops reading ([`Connection::close_after_response`]): it neither drains a
 //!   body nobody wants nor waits for the next request.
 //! - **A client that hangs up is gone at once**: the server reads the end of its stream
 //!   even while it streams an answer (half-closed connections are not kept, see
-//!   `server.rs`), so a departed live feed frees its slot when the client leaves.
+//!   `listener.rs`), so a departed live feed frees its slot when the client leaves.
 //!
 //! [`ClientStream`] is the socket as actix-http sees it: it reads nothing more once the
 //! connection is to close, and gives the answers actix-http makes itself (431 for an

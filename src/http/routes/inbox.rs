@@ -1,0 +1,32 @@
+//! The inbox as a whole: `GET /api/inbox/failed-count`,
+//! `POST /api/inbox/retry-all-failed` and `POST /api/inbox/trash-expired`.
+
+use actix_web::{web, HttpResponse};
+
+use crate::actors::inbox::{RetryAllFailed, TrashExpired};
+use crate::actors::repository::CountFailed;
+use crate::api::replies::{Count, TrashedExpired};
+use crate::http::error::ApiError;
+use crate::http::state::AppState;
+
+/// `GET /api/inbox/failed-count` → a JSON number.
+pub async fn failed_count(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let count = state.services.repository.send(CountFailed).await??;
+    Ok(HttpResponse::Ok().json(count))
+}
+
+/// `POST /api/inbox/retry-all-failed` → `{"count": n}`.
+pub async fn retry_all_failed(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let count = state.services.inbox.send(RetryAllFailed).await??;
+    Ok(HttpResponse::Ok().json(Count { count }))
+}
+
+/// `POST /api/inbox/trash-expired` → `{"count": n, "ids": [...]}`: the notes moved to
+/// the trash (the page's Undo restores them).
+pub async fn trash_expired(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let ids = state.services.inbox.send(TrashExpired).await??;
+    Ok(HttpResponse::Ok().json(TrashedExpired {
+        count: ids.len() as u64,
+        ids,
+    }))
+}

@@ -1,0 +1,127 @@
+//! The route table: every path the service answers, and the handlers behind them, one
+//! file per resource. Each handler validates its input, sends one typed message and
+//! shapes the reply; no business logic lives here.
+//!
+//! - [`notes`]: capture, list and search, show, edit, tick, keep, enrich;
+//! - [`trash`]: to the trash and back, delete for good, empty the trash;
+//! - [`tags`]: the tags in use, rename or merge one everywhere;
+//! - [`inbox`]: the failed count, retry every failed note, trash the expired;
+//! - [`provider`]: recheck the AI provider, pull its model;
+//! - [`status`]: the service's status, its identity proof;
+//! - [`usage`]: stats from the usage log, the log exported;
+//! - [`sessions`]: the page's one-time codes and sessions;
+//! - [`live`]: `GET /api/events`, live updates as server-sent events;
+//! - [`transfer`]: every note out as one JSON document, streamed; notes back in;
+//! - [`page`]: `GET /`, the inbox page and its assets.
+
+pub mod inbox;
+pub mod live;
+pub mod notes;
+pub mod page;
+pub mod provider;
+pub mod sessions;
+pub mod status;
+pub mod tags;
+pub mod transfer;
+pub mod trash;
+pub mod usage;
+
+use actix_web::middleware::from_fn;
+use actix_web::{web, HttpResponse};
+
+use crate::api::requests::body_limit;
+use crate::http::server::body;
+use crate::http::{auth, error};
+
+/// Registers the routes, and the middleware that belongs to them: the body's deadline
+/// in front of every route, behind the credential check in `/api` (so that a
+/// stranger's body is never read). The outermost layers are the app's (`startup.rs`).
+pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
+    let limit = body_limit(max_body_bytes);
+    let json = web::JsonConfig::default()
+        .limit(limit)
+        .error_handler(|err, _| error::json_error(err).into());
+    let query = web::QueryConfig::default().error_handler(|err, _| error::query_error(err).into());
+    cfg.app_data(json)
+        .app_data(query)
+        .app_data(web::Data::new(body::BodyLimit(limit)))
+        .service(
+            web::scope("/api")
+                .wrap(from_fn(body::read_within_deadline))
+                .wrap(from_fn(auth::require_credential))
+                .service(endpoint("/status").route(web::get().to(status::status)))
+                .service(endpoint("/open-code").route(web::post().to(sessions::open_code)))
+                .service(endpoint("/session/end").route(web::post().to(sessions::end_session)))
+                .service(
+                    endpoint("/sessions/end-all").route(web::post().to(sessions::end_all_sessions)),
+                )
+                .service(
+                    endpoint("/notes")
+                        .route(web::get().to(notes::list))
+                        .route(web::post().to(notes::capture)),
+                )
+                // Before `/notes/{id}`: "export" and "import" are not ids.
+                .service(endpoint("/notes/export").route(web::get().to(transfer::export)))
+                .service(endpoint("/notes/import").route(web::post().to(transfer::import)))
+                .service(
+                    endpoint("/notes/{id}")
+                        .route(web::get().to(notes::show))
+                        .route(web::patch().to(notes::edit))
+                        .route(web::delete().to(trash::delete_forever)),
+                )
+                .service(endpoint("/tags").route(web::get().to(tags::tags)))
+                .service(endpoint("/tags/{tag}/rename").route(web::post().to(tags::rename_tag)))
+                .service(endpoint("/trash/empty").route(web::post().to(trash::empty_trash)))
+                .service(endpoint("/notes/{id}/trash").route(web::post().to(trash::trash)))
+                .service(endpoint("/notes/{id}/restore").route(web::post().to(trash::restore)))
+                .service(endpoint("/notes/{id}/keep").route(web::post().to(notes::keep)))
+                .service(endpoint("/notes/{id}/enrich").route(web::post().to(notes::enrich)))
+                .service(
+                    endpoint("/notes/{id}/tasks/{index}").route(web::post().to(notes::tick_task)),
+                )
+                .service(endpoint("/inbox/failed-count").route(web::get().to(inbox::failed_count)))
+                .service(
+                    endpoint("/inbox/retry-all-failed")
+                        .route(web::post().to(inbox::retry_all_failed)),
+                )
+                .service(
+                    endpoint("/inbox/trash-expired").route(web::post().to(inbox::trash_expired)),
+                )
+                .service(endpoint("/ollama/recheck").route(web::post().to(provider::recheck)))
+                .service(endpoint("/ollama/pull").route(web::post().to(provider::pull_model)))
+                .service(endpoint("/events").route(web::get().to(live::events)))
+                .service(endpoint("/stats").route(web::get().to(usage::stats)))
+                .service(
+                    endpoint("/usage-log/export").route(web::post().to(usage::export_usage_log)),
+                )
+                .default_service(web::to(not_found)),
+        )
+        // Everything else: the page, its assets, its sessions, the identity proof.
+        // Their bodies get the same deadline (a `GET /` that announces a body and sends
+        // none would otherwise hold its connection), and every answer is JSON, a 404
+        // included.
+        .service(
+            web::scope("")
+                .wrap(from_fn(body::read_within_deadline))
+                .service(endpoint("/").route(web::get().to(page::index)))
+                .service(endpoint("/assets/{name}").route(web::get().to(page::assets)))
+                .service(endpoint("/session").route(web::post().to(sessions::open_session)))
+                .service(endpoint("/identity").route(web::get().to(status::identity)))
+                .default_service(web::to(not_found)),
+        );
+}
+
+/// A route whose other methods get 405 with a JSON error.
+fn endpoint(path: &str) -> actix_web::Resource {
+    web::resource(path).default_service(web::to(method_not_allowed))
+}
+
+/// Any known path with a method it does not take.
+pub async fn method_not_allowed() -> HttpResponse {
+    HttpResponse::MethodNotAllowed().json(serde_json::json!({ "error": "method not allowed" }))
+}
+
+/// Any unknown path.
+pub async fn not_found() -> HttpResponse {
+    HttpResponse::NotFound().json(serde_json::json!({ "error": "no such route" }))
+}
