@@ -120,7 +120,9 @@ pub async fn tick_task(
     let Some(body) = body else {
         return Ok(HttpResponse::Ok().json(state.note_view(note)));
     };
-    let edit = NoteEdit::parse(Some(body), None, None, state.max_body_bytes)?;
+    // Made from the body read above: refused (409) if another window or the CLI
+    // changed the note in between, instead of overwriting that change.
+    let edit = NoteEdit::parse(Some(body), None, None, state.max_body_bytes)?.made_from(note.body);
     let note = state.services.inbox.send(Edit { id, edit }).await??;
     Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
