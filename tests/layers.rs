@@ -1,0 +1,312 @@
+//! The shape of `src/`, checked: which module may use which.
+//!
+//! Two rules, read from the `crate::` and `super::` paths in each file (comments and
+//! `#[cfg(test)]` modules left out, since tests may reach anywhere):
+//!
+//! 1. **No circle between the top-level modules**, and every arrow points down the
+//!    layers below: the wire types and plain data at the bottom, the service's parts
+//!    above them, the HTTP routes and the CLI above those, start-up at the top. A
+//!    module may use its own layer only when that makes no circle.
+//! 2. **No arrow up inside a folder**: a file never uses an item that its parent's
+//!    `mod.rs` itself defines (a type that many children need lives in a file of its
+//!    own beside them, as `AppState` does in `src/http/state.rs`).
+//!
+//! Paths are read as written: `crate::a::Name` and `super::Name`; names inside a
+//! `use …::{a, b}` group are not looked into. Why a test and not a tool: it runs with
+//! every other test, on any machine, and its failure names the file and the path that
+//! broke the rule.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The layers, bottom first. A top-level module not listed fails the test, so a new
+/// one is placed on purpose.
+const LAYERS: &[&[&str]] = &[
+    // Plain data and pure rules: nothing of the service's machinery.
+    &[
+        "api",
+        "words",
+        "clock",
+        "logging",
+        "tags",
+        "domain",
+        "export",
+        "render",
+        "app_icon",
+        "api_token",
+    ],
+    &[
+        "configuration",
+        "identity",
+        "sessions",
+        "open_codes",
+        "instance",
+        "shutdown",
+    ],
+    // The service's parts, each owning one resource.
+    &[
+        "storage",
+        "ai",
+        "telemetry",
+        "tray",
+        "events",
+        "desktop",
+        "autostart",
+    ],
+    &["actors"],
+    &["inbox", "services"],
+    // The two ends that face people.
+    &["http", "client", "status"],
+    &["cli"],
+    &["startup"],
+];
+
+fn layer_of(module: &str) -> usize {
+    LAYERS
+        .iter()
+        .position(|layer| layer.contains(&module))
+        .unwrap_or_else(|| panic!("src/{module} is in no layer of tests/layers.rs: place it"))
+}
+
+/// A source file's code without comments and without its test modules.
+fn code_of(path: &Path) -> String {
+    let text = fs::read_to_string(path).expect("read a source file");
+    let text = match text.find("#[cfg(test)]") {
+        Some(at) => &text[..at],
+        None => &text[..],
+    };
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module path of a file: `src/http/routes/notes.rs` → `["http", "routes", "notes"]`.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src).expect("under src");
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().expect("a file name");
+    let stem = last.trim_end_matches(".rs").to_string();
+    if stem != "mod" {
+        parts.push(stem);
+    }
+    parts
+}
+
+/// The `crate::a::b::…` paths a piece of code names, each as its segments. Paths in
+/// `use crate::x::{a, b::c}` groups count once per group (their prefix is what matters).
+fn crate_paths(code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + "crate::".len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue; // `$crate::` or a longer identifier
+        }
+        let segments: Vec<String> = rest
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .next()
+            .unwrap_or("")
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        if !segments.is_empty() {
+            paths.push(segments);
+        }
+    }
+    paths
+}
+
+/// Names a `mod.rs` defines itself (types, functions, constants, traits).
+fn defined_in(code: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for line in code.lines() {
+        let mut words = line.split_whitespace().peekable();
+        while let Some(word) = words.next() {
+            if word.starts_with("pub") {
+                continue;
+            }
+            if matches!(
+                word,
+                "struct" | "enum" | "fn" | "const" | "trait" | "type" | "static"
+            ) {
+                if let Some(name) = words.next() {
+                    let name: String = name
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() {
+                        names.insert(name);
+                    }
+                }
+            }
+            break;
+        }
+    }
+    names
+}
+
+struct Source {
+    module: Vec<String>,
+    file: PathBuf,
+    code: String,
+}
+
+fn sources() -> (PathBuf, Vec<Source>) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let sources = files
+        .into_iter()
+        .map(|file| Source {
+            module: module_path(&src, &file),
+            code: code_of(&file),
+            file,
+        })
+        .collect();
+    (src, sources)
+}
+
+#[test]
+fn the_top_level_modules_form_no_circle_and_every_arrow_points_down() {
+    let (_, sources) = sources();
+    let mut arrows: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for source in &sources {
+        let Some(from) = source.module.first() else {
+            continue; // lib.rs and main.rs name every module
+        };
+        if from == "main" || from == "lib" {
+            continue;
+        }
+        for path in crate_paths(&source.code) {
+            let to = &path[0];
+            if to != from {
+                arrows
+                    .entry(from.clone())
+                    .or_default()
+                    .entry(to.clone())
+                    .or_insert_with(|| source.file.display().to_string());
+            }
+        }
+    }
+    let mut wrong = Vec::new();
+    for (from, targets) in &arrows {
+        for (to, file) in targets {
+            if layer_of(to) > layer_of(from) {
+                wrong.push(format!(
+                    "{file}: {from} (layer {}) uses {to} (layer {}), which is above it",
+                    layer_of(from),
+                    layer_of(to)
+                ));
+            }
+        }
+    }
+    // A circle needs an arrow within one layer back to where it started.
+    let reaches = |start: &str, goal: &str| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![start.to_string()];
+        while let Some(at) = stack.pop() {
+            for next in arrows.get(&at).into_iter().flat_map(|t| t.keys()) {
+                if next == goal {
+                    return true;
+                }
+                if seen.insert(next.clone()) {
+                    stack.push(next.clone());
+                }
+            }
+        }
+        false
+    };
+    for (from, targets) in &arrows {
+        for (to, file) in targets {
+            if reaches(to, from) {
+                wrong.push(format!(
+                    "{file}: {from} uses {to}, and {to} leads back to {from}: a circle"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_file_uses_what_its_parent_module_defines() {
+    let (src, sources) = sources();
+    let defined: BTreeMap<Vec<String>, BTreeSet<String>> = sources
+        .iter()
+        .filter(|s| s.file.file_name().is_some_and(|n| n == "mod.rs"))
+        .map(|s| (s.module.clone(), defined_in(&s.code)))
+        .collect();
+    let mut wrong = Vec::new();
+    for source in &sources {
+        let is_folder = source.file.file_name().is_some_and(|n| n == "mod.rs");
+        // The ancestors whose mod.rs this file must not reach into.
+        let depth = source.module.len();
+        let own = if is_folder {
+            depth
+        } else {
+            depth.saturating_sub(1)
+        };
+        let ancestors: Vec<&[String]> = (1..=own)
+            .map(|n| &source.module[..n])
+            .filter(|a| !is_folder || a.len() < depth)
+            .collect();
+        let mut named: Vec<Vec<String>> = crate_paths(&source.code);
+        // `super::Name` from a plain file is its folder's item.
+        if !is_folder && depth >= 2 {
+            for (at, _) in source.code.match_indices("super::") {
+                let name: String = source.code[at + "super::".len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                let mut path = source.module[..depth - 1].to_vec();
+                path.push(name);
+                named.push(path);
+            }
+        }
+        for path in named {
+            for ancestor in &ancestors {
+                if path.len() == ancestor.len() + 1 && path.starts_with(ancestor) {
+                    let name = &path[ancestor.len()];
+                    if defined.get(*ancestor).is_some_and(|d| d.contains(name)) {
+                        wrong.push(format!(
+                            "{}: uses {} from src/{}/mod.rs, its own parent",
+                            source
+                                .file
+                                .strip_prefix(&src)
+                                .unwrap_or(&source.file)
+                                .display(),
+                            name,
+                            ancestor.join("/")
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
