@@ -8,6 +8,7 @@
 
 use crate::ai::FailureReason;
 use crate::configuration::Locale;
+use crate::words::{fill, words};
 
 use crate::api::worker::{ModelTime, ModelUse};
 
@@ -25,43 +26,31 @@ impl ModelUse {
 
     /// What it is called in a report.
     pub fn words(self, locale: Locale) -> &'static str {
-        use ModelUse as U;
-        match (locale, self) {
-            (Locale::En, U::Kept) => "kept",
-            (Locale::En, U::Loading) => "loading",
-            (Locale::En, U::Timeout) => "abandoned at the deadline",
-            (Locale::En, U::Schema) => "refused answers",
-            (Locale::En, U::Other) => "other errors",
-            (Locale::En, U::Unreachable) => "no connection",
-            (Locale::En, U::ModelMissing) => "model missing",
-            (Locale::En, U::Edited) => "edited while read",
-            (Locale::En, U::Deleted) => "deleted while read",
-            (Locale::En, U::Unsaved) => "could not be saved",
-            (Locale::Ko, U::Kept) => "쓴 답",
-            (Locale::Ko, U::Loading) => "불러오기",
-            (Locale::Ko, U::Timeout) => "시간 초과",
-            (Locale::Ko, U::Schema) => "쓸 수 없는 답",
-            (Locale::Ko, U::Other) => "기타 오류",
-            (Locale::Ko, U::Unreachable) => "연결 안 됨",
-            (Locale::Ko, U::ModelMissing) => "모델 없음",
-            (Locale::Ko, U::Edited) => "읽는 중 고친 노트",
-            (Locale::Ko, U::Deleted) => "읽는 중 지운 노트",
-            (Locale::Ko, U::Unsaved) => "저장 실패",
+        let words = words(locale);
+        match self {
+            ModelUse::Kept => words.model_use_kept,
+            ModelUse::Loading => words.model_use_loading,
+            ModelUse::Timeout => words.model_use_timeout,
+            ModelUse::Schema => words.model_use_schema,
+            ModelUse::Other => words.model_use_other,
+            ModelUse::Unreachable => words.model_use_unreachable,
+            ModelUse::ModelMissing => words.model_use_model_missing,
+            ModelUse::Edited => words.model_use_edited,
+            ModelUse::Deleted => words.model_use_deleted,
+            ModelUse::Unsaved => words.model_use_unsaved,
         }
     }
 }
 
 /// `3723000` → "1 h 2 min" ("1시간 2분"); under a minute in seconds.
 fn duration(ms: u64, locale: Locale) -> String {
+    let words = words(locale);
     let seconds = ms / 1000;
     let (hours, minutes) = (seconds / 3600, seconds % 3600 / 60);
-    match (locale, hours, minutes) {
-        (Locale::En, 0, 0) => format!("{seconds} s"),
-        (Locale::En, 0, m) => format!("{m} min"),
-        (Locale::En, h, m) => format!("{h} h {m} min"),
-        (Locale::Ko, 0, 0) => format!("{seconds}초"),
-        (Locale::Ko, 0, m) => format!("{m}분"),
-        (Locale::Ko, h, m) => format!("{h}시간 {m}분"),
+    match (hours, minutes) {
+        (0, 0) => fill(words.duration_seconds, &[("s", &seconds)]),
+        (0, m) => fill(words.duration_minutes, &[("m", &m)]),
+        (h, m) => fill(words.duration_hours, &[("h", &h), ("m", &m)]),
     }
 }
 
@@ -87,16 +76,16 @@ impl ModelTime {
             share(self.loading_ms),
             share(self.wasted_total_ms()),
         );
-        match locale {
-            Locale::En => format!(
-                "{}: kept {kept} %, loading {loading} %, wasted {wasted} %{reasons}",
-                duration(total, locale)
-            ),
-            Locale::Ko => format!(
-                "{}: 쓴 답 {kept}%, 불러오기 {loading}%, 버린 시간 {wasted}%{reasons}",
-                duration(total, locale)
-            ),
-        }
+        fill(
+            words(locale).model_time_summary,
+            &[
+                ("total", &duration(total, locale)),
+                ("kept", &kept),
+                ("loading", &loading),
+                ("wasted", &wasted),
+                ("reasons", &reasons),
+            ],
+        )
     }
 }
 

@@ -62,4 +62,21 @@ words! {
     stats_total_transfers,
     stats_total_trash,
     stats_total_model_time,
+    /// The model's time, by use (`ModelUse`).
+    model_use_kept,
+    model_use_loading,
+    model_use_timeout,
+    model_use_schema,
+    model_use_other,
+    model_use_unreachable,
+    model_use_model_missing,
+    model_use_edited,
+    model_use_deleted,
+    model_use_unsaved,
+    /// A length of time: under a minute, under an hour, longer.
+    duration_seconds,
+    duration_minutes,
+    duration_hours,
+    /// "1 h 2 min: kept 91 %, loading 2 %, wasted 7 % (…)".
+    model_time_summary,
 }
