@@ -1,8 +1,12 @@
 //! The transport: how bytes get from a client to a route and back, knowing nothing of
 //! notes. It owns
 //!
-//! - [`listener`]: the listener and its thread, the HTTP service built on the first
-//!   connection and dropped with the last one, the connection cap, graceful stop;
+//! - [`listener`]: the server bound to its socket and started on a thread of its own,
+//!   stopped by SIGINT/SIGTERM; why it is not actix-web's `HttpServer`;
+//! - `accept`: the accept loop, the HTTP service built on the first connection and
+//!   dropped with the last one, the connection cap, the graceful stop;
+//! - [`handle`]: what other threads hold: the handle that stops and watches the
+//!   server, its status, its options;
 //! - [`connection`]: one client connection: what it is doing (eviction at the cap),
 //!   closing it after a refusal;
 //! - [`body`]: request bodies read whole, within a deadline and a size limit;
@@ -10,9 +14,12 @@
 //!
 //! What a request means, and who may send it, is the routes' and `auth.rs`'s.
 
+mod accept;
 pub mod body;
 pub mod connection;
 pub mod guard;
+pub mod handle;
 pub mod listener;
 
-pub use listener::{RunningServer, Server, ServerHandle, ServerOptions, ServerStatus};
+pub use handle::{ServerHandle, ServerOptions, ServerStatus};
+pub use listener::{RunningServer, Server};
