@@ -24,6 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
+. scripts/lib/install-missing.sh
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools"
 mkdir -p "$cache"
@@ -55,13 +56,7 @@ command -v curl >/dev/null 2>&1 || missing+=(curl ca-certificates)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # Debian's python3 has venv and ensurepip (which gives the venv its pip) in python3-venv.
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "==> installing: ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
-fi
+install_missing "${missing[@]}"
 
 # --- llama-server ---------------------------------------------------------------------
 # Built with GGML_NATIVE (the instructions of this CPU: several times faster than the

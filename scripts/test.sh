@@ -6,6 +6,7 @@
 # process-level). Safe to run again: installed things are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/install-missing.sh
 
 # --- what the test suites need from the system -------------------------------------
 # Debian packages, by the command that shows they are there: Chromium and its
@@ -28,13 +29,7 @@ done
 for package in "${fonts[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "==> installing: ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
-fi
+install_missing "${missing[@]}"
 
 # axe-core, the accessibility scan the browser tests run in the page
 # (tests/browser/harness.rs), from npm's registry, pinned and checked against
