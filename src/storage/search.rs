@@ -28,6 +28,10 @@ pub enum SearchQueryError {
     Empty,
     #[error("the search is {0} characters long; the limit is {MAX_QUERY_CHARS}")]
     TooLong(usize),
+    /// FTS5 reads a NUL as the end of the query ("unterminated string"), and no other
+    /// control character is anything a person types: refused, not passed on.
+    #[error("the search contains a control character ({0}); type only the words to look for")]
+    ControlCharacter(String),
 }
 
 /// Words shorter than this have no trigram: matched with `LIKE`, not the index.
@@ -38,6 +42,12 @@ impl SearchQuery {
         let length = text.chars().count();
         if length > MAX_QUERY_CHARS {
             return Err(SearchQueryError::TooLong(length));
+        }
+        if let Some(control) = text.chars().find(|c| c.is_control() && !c.is_whitespace()) {
+            return Err(SearchQueryError::ControlCharacter(format!(
+                "U+{:04X}",
+                u32::from(control)
+            )));
         }
         let mut words: Vec<String> = Vec::new();
         for word in text.split_whitespace() {
@@ -174,6 +184,17 @@ mod tests {
     fn a_query_is_its_words_lowercased_once_each() {
         assert_eq!(words("  Tomato  soup tomato "), ["tomato", "soup"]);
         assert_eq!(SearchQuery::parse("   "), Err(SearchQueryError::Empty));
+        for control in ['\0', '\u{1b}', '\u{7f}'] {
+            let refused = SearchQuery::parse(&format!("tomato{control}soup"));
+            assert!(
+                matches!(refused, Err(SearchQueryError::ControlCharacter(_))),
+                "{control:?}: {refused:?}"
+            );
+        }
+        assert!(
+            SearchQuery::parse("tomato\tsoup\n").is_ok(),
+            "tabs and newlines part words"
+        );
         let long = "x".repeat(MAX_QUERY_CHARS + 1);
         assert_eq!(
             SearchQuery::parse(&long),

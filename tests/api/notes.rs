@@ -183,6 +183,8 @@ async fn search_finds_notes_by_any_part_of_their_words_with_a_marked_snippet() {
             "before",
         ),
         ("q=soup&limit=0", "limit"),
+        ("q=tomato%00soup", "control character (U+0000)"),
+        ("q=%00", "control character"),
     ] {
         let (status, body) = app.get(&format!("/api/notes?{query}")).await;
         assert_eq!(status, 400, "{query}: {body}");
