@@ -1,7 +1,7 @@
 // inkling's notes page: start-up and wiring, the entry module. Plain JavaScript
 // modules, no build step, no external library: the page must work offline, served from
 // the binary, under a Content-Security-Policy that allows only this origin's scripts.
-// The modules are web/js/<name>.js, served at /assets/<name>.js (src/http/page.rs), so
+// The modules are web/js/<name>.js, served at /assets/<name>.js (src/http/routes/page.rs), so
 // they import each other as "./<name>.js".
 //
 // The modules, by what they own: store.js (the state, and the one update that

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// One actor's counters: a wire type (`crate::api::status`), kept here.
-pub use crate::api::status::ActorCounters;
+use crate::api::status::ActorCounters;
 
 static COUNTERS: Mutex<BTreeMap<&'static str, ActorCounters>> = Mutex::new(BTreeMap::new());
 

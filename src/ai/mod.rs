@@ -35,7 +35,7 @@ pub struct PullProgress {
     pub total: Option<u64>,
 }
 
-/// How one call is made, as the worker's policy decided it (`core.rs`): plain data.
+/// How one call is made, as the worker's policy decided it (`core/`): plain data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallPlan {
     /// How long the call may take: `ollama.request_timeout_ms`, longer for a note that

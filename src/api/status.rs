@@ -31,7 +31,7 @@ pub struct Limits {
     /// Largest note body, in bytes (`http.max_body_bytes`).
     pub body_bytes: usize,
     /// Largest request body, in bytes: room for a note of `body_bytes` with JSON's
-    /// escaping (`crate::http::body_limit`).
+    /// escaping (`crate::api::requests::body_limit`).
     pub request_bytes: usize,
     /// Longest tag, in characters.
     pub tag_chars: usize,

@@ -20,7 +20,3 @@ pub mod state;
 
 pub use routes::configure;
 pub use state::AppState;
-
-/// The largest request body any route takes (a wire fact: the CLI sizes its import
-/// batches by it).
-pub use crate::api::requests::body_limit;

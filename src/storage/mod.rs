@@ -11,7 +11,6 @@ pub mod migrations;
 pub mod search;
 pub mod store;
 
-pub use crate::api::notes::SnippetPart;
 pub use crate::domain::WaitReason;
 pub use search::SearchQuery;
 pub use store::{

@@ -1,6 +1,6 @@
 //! The worker policy (docs/DESIGN.md, "The worker policy") end to end, on virtual time:
 //! the real actors, the real client and a fake Ollama. Each rule is also unit-tested
-//! on the pure core (`src/actors/ai_worker/core.rs`).
+//! on the pure core (`src/actors/ai_worker/core/`).
 
 use std::time::Duration;
 

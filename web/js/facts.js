@@ -2,10 +2,10 @@
 // sends (a note's `expired`, `/api/status`'s `limits`) so the page never repeats a rule
 // the service owns. One function per fact.
 
-/// Whether a note is expired (active, never kept, older than `expiry.days`), as the
-/// service said when it sent the note.
+/// Whether a note is expired now: past the `expires_at` the service sent (which it
+/// leaves empty for a note kept or in the trash), so a page left open keeps up.
 export function isExpired(note) {
-  return note.expired === true;
+  return note.expires_at != null && Date.parse(note.expires_at) <= Date.now();
 }
 
 /// How many bytes of notes go in one import request: under the service's request

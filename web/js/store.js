@@ -26,7 +26,7 @@ export const state = {
   // `dismissed`: banner id → what it said when put away; it comes back when it has
   // something new to say.
   banners: { retry: null, failedAgain: false, dismissed: new Map() },
-  // Where the page is; the address says the same (address.js).
+  // Where the page is; the address says the same (navigation.js).
   place: {
     view: "inbox",
     open: null, // the note open in the detail view (its id)

@@ -55,9 +55,12 @@ export function tagRow({ tag, count, maxChars }, row) {
 }
 
 let drawn = null;
+let drawnLimits = null;
 onRender((s) => {
-  if (s.tags.list === drawn) return;
+  // Drawn again when the limits come too: a rename box made before them has no length.
+  if (s.tags.list === drawn && s.service.limits === drawnLimits) return;
   drawn = s.tags.list;
+  drawnLimits = s.service.limits;
   const maxChars = tagChars(s.service.limits);
   renderKeyed($("tags"), s.tags.list.map(({ tag, count }) => ({ key: tag, data: { tag, count, maxChars } })), tagRow);
   $("tags-empty").hidden = s.tags.list.length > 0;

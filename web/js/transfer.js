@@ -30,9 +30,10 @@ async function exportNotes() {
 /// The first refusal stops, and says which file or note.
 async function importNotes(files) {
   $("transfer-result").textContent = t("importing");
-  const batchBytes = importBatchBytes(state.service.limits);
   const items = [];
   try {
+    // The limits come with the status; ask for it if it has not come yet.
+    const batchBytes = importBatchBytes(state.service.limits || (await api.status()).limits);
     for (const file of files) {
       const text = await file.text();
       if (/\.json$/i.test(file.name)) {
