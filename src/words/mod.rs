@@ -1,5 +1,6 @@
-//! Every sentence the Rust side shows a person — the tray menu, stats.md, the model-time
-//! line — in one table per language: [`en`] and [`ko`].
+//! The sentences the Rust side shows a person in the configured language — the tray
+//! menu, stats.md, the model-time line — in one table per language: [`en`] and [`ko`].
+//! (The CLI speaks English only; its words are in `src/cli/render.rs`.)
 //!
 //! Why a struct and not a key → string map: each language is a `const Words`, so a
 //! sentence missing from one language does not compile, and a caller names a field, not a
