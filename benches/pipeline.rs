@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use inkling::actors::repository::{CaptureNote, RepositoryActor};
 use inkling::ai::ollama::OllamaClient;
-use inkling::ai::{EnrichRequest, EnrichmentProvider};
+use inkling::ai::{CallPlan, EnrichmentProvider};
 use inkling::clock::SystemClock;
 use inkling::configuration::Settings;
 use inkling::domain::NoteBody;
@@ -274,9 +274,13 @@ async fn worker() {
             .map(|t| t.tag)
             .collect();
         let text = body(i);
-        let request =
-            EnrichRequest::first_try(text.as_str(), &tags_in_use, s.ollama.request_timeout());
-        let enrichment = client.enrich(request).await.unwrap();
+        let plan = CallPlan::first_try(
+            text.as_str(),
+            &tags_in_use,
+            s.ollama.request_timeout(),
+            s.ollama.num_ctx,
+        );
+        let enrichment = client.enrich(plan).await.result.unwrap();
         store
             .save_enrichment(id, text.as_str(), &enrichment, Utc::now())
             .unwrap();

@@ -59,7 +59,7 @@ impl Services {
                 provider.clone(),
                 hub.clone(),
                 telemetry.clone(),
-                settings.ollama.health_interval(),
+                settings.provider_calls().health_interval,
             )
             .start(),
         );
@@ -82,7 +82,7 @@ impl Services {
                     hub: hub.clone(),
                     clock: clock.clone(),
                 },
-                WorkerRules::new(settings.worker.clone(), &settings.ollama),
+                WorkerRules::new(settings.worker.clone(), &settings.provider_calls()),
                 jobs,
             )
             .start(),

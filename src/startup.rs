@@ -22,9 +22,11 @@ use crate::actors::repository::{Checkpoint, CountFailed};
 use crate::actors::telemetry::FlushUsageLog;
 use crate::actors::tray::{self, TrayWiring};
 use crate::ai::ollama::OllamaClient;
+use crate::ai::openai::OpenAiClient;
+use crate::ai::EnrichmentProvider;
 use crate::api_token;
 use crate::clock::SharedClock;
-use crate::configuration::Settings;
+use crate::configuration::{ProviderKind, Settings};
 use crate::http::auth::ApiToken;
 use crate::http::server::{RunningServer, Server, ServerHandle, ServerOptions};
 use crate::http::{self, AppState};
@@ -61,7 +63,13 @@ impl Application {
         make_database_private(&db_path)?;
         let store = Store::open(&db_path, settings.expiry.days)
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
-        let provider = Rc::new(OllamaClient::new(&settings.ollama));
+        let provider: Rc<dyn EnrichmentProvider> = match settings.ai.provider {
+            ProviderKind::Ollama => Rc::new(OllamaClient::new(&settings.ollama)),
+            ProviderKind::OpenAi => Rc::new(OpenAiClient::new(
+                &settings.openai,
+                settings.openai_api_key().clone(),
+            )),
+        };
         let services = Services::start(&settings, clock.clone(), store, db_path.clone(), provider)
             .map_err(|e| {
                 anyhow::anyhow!(
@@ -92,6 +100,11 @@ impl Application {
             max_attempts: settings.worker.max_attempts,
             locale: settings.locale(),
             expiry_days: settings.expiry.days,
+            model_server: match settings.ai.provider {
+                ProviderKind::Ollama => crate::api::provider::ModelServer::Ollama,
+                ProviderKind::OpenAi => crate::api::provider::ModelServer::OpenAiCompatible,
+            },
+            model: settings.provider_calls().model,
             port,
             live_feeds: http::routes::live::LiveFeeds::default(),
         });

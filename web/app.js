@@ -42,6 +42,7 @@ function applyStatus(status) {
     service.maxAttempts = status.max_attempts || service.maxAttempts;
     service.limits = status.limits;
     if (status.provider) service.health = status.provider;
+    service.modelServer = status.model_server || "ollama";
     const slow = new Map(service.slow);
     for (const note of (status.worker && status.worker.slow_notes) || []) slow.set(note.note_id, note);
     service.slow = slow;

@@ -69,6 +69,21 @@ pub enum ProviderError {
     Unusable(RefusedAnswer),
     #[error("{0}")]
     Unexpected(String),
+    /// Something answers at the configured URL, but will not serve inkling as
+    /// configured: not the configured kind of server (llama.cpp's server where Ollama
+    /// was expected: 404 "File Not Found"), or the API key refused. The provider's
+    /// state, like one not running: no attempt is counted, the fix is in the settings.
+    #[error("{0}")]
+    Misconfigured(String),
+    /// The prompt did not fit the model's context: the server's numbers when it gave
+    /// them (llama.cpp's `exceed_context_size_error`). Never an attempt: the core cuts
+    /// the note to what fits and asks again at once.
+    #[error("{message}")]
+    ContextExceeded {
+        prompt_tokens: Option<u32>,
+        context_tokens: Option<u32>,
+        message: String,
+    },
 }
 
 /// A model's answer that was refused, and why: what a retry tells the model.
@@ -127,6 +142,9 @@ pub fn classify_reason(error: &ProviderError) -> FailureReason {
         ProviderError::Status { .. } => FailureReason::Other,
         ProviderError::Invalid(_) | ProviderError::Unusable(_) => FailureReason::Schema,
         ProviderError::Unexpected(_) => FailureReason::Other,
+        ProviderError::Misconfigured(_) => FailureReason::Unreachable,
+        // Only when cutting the note could not make it fit (the core cuts first).
+        ProviderError::ContextExceeded { .. } => FailureReason::Other,
     }
 }
 

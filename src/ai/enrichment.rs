@@ -14,7 +14,7 @@
 
 use serde_json::{json, Value};
 
-use super::RefusedAnswer;
+use super::{ChatMessage, Prompt, RefusedAnswer, Role, Sampling};
 use crate::domain::Enrichment;
 
 pub const MAX_TITLE_CHARS: usize = 80;
@@ -125,18 +125,61 @@ pub fn system_prompt(tags_in_use: &[String]) -> String {
     )
 }
 
-/// The chat for one note: the system prompt, the note, and after a refused answer that
-/// answer and a follow-up saying what was wrong with it.
-pub fn chat_messages(body: &str, tags_in_use: &[String], refused: Option<&RefusedAnswer>) -> Value {
+/// The prompt of one call, built once: the system prompt with the tags in use, the
+/// note (cut to fit a context of `context_tokens` beside the rest and the answer's
+/// `output_tokens`), and after a refused answer that answer and a follow-up saying what
+/// was wrong with it.
+pub fn prompt(
+    body: &str,
+    tags_in_use: &[String],
+    refused: Option<&RefusedAnswer>,
+    context_tokens: u32,
+    output_tokens: u32,
+) -> Prompt {
+    let system = system_prompt(tags_in_use);
+    let retry = refused.map(|refused| (refused.answer.clone(), follow_up(refused)));
+    let around = estimate_tokens(&system)
+        + retry.as_ref().map_or(0, |(answer, follow_up)| {
+            estimate_tokens(answer) + estimate_tokens(follow_up)
+        });
+    let (note, read_chars) = fit_note(body, context_tokens, around, output_tokens);
     let mut messages = vec![
-        json!({ "role": "system", "content": system_prompt(tags_in_use) }),
-        json!({ "role": "user", "content": body }),
+        ChatMessage {
+            role: Role::System,
+            content: system,
+        },
+        ChatMessage {
+            role: Role::User,
+            content: note.to_string(),
+        },
     ];
-    if let Some(refused) = refused {
-        messages.push(json!({ "role": "assistant", "content": refused.answer }));
-        messages.push(json!({ "role": "user", "content": follow_up(refused) }));
+    if let Some((answer, follow_up)) = retry {
+        messages.push(ChatMessage {
+            role: Role::Assistant,
+            content: answer,
+        });
+        messages.push(ChatMessage {
+            role: Role::User,
+            content: follow_up,
+        });
     }
-    Value::Array(messages)
+    Prompt {
+        messages,
+        note: note.to_string(),
+        read_chars,
+        estimated_tokens: around + estimate_tokens(note),
+    }
+}
+
+/// The messages of a chat request as JSON (Ollama's `/api/chat` and the OpenAI API's
+/// `/chat/completions` take the same shape).
+pub fn messages_json(messages: &[ChatMessage]) -> Value {
+    Value::Array(
+        messages
+            .iter()
+            .map(|m| json!({ "role": m.role.as_str(), "content": m.content }))
+            .collect(),
+    )
 }
 
 /// What the model is told after an answer that could not be used.
@@ -154,13 +197,16 @@ pub fn follow_up(refused: &RefusedAnswer) -> String {
     )
 }
 
-/// The Ollama `options` of a call: temperature 0 the first time, a retry's temperature
-/// and seed after a refused answer, and the generation cap.
-pub fn sampling_options(refused: bool, attempt: u32, output_tokens: u32) -> Value {
+/// How a call samples: temperature 0 the first time; after a refused answer a
+/// retry's temperature, its seed the attempt.
+pub fn sampling(refused: bool, attempt: u32) -> Sampling {
     if refused {
-        json!({ "temperature": RETRY_TEMPERATURE, "seed": attempt, "num_predict": output_tokens })
+        Sampling::Reseeded {
+            temperature: RETRY_TEMPERATURE,
+            seed: attempt,
+        }
     } else {
-        json!({ "temperature": 0, "num_predict": output_tokens })
+        Sampling::Greedy
     }
 }
 
@@ -192,7 +238,7 @@ pub fn format_schema() -> Value {
 /// The enrichment in the model's content for a note with `body`, normalised; the error
 /// says why nothing usable was found.
 pub fn parse_enrichment(content: &str, body: &str) -> Result<Enrichment, String> {
-    let content = content.trim();
+    let content = without_reasoning(content).trim();
     if content.is_empty() {
         return Err("the model's answer is empty".into());
     }
@@ -247,6 +293,20 @@ pub fn parse_enrichment(content: &str, body: &str) -> Result<Enrichment, String>
         summary,
         read_chars: None,
     })
+}
+
+/// `content` after any reasoning a thinking model wrote before its answer:
+/// `<think>…</think>` (or `<thinking>`), also when only the closing tag came (some
+/// models' templates open it themselves). Braces inside the reasoning would otherwise
+/// be taken for the answer.
+fn without_reasoning(content: &str) -> &str {
+    let mut rest = content;
+    for close in ["</think>", "</thinking>"] {
+        if let Some(at) = rest.rfind(close) {
+            rest = &rest[at + close.len()..];
+        }
+    }
+    rest
 }
 
 /// The first complete JSON object in `text` (prose or a code fence around it), found
@@ -334,23 +394,37 @@ mod tests {
     }
 
     #[test]
+    fn a_thinking_models_reasoning_is_not_taken_for_its_answer() {
+        let answer = r#"{"title": "Plumber", "tags": ["home"], "summary": "Call him."}"#;
+        for content in [
+            format!("<think>The user wants {{\"title\"}}…</think>\n{answer}"),
+            format!("reasoning with {{braces}} and no opening tag</think>{answer}"),
+            format!("<thinking>hmm {{}}</thinking> {answer}"),
+        ] {
+            let e = parse_enrichment(&content, "call the plumber").expect(&content);
+            assert_eq!(e.title, "Plumber", "{content}");
+        }
+    }
+
+    #[test]
     fn a_retry_shows_the_model_its_answer_and_what_was_wrong_and_samples_anew() {
-        let first = chat_messages("note", &[], None);
+        let first = messages_json(&prompt("note", &[], None, 2048, 512).messages);
         assert_eq!(first.as_array().map(Vec::len), Some(2));
         let refused = RefusedAnswer::new("\"tags\" is \"a\", not a list", r#"{"tags":"a"}"#, false);
-        let retry = chat_messages("note", &[], Some(&refused));
+        let retry = messages_json(&prompt("note", &[], Some(&refused), 2048, 1024).messages);
         assert_eq!(retry[2]["role"], "assistant");
         assert_eq!(retry[2]["content"], r#"{"tags":"a"}"#);
         assert_eq!(retry[3]["role"], "user");
         let told = retry[3]["content"].as_str().unwrap_or_default();
         assert!(told.contains("not a list"), "{told}");
-        assert_eq!(sampling_options(false, 0, 512)["temperature"], 0);
-        let again = sampling_options(true, 2, 1024);
-        assert_eq!(
-            (again["seed"].as_u64(), again["num_predict"].as_u64()),
-            (Some(2), Some(1024))
-        );
-        assert_ne!(again["temperature"], 0);
+        assert_eq!(sampling(false, 0), Sampling::Greedy);
+        match sampling(true, 2) {
+            Sampling::Reseeded { temperature, seed } => {
+                assert_eq!(seed, 2);
+                assert!(temperature > 0.0);
+            }
+            Sampling::Greedy => panic!("a retry samples anew"),
+        }
         assert_eq!(
             [
                 output_tokens(0),

@@ -12,12 +12,14 @@ pub mod classify;
 pub mod enrichment;
 pub mod model_time;
 pub mod ollama;
+pub mod openai;
 pub mod speed;
+pub mod transport;
 
 use futures_util::future::LocalBoxFuture;
 use futures_util::stream::LocalBoxStream;
 
-pub use crate::api::provider::ProviderHealth;
+pub use crate::api::provider::{ModelServer, ProviderHealth};
 pub use classify::{classify_reason, FailureReason, ProviderError, RefusedAnswer};
 
 use crate::domain::Enrichment;
@@ -35,59 +37,150 @@ pub struct PullProgress {
     pub total: Option<u64>,
 }
 
-/// How one call is made, as the worker's policy decided it (`core/`): plain data.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallPlan {
-    /// How long the call may take: `ollama.request_timeout_ms`, longer for a note that
-    /// timed out while Ollama was up.
-    pub deadline: std::time::Duration,
-    /// The model's last answer for this note and why it was refused: the call tells
-    /// the model (a retry is a different request, never a replay).
-    pub refused: Option<RefusedAnswer>,
-    /// Counted attempts before this call: a retry samples with a new seed.
-    pub attempt: u32,
-    /// The generation cap in tokens: more after an answer cut off at the limit.
-    pub output_tokens: u32,
+/// Who says a chat message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
 }
 
-/// One note to enrich.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EnrichRequest {
-    pub body: String,
-    /// The user's most used tags, offered for reuse.
-    pub tags_in_use: Vec<String>,
-    pub plan: CallPlan,
-}
-
-impl EnrichRequest {
-    /// A note's first call: no refused answer, the first deadline, the first cap.
-    pub fn first_try(body: &str, tags_in_use: &[String], deadline: std::time::Duration) -> Self {
-        EnrichRequest {
-            body: body.to_string(),
-            tags_in_use: tags_in_use.to_vec(),
-            plan: CallPlan {
-                deadline,
-                refused: None,
-                attempt: 0,
-                output_tokens: enrichment::OUTPUT_TOKENS,
-            },
+impl Role {
+    /// The role's name in a chat request (Ollama's and the OpenAI API's alike).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
         }
     }
 }
 
-/// The LLM as the actors see it. `!Send` futures: awc's client lives on one arbiter.
+/// One message of a chat request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+}
+
+/// The prompt of one call, built once by [`enrichment::prompt`]: the messages as sent,
+/// the note as the model reads it (cut to fit the context) and how much of it that is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub messages: Vec<ChatMessage>,
+    /// The note's text in the prompt: the whole body, or its beginning when it did not
+    /// fit (an empty title falls back to its first line).
+    pub note: String,
+    /// How many characters of the note the model read; `None`: all of it.
+    pub read_chars: Option<u32>,
+    /// The prompt's size in tokens, estimated high ([`enrichment::estimate_tokens`]).
+    pub estimated_tokens: usize,
+}
+
+/// How the model samples its answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Sampling {
+    /// Temperature 0: the first call of a note.
+    Greedy,
+    /// After a refused answer: a little randomness and a new seed, so the retry is a
+    /// different request.
+    Reseeded { temperature: f64, seed: u32 },
+}
+
+/// How one call is made, as the worker's policy decided it (`core/`): plain data that
+/// any provider carries out as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallPlan {
+    /// How long the call may take, all of it (connect, queue, read, write).
+    pub deadline: std::time::Duration,
+    pub prompt: Prompt,
+    pub sampling: Sampling,
+    /// The generation cap in tokens: more after an answer cut off at the limit.
+    pub output_tokens: u32,
+    /// The context the call runs in, in tokens (Ollama's `num_ctx`; the server's own
+    /// for the others, which the prompt was cut to fit).
+    pub context_tokens: u32,
+}
+
+impl CallPlan {
+    /// The plan of a note's first call before any speed is known, as the core makes it:
+    /// for what calls a provider without the worker (benchmarks, the provider's tests).
+    pub fn first_try(
+        body: &str,
+        tags_in_use: &[String],
+        deadline: std::time::Duration,
+        context_tokens: u32,
+    ) -> Self {
+        CallPlan {
+            deadline,
+            prompt: enrichment::prompt(
+                body,
+                tags_in_use,
+                None,
+                context_tokens,
+                enrichment::OUTPUT_TOKENS,
+            ),
+            sampling: Sampling::Greedy,
+            output_tokens: enrichment::OUTPUT_TOKENS,
+            context_tokens,
+        }
+    }
+}
+
+/// How the model is loaded before the first call (Ollama): its deadline, and the
+/// context the calls will use (Ollama loads the model again whenever it changes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadPlan {
+    pub deadline: std::time::Duration,
+    pub context_tokens: u32,
+}
+
+/// What a call cost, as the server reported it: the input to the speed estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Tokens of the prompt the model read, and the nanoseconds reading them (0: not
+    /// said).
+    pub prompt_tokens: u64,
+    pub prompt_ns: u64,
+    /// Tokens written, and the nanoseconds writing them (0: not said).
+    pub output_tokens: u64,
+    pub output_ns: u64,
+}
+
+/// A provider's answer to one call: the enrichment or what went wrong, and what the
+/// call cost when the server said (also for an answer that could not be used).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallReply {
+    pub result: Result<Enrichment, ProviderError>,
+    pub usage: Option<Usage>,
+}
+
+impl CallReply {
+    pub fn failed(error: ProviderError) -> Self {
+        CallReply {
+            result: Err(error),
+            usage: None,
+        }
+    }
+}
+
+/// The LLM as the actors see it: a transport that carries out the core's plans. It
+/// decides nothing about a call (its deadline, its prompt, its cut): any provider can
+/// implement it. `!Send` futures: awc's client lives on one arbiter.
 pub trait EnrichmentProvider {
-    /// Asks for the title, tags and summary of one note.
-    fn enrich(
-        &self,
-        request: EnrichRequest,
-    ) -> LocalBoxFuture<'static, Result<Enrichment, ProviderError>>;
-    /// Is the provider up, and is the model installed?
+    /// Asks for the title, tags and summary of one note, as planned; the deadline is
+    /// applied around the whole call.
+    fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply>;
+    /// The model's own context in tokens, as the server says (`Ok(None)`: it does not
+    /// say; the configured one is used). An error: ask again before the next call.
+    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>>;
+    /// Is the provider up, is the model there, is it loading?
     fn health(&self) -> LocalBoxFuture<'static, ProviderHealth>;
-    /// Loads the model into memory (and keeps it there for `ollama.keep_alive`), under
-    /// its own deadline, so a cold load is not charged to a note's call.
-    fn load_model(&self) -> LocalBoxFuture<'static, Result<(), ProviderError>>;
+    /// Loads the model into memory under the plan's deadline, so a cold load is not
+    /// charged to a note's call. A server that loads its model itself answers at once.
+    fn load_model(&self, plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>>;
     /// Downloads the model (`ollama pull`), its progress as it comes; the stream ends
-    /// after "success", or with the error that stopped it.
+    /// after "success", or with the error that stopped it. A server that cannot
+    /// download answers with one error saying how to load the model there.
     fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>>;
 }

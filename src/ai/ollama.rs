@@ -1,21 +1,21 @@
 //! `OllamaClient`: the awc client for Ollama's HTTP API (docs/PLATFORM.md, "Ollama").
 //!
+//! A stateless transport: it carries out the worker's plans ([`CallPlan`], [`LoadPlan`])
+//! as they are and decides nothing about a call (its deadline, prompt, cut and context
+//! are the core's, `crate::actors::ai_worker::core`).
+//!
 //! - `enrich`: `POST /api/chat`, `"stream": false`, the enrichment schema as `format`,
-//!   `keep_alive`, the call as the worker planned it ([`CallPlan`]: its deadline, a
-//!   refused answer to show the model, a retry's seed, the token cap). One overall
-//!   deadline covers connect, queueing, generation and reading the body; awc's own 5 s
-//!   default would abort every cold start (and an aborted load restarts from zero).
-//! - `load_model`: `POST /api/generate` with no prompt, which only loads the model,
-//!   under `ollama.load_timeout_ms`: a cold load is not charged to a note.
-//! - one `num_ctx` for every call and load: `ollama.num_ctx`, never above the model's
-//!   own context (`POST /api/show`). A note longer than fits is cut here, keeping its
-//!   beginning, and the answer says how much was read; Ollama would cut the front.
+//!   `keep_alive`, the plan's messages, sampling, token cap and context (`num_ctx`).
+//!   One overall deadline covers connect, queueing, generation and reading the body;
+//!   awc's own 5 s default would abort every cold start (and an aborted load restarts
+//!   from zero). The answer's counts and durations come back as [`Usage`].
+//! - `model_context`: `POST /api/show`, the model's own context length.
+//! - `load_model`: `POST /api/generate` with no prompt, which only loads the model, in
+//!   the context the calls will use (Ollama reloads whenever it changes).
 //! - `health`: `GET /api/tags`: is Ollama answering, and is the model pulled?
 //! - `pull_model`: `POST /api/pull`, its NDJSON progress read line by line as it comes
 //!   (a download takes minutes: no overall deadline, but a stalled one ends).
 
-use std::cell::Cell;
-use std::rc::Rc;
 use std::time::Duration;
 
 use awc::Client;
@@ -26,24 +26,17 @@ use futures_util::StreamExt as _;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::enrichment::{
-    chat_messages, context_length, estimate_tokens, fit_note, follow_up, format_schema,
-    parse_enrichment, sampling_options, system_prompt,
-};
-use super::speed::{note_deadline, ModelSpeed};
+use super::enrichment::{context_length, format_schema, messages_json, parse_enrichment};
+use super::transport::{error_message, exchange, provider_http_client, within};
 use super::{
-    CallPlan, EnrichRequest, EnrichmentProvider, ProviderError, ProviderHealth, PullProgress,
-    RefusedAnswer,
+    CallPlan, CallReply, EnrichmentProvider, LoadPlan, ModelServer, ProviderError, ProviderHealth,
+    PullProgress, RefusedAnswer, Sampling, Usage,
 };
 use crate::configuration::OllamaSettings;
 use crate::domain::Enrichment;
 
-/// Answers larger than this are refused (a chat answer is a few hundred bytes).
-const MAX_ANSWER_BYTES: usize = 4 << 20;
 /// The health check is a cheap local GET; it must not hang the monitor.
 const HEALTH_TIMEOUT: Duration = Duration::from_secs(3);
-/// Connecting to a local server is instant when it runs; no need to wait long.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// A client for one Ollama server and model.
 #[derive(Clone)]
@@ -53,16 +46,6 @@ pub struct OllamaClient {
     model: String,
     /// Sent with every request as it is written (`ollama.keep_alive`: "30m", "-1").
     keep_alive: String,
-    load_timeout: Duration,
-    /// `ollama.num_ctx`: the context asked for.
-    num_ctx_wanted: u32,
-    /// The context every call uses: `ollama.num_ctx`, or the model's own when smaller,
-    /// once `POST /api/show` has said (shared by the clones; read again at each load).
-    num_ctx: Rc<Cell<Option<u32>>>,
-    /// The model's speed on this machine, from the answers so far (shared by clones).
-    speed: Rc<Cell<Option<ModelSpeed>>>,
-    /// `ollama.max_request_timeout_ms`: the longest a call's deadline gets.
-    max_request_timeout: Duration,
 }
 
 /// The parts of a non-streaming `/api/chat` answer that matter; unknown fields ignored.
@@ -112,126 +95,89 @@ struct TagsModel {
 
 impl OllamaClient {
     pub fn new(settings: &OllamaSettings) -> Self {
-        let http = Client::builder()
-            // The overall deadline is applied around the whole call instead.
-            .disable_timeout()
-            .connector(awc::Connector::new().timeout(CONNECT_TIMEOUT))
-            .finish();
         OllamaClient {
-            http,
+            http: provider_http_client(),
             base_url: settings.url.trim_end_matches('/').to_string(),
             model: settings.model.clone(),
             keep_alive: settings.keep_alive.clone(),
-            load_timeout: settings.load_timeout(),
-            num_ctx_wanted: settings.num_ctx,
-            num_ctx: Rc::new(Cell::new(None)),
-            speed: Rc::new(Cell::new(None)),
-            max_request_timeout: settings.max_request_timeout(),
         }
     }
 
-    /// How long this note's call should take at the model's measured speed (`None`
-    /// before any answer said): its prompt as estimated, within the context.
-    fn expected_time(&self, request: &EnrichRequest) -> Option<Duration> {
-        let speed = self.speed.get()?;
-        let context = self.num_ctx.get().unwrap_or(self.num_ctx_wanted) as usize;
-        let prompt =
-            estimate_tokens(&system_prompt(&request.tags_in_use)) + estimate_tokens(&request.body);
-        Some(speed.expected(prompt.min(context), request.plan.output_tokens))
-    }
-
-    /// The `/api/chat` request for one note, as planned, in a context of `num_ctx`
-    /// tokens: the note is cut to fit, keeping its beginning. Also how many characters
-    /// of the note were kept (`None`: all) and the prompt's estimated tokens.
-    fn chat_request(
-        &self,
-        request: &EnrichRequest,
-        num_ctx: u32,
-    ) -> (serde_json::Value, Option<u32>, usize) {
-        let plan: &CallPlan = &request.plan;
-        let refused = plan.refused.as_ref();
-        let around = estimate_tokens(&system_prompt(&request.tags_in_use))
-            + refused.map_or(0, |r| {
-                estimate_tokens(&r.answer) + estimate_tokens(&follow_up(r))
-            });
-        let (body, read_chars) = fit_note(&request.body, num_ctx, around, plan.output_tokens);
-        let mut options = sampling_options(refused.is_some(), plan.attempt, plan.output_tokens);
-        options["num_ctx"] = num_ctx.into();
-        let chat = json!({
+    /// The `/api/chat` request that carries out `plan`.
+    fn chat_request(&self, plan: &CallPlan) -> serde_json::Value {
+        let mut options = match plan.sampling {
+            Sampling::Greedy => json!({ "temperature": 0 }),
+            Sampling::Reseeded { temperature, seed } => {
+                json!({ "temperature": temperature, "seed": seed })
+            }
+        };
+        options["num_predict"] = plan.output_tokens.into();
+        options["num_ctx"] = plan.context_tokens.into();
+        json!({
             "model": self.model,
             "stream": false,
             "keep_alive": self.keep_alive,
-            "messages": chat_messages(body, &request.tags_in_use, refused),
+            "messages": messages_json(&plan.prompt.messages),
             "format": format_schema(),
             "options": options,
-        });
-        (chat, read_chars, around + estimate_tokens(body))
+        })
     }
 
-    /// The context every call uses: `ollama.num_ctx`, never above the model's own
-    /// (`POST /api/show`, read once and again at each load). One value for every call:
-    /// Ollama reloads the model whenever it changes.
-    async fn context_size(&self) -> u32 {
-        if let Some(known) = self.num_ctx.get() {
-            return known;
-        }
+    /// The model's own context (`POST /api/show`): `Ok(None)` when the answer does not
+    /// say; an error when Ollama did not answer it (asked again before the next call).
+    async fn show_context(self) -> Result<Option<u32>, ProviderError> {
         let url = format!("{}/api/show", self.base_url);
         let request = json!({ "model": self.model });
-        let shown = self
-            .exchange(|| self.http.post(&url).send_json(&request))
-            .await;
-        match shown {
-            Ok((200, bytes)) => {
-                let model = serde_json::from_slice::<serde_json::Value>(&bytes)
-                    .ok()
-                    .and_then(|show| context_length(&show));
-                let size = model.map_or(self.num_ctx_wanted, |m| m.min(self.num_ctx_wanted));
-                if model.is_some_and(|m| m < self.num_ctx_wanted) {
-                    tracing::info!(
-                        model_context = model,
-                        wanted = self.num_ctx_wanted,
-                        "the model's context is smaller than ollama.num_ctx; using the model's"
-                    );
-                }
-                self.num_ctx.set(Some(size));
-                size
-            }
-            // Not known yet (Ollama down, the model missing): the configured one, and
-            // asked again next time.
-            _ => self.num_ctx_wanted,
-        }
-    }
-
-    async fn chat(self, request: EnrichRequest) -> Result<Enrichment, ProviderError> {
-        let num_ctx = self.context_size().await;
-        let output_tokens = request.plan.output_tokens;
-        let body = request.body.clone();
-        let (request, read_chars, estimated) = self.chat_request(&request, num_ctx);
-        let url = format!("{}/api/chat", self.base_url);
-        let (status, bytes) = self
-            .exchange(|| self.http.post(&url).send_json(&request))
-            .await?;
-        if !(200..300).contains(&status) {
+        let (status, bytes) = exchange(|| self.http.post(&url).send_json(&request)).await?;
+        if status != 200 {
             return Err(ProviderError::Status {
                 code: status,
                 message: error_message(&bytes),
             });
         }
-        let answer: ChatResponse = serde_json::from_slice(&bytes)
-            .map_err(|e| ProviderError::Invalid(format!("the answer is not Ollama's JSON: {e}")))?;
-        let measured = ModelSpeed::measured(
-            figure(&answer.prompt_eval_count).unwrap_or(0),
-            figure(&answer.prompt_eval_duration).unwrap_or(0),
-            figure(&answer.eval_count).unwrap_or(0),
-            figure(&answer.eval_duration).unwrap_or(0),
-        );
-        if let Some(measured) = measured {
-            self.speed
-                .set(Some(ModelSpeed::updated(self.speed.get(), measured)));
+        Ok(serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|show| context_length(&show)))
+    }
+
+    async fn chat(self, plan: CallPlan) -> CallReply {
+        let request = self.chat_request(&plan);
+        let url = format!("{}/api/chat", self.base_url);
+        let (status, bytes) = match exchange(|| self.http.post(&url).send_json(&request)).await {
+            Ok(answer) => answer,
+            Err(error) => return CallReply::failed(error),
+        };
+        if status == 404 && !is_ollama_error(&bytes) {
+            return CallReply::failed(ProviderError::Misconfigured(format!(
+                "{} answered HTTP 404 to /api/chat: it is not Ollama; check ollama.url",
+                self.base_url
+            )));
         }
-        if let Some(evaluated) = figure(&answer.prompt_eval_count) {
+        if !(200..300).contains(&status) {
+            return CallReply::failed(ProviderError::Status {
+                code: status,
+                message: error_message(&bytes),
+            });
+        }
+        let answer: ChatResponse = match serde_json::from_slice(&bytes) {
+            Ok(answer) => answer,
+            Err(e) => {
+                return CallReply::failed(ProviderError::Invalid(format!(
+                    "the answer is not Ollama's JSON: {e}"
+                )))
+            }
+        };
+        let usage = Usage {
+            prompt_tokens: figure(&answer.prompt_eval_count).unwrap_or(0),
+            prompt_ns: figure(&answer.prompt_eval_duration).unwrap_or(0),
+            output_tokens: figure(&answer.eval_count).unwrap_or(0),
+            output_ns: figure(&answer.eval_duration).unwrap_or(0),
+        };
+        if usage.prompt_tokens > 0 {
+            let (evaluated, estimated) = (usage.prompt_tokens, plan.prompt.estimated_tokens);
+            let num_ctx = plan.context_tokens;
             tracing::debug!(evaluated, estimated, num_ctx, "prompt tokens");
-            if evaluated + u64::from(output_tokens) >= u64::from(num_ctx) {
+            if evaluated + u64::from(plan.output_tokens) >= u64::from(num_ctx) {
                 tracing::warn!(
                     evaluated,
                     estimated,
@@ -240,26 +186,23 @@ impl OllamaClient {
                 );
             }
         }
-        let mut enrichment = check_chat_answer(answer, &body)?;
-        enrichment.read_chars = read_chars;
-        Ok(enrichment)
+        CallReply {
+            result: check_chat_answer(answer, &plan.prompt.note),
+            usage: Some(usage),
+        }
     }
 
     /// `POST /api/generate` with the model and no prompt: Ollama loads the model (and
     /// keeps it for `keep_alive`) and answers `done_reason: "load"`.
     /// The load asks for the context the calls will use, or the first call would load
     /// the model again.
-    async fn load(self) -> Result<(), ProviderError> {
-        self.num_ctx.set(None);
-        let num_ctx = self.context_size().await;
+    async fn load(self, num_ctx: u32) -> Result<(), ProviderError> {
         let request = json!({
             "model": self.model, "keep_alive": self.keep_alive, "stream": false,
             "options": { "num_ctx": num_ctx },
         });
         let url = format!("{}/api/generate", self.base_url);
-        let (status, bytes) = self
-            .exchange(|| self.http.post(&url).send_json(&request))
-            .await?;
+        let (status, bytes) = exchange(|| self.http.post(&url).send_json(&request)).await?;
         if (200..300).contains(&status) {
             Ok(())
         } else {
@@ -270,46 +213,9 @@ impl OllamaClient {
         }
     }
 
-    /// Sends, then reads the whole body. Returns the status code and the body.
-    ///
-    /// awc keeps connections for reuse. A server that closed one meanwhile (Ollama was
-    /// restarted; an HTTP/1.0 server that closes after each answer) makes the next
-    /// request on it fail with no answer at all: `ConnectError::Disconnected`, or a reset
-    /// while sending or before the response head. That says nothing about the provider,
-    /// so the request goes out once more on a fresh connection; only a second failure
-    /// counts (as "unreachable"). Without this, every Ollama restart would park the
-    /// worker for 30 s while the health check says all is well.
-    async fn exchange<S, F, Fut>(
-        &self,
-        send: F,
-    ) -> Result<(u16, actix_web::web::Bytes), ProviderError>
-    where
-        F: Fn() -> Fut,
-        Fut: std::future::Future<
-            Output = Result<awc::ClientResponse<S>, awc::error::SendRequestError>,
-        >,
-        S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
-            + Unpin,
-    {
-        let mut sent = send().await;
-        if let Err(error) = &sent {
-            if died_on_a_kept_connection(error) {
-                tracing::debug!(%error, "a kept connection was closed by the server; sending on a fresh one");
-                sent = send().await;
-            }
-        }
-        let mut response = sent.map_err(|e| ProviderError::from_send_error(&e))?;
-        let bytes = response
-            .body()
-            .limit(MAX_ANSWER_BYTES)
-            .await
-            .map_err(|e| ProviderError::from_payload_error(&e))?;
-        Ok((response.status().as_u16(), bytes))
-    }
-
     async fn check_health(self) -> ProviderHealth {
         let url = format!("{}/api/tags", self.base_url);
-        let exchange = self.exchange(|| self.http.get(&url).send());
+        let exchange = exchange(|| self.http.get(&url).send());
         let (status, bytes) = match actix_rt::time::timeout(HEALTH_TIMEOUT, exchange).await {
             Err(_) => {
                 return ProviderHealth::NotRunning {
@@ -342,36 +248,46 @@ impl OllamaClient {
             }
             Some(_) => ProviderHealth::ModelMissing {
                 model: self.model.clone(),
+                server: ModelServer::Ollama,
             },
         }
     }
 }
 
 impl EnrichmentProvider for OllamaClient {
-    fn enrich(
-        &self,
-        request: EnrichRequest,
-    ) -> LocalBoxFuture<'static, Result<Enrichment, ProviderError>> {
-        let expected = self.expected_time(&request);
-        let deadline = note_deadline(request.plan.deadline, self.max_request_timeout, expected);
-        if deadline > request.plan.deadline {
-            tracing::info!(
-                deadline_ms = deadline.as_millis() as u64,
-                "a long note at this model's speed: a longer deadline from the start"
-            );
+    fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply> {
+        let deadline = plan.deadline;
+        let call = self.clone().chat(plan);
+        async move {
+            actix_rt::time::timeout(deadline, call)
+                .await
+                .unwrap_or_else(|_| {
+                    CallReply::failed(ProviderError::TimedOut(format!(
+                        "no complete answer within {} ms",
+                        deadline.as_millis()
+                    )))
+                })
         }
-        within(deadline, "no complete answer", self.clone().chat(request))
+        .boxed_local()
+    }
+
+    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {
+        within(
+            HEALTH_TIMEOUT,
+            "no model details",
+            self.clone().show_context(),
+        )
     }
 
     fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
         self.clone().check_health().boxed_local()
     }
 
-    fn load_model(&self) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
+    fn load_model(&self, plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
         within(
-            self.load_timeout,
+            plan.deadline,
             "the model did not load",
-            self.clone().load(),
+            self.clone().load(plan.context_tokens),
         )
     }
 
@@ -412,7 +328,7 @@ impl OllamaClient {
                         let code = response.status().as_u16();
                         let bytes = response
                             .body()
-                            .limit(MAX_ANSWER_BYTES)
+                            .limit(super::transport::MAX_ANSWER_BYTES)
                             .await
                             .unwrap_or_default();
                         let error = ProviderError::Status {
@@ -500,48 +416,6 @@ fn pull_line(line: &[u8]) -> Option<Result<PullProgress, ProviderError>> {
     )
 }
 
-/// `call` under one overall deadline; past it, a `TimedOut` saying what did not happen.
-fn within<T: 'static>(
-    deadline: Duration,
-    what: &'static str,
-    call: impl std::future::Future<Output = Result<T, ProviderError>> + 'static,
-) -> LocalBoxFuture<'static, Result<T, ProviderError>> {
-    async move {
-        actix_rt::time::timeout(deadline, call)
-            .await
-            .unwrap_or_else(|_| {
-                Err(ProviderError::TimedOut(format!(
-                    "{what} within {} ms",
-                    deadline.as_millis()
-                )))
-            })
-    }
-    .boxed_local()
-}
-
-/// A request that got no answer because the connection under it died (as opposed to a
-/// new connection that could not be made: refused, unresolvable).
-fn died_on_a_kept_connection(error: &awc::error::SendRequestError) -> bool {
-    use awc::error::{ConnectError, SendRequestError};
-    use std::io::ErrorKind;
-    let dropped = |e: &std::io::Error| {
-        matches!(
-            e.kind(),
-            ErrorKind::ConnectionReset
-                | ErrorKind::ConnectionAborted
-                | ErrorKind::BrokenPipe
-                | ErrorKind::UnexpectedEof
-        )
-    };
-    match error {
-        SendRequestError::Connect(ConnectError::Disconnected) => true,
-        SendRequestError::Send(e) => dropped(e),
-        SendRequestError::Response(actix_web::error::ParseError::Incomplete) => true,
-        SendRequestError::Response(actix_web::error::ParseError::Io(e)) => dropped(e),
-        _ => false,
-    }
-}
-
 /// Checks an answer's envelope before its content (contract §6.2, "schema").
 fn check_chat_answer(answer: ChatResponse, body: &str) -> Result<Enrichment, ProviderError> {
     if let Some(error) = answer.error {
@@ -577,12 +451,10 @@ fn check_chat_answer(answer: ChatResponse, body: &str) -> Result<Enrichment, Pro
         .map_err(|problem| ProviderError::Unusable(RefusedAnswer::new(problem, &content, false)))
 }
 
-/// The `error` of an Ollama JSON error body, else the raw text.
-fn error_message(bytes: &[u8]) -> String {
+/// An Ollama error body (`{"error": "…"}`), as opposed to another server's page.
+fn is_ollama_error(bytes: &[u8]) -> bool {
     serde_json::from_slice::<serde_json::Value>(bytes)
-        .ok()
-        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(String::from))
-        .unwrap_or_else(|| String::from_utf8_lossy(bytes).trim().to_string())
+        .is_ok_and(|v| v.get("error").is_some_and(serde_json::Value::is_string))
 }
 
 /// Ollama lists names with a tag (`llama3.2:latest`) and matches case-insensitively.

@@ -6,14 +6,45 @@
 pub enum ProviderHealth {
     /// Answering, and the configured model is installed.
     Ready,
-    /// Answering, but the configured model is not installed: `ollama pull MODEL`.
-    ModelMissing { model: String },
-    /// Not answering (not running, wrong URL, or not Ollama).
+    /// Answering, but the configured model is not there: `ollama pull MODEL`, or
+    /// loaded in the model server by hand (it has no download).
+    ModelMissing {
+        model: String,
+        #[serde(default)]
+        server: ModelServer,
+    },
+    /// Not answering (not running, wrong URL, or not the kind of server configured).
     NotRunning { detail: String },
+    /// Answering, and loading the model (llama.cpp's server answers 503 "Loading
+    /// model" until it is ready): no call until it is done, no note charged.
+    Loading { detail: String },
 }
 
 impl ProviderHealth {
     pub fn is_ready(&self) -> bool {
         matches!(self, ProviderHealth::Ready)
     }
+
+    /// The server answers but cannot take a call yet (the model missing or loading):
+    /// the worker makes no call until the monitor says ready.
+    pub fn holds_calls(&self) -> bool {
+        matches!(
+            self,
+            ProviderHealth::ModelMissing { .. } | ProviderHealth::Loading { .. }
+        )
+    }
+}
+
+/// The kind of model server inkling speaks to (`ai.provider`): it decides the fix a
+/// person is told for a missing model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelServer {
+    /// Ollama: inkling can download the model (`ollama pull`).
+    #[default]
+    Ollama,
+    /// An OpenAI-compatible server (llama.cpp, LM Studio, vLLM, Jan): the model is
+    /// loaded there, by its own means.
+    #[serde(rename = "openai")]
+    OpenAiCompatible,
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::notes::NoteCounts;
-pub use super::provider::ProviderHealth;
+pub use super::provider::{ModelServer, ProviderHealth};
 /// Named here too, so that readers of the status (the CLI) import only `crate::api`.
 pub use super::worker::{SlowNote, WorkerState, WorkerStatus};
 use crate::words::Locale;
@@ -58,6 +58,12 @@ pub struct ServiceStatus {
     pub counts: NoteCounts,
     /// The provider's health; `None` until the first check has answered.
     pub provider: Option<ProviderHealth>,
+    /// The kind of model server configured (`ai.provider`), and the model: what a
+    /// banner names, and the fix it gives.
+    #[serde(default)]
+    pub model_server: ModelServer,
+    #[serde(default)]
+    pub model: String,
     /// What the AI worker is doing.
     pub worker: WorkerStatus,
     /// Per actor: messages received, handled and waiting, time in handlers.
@@ -89,7 +95,10 @@ mod tests {
             },
             provider: Some(ProviderHealth::ModelMissing {
                 model: "llama3.2".into(),
+                server: ModelServer::Ollama,
             }),
+            model_server: ModelServer::Ollama,
+            model: "llama3.2".into(),
             worker: WorkerStatus {
                 state: WorkerState::Parked {
                     until: "2026-03-01T12:00:30.000Z".into(),

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::api::notes::SnippetPart;
 use crate::api::replies::{TagCount, TagRenamed};
 use crate::api::status::{
-    ActorCounters, ProviderHealth, ServiceStatus, SlowNote, WorkerState, WorkerStatus,
+    ActorCounters, ModelServer, ProviderHealth, ServiceStatus, SlowNote, WorkerState, WorkerStatus,
 };
 use crate::domain::Note;
 
@@ -21,7 +21,14 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str) -> Vec<String> {
             "notes: {} pending, {} failed, {} expired",
             counts.pending, counts.failed, counts.expired
         ),
-        format!("ollama: {}", describe_health(status.provider.as_ref())),
+        format!(
+            "{}: {}",
+            match status.model_server {
+                ModelServer::Ollama => "ollama",
+                ModelServer::OpenAiCompatible => "model server",
+            },
+            describe_health(status.provider.as_ref())
+        ),
         format!("worker: {}", describe_worker(&status.worker)),
     ];
     if status.worker.model_time.total_ms() > 0 {
@@ -48,10 +55,19 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str) -> Vec<String> {
 pub fn describe_health(health: Option<&ProviderHealth>) -> String {
     match health {
         Some(ProviderHealth::Ready) => "ready".into(),
-        Some(ProviderHealth::ModelMissing { model }) => {
-            format!("running, but the model is not installed: run `ollama pull {model}`")
-        }
+        Some(ProviderHealth::ModelMissing {
+            model,
+            server: ModelServer::Ollama,
+        }) => format!("running, but the model is not installed: run `ollama pull {model}`"),
+        Some(ProviderHealth::ModelMissing {
+            model,
+            server: ModelServer::OpenAiCompatible,
+        }) => format!(
+            "running, but it does not serve the model {model}: load it in the model server, \
+             or set openai.model to one it serves"
+        ),
         Some(ProviderHealth::NotRunning { detail }) => format!("not running ({detail})"),
+        Some(ProviderHealth::Loading { detail }) => format!("loading the model ({detail})"),
         None => "not checked yet".into(),
     }
 }

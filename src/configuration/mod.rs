@@ -20,10 +20,14 @@ use crate::logging::LogFilter;
 
 mod locale;
 mod ollama;
+mod openai;
 mod strict;
 
 pub use locale::{Locale, LocaleSetting};
 pub use ollama::{parse_keep_alive, OllamaSettings, MIN_NUM_CTX};
+pub use openai::{
+    AiSettings, ApiKey, OpenAiSettings, ProviderCalls, ProviderKind, UNSAID_CONTEXT_TOKENS,
+};
 
 /// The embedded defaults: every key, its default and a one-line comment.
 pub const DEFAULT_CONFIG_TOML: &str = include_str!("../../config/default.toml");
@@ -59,7 +63,12 @@ pub struct Settings {
     #[serde(skip, default)]
     resolved_locale: Locale,
     pub http: HttpSettings,
+    pub ai: AiSettings,
     pub ollama: OllamaSettings,
+    pub openai: OpenAiSettings,
+    /// `openai.api_key_env`'s key, read once at load time.
+    #[serde(skip, default)]
+    openai_api_key: ApiKey,
     pub worker: WorkerSettings,
     pub telemetry: TelemetrySettings,
     pub expiry: ExpirySettings,
@@ -157,6 +166,20 @@ fn ip_address<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<IpAdd
     })
 }
 
+/// A URL with a scheme and a host, or an error naming `key`.
+fn check_http_url(key: &'static str, value: &str) -> Result<(), ConfigError> {
+    let url = value.trim_end_matches('/');
+    if !(url.starts_with("http://") || url.starts_with("https://"))
+        || url.split("://").nth(1).is_none_or(str::is_empty)
+    {
+        return Err(ConfigError::Key {
+            key,
+            reason: format!("\"{value}\" is not an http:// URL"),
+        });
+    }
+    Ok(())
+}
+
 /// Where the user file comes from.
 #[derive(Debug, Clone, Default)]
 pub enum UserFile {
@@ -211,12 +234,22 @@ impl Settings {
             environment = environment.with_list_parse_key(key);
         }
         let lang = env.get("LANG").cloned();
+        let environment_variables = env.clone();
         let mut settings: Settings = builder
             .add_source(environment.source(Some(env.into_iter().collect())))
             .build()
             .and_then(|c| c.try_deserialize())
             .map_err(|e| ConfigError::Invalid(one_line(&e.to_string())))?;
         settings.validate()?;
+        if settings.ai.provider == ProviderKind::OpenAi {
+            settings.openai_api_key =
+                ApiKey::from_env(&settings.openai.api_key_env, &environment_variables).map_err(
+                    |reason| ConfigError::Key {
+                        key: "openai.api_key_env",
+                        reason,
+                    },
+                )?;
+        }
         settings.resolved_locale = Locale::resolve(settings.locale, lang.as_deref());
         Ok(settings)
     }
@@ -248,15 +281,7 @@ impl Settings {
                 format!("must be from 1 to {MAX_BODY_BYTES} (16 MiB)"),
             );
         }
-        let url = self.ollama.url.trim_end_matches('/');
-        if !(url.starts_with("http://") || url.starts_with("https://"))
-            || url.split("://").nth(1).is_none_or(str::is_empty)
-        {
-            return bad(
-                "ollama.url",
-                format!("\"{}\" is not an http:// URL", self.ollama.url),
-            );
-        }
+        check_http_url("ollama.url", &self.ollama.url)?;
         if self.ollama.model.trim().is_empty() {
             return bad("ollama.model", "must not be empty");
         }
@@ -283,6 +308,9 @@ impl Settings {
                 "ollama.num_ctx",
                 format!("must be at least {MIN_NUM_CTX} (the prompt and the answer need room)"),
             );
+        }
+        if self.ai.provider == ProviderKind::OpenAi {
+            self.validate_openai()?;
         }
         if self.worker.unreachable_backoffs_ms.is_empty() {
             return bad("worker.unreachable_backoffs_ms", "needs at least one wait");

@@ -20,6 +20,9 @@ pub struct AppState {
     pub locale: crate::configuration::Locale,
     /// `expiry.days`: the page tells an expired note from one that is not.
     pub expiry_days: u32,
+    /// The kind of model server configured, and its model (`/api/status`).
+    pub model_server: crate::api::provider::ModelServer,
+    pub model: String,
     /// The port the service listens on (its identity proof covers it).
     pub port: u16,
     /// The server serving these routes: long responses end when it stops.

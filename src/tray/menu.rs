@@ -156,6 +156,7 @@ mod tests {
         assert_eq!(model.icon, TrayIcon::ProviderDown);
         let missing = ProviderHealth::ModelMissing {
             model: "llama3.2".into(),
+            server: crate::ai::ModelServer::Ollama,
         };
         assert!(build(0, Some(&missing), Locale::En).is_enabled(TrayAction::RecheckOllama));
     }

@@ -122,7 +122,7 @@ async fn recheck_reports_the_provider_and_tells_a_missing_model_apart() {
     let (_, body) = app.post_json("/api/ollama/recheck", &json!({})).await;
     assert_eq!(
         body,
-        json!({ "state": "model_missing", "model": "llama3.2" })
+        json!({ "state": "model_missing", "model": "llama3.2", "server": "ollama" })
     );
     fake.stop();
     let (_, body) = app.post_json("/api/ollama/recheck", &json!({})).await;

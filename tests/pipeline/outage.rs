@@ -97,7 +97,8 @@ async fn the_monitor_tells_a_missing_model_from_a_stopped_server() {
     assert_eq!(
         p.ask(&p.services.monitor, Recheck).await,
         ProviderHealth::ModelMissing {
-            model: "llama3.2".into()
+            model: "llama3.2".into(),
+            server: inkling::ai::ModelServer::Ollama,
         }
     );
 

@@ -6,15 +6,15 @@ use inkling::ai::ollama::OllamaClient;
 use std::time::Duration;
 
 use inkling::ai::{
-    classify_reason, EnrichRequest, EnrichmentProvider, FailureReason, ProviderHealth,
+    classify_reason, CallPlan, EnrichmentProvider, FailureReason, ModelServer, ProviderHealth,
 };
 
 use crate::fake_ollama::{FakeOllama, Reply};
 use crate::harness::pipeline_settings;
 
 /// A first call about `body`, with the tests' short deadline.
-fn first(body: &str) -> EnrichRequest {
-    EnrichRequest::first_try(body, &[], Duration::from_millis(300))
+fn first(body: &str) -> CallPlan {
+    CallPlan::first_try(body, &[], Duration::from_millis(300), 8192)
 }
 
 fn client(url: &str) -> OllamaClient {
@@ -42,6 +42,9 @@ async fn every_failure_mode_is_classified_as_spec_2_says() {
         (Reply::EmptyContent, FailureReason::Schema),
         (Reply::GarbageBody, FailureReason::Schema),
         (Reply::ModelMissing, FailureReason::ModelMissing),
+        // llama.cpp's server where Ollama was configured: the provider's state (no
+        // attempt), never the note's failure.
+        (Reply::NotOllama, FailureReason::Unreachable),
         (Reply::RunnerCrash, FailureReason::Other),
     ];
     for (reply, expected) in cases {
@@ -49,6 +52,7 @@ async fn every_failure_mode_is_classified_as_spec_2_says() {
         let error = client
             .enrich(first("a note"))
             .await
+            .result
             .expect_err(&format!("{reply:?} must fail"));
         assert_eq!(classify_reason(&error), expected, "{reply:?}: {error}");
     }
@@ -61,12 +65,16 @@ async fn a_reset_is_tried_once_more_on_a_fresh_connection_and_twice_is_unreachab
 
     fake.push(&[Reply::Reset]);
     assert!(
-        client.enrich(first("reset once")).await.is_ok(),
+        client.enrich(first("reset once")).await.result.is_ok(),
         "the second try answers"
     );
 
     fake.push(&[Reply::Reset, Reply::Reset]);
-    let error = client.enrich(first("reset twice")).await.unwrap_err();
+    let error = client
+        .enrich(first("reset twice"))
+        .await
+        .result
+        .unwrap_err();
     assert_eq!(
         classify_reason(&error),
         FailureReason::Unreachable,
@@ -79,7 +87,11 @@ async fn a_refused_connection_and_an_unknown_host_are_unreachable() {
     let mut fake = FakeOllama::start_new().await;
     let url = fake.url();
     fake.stop();
-    let error = client(&url).enrich(first("a note")).await.unwrap_err();
+    let error = client(&url)
+        .enrich(first("a note"))
+        .await
+        .result
+        .unwrap_err();
     assert_eq!(
         classify_reason(&error),
         FailureReason::Unreachable,
@@ -93,7 +105,7 @@ async fn good_and_fenced_answers_give_the_enrichment() {
     let client = client(&fake.url());
     for reply in [Reply::Ok, Reply::Fenced] {
         fake.push(&[reply]);
-        let enrichment = client.enrich(first("buy oat milk")).await.unwrap();
+        let enrichment = client.enrich(first("buy oat milk")).await.result.unwrap();
         assert_eq!(enrichment.title, "About: buy oat milk");
         assert_eq!(enrichment.tags, ["fake", "test"]);
     }
@@ -114,7 +126,8 @@ async fn health_says_ready_model_missing_or_not_running() {
     assert_eq!(
         client.health().await,
         ProviderHealth::ModelMissing {
-            model: "llama3.2".into()
+            model: "llama3.2".into(),
+            server: ModelServer::Ollama,
         }
     );
     fake.stop();
@@ -138,6 +151,7 @@ async fn a_kept_connection_the_server_closed_is_not_mistaken_for_an_outage() {
         client
             .enrich(first(&format!("note {i}")))
             .await
+            .result
             .unwrap_or_else(|e| panic!("call {i}: {e}"));
     }
 }

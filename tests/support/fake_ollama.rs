@@ -57,6 +57,9 @@ pub enum Reply {
     GarbageBody,
     /// 404 model not found.
     ModelMissing,
+    /// 404 as llama.cpp's server answers a path it does not have (`/api/chat`): the
+    /// server at the URL is not Ollama.
+    NotOllama,
     /// 500 runner crash.
     RunnerCrash,
     /// 500 model load timed out on the server.
@@ -541,6 +544,10 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 }
                 Reply::GarbageBody => respond(&mut stream, "200 OK", JSON, "<html>oops</html>").await,
                 Reply::ModelMissing => model_not_found(&mut stream, &model).await,
+                Reply::NotOllama => {
+                    respond(&mut stream, "404 Not Found", JSON,
+                        r#"{"error":{"message":"File Not Found","type":"not_found_error","code":404}}"#).await
+                }
                 Reply::RunnerCrash => {
                     respond(&mut stream, "500 Internal Server Error", JSON,
                         r#"{"error":"model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"}"#).await

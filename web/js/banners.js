@@ -30,9 +30,11 @@ function renderOllama({ service, banners }, down) {
   const pulling = pull && pull.state === "running";
   const progress = $("pull-progress");
   const missing = Boolean(health && health.state === "model_missing");
+  // An OpenAI-compatible server loads its models itself: no download here.
+  const openai = service.modelServer === "openai";
   progress.hidden = !pulling;
-  $("pull-model").hidden = !missing || pulling;
-  $("recheck").hidden = !down || missing;
+  $("pull-model").hidden = !missing || pulling || openai;
+  $("recheck").hidden = !down || (missing && !openai);
   // While Ollama is down nothing is being processed: the waiting notes are said here,
   // and the "working on" line stays away.
   const waiting = counts.pending ? ` ${t("waitingForOllama", { n: counts.pending })}` : "";
@@ -49,10 +51,19 @@ function renderOllama({ service, banners }, down) {
     } else if (pull && pull.state === "failed") {
       text.textContent = t("pullFailed", { model: health.model });
       setDetail(ollama, t("pullFailedDetail", { error: pull.error }));
+    } else if (openai) {
+      text.textContent = t("serverModelMissing", { model: health.model }) + waiting;
+      setDetail(ollama, t("serverModelMissingDetail", { model: health.model }));
     } else {
       text.textContent = t("ollamaModelMissing", { model: health.model }) + waiting;
       setDetail(ollama, t("modelMissingDetail", { model: health.model }));
     }
+  } else if (down && health.state === "loading") {
+    text.textContent = t("serverLoading") + waiting;
+    setDetail(ollama, "");
+  } else if (down && openai) {
+    text.textContent = t("serverNotRunning") + waiting;
+    setDetail(ollama, t("serverNotRunningDetail", { detail: health.detail }));
   } else if (down) {
     text.textContent = t("ollamaNotRunning") + waiting;
     setDetail(ollama, t("notRunningDetail", { detail: health.detail }));

@@ -38,7 +38,7 @@ use super::repository::{
     RepositoryActor, RequeueModelMissingFailures, SaveEnrichment, SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
-use crate::ai::{CallPlan, EnrichRequest, EnrichmentProvider, ProviderError, ProviderHealth};
+use crate::ai::{CallPlan, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth};
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteChanged, NoteSlow, OllamaStatusChanged};
@@ -97,12 +97,13 @@ impl AiWorkerActor {
         match effect {
             Effect::Wake(at) => self.set_wake(at, ctx),
             Effect::ReadBodies { note_id, ids } => self.read_bodies(note_id, ids, ctx),
-            Effect::CallProvider {
+            Effect::PrepareCall {
                 note_id,
-                body,
-                plan,
-            } => self.call_provider(note_id, body, plan, ctx),
-            Effect::LoadModel => self.load_model(ctx),
+                read_context,
+            } => self.prepare_call(note_id, read_context, ctx),
+            Effect::CallProvider { note_id, plan } => self.call_provider(note_id, plan, ctx),
+            Effect::ReadModelContext => self.read_model_context(ctx),
+            Effect::LoadModel(plan) => self.load_model(plan, ctx),
             Effect::CheckHealth { note_id, error } => self.check_health(note_id, error, ctx),
             Effect::StoreSlowTimeout {
                 note_id,
@@ -295,22 +296,22 @@ impl AiWorkerActor {
 
     // ----- the provider ------------------------------------------------------------
 
-    /// Reads the user's most used tags (for the prompt), then calls the provider. The
-    /// tags are read for each call, not cached: the first notes of an install are
-    /// the ones that make the vocabulary. A failed read only leaves them out.
-    fn call_provider(
-        &mut self,
-        note_id: String,
-        body: String,
-        plan: CallPlan,
-        ctx: &mut Context<Self>,
-    ) {
-        tracing::debug!(%note_id, deadline_ms = plan.deadline.as_millis() as u64,
-            retry = plan.refused.is_some(), "calling the provider");
+    /// Reads what the prompt needs: the user's most used tags (read for each call, not
+    /// cached: the first notes of an install are the ones that make the vocabulary; a
+    /// failed read only leaves them out) and, when asked, the model's context.
+    fn prepare_call(&mut self, note_id: String, read_context: bool, ctx: &mut Context<Self>) {
         let tags = self.repository.send(ListTags {
             limit: Some(VOCABULARY_IN_PROMPT),
         });
-        ctx.spawn(tags.into_actor(self).map(move |tags, act, ctx| {
+        let context = read_context.then(|| self.provider.model_context());
+        let both = async move {
+            let context = match context {
+                Some(read) => Some(read.await),
+                None => None,
+            };
+            (tags.await, context)
+        };
+        ctx.spawn(both.into_actor(self).map(move |(tags, context), act, ctx| {
             let tags_in_use: Vec<String> = match tags {
                 Ok(Ok(tags)) => tags.into_iter().map(|t| t.tag).collect(),
                 Ok(Err(e)) => {
@@ -319,28 +320,37 @@ impl AiWorkerActor {
                 }
                 Err(_) => Vec::new(),
             };
-            let started = actix_rt::time::Instant::now();
-            let call = act.provider.enrich(EnrichRequest {
-                body,
-                tags_in_use,
-                plan,
-            });
-            ctx.spawn(call.into_actor(act).map(move |answer, act, ctx| {
-                let now = act.clock.now();
-                let effects = match answer {
-                    Ok(enrichment) => {
-                        let latency_ms = started.elapsed().as_millis() as u64;
-                        act.core.answered(note_id, enrichment, latency_ms, now)
-                    }
-                    Err(error) => act.core.call_failed(note_id, error, now),
-                };
-                act.run(effects, ctx);
-            }));
+            let effects = act.core.prepared(note_id, tags_in_use, context);
+            act.run(effects, ctx);
         }));
     }
 
-    fn load_model(&mut self, ctx: &mut Context<Self>) {
-        let load = self.provider.load_model();
+    /// Calls the provider as planned; its reply goes to the core.
+    fn call_provider(&mut self, note_id: String, plan: CallPlan, ctx: &mut Context<Self>) {
+        tracing::debug!(%note_id, deadline_ms = plan.deadline.as_millis() as u64,
+            context_tokens = plan.context_tokens, read_chars = plan.prompt.read_chars,
+            "calling the provider");
+        let started = actix_rt::time::Instant::now();
+        let call = self.provider.enrich(plan);
+        ctx.spawn(call.into_actor(self).map(move |reply, act, ctx| {
+            let latency_ms = started.elapsed().as_millis() as u64;
+            let effects = act
+                .core
+                .replied(note_id, reply, latency_ms, act.clock.now());
+            act.run(effects, ctx);
+        }));
+    }
+
+    fn read_model_context(&mut self, ctx: &mut Context<Self>) {
+        let read = self.provider.model_context();
+        ctx.spawn(read.into_actor(self).map(|read, act, ctx| {
+            let effects = act.core.context_read(read, act.clock.now());
+            act.run(effects, ctx);
+        }));
+    }
+
+    fn load_model(&mut self, plan: LoadPlan, ctx: &mut Context<Self>) {
+        let load = self.provider.load_model(plan);
         ctx.spawn(
             load.into_actor(self)
                 .map(|loaded: Result<(), ProviderError>, act, ctx| {

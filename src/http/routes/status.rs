@@ -44,6 +44,8 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
         },
         counts,
         provider,
+        model_server: state.model_server,
+        model: state.model.clone(),
         worker,
         actors,
     }))

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use super::SlowNote;
-use crate::ai::{CallPlan, FailureReason};
+use crate::ai::{CallPlan, FailureReason, LoadPlan};
 use crate::api::worker::ModelUse;
 use crate::domain::{Enrichment, Note};
 
@@ -18,15 +18,17 @@ pub enum Effect {
     /// Read the bodies of `ids`, still pending and active; `note_id`, the first, is
     /// the job about to run (answer: [`WorkerCore::bodies_read`]).
     ReadBodies { note_id: String, ids: Vec<String> },
-    /// Ask the provider about one note, as planned (answer: [`WorkerCore::answered`] or
-    /// [`WorkerCore::call_failed`]).
-    CallProvider {
-        note_id: String,
-        body: String,
-        plan: CallPlan,
-    },
-    /// Load the model, on its own deadline (answer: [`WorkerCore::model_loaded`]).
-    LoadModel,
+    /// Read what the prompt needs besides the note: the user's most used tags and,
+    /// with `read_context`, the model's own context from the provider (answer:
+    /// [`WorkerCore::prepared`]).
+    PrepareCall { note_id: String, read_context: bool },
+    /// Ask the provider about one note, as planned (answer: [`WorkerCore::replied`]).
+    CallProvider { note_id: String, plan: CallPlan },
+    /// Ask the provider for the model's own context (answer:
+    /// [`WorkerCore::context_read`]).
+    ReadModelContext,
+    /// Load the model, as planned (answer: [`WorkerCore::model_loaded`]).
+    LoadModel(LoadPlan),
     /// A call ran out of time: ask the health monitor now whether Ollama is up (answer:
     /// [`WorkerCore::timeout_checked`]).
     CheckHealth { note_id: String, error: String },

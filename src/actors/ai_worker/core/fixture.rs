@@ -5,7 +5,9 @@ use chrono::{DateTime, Utc};
 
 pub use super::super::queue::QueuedJob;
 pub use super::*;
-pub use crate::ai::{CallPlan, FailureReason, ProviderError, ProviderHealth, RefusedAnswer};
+pub use crate::ai::{
+    CallPlan, FailureReason, ModelServer, ProviderError, ProviderHealth, RefusedAnswer,
+};
 pub use crate::configuration::WorkerSettings;
 pub use crate::domain::{timestamp, Enrichment, Note, WaitReason};
 
@@ -19,6 +21,8 @@ pub fn rules() -> WorkerRules {
         request_timeout: std::time::Duration::from_secs(120),
         max_request_timeout: std::time::Duration::from_secs(600),
         keep_alive: None,
+        load_timeout: std::time::Duration::from_secs(300),
+        context_cap: Some(8192),
     }
 }
 
@@ -58,6 +62,7 @@ pub fn down() -> ProviderHealth {
 pub fn model_missing() -> ProviderHealth {
     ProviderHealth::ModelMissing {
         model: "llama3.2".into(),
+        server: ModelServer::Ollama,
     }
 }
 
@@ -108,28 +113,47 @@ pub fn started() -> WorkerCore {
         [Effect::RequeueModelMissingFailures, Effect::Wake(None)]
     );
     assert_eq!(core.model_loaded(Ok(()), t(0)), [Effect::Wake(None)]);
+    assert_eq!(core.context_read(Ok(None), t(0)), [Effect::Wake(None)]);
     core
+}
+
+/// Whether these effects load the model.
+pub fn loads(effects: &[Effect]) -> bool {
+    effects.iter().any(|e| matches!(e, Effect::LoadModel(_)))
+}
+
+/// Walks the steps before a call (reading the model's context, loading it, reading
+/// the bodies, preparing the prompt) as the actor and a healthy provider would, up to
+/// the call; `None` when these effects start none.
+pub fn walk_to_call(
+    core: &mut WorkerCore,
+    effects: Vec<Effect>,
+    now: DateTime<Utc>,
+) -> Option<(String, CallPlan)> {
+    for effect in effects {
+        let next = match effect {
+            Effect::CallProvider { note_id, plan } => return Some((note_id, plan)),
+            Effect::ReadModelContext => core.context_read(Ok(None), now),
+            Effect::LoadModel(_) => core.model_loaded(Ok(()), now),
+            Effect::ReadBodies { note_id, ids } => {
+                let bodies = ids.iter().map(|id| (id.clone(), format!("body of {id}")));
+                core.bodies_read(note_id, Ok(bodies.collect()), now)
+            }
+            Effect::PrepareCall {
+                note_id,
+                read_context,
+            } => core.prepared(note_id, Vec::new(), read_context.then_some(Ok(None))),
+            _ => continue,
+        };
+        return walk_to_call(core, next, now);
+    }
+    None
 }
 
 /// The note whose call these effects start, with its body read (prefetched or
 /// answered by the test's "database").
 pub fn call_started(core: &mut WorkerCore, effects: Vec<Effect>, now: DateTime<Utc>) -> String {
-    for effect in effects {
-        match effect {
-            Effect::CallProvider { note_id, .. } => return note_id,
-            Effect::LoadModel => {
-                let effects = core.model_loaded(Ok(()), now);
-                return call_started(core, effects, now);
-            }
-            Effect::ReadBodies { note_id, ids } => {
-                let bodies = ids.iter().map(|id| (id.clone(), format!("body of {id}")));
-                let effects = core.bodies_read(note_id, Ok(bodies.collect()), now);
-                return call_started(core, effects, now);
-            }
-            _ => {}
-        }
-    }
-    panic!("no call started")
+    walk_to_call(core, effects, now).expect("a call started").0
 }
 
 pub fn wake_of(effects: &[Effect]) -> Option<Option<DateTime<Utc>>> {
@@ -190,20 +214,5 @@ pub fn plan_of(
     effects: Vec<Effect>,
     now: DateTime<Utc>,
 ) -> (String, CallPlan) {
-    for effect in effects {
-        match effect {
-            Effect::CallProvider { note_id, plan, .. } => return (note_id, plan),
-            Effect::ReadBodies { note_id, ids } => {
-                let bodies = ids.iter().map(|id| (id.clone(), format!("body of {id}")));
-                let effects = core.bodies_read(note_id, Ok(bodies.collect()), now);
-                return plan_of(core, effects, now);
-            }
-            Effect::LoadModel => {
-                let effects = core.model_loaded(Ok(()), now);
-                return plan_of(core, effects, now);
-            }
-            _ => {}
-        }
-    }
-    panic!("no call started")
+    walk_to_call(core, effects, now).expect("a call started")
 }

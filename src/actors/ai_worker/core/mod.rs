@@ -36,10 +36,12 @@
 //!
 //! One file per rule, each with its unit tests: [`schedule`] (one call at a time, the
 //! timer, the read-ahead), [`policy`] (the outage park, the note's own failures),
-//! [`plan`] (a call's deadline and prompt), [`slow`], [`model`] (warmth, loading, the
+//! [`plan`] (a call's deadline and prompt, built once), [`context`] (the model's
+//! context, a prompt that did not fit), [`slow`], [`model`] (warmth, loading, the
 //! model's time), [`saving`], [`disk`], [`restart`]; [`effects`] is what the core asks
 //! of the actor, [`status`] what it shows.
 
+mod context;
 mod disk;
 mod effects;
 mod model;
@@ -64,10 +66,11 @@ use self::model::Model;
 use self::policy::Park;
 pub use self::policy::{decide, FailureDecision};
 use super::queue::Queue;
+use crate::ai::speed::ModelSpeed;
 use crate::ai::{ProviderHealth, RefusedAnswer};
 use crate::api::worker::ModelTime;
 pub(crate) use crate::api::worker::{SlowNote, WorkerState, WorkerStatus};
-use crate::configuration::{OllamaSettings, WorkerSettings};
+use crate::configuration::{ProviderCalls, WorkerSettings};
 
 /// How many upcoming jobs' bodies are read in one query (at most 64 KiB each).
 pub const PREFETCH: usize = 32;
@@ -79,22 +82,30 @@ pub const SLOW_AFTER_TIMEOUTS: u32 = 3;
 #[derive(Debug, Clone)]
 pub struct WorkerRules {
     pub schedule: WorkerSettings,
-    /// A call's first deadline (`ollama.request_timeout_ms`).
+    /// A call's first deadline (`ollama.request_timeout_ms`, `openai.…`).
     pub request_timeout: std::time::Duration,
     /// The longest deadline a slow note gets (`ollama.max_request_timeout_ms`).
     pub max_request_timeout: std::time::Duration,
     /// How long the model stays loaded after a call (`ollama.keep_alive`); `None`: for
     /// ever.
     pub keep_alive: Option<std::time::Duration>,
+    /// How long loading the model may take (`ollama.load_timeout_ms`).
+    pub load_timeout: std::time::Duration,
+    /// The most context a call uses, in tokens (`ollama.num_ctx`,
+    /// `openai.context_tokens`), never above the model's own once the provider has
+    /// said it; `None`: the model's own.
+    pub context_cap: Option<u32>,
 }
 
 impl WorkerRules {
-    pub fn new(schedule: WorkerSettings, ollama: &OllamaSettings) -> Self {
+    pub fn new(schedule: WorkerSettings, calls: &ProviderCalls) -> Self {
         WorkerRules {
             schedule,
-            request_timeout: ollama.request_timeout(),
-            max_request_timeout: ollama.max_request_timeout(),
-            keep_alive: ollama.keep_alive(),
+            request_timeout: calls.request_timeout,
+            max_request_timeout: calls.max_request_timeout,
+            keep_alive: calls.keep_alive,
+            load_timeout: calls.load_timeout,
+            context_cap: calls.context_cap,
         }
     }
 }
@@ -142,6 +153,19 @@ pub struct WorkerCore {
     /// When the call or load in flight started (the model's time is counted from it).
     model_busy_since: Option<DateTime<Utc>>,
     model_time: ModelTime,
+    /// The model's speed on this machine, from the answers so far.
+    speed: Option<ModelSpeed>,
+    /// The context every call uses, once the provider has said the model's own (the
+    /// smaller of it and the configured one); `None`: ask before the next load or call.
+    context: Option<u32>,
+    /// How many tokens the server counts for each one estimated, once a prompt that
+    /// did not fit said (1.0 until then; estimates are meant to run high).
+    token_scale: f64,
+    /// A note's prompts that did not fit and gave no numbers: each halves its room.
+    overflows: HashMap<String, u32>,
+    /// What the prompt in flight holds: how much of the note, and its estimated tokens.
+    in_flight_read_chars: Option<u32>,
+    in_flight_estimate: usize,
 }
 
 impl WorkerCore {
@@ -163,6 +187,12 @@ impl WorkerCore {
             refused: HashMap::new(),
             model_busy_since: None,
             model_time: ModelTime::default(),
+            speed: None,
+            context: None,
+            token_scale: 1.0,
+            overflows: HashMap::new(),
+            in_flight_read_chars: None,
+            in_flight_estimate: 0,
         }
     }
 
@@ -170,7 +200,11 @@ impl WorkerCore {
         self.health.as_ref().is_some_and(ProviderHealth::is_ready)
     }
 
+    /// The provider answers but cannot take a call yet: its model is missing or
+    /// loading. No call until the monitor says ready.
     pub(super) fn waiting_for_model(&self) -> bool {
-        matches!(self.health, Some(ProviderHealth::ModelMissing { .. }))
+        self.health
+            .as_ref()
+            .is_some_and(ProviderHealth::holds_calls)
     }
 }

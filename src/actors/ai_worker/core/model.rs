@@ -109,11 +109,20 @@ mod tests {
             [Effect::Wake(None)]
         );
         assert_eq!(core.status(t(40)).state, WorkerState::WaitingForModel);
-        // Pulled: notes failed for it by an older release are requeued, the model is
-        // loaded, and the work resumes at once.
+        // Pulled: notes failed for it by an older release are requeued, the new
+        // model's context is read and it is loaded in it, and the work resumes at once.
         let effects = core.health_changed(up(), t(300));
         assert_eq!(effects[0], Effect::RequeueModelMissingFailures);
-        assert!(effects.contains(&Effect::LoadModel), "{effects:?}");
+        assert!(effects.contains(&Effect::ReadModelContext), "{effects:?}");
+        let effects = core.context_read(Ok(Some(4096)), t(301));
+        assert_eq!(
+            effects,
+            [Effect::LoadModel(crate::ai::LoadPlan {
+                deadline: std::time::Duration::from_secs(300),
+                context_tokens: 4096
+            })],
+            "the model's own context, smaller than the configured one"
+        );
         let effects = core.model_loaded(Ok(()), t(310));
         assert_eq!(call_started(&mut core, effects, t(310)), "a");
     }
@@ -126,9 +135,10 @@ mod tests {
         core.loaded([("a".to_string(), QueuedJob::fresh(t(0)))], t(0));
         let effects = core.health_changed(up(), t(0));
         assert!(
-            effects.contains(&Effect::LoadModel),
-            "start-up with work: load first"
+            effects.contains(&Effect::ReadModelContext),
+            "start-up with work: the model's context first"
         );
+        assert!(loads(&core.context_read(Ok(None), t(0))), "then load it");
         assert_eq!(core.status(t(0)).state, WorkerState::LoadingModel);
         assert!(
             core.enqueued(vec!["b".into()], t(1), t(1)).is_empty(),
@@ -144,9 +154,9 @@ mod tests {
         let effects = core.enqueued(vec!["c".into()], t(600), t(600));
         let id = call_started(&mut core, effects, t(600));
         let effects = core.answered(id, enrichment(), 5, t(601));
-        assert!(!effects.contains(&Effect::LoadModel));
+        assert!(!loads(&effects));
         let effects = core.enqueued(vec!["d".into()], t(601 + 1800), t(601 + 1800));
-        assert!(effects.contains(&Effect::LoadModel), "{effects:?}");
+        assert!(loads(&effects), "{effects:?}");
     }
 
     #[test]
@@ -154,6 +164,7 @@ mod tests {
         let mut core = WorkerCore::new(rules());
         core.loaded([("a".to_string(), QueuedJob::fresh(t(0)))], t(0));
         core.health_changed(up(), t(0));
+        assert!(loads(&core.context_read(Ok(None), t(0))));
         let refused = ProviderError::Unreachable("refused".into());
         let effects = core.model_loaded(Err(refused), t(1));
         assert_eq!(
@@ -167,10 +178,7 @@ mod tests {
             .any(|e| matches!(e, Effect::StoreNextRun { at, .. } if *at == t(31))));
         write_answered(&mut core, &effects, t(1));
         let effects = core.resume_requested("recheck", t(5));
-        assert!(
-            effects.contains(&Effect::LoadModel),
-            "back: load first again: {effects:?}"
-        );
+        assert!(loads(&effects), "back: load first again: {effects:?}");
         let slow = ProviderError::TimedOut("slow disk".into());
         let effects = core.model_loaded(Err(slow), t(300));
         assert_eq!(call_started(&mut core, effects, t(300)), "a");

@@ -82,6 +82,10 @@ impl WorkerCore {
         if !health.is_ready() {
             self.model = Model::Cold;
         }
+        if matches!(health, ProviderHealth::ModelMissing { .. }) {
+            // Another model is on its way: its context is asked for again.
+            self.context = None;
+        }
         self.health = Some(health);
         if self.provider_ready() {
             let mut effects = Vec::new();

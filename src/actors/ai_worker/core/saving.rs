@@ -149,7 +149,7 @@ mod tests {
         assert!(matches!(&effects[0], Effect::Save { save, .. } if save.beside_next_call));
         assert!(effects
             .iter()
-            .any(|e| matches!(e, Effect::CallProvider { note_id, .. } if note_id == "b")));
+            .any(|e| matches!(e, Effect::PrepareCall { note_id, .. } if note_id == "b")));
         let save = the_save(&effects);
         let effects = untimed(core.saved(save, saved("a"), t(1)));
         assert_eq!(

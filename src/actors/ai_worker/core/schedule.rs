@@ -73,6 +73,7 @@ impl WorkerCore {
     pub(super) fn requeued(&mut self, note_id: &str) {
         self.bodies.remove(note_id);
         self.refused.remove(note_id);
+        self.overflows.remove(note_id);
         if self.in_flight.as_deref() == Some(note_id) {
             self.in_flight_requeued = true;
         }
@@ -81,6 +82,7 @@ impl WorkerCore {
     pub(super) fn drop_job(&mut self, note_id: &str) {
         self.bodies.remove(note_id);
         self.refused.remove(note_id);
+        self.overflows.remove(note_id);
         self.queue.remove(note_id);
     }
 
@@ -121,7 +123,10 @@ impl WorkerCore {
             tracing::info!("loading the model before the next note");
             self.loading_model = true;
             self.model_busy_since = Some(now);
-            return vec![Effect::Wake(None), Effect::LoadModel];
+            if self.context.is_none() {
+                return vec![Effect::Wake(None), Effect::ReadModelContext];
+            }
+            return vec![Effect::Wake(None), Effect::LoadModel(self.load_plan())];
         }
         let note_id = note_id.to_string();
         vec![Effect::Wake(None), self.start_call(note_id, now)]
@@ -175,7 +180,7 @@ mod tests {
         assert!(
             !effects
                 .iter()
-                .any(|e| matches!(e, Effect::CallProvider { .. })),
+                .any(|e| matches!(e, Effect::PrepareCall { .. })),
             "{effects:?}"
         );
         assert_eq!(core.status(t(3)).queued, 1);
@@ -272,16 +277,23 @@ mod tests {
             .map(|id| (id.clone(), format!("body {id}")))
             .collect();
         let effects = core.bodies_read(note_id, Ok(bodies), t(0));
-        assert!(
-            matches!(&effects[..], [Effect::CallProvider { note_id, body, .. }]
-                if note_id == "n00" && body == "body n00"),
-            "{effects:?}"
+        let (note_id, plan) = plan_of(&mut core, effects, t(0));
+        assert_eq!(
+            (note_id.as_str(), plan.prompt.note.as_str()),
+            ("n00", "body n00")
         );
         let effects = core.answered("n00".into(), enrichment(), 5, t(1));
-        assert!(effects
-            .iter()
-            .any(|e| matches!(e, Effect::CallProvider { note_id, body, .. }
-            if note_id == "n01" && body == "body n01")));
+        assert!(
+            !effects
+                .iter()
+                .any(|e| matches!(e, Effect::ReadBodies { .. })),
+            "the next body was read ahead"
+        );
+        let (note_id, plan) = plan_of(&mut core, effects, t(1));
+        assert_eq!(
+            (note_id.as_str(), plan.prompt.note.as_str()),
+            ("n01", "body n01")
+        );
     }
 
     #[test]

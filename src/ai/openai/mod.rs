@@ -1,0 +1,241 @@
+//! `OpenAiClient`: the awc client for any server with the OpenAI API (llama.cpp's
+//! `llama-server`, LM Studio, vLLM, Jan, LocalAI, Ollama's `/v1`), behind the same
+//! [`EnrichmentProvider`] as Ollama's. A stateless transport like it: it carries out the
+//! worker's plans and decides nothing about a call. What it reads and writes on the
+//! wire is [`contract`]'s.
+//!
+//! - `enrich`: `POST {url}/chat/completions`, `"stream": false`, the plan's messages,
+//!   sampling and token cap, the enrichment schema as `response_format`; one overall
+//!   deadline. A server that refuses the format is asked again at once with the next
+//!   one (`json_schema` → `json_object` → none), and the format it took is remembered
+//!   until restart: knowledge of this server, not a decision about the call.
+//! - `model_context`: the model's context from `GET {url}/models` (llama.cpp's
+//!   `meta.n_ctx`, vLLM's `max_model_len`), else llama.cpp's `GET /props`.
+//! - `health`: llama.cpp's `GET /health` first (503 "Loading model" is its own state),
+//!   then `GET {url}/models`: the model listed, missing, or no such server there.
+//! - `load_model`: nothing to do; these servers load their model themselves.
+//! - `pull_model`: these servers have no download: one error saying to load the model
+//!   in the server.
+
+pub mod contract;
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures_util::future::LocalBoxFuture;
+use futures_util::stream::LocalBoxStream;
+use futures_util::{FutureExt, StreamExt};
+use serde_json::Value;
+
+use self::contract::{
+    chat_request, context_exceeded, context_in_models, context_in_props, is_loading, models_health,
+    read_answer, refuses_format, usage_of, OutputFormat,
+};
+use super::transport::{error_message, exchange, provider_http_client, within};
+use super::{
+    CallPlan, CallReply, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth, PullProgress,
+};
+use crate::configuration::{ApiKey, OpenAiSettings};
+
+/// The health check and the context's read are cheap local GETs.
+const QUICK_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// A client for one OpenAI-compatible server and model.
+#[derive(Clone)]
+pub struct OpenAiClient {
+    http: awc::Client,
+    /// The API's base, ending in `/v1`.
+    url: String,
+    /// The server's root, where llama.cpp's `/health` and `/props` are.
+    root: String,
+    model: String,
+    key: ApiKey,
+    /// The most constrained output format this server has not refused (shared by the
+    /// clones; reset by a restart).
+    format: Rc<Cell<OutputFormat>>,
+}
+
+impl OpenAiClient {
+    pub fn new(settings: &OpenAiSettings, key: ApiKey) -> Self {
+        OpenAiClient {
+            http: provider_http_client(),
+            url: settings.url.trim_end_matches('/').to_string(),
+            root: settings.server_root().to_string(),
+            model: settings.model.trim().to_string(),
+            key,
+            format: Rc::new(Cell::new(OutputFormat::JsonSchema)),
+        }
+    }
+
+    fn get(&self, url: &str) -> awc::ClientRequest {
+        self.authorised(self.http.get(url))
+    }
+
+    fn authorised(&self, request: awc::ClientRequest) -> awc::ClientRequest {
+        match self.key.secret() {
+            Some(key) => request.bearer_auth(key),
+            None => request,
+        }
+    }
+
+    async fn chat(self, plan: CallPlan) -> CallReply {
+        let url = format!("{}/chat/completions", self.url);
+        loop {
+            let format = self.format.get();
+            let request = chat_request(&self.model, &plan, format);
+            let sent = exchange(|| self.authorised(self.http.post(&url)).send_json(&request)).await;
+            let (status, bytes) = match sent {
+                Ok(answer) => answer,
+                Err(error) => return CallReply::failed(error),
+            };
+            if refuses_format(status, &bytes) {
+                if let Some(next) = format.fallback() {
+                    tracing::info!(refused = ?format, next = ?next, message = %error_message(&bytes),
+                        "the model server does not take this output format; asking with the next");
+                    self.format.set(next);
+                    continue;
+                }
+            }
+            return self.reply(status, &bytes, &plan);
+        }
+    }
+
+    /// A chat answer, whatever its status, as the worker's core reads it.
+    fn reply(&self, status: u16, bytes: &[u8], plan: &CallPlan) -> CallReply {
+        if let Some(exceeded) = context_exceeded(status, bytes) {
+            return CallReply::failed(exceeded);
+        }
+        let message = error_message(bytes);
+        match status {
+            200..=299 => {}
+            401 | 403 => {
+                return CallReply::failed(ProviderError::Misconfigured(format!(
+                    "{} refused the API key (HTTP {status}): check openai.api_key_env",
+                    self.url
+                )))
+            }
+            404 if !message.to_lowercase().contains("model") => {
+                return CallReply::failed(ProviderError::Misconfigured(format!(
+                    "{}/chat/completions answered HTTP 404: not an OpenAI-compatible server; \
+                     check openai.url",
+                    self.url
+                )))
+            }
+            _ => {
+                return CallReply::failed(ProviderError::Status {
+                    code: status,
+                    message,
+                })
+            }
+        }
+        let answer: Value = match serde_json::from_slice(bytes) {
+            Ok(answer) => answer,
+            Err(e) => {
+                return CallReply::failed(ProviderError::Invalid(format!(
+                    "the answer is not a chat completion's JSON: {e}"
+                )))
+            }
+        };
+        CallReply {
+            result: read_answer(&answer, plan),
+            usage: usage_of(&answer),
+        }
+    }
+
+    async fn read_context(self) -> Result<Option<u32>, ProviderError> {
+        let url = format!("{}/models", self.url);
+        let (status, bytes) = exchange(|| self.get(&url).send()).await?;
+        if status == 200 {
+            if let Some(context) = context_in_models(&bytes, &self.model) {
+                return Ok(Some(context));
+            }
+        }
+        let props = format!("{}/props", self.root);
+        match exchange(|| self.get(&props).send()).await {
+            Ok((200, bytes)) => Ok(context_in_props(&bytes)),
+            // A server without `/props` does not say.
+            Ok(_) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    async fn check_health(self) -> ProviderHealth {
+        let not_running = |error: String| ProviderHealth::NotRunning {
+            detail: format!("no answer from the model server at {}: {error}", self.url),
+        };
+        // llama.cpp's own health, open without a key; other servers answer it 404 or
+        // 200, or not at all.
+        let health = format!("{}/health", self.root);
+        match exchange(|| self.get(&health).send()).await {
+            Err(error) => return not_running(error.to_string()),
+            Ok((status, bytes)) if is_loading(status, &bytes) => {
+                return ProviderHealth::Loading {
+                    detail: format!("{} is loading its model", self.root),
+                }
+            }
+            Ok(_) => {}
+        }
+        let models = format!("{}/models", self.url);
+        match exchange(|| self.get(&models).send()).await {
+            Err(error) => not_running(error.to_string()),
+            Ok((status, bytes)) if is_loading(status, &bytes) => ProviderHealth::Loading {
+                detail: format!("{} is loading its model", self.root),
+            },
+            Ok((status, bytes)) => models_health(status, &bytes, &self.url, &self.model),
+        }
+    }
+}
+
+impl EnrichmentProvider for OpenAiClient {
+    fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply> {
+        let deadline = plan.deadline;
+        let call = self.clone().chat(plan);
+        async move {
+            actix_rt::time::timeout(deadline, call)
+                .await
+                .unwrap_or_else(|_| {
+                    CallReply::failed(ProviderError::TimedOut(format!(
+                        "no complete answer within {} ms",
+                        deadline.as_millis()
+                    )))
+                })
+        }
+        .boxed_local()
+    }
+
+    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {
+        within(
+            QUICK_TIMEOUT,
+            "no model details",
+            self.clone().read_context(),
+        )
+    }
+
+    fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
+        let check = self.clone().check_health();
+        let root = self.root.clone();
+        async move {
+            actix_rt::time::timeout(QUICK_TIMEOUT, check)
+                .await
+                .unwrap_or_else(|_| ProviderHealth::NotRunning {
+                    detail: format!("no answer from {root} within {QUICK_TIMEOUT:?}"),
+                })
+        }
+        .boxed_local()
+    }
+
+    fn load_model(&self, _plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
+        // The server loads its model itself; while it does, its health says so.
+        async { Ok(()) }.boxed_local()
+    }
+
+    fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
+        let refusal = ProviderError::Misconfigured(format!(
+            "the model server at {} has no download: load {} there (in LM Studio, load it; \
+             for llama.cpp, start llama-server with it and --alias {})",
+            self.url, self.model, self.model
+        ));
+        futures_util::stream::once(async move { Err(refusal) }).boxed_local()
+    }
+}

@@ -1,0 +1,117 @@
+//! What every provider client does on the wire, whatever the server: one awc client
+//! per provider, a request sent (again on a fresh connection when a kept one had
+//! died) and its whole answer read, a deadline around a whole call, and a server's
+//! error body in words.
+
+use std::time::Duration;
+
+use awc::Client;
+use futures_util::future::LocalBoxFuture;
+use futures_util::FutureExt;
+
+use super::ProviderError;
+
+/// Answers larger than this are refused (a chat answer is a few hundred bytes).
+pub const MAX_ANSWER_BYTES: usize = 4 << 20;
+/// Connecting to a local server is instant when it runs; no need to wait long.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The awc client of one provider: no timeout of its own (the overall deadline is
+/// applied around the whole call instead), a short connect timeout.
+pub fn provider_http_client() -> Client {
+    Client::builder()
+        .disable_timeout()
+        .connector(awc::Connector::new().timeout(CONNECT_TIMEOUT))
+        .finish()
+}
+
+/// Sends, then reads the whole body. Returns the status code and the body.
+///
+/// awc keeps connections for reuse. A server that closed one meanwhile (Ollama was
+/// restarted; an HTTP/1.0 server that closes after each answer) makes the next
+/// request on it fail with no answer at all: `ConnectError::Disconnected`, or a reset
+/// while sending or before the response head. That says nothing about the provider,
+/// so the request goes out once more on a fresh connection; only a second failure
+/// counts (as "unreachable"). Without this, every Ollama restart would park the
+/// worker for 30 s while the health check says all is well.
+pub async fn exchange<S, F, Fut>(send: F) -> Result<(u16, actix_web::web::Bytes), ProviderError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<awc::ClientResponse<S>, awc::error::SendRequestError>>,
+    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>> + Unpin,
+{
+    let mut sent = send().await;
+    if let Err(error) = &sent {
+        if died_on_a_kept_connection(error) {
+            tracing::debug!(%error, "a kept connection was closed by the server; sending on a fresh one");
+            sent = send().await;
+        }
+    }
+    let mut response = sent.map_err(|e| ProviderError::from_send_error(&e))?;
+    let bytes = response
+        .body()
+        .limit(MAX_ANSWER_BYTES)
+        .await
+        .map_err(|e| ProviderError::from_payload_error(&e))?;
+    Ok((response.status().as_u16(), bytes))
+}
+
+/// `call` under one overall deadline; past it, a `TimedOut` saying what did not happen.
+pub fn within<T: 'static>(
+    deadline: Duration,
+    what: &'static str,
+    call: impl std::future::Future<Output = Result<T, ProviderError>> + 'static,
+) -> LocalBoxFuture<'static, Result<T, ProviderError>> {
+    async move {
+        actix_rt::time::timeout(deadline, call)
+            .await
+            .unwrap_or_else(|_| {
+                Err(ProviderError::TimedOut(format!(
+                    "{what} within {} ms",
+                    deadline.as_millis()
+                )))
+            })
+    }
+    .boxed_local()
+}
+
+/// A request that got no answer because the connection under it died (as opposed to a
+/// new connection that could not be made: refused, unresolvable).
+fn died_on_a_kept_connection(error: &awc::error::SendRequestError) -> bool {
+    use awc::error::{ConnectError, SendRequestError};
+    use std::io::ErrorKind;
+    let dropped = |e: &std::io::Error| {
+        matches!(
+            e.kind(),
+            ErrorKind::ConnectionReset
+                | ErrorKind::ConnectionAborted
+                | ErrorKind::BrokenPipe
+                | ErrorKind::UnexpectedEof
+        )
+    };
+    match error {
+        SendRequestError::Connect(ConnectError::Disconnected) => true,
+        SendRequestError::Send(e) => dropped(e),
+        SendRequestError::Response(actix_web::error::ParseError::Incomplete) => true,
+        SendRequestError::Response(actix_web::error::ParseError::Io(e)) => dropped(e),
+        _ => false,
+    }
+}
+
+/// The message of a JSON error body (Ollama: `error` as a string; the OpenAI API:
+/// `error.message`; older vLLM: a top-level `message`), else the raw text.
+pub fn error_message(bytes: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(bytes)
+        .ok()
+        .and_then(|v| {
+            let message = match v.get("error") {
+                Some(error) => error
+                    .as_str()
+                    .or_else(|| error.get("message").and_then(|m| m.as_str())),
+                // vLLM's older envelope: {"object": "error", "message": "…"}.
+                None => v.get("message").and_then(|m| m.as_str()),
+            };
+            message.map(String::from)
+        })
+        .unwrap_or_else(|| String::from_utf8_lossy(bytes).trim().to_string())
+}

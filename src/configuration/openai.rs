@@ -1,0 +1,248 @@
+//! The `[ai]` section (which kind of model server) and the `[openai]` section: where an
+//! OpenAI-compatible server is (llama.cpp's `llama-server`, LM Studio, vLLM, Jan,
+//! LocalAI, Ollama's `/v1`), which model it serves, where its key comes from, and how
+//! long a call may take.
+//!
+//! The key itself is never in a file: `api_key_env` names the environment variable that
+//! holds it, read once at start-up ([`ApiKey`], never printed).
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::strict;
+
+/// `ai.provider`: the kind of model server inkling speaks to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// Ollama's own API (`[ollama]`): context size, keep-alive, downloads.
+    #[default]
+    Ollama,
+    /// Any server with the OpenAI API (`[openai]`).
+    #[serde(rename = "openai")]
+    OpenAi,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AiSettings {
+    pub provider: ProviderKind,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenAiSettings {
+    /// The API's base, ending in `/v1` (`http://127.0.0.1:8080/v1`).
+    #[serde(deserialize_with = "strict::text")]
+    pub url: String,
+    /// The model's name as the server lists it (`GET /v1/models`).
+    #[serde(deserialize_with = "strict::text")]
+    pub model: String,
+    /// The name of the environment variable holding the API key; empty: no key.
+    #[serde(deserialize_with = "strict::text")]
+    pub api_key_env: String,
+    #[serde(deserialize_with = "strict::whole")]
+    pub request_timeout_ms: u64,
+    /// The longest deadline a note that keeps timing out while the server is up gets.
+    #[serde(deserialize_with = "strict::whole")]
+    pub max_request_timeout_ms: u64,
+    #[serde(deserialize_with = "strict::whole")]
+    pub health_interval_ms: u64,
+    /// The most context a call may use, in tokens; 0: as much as the server says it
+    /// has (llama.cpp, vLLM and LM Studio say; others get [`UNSAID_CONTEXT_TOKENS`]).
+    #[serde(deserialize_with = "strict::whole")]
+    pub context_tokens: u32,
+}
+
+/// The context assumed of a server that does not say its own, when none is configured:
+/// small enough for any model worth running, so a long note is cut rather than refused.
+pub const UNSAID_CONTEXT_TOKENS: u32 = 4096;
+
+impl OpenAiSettings {
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms)
+    }
+
+    pub fn max_request_timeout(&self) -> Duration {
+        Duration::from_millis(self.max_request_timeout_ms)
+    }
+
+    pub fn health_interval(&self) -> Duration {
+        Duration::from_millis(self.health_interval_ms)
+    }
+
+    /// The configured context cap; `None`: the server's own.
+    pub fn context_cap(&self) -> Option<u32> {
+        (self.context_tokens > 0).then_some(self.context_tokens)
+    }
+
+    /// The server's root, without `/v1` (llama.cpp's `/health` and `/props` live there).
+    pub fn server_root(&self) -> &str {
+        let url = self.url.trim_end_matches('/');
+        url.strip_suffix("/v1").unwrap_or(url)
+    }
+}
+
+/// The API key, read from the variable `openai.api_key_env` names. Its `Debug` never
+/// shows it: settings are logged.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ApiKey(Option<String>);
+
+impl ApiKey {
+    /// The key from `env`: none when no variable is named; an error naming the variable
+    /// when it is named but unset or empty.
+    pub fn from_env(
+        variable: &str,
+        env: &std::collections::HashMap<String, String>,
+    ) -> Result<Self, String> {
+        let variable = variable.trim();
+        if variable.is_empty() {
+            return Ok(ApiKey(None));
+        }
+        match env.get(variable).map(|key| key.trim()) {
+            Some(key) if !key.is_empty() => Ok(ApiKey(Some(key.to_string()))),
+            Some(_) => Err(format!(
+                "the environment variable {variable} is set but empty: put the server's API \
+                 key in it, or set openai.api_key_env = \"\" for a server without a key"
+            )),
+            None => Err(format!(
+                "the environment variable {variable} is not set: export it with the server's \
+                 API key, or set openai.api_key_env = \"\" for a server without a key"
+            )),
+        }
+    }
+
+    /// The key, to send as `Authorization: Bearer …`.
+    pub fn secret(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(_) => f.write_str("ApiKey(set)"),
+            None => f.write_str("ApiKey(none)"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn the_key_comes_from_the_named_variable_and_an_empty_one_stops_start_up() {
+        let env: HashMap<String, String> = [
+            ("KEY".to_string(), "secret".to_string()),
+            ("EMPTY".to_string(), " ".to_string()),
+        ]
+        .into();
+        assert_eq!(ApiKey::from_env("", &env), Ok(ApiKey(None)));
+        let key = ApiKey::from_env("KEY", &env).expect("set");
+        assert_eq!(key.secret(), Some("secret"));
+        assert_eq!(format!("{key:?}"), "ApiKey(set)", "never printed");
+        let empty = ApiKey::from_env("EMPTY", &env).expect_err("empty");
+        assert!(
+            empty.contains("EMPTY") && empty.contains("empty"),
+            "{empty}"
+        );
+        let unset = ApiKey::from_env("NOPE", &env).expect_err("unset");
+        assert!(unset.contains("NOPE is not set"), "{unset}");
+    }
+}
+
+/// How calls are made, whichever the provider: what the worker's core and the health
+/// monitor are configured with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderCalls {
+    pub request_timeout: Duration,
+    pub max_request_timeout: Duration,
+    /// How long the model stays loaded after a call; `None`: for ever (a server that
+    /// keeps its model).
+    pub keep_alive: Option<Duration>,
+    pub load_timeout: Duration,
+    /// The most context a call uses; `None`: the server's own.
+    pub context_cap: Option<u32>,
+    pub health_interval: Duration,
+    /// The model's name, as configured.
+    pub model: String,
+}
+
+impl super::Settings {
+    /// The configured provider's call settings.
+    pub fn provider_calls(&self) -> ProviderCalls {
+        match self.ai.provider {
+            ProviderKind::Ollama => ProviderCalls {
+                request_timeout: self.ollama.request_timeout(),
+                max_request_timeout: self.ollama.max_request_timeout(),
+                keep_alive: self.ollama.keep_alive(),
+                load_timeout: self.ollama.load_timeout(),
+                context_cap: Some(self.ollama.num_ctx),
+                health_interval: self.ollama.health_interval(),
+                model: self.ollama.model.clone(),
+            },
+            ProviderKind::OpenAi => ProviderCalls {
+                request_timeout: self.openai.request_timeout(),
+                max_request_timeout: self.openai.max_request_timeout(),
+                keep_alive: None,
+                load_timeout: self.openai.request_timeout(),
+                context_cap: self.openai.context_cap(),
+                health_interval: self.openai.health_interval(),
+                model: self.openai.model.clone(),
+            },
+        }
+    }
+
+    /// The OpenAI-compatible server's key (`openai.api_key_env`), when one is named.
+    pub fn openai_api_key(&self) -> &ApiKey {
+        &self.openai_api_key
+    }
+
+    /// `[openai]`, checked when it is the provider.
+    pub(super) fn validate_openai(&self) -> Result<(), super::ConfigError> {
+        let bad = |key: &'static str, reason: String| Err(super::ConfigError::Key { key, reason });
+        super::check_http_url("openai.url", &self.openai.url)?;
+        if !self.openai.url.trim_end_matches('/').ends_with("/v1") {
+            return bad(
+                "openai.url",
+                format!(
+                    "\"{}\" does not end in /v1: write the API's base, as in \
+                     http://127.0.0.1:8080/v1",
+                    self.openai.url
+                ),
+            );
+        }
+        if self.openai.model.trim().is_empty() {
+            return bad(
+                "openai.model",
+                "must name the model the server serves (as GET /v1/models lists it)".into(),
+            );
+        }
+        if self.openai.request_timeout_ms == 0 {
+            return bad("openai.request_timeout_ms", "must be at least 1".into());
+        }
+        if self.openai.max_request_timeout_ms < self.openai.request_timeout_ms {
+            return bad(
+                "openai.max_request_timeout_ms",
+                "must be at least openai.request_timeout_ms".into(),
+            );
+        }
+        if self.openai.health_interval_ms == 0 {
+            return bad("openai.health_interval_ms", "must be at least 1".into());
+        }
+        if self.openai.context_tokens != 0 && self.openai.context_tokens < super::MIN_NUM_CTX {
+            return bad(
+                "openai.context_tokens",
+                format!(
+                    "must be 0 (the server's own) or at least {} (the prompt and the answer \
+                     need room)",
+                    super::MIN_NUM_CTX
+                ),
+            );
+        }
+        Ok(())
+    }
+}
