@@ -113,6 +113,17 @@ pub struct WorkerSettings {
     pub retry_backoffs_ms: Vec<u64>,
     #[serde(deserialize_with = "strict::whole")]
     pub max_attempts: u32,
+    /// The longest a note's reading may take at the model's measured speed, in ms; a
+    /// longer note is cut to what is read in that time. 0: no cap but the context.
+    #[serde(deserialize_with = "strict::whole")]
+    pub longest_read_ms: u64,
+}
+
+impl WorkerSettings {
+    /// `longest_read_ms` as a duration; `None`: no cap.
+    pub fn longest_read(&self) -> Option<std::time::Duration> {
+        (self.longest_read_ms > 0).then(|| std::time::Duration::from_millis(self.longest_read_ms))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -27,6 +27,7 @@ mod enrich;
 mod fake_ollama;
 mod harness;
 mod lifecycle;
+mod long_notes;
 mod model;
 mod outage;
 #[path = "../support/ports.rs"]

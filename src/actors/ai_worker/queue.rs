@@ -107,7 +107,12 @@ impl Queue {
         self.order.first().map(|(at, id)| (*at, id.as_str()))
     }
 
-    /// Note ids in the order they will run.
+    /// The jobs by when they are due, earliest first.
+    pub fn in_order(&self) -> impl Iterator<Item = (DateTime<Utc>, &str)> {
+        self.order.iter().map(|(at, id)| (*at, id.as_str()))
+    }
+
+    /// Note ids by when they are due, earliest first.
     pub fn ids_in_order(&self) -> impl Iterator<Item = &str> {
         self.order.iter().map(|(_, id)| id.as_str())
     }

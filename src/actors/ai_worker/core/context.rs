@@ -66,13 +66,16 @@ impl WorkerCore {
         }
     }
 
-    /// The room a note's prompt is cut to fit, in estimated tokens: the context, less
-    /// what the server's counts showed the estimates to miss, halved for each earlier
-    /// prompt of this note that did not fit without numbers.
-    pub(super) fn room_for(&self, note_id: &str) -> u32 {
+    /// The room a note's prompt is cut to fit, in estimated tokens, with an answer of
+    /// `output_tokens`: the context, less what the server's counts showed the estimates
+    /// to miss, halved for each earlier prompt of this note that did not fit without
+    /// numbers, and no more than the reading cap allows ([`super::order`]).
+    pub(super) fn room_for(&self, note_id: &str, output_tokens: u32) -> u32 {
         let scaled = f64::from(self.context_tokens()) / self.token_scale.max(1.0);
         let halvings = self.overflows.get(note_id).copied().unwrap_or(0);
-        (scaled as u32) >> halvings.min(16)
+        let room = (scaled as u32) >> halvings.min(16);
+        self.read_cap(output_tokens)
+            .map_or(room, |cap| room.min(cap))
     }
 
     /// A call's prompt did not fit. Learn from the server's numbers, or halve the
@@ -115,7 +118,7 @@ impl WorkerCore {
                 return self.call_failed(note_id, error, now);
             }
         }
-        tracing::info!(%note_id, %error, room = self.room_for(&note_id),
+        tracing::info!(%note_id, %error, room = self.room_for(&note_id, 0),
             "the prompt did not fit the model's context; cut to fit and asked again");
         let ms = self.model_ms(now);
         let mut effects = self.spent(ModelUse::Other, ms);

@@ -17,12 +17,14 @@ pub fn rules() -> WorkerRules {
             unreachable_backoffs_ms: vec![30_000, 60_000, 120_000, 240_000, 480_000, 900_000],
             retry_backoffs_ms: vec![0, 30_000, 120_000],
             max_attempts: 3,
+            longest_read_ms: 60_000,
         },
         request_timeout: std::time::Duration::from_secs(120),
         max_request_timeout: std::time::Duration::from_secs(600),
         keep_alive: None,
         load_timeout: std::time::Duration::from_secs(300),
         context_cap: Some(8192),
+        longest_read: Some(std::time::Duration::from_secs(60)),
     }
 }
 

@@ -36,7 +36,8 @@
 //!
 //! One file per rule, each with its unit tests: [`schedule`] (one call at a time, the
 //! timer, the read-ahead), [`policy`] (the outage park, the note's own failures),
-//! [`plan`] (a call's deadline and prompt, built once), [`context`] (the model's
+//! [`order`] (the cheapest due job first, a long note's reading capped), [`plan`] (a
+//! call's deadline and prompt, built once), [`context`] (the model's
 //! context, a prompt that did not fit), [`slow`], [`model`] (warmth, loading, the
 //! model's time), [`saving`], [`disk`], [`restart`]; [`effects`] is what the core asks
 //! of the actor, [`status`] what it shows.
@@ -45,6 +46,7 @@ mod context;
 mod disk;
 mod effects;
 mod model;
+mod order;
 mod plan;
 mod policy;
 mod restart;
@@ -95,11 +97,15 @@ pub struct WorkerRules {
     /// `openai.context_tokens`), never above the model's own once the provider has
     /// said it; `None`: the model's own.
     pub context_cap: Option<u32>,
+    /// The longest a note's reading may take at the model's measured speed
+    /// (`worker.longest_read_ms`); `None`: no cap but the context.
+    pub longest_read: Option<std::time::Duration>,
 }
 
 impl WorkerRules {
     pub fn new(schedule: WorkerSettings, calls: &ProviderCalls) -> Self {
         WorkerRules {
+            longest_read: schedule.longest_read(),
             schedule,
             request_timeout: calls.request_timeout,
             max_request_timeout: calls.max_request_timeout,

@@ -76,7 +76,7 @@ impl WorkerCore {
             body,
             &tags_in_use,
             refused,
-            self.room_for(&note_id),
+            self.room_for(&note_id, output_tokens),
             output_tokens,
         );
         let context_tokens = self.context_tokens();
@@ -214,6 +214,7 @@ mod tests {
     #[test]
     fn a_long_note_at_the_measured_speed_gets_a_longer_deadline_from_its_first_call() {
         let mut core = started();
+        core.rules.longest_read = None; // read as far as the context goes
         let effects = core.enqueued(vec!["a".into()], t(0), t(0));
         let (_, plan) = plan_of(&mut core, effects, t(0));
         assert_eq!(

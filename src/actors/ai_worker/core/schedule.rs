@@ -48,15 +48,17 @@ impl WorkerCore {
         match read {
             Ok(bodies) => {
                 self.bodies.extend(bodies);
-                match self.bodies.remove(&note_id) {
-                    Some(body) => vec![self.call(note_id, body, now)],
-                    None => {
-                        // Gone, trashed or no longer pending: not a job any more.
-                        tracing::debug!(%note_id, "job dropped: the note is no longer pending");
-                        self.drop_job(&note_id);
-                        self.finish(now)
-                    }
+                if self.bodies.contains_key(&note_id) {
+                    // With the next bodies known, the cheapest due job goes first.
+                    let chosen = self.next_due(now).unwrap_or(note_id);
+                    self.in_flight = Some(chosen.clone());
+                    let body = self.bodies.remove(&chosen).unwrap_or_default();
+                    return vec![self.call(chosen, body, now)];
                 }
+                // Gone, trashed or no longer pending: not a job any more.
+                tracing::debug!(%note_id, "job dropped: the note is no longer pending");
+                self.drop_job(&note_id);
+                self.finish(now)
             }
             Err(error) => {
                 tracing::error!(%note_id, %error, "cannot read the note; trying again later");
@@ -113,12 +115,15 @@ impl WorkerCore {
             // The monitor checks every health interval; its "ready" resumes.
             return vec![Effect::Wake(None)];
         }
-        let Some((at, note_id)) = self.queue.first() else {
+        let Some((at, _)) = self.queue.first() else {
             return vec![Effect::Wake(None)]; // idle: nothing to wake up for
         };
         if at > now {
             return vec![Effect::Wake(Some(at))];
         }
+        let Some(note_id) = self.next_due(now) else {
+            return vec![Effect::Wake(Some(at))];
+        };
         if self.needs_load(now) {
             tracing::info!("loading the model before the next note");
             self.loading_model = true;
@@ -128,7 +133,6 @@ impl WorkerCore {
             }
             return vec![Effect::Wake(None), Effect::LoadModel(self.load_plan())];
         }
-        let note_id = note_id.to_string();
         vec![Effect::Wake(None), self.start_call(note_id, now)]
     }
 

@@ -1,0 +1,159 @@
+//! Which due job goes first: the cheapest, so a long note never holds up a short one;
+//! and how much of a long note is read, so one call never holds the model for long.
+//!
+//! A local model generates one answer at a time. Taken in the order they became due,
+//! a pasted 40,000-character article on a CPU (minutes of reading) makes every note
+//! captured after it wait those minutes, then queue behind the backlog it made. So
+//! among the due jobs whose bodies are read ahead, the one expected to cost least (its
+//! prompt's estimated tokens, as far as it will be read) goes first, the earliest due
+//! among equals; a job due for [`LONGEST_WAIT_BEHIND_SHORTER`] goes first whatever it
+//! costs, so a long note is never starved. Nothing is wasted by the order: every call
+//! still runs once, to its end.
+//!
+//! And a long note's reading is capped (`worker.longest_read_ms`): at the model's
+//! measured speed, it is cut to what is read in that time, keeping its beginning.
+
+use chrono::{DateTime, TimeDelta, Utc};
+
+use super::{WorkerCore, PREFETCH};
+use crate::ai::enrichment::{estimate_tokens, TEMPLATE_TOKENS};
+
+/// The longest a due job waits for cheaper ones to go first.
+pub const LONGEST_WAIT_BEHIND_SHORTER: TimeDelta = TimeDelta::minutes(20);
+
+impl WorkerCore {
+    /// The due job to run next, if one is due: the cheapest of the next
+    /// [`PREFETCH`] due ones whose bodies are known, unless the earliest has waited
+    /// [`LONGEST_WAIT_BEHIND_SHORTER`] (a job whose body is not read yet costs as
+    /// nothing is known of it: it goes in its turn).
+    pub(super) fn next_due(&self, now: DateTime<Utc>) -> Option<String> {
+        let mut due = self
+            .queue
+            .in_order()
+            .take_while(|(at, _)| *at <= now)
+            .take(PREFETCH);
+        let (first_at, first) = due.next()?;
+        if now - first_at >= LONGEST_WAIT_BEHIND_SHORTER {
+            return Some(first.to_string());
+        }
+        let cost = |id: &str| self.bodies.get(id).map(|body| self.expected_cost(id, body));
+        let mut best = (cost(first), first);
+        for (_, id) in due {
+            if let Some(this) = cost(id) {
+                if best.0.is_none_or(|cheapest| this < cheapest) {
+                    best = (Some(this), id);
+                }
+            }
+        }
+        Some(best.1.to_string())
+    }
+
+    /// A call's expected cost: the note's estimated tokens as far as it will be read.
+    fn expected_cost(&self, note_id: &str, body: &str) -> usize {
+        estimate_tokens(body).min(self.room_for(note_id, 0) as usize)
+    }
+
+    /// The reading cap in tokens, as context for the prompt: what the model reads in
+    /// `worker.longest_read_ms` at its measured speed, plus the answer's room; `None`
+    /// before the speed is known, or with no cap.
+    pub(super) fn read_cap(&self, output_tokens: u32) -> Option<u32> {
+        let longest = self.rules.longest_read?;
+        let speed = self.speed?;
+        let tokens = speed.prompt_tokens_per_second * longest.as_secs_f64();
+        let tokens = u32::try_from(tokens as u64).unwrap_or(u32::MAX);
+        Some(
+            tokens
+                .saturating_add(output_tokens)
+                .saturating_add(TEMPLATE_TOKENS as u32),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::*;
+    use super::*;
+    use crate::ai::{CallReply, Usage};
+
+    /// A core that has measured a slow CPU: 25 prompt tokens a second, 10 written.
+    fn slow_cpu() -> WorkerCore {
+        let mut core = started();
+        let effects = core.enqueued(vec!["warm".into()], t(0), t(0));
+        plan_of(&mut core, effects, t(0));
+        let usage = Usage {
+            prompt_tokens: 250,
+            prompt_ns: 10_000_000_000,
+            output_tokens: 100,
+            output_ns: 10_000_000_000,
+        };
+        let reply = CallReply {
+            result: Ok(enrichment()),
+            usage: Some(usage),
+        };
+        core.replied("warm".into(), reply, 20_000, t(20));
+        core.saved(the_save_of("warm"), saved("warm"), t(20));
+        core
+    }
+
+    fn the_save_of(id: &str) -> PendingSave {
+        PendingSave {
+            note_id: id.into(),
+            body: format!("body of {id}"),
+            attempts: 0,
+            latency_ms: 5,
+            model_ms: 5,
+            beside_next_call: true,
+        }
+    }
+
+    /// Queues these notes due at `at`, their bodies read ahead.
+    fn queue(core: &mut WorkerCore, notes: &[(&str, String)], at: DateTime<Utc>) {
+        for (id, body) in notes {
+            core.queue.upsert(id.to_string(), QueuedJob::fresh(at));
+            core.bodies.insert(id.to_string(), body.clone());
+        }
+    }
+
+    #[test]
+    fn a_short_note_goes_before_a_long_one_due_earlier_and_the_long_one_is_never_starved() {
+        let mut core = slow_cpu();
+        let article = "word ".repeat(8_000);
+        queue(&mut core, &[("article", article)], t(100));
+        queue(&mut core, &[("short", "buy milk".into())], t(101));
+        queue(&mut core, &[("later", "call mum".into())], t(102));
+        assert_eq!(core.next_due(t(102)).as_deref(), Some("short"));
+        core.queue.remove("short");
+        assert_eq!(
+            core.next_due(t(102)).as_deref(),
+            Some("later"),
+            "equals go in the order they became due"
+        );
+        core.queue.remove("later");
+        assert_eq!(core.next_due(t(102)).as_deref(), Some("article"));
+        // Short notes keep coming: after 20 minutes the article goes anyway.
+        queue(&mut core, &[("another", "stamps".into())], t(1_000));
+        assert_eq!(core.next_due(t(1_000)).as_deref(), Some("another"));
+        assert_eq!(
+            core.next_due(t(100 + 20 * 60)).as_deref(),
+            Some("article"),
+            "due for 20 minutes: its turn whatever it costs"
+        );
+        assert_eq!(core.next_due(t(99)), None, "nothing due yet");
+    }
+
+    #[test]
+    fn a_long_notes_reading_is_capped_at_the_measured_speed() {
+        let mut core = slow_cpu();
+        queue(&mut core, &[("article", "word ".repeat(8_000))], t(30));
+        let effects = core.woke(t(30));
+        let (_, plan) = plan_of(&mut core, effects, t(30));
+        // 60 s at 25 tokens a second: 1,500 tokens of prompt, not the 8,192 context.
+        assert!(
+            (1_400..=1_500).contains(&plan.prompt.estimated_tokens),
+            "{}",
+            plan.prompt.estimated_tokens
+        );
+        assert!(plan.prompt.read_chars.is_some());
+        assert_eq!(plan.context_tokens, 8192, "the call's context is unchanged");
+    }
+}
