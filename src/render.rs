@@ -21,7 +21,9 @@ fn options() -> Options {
 }
 
 /// The sanitiser, built once: ammonia's defaults (which drop scripts, styles, event
-/// handlers and `javascript:` links) with checkboxes allowed and images out.
+/// handlers and `javascript:` links) with checkboxes allowed, images out, and links to
+/// the web and mail only: a note's `ssh:`, `magnet:` or `webcal:` link would hand
+/// whatever it names to another program with one click, so it stays text.
 static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
     let mut builder = ammonia::Builder::default();
     builder
@@ -31,6 +33,7 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         .set_tag_attribute_value("a", "target", "_blank")
         .rm_tags(["img"])
         .url_relative(ammonia::UrlRelative::Deny)
+        .url_schemes(["http", "https", "mailto"].into())
         .link_rel(Some("noopener noreferrer"));
     builder
 });
@@ -123,6 +126,22 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("<pre><code>fn main() {}"), "{html}");
+    }
+
+    #[test]
+    fn only_web_and_mail_links_are_links() {
+        let html = body_html(
+            "[web](https://example.org) [mail](mailto:a@example.org) [shell](ssh://host) \
+             [torrent](magnet:?xt=urn:btih:x) [calendar](webcal://example.org/c.ics)",
+        );
+        assert!(html.contains("href=\"https://example.org\""), "{html}");
+        assert!(html.contains("href=\"mailto:a@example.org\""), "{html}");
+        for scheme in ["ssh:", "magnet:", "webcal:"] {
+            assert!(
+                !html.contains(&format!("href=\"{scheme}")),
+                "{scheme}: {html}"
+            );
+        }
     }
 
     #[test]

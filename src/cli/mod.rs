@@ -57,7 +57,9 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
         // The reader has what it wanted (`inkling list | head`).
         Ok(()) | Err(ClientError::OutputClosed) => exit::OK,
         Err(e) => {
-            eprintln!("inkling: {e}");
+            // Errors can quote files and notes (an import's file names and ids):
+            // printed as every other output is.
+            eprintln!("inkling: {}", render::printable(&e.to_string(), false));
             match e {
                 ClientError::NotRunning(_) => exit::NOT_RUNNING,
                 _ => exit::FAILURE,

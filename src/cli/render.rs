@@ -274,15 +274,23 @@ pub fn imported_line(imported: u64, skipped: u64) -> String {
 
 /// `text` safe to print on a terminal: control characters (ESC, BEL, carriage return,
 /// …), which a note body or a model's title may hold and which a terminal would act
-/// on, are shown escaped (`\u{1b}`). Line breaks and tabs stay when `multiline`.
+/// on, are shown escaped (`\u{1b}`), and so are the bidirectional controls, which
+/// would make a line read otherwise than it is (a title that shows `gpj.exe` as
+/// `exe.jpg`). Line breaks and tabs stay when `multiline`.
 pub fn printable(text: &str, multiline: bool) -> String {
     text.chars()
         .map(|c| match c {
             '\n' | '\t' if multiline => c.to_string(),
-            c if c.is_control() => c.escape_unicode().to_string(),
+            c if c.is_control() || is_bidi_control(c) => c.escape_unicode().to_string(),
             c => c.to_string(),
         })
         .collect()
+}
+
+/// Unicode's bidirectional formatting characters (embeddings, overrides, isolates and
+/// the marks).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
@@ -305,6 +313,16 @@ mod tests {
         let row: Vec<&str> = lines[1].split_whitespace().collect();
         assert_eq!(row, ["repository", "12", "11", "1", "2.5", "0.9"]);
         assert!(describe_actors(&BTreeMap::new()).is_empty());
+    }
+
+    #[test]
+    fn bidirectional_controls_are_printed_escaped() {
+        assert_eq!(
+            printable("invoice\u{202E}gpj.exe", false),
+            "invoice\\u{202e}gpj.exe"
+        );
+        assert_eq!(printable("\u{2067}x\u{2069}", false), "\\u{2067}x\\u{2069}");
+        assert_eq!(printable("한국어 note", false), "한국어 note");
     }
 
     #[test]

@@ -163,8 +163,8 @@ fn write_markdown(folder: &Path, note: &Note) -> Result<(), ClientError> {
 }
 
 /// The notes in `path`, each with where it came from: inkling's JSON export, one
-/// Markdown file, or a folder of them (its subfolders too, hidden ones skipped). A
-/// Markdown note with no creation time gets its file's.
+/// Markdown file, or a folder of them (its subfolders too, hidden ones skipped, links
+/// not followed). A Markdown note with no creation time gets its file's.
 pub fn read_notes(path: &Path) -> Result<Vec<(String, ImportedNote)>, ClientError> {
     if path.is_dir() {
         let mut files = Vec::new();
@@ -219,7 +219,14 @@ fn markdown_files(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), ClientE
         if entry.file_name().to_string_lossy().starts_with('.') {
             continue; // .obsidian, .git, .trash
         }
-        if path.is_dir() {
+        // A link is not followed: one to the folder itself (or a parent) would import
+        // each note again and again, and one to a file elsewhere would import what is
+        // not in the folder. `file_type` does not follow links; `is_dir` would.
+        let kind = entry.file_type().map_err(|e| io_error("read", &path, e))?;
+        if kind.is_symlink() {
+            continue;
+        }
+        if kind.is_dir() {
             markdown_files(&path, files)?;
         } else if is_markdown(&path) {
             files.push(path);
@@ -301,4 +308,26 @@ async fn send_batch(
     count.imported += reply.imported;
     count.skipped += reply.skipped;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_is_read_once_without_following_links() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let folder = dir.path().join("notes");
+        std::fs::create_dir_all(folder.join("sub")).expect("folders");
+        std::fs::write(folder.join("a.md"), "first").expect("a note");
+        std::fs::write(folder.join("sub").join("b.md"), "second").expect("a note");
+        let outside = dir.path().join("outside.md");
+        std::fs::write(&outside, "not in the folder").expect("a note");
+        // A link to the folder itself (it would loop) and one to a file elsewhere.
+        std::os::unix::fs::symlink(&folder, folder.join("again")).expect("a link");
+        std::os::unix::fs::symlink(&outside, folder.join("elsewhere.md")).expect("a link");
+        let notes = read_notes(&folder).expect("read");
+        let bodies: Vec<&str> = notes.iter().map(|(_, note)| note.body.as_str()).collect();
+        assert_eq!(bodies, ["first", "second"]);
+    }
 }
