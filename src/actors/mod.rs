@@ -6,7 +6,6 @@
 //! | `AiWorkerActor` | [`ai_worker`] | the one wake-up timer, around the worker's pure core (queue, outage park, disk wait) |
 //! | `OllamaMonitorActor` | [`ollama_monitor`] | the provider's health and its check timer |
 //! | `ModelPullActor` | [`model_pull`] | the model download asked for by the person, one at a time |
-//! | `InboxActor` | [`inbox`] | the use cases: capture, retry-all, enrich, edit, tags, import, the trash and its hourly purge |
 //! | `TelemetryActor` | [`telemetry`] | the usage events' schema and timestamps |
 //! | `UsageLogActor` | [`usage_log`] | the usage log's files (own thread) |
 //! | `Hub` | [`hub`] | the subscribers of the shared notifications |
@@ -19,7 +18,6 @@
 
 pub mod ai_worker;
 pub mod hub;
-pub mod inbox;
 pub mod mailbox;
 pub mod mailbox_stats;
 pub mod model_pull;

@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use inkling::actors::inbox::Edit;
 use inkling::actors::repository::GetNote;
 use inkling::domain::{AiStatus, Note, NoteEdit};
 use serde_json::json;
@@ -37,12 +36,10 @@ async fn a_body_edited_while_the_ai_reads_it_gets_an_answer_for_the_new_body_onl
         .await;
 
     let edited = p
-        .ask(
-            &p.services.inbox,
-            Edit {
-                id: id.clone(),
-                edit: edit(Some("second draft"), None, None),
-            },
+        .run(
+            p.services
+                .inbox
+                .edit(id.clone(), edit(Some("second draft"), None, None)),
         )
         .await
         .unwrap();
@@ -69,16 +66,7 @@ async fn a_title_and_tags_the_user_set_stay_and_new_tags_take_the_spelling_in_us
         .await;
 
     let mine = edit(None, Some("My ML notes"), Some(&["Machine Learning"]));
-    let edited = p
-        .ask(
-            &p.services.inbox,
-            Edit {
-                id: a.clone(),
-                edit: mine,
-            },
-        )
-        .await
-        .unwrap();
+    let edited = p.run(p.services.inbox.edit(a.clone(), mine)).await.unwrap();
     assert_eq!(
         edited.ai_status,
         AiStatus::Done,
@@ -89,15 +77,7 @@ async fn a_title_and_tags_the_user_set_stay_and_new_tags_take_the_spelling_in_us
     // The body changes: the AI runs again, and keeps off the user's title and tags.
     p.fake.set_tags(&["Machine-Learning", "ideas"]);
     let body = edit(Some("notes on neural networks, revised"), None, None);
-    p.ask(
-        &p.services.inbox,
-        Edit {
-            id: a.clone(),
-            edit: body,
-        },
-    )
-    .await
-    .unwrap();
+    p.run(p.services.inbox.edit(a.clone(), body)).await.unwrap();
     p.settle_until("a done again", |p| p.note(&a).status == "done")
         .await;
     let note_a = note(&p, &a).await;

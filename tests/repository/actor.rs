@@ -9,7 +9,7 @@ use inkling::actors::hub::{Hub, Subscribe};
 use inkling::actors::mailbox::Mailbox;
 use inkling::actors::repository::{
     CaptureNote, CountFailed, GetCounts, KeepNote, ListNotes, MarkAiFailed, RepositoryActor,
-    RequeueAllFailed, RestoreNote, SaveEnrichment, TrashNote,
+    RestoreNote, RetryAllFailed, SaveEnrichment, TrashNote,
 };
 use inkling::domain::{Enrichment, ListFilter};
 use inkling::events::{CountsChanged, FailedCountChanged, NotesChanged};
@@ -45,7 +45,7 @@ async fn the_actor_serves_every_message_in_order_from_its_own_thread() {
     assert_eq!(counts.pending, 100);
     assert_eq!(repository.send(CountFailed).await.unwrap().unwrap(), 0);
     assert!(repository
-        .send(RequeueAllFailed { now: t0() })
+        .send(RetryAllFailed { now: t0() })
         .await
         .unwrap()
         .unwrap()
@@ -180,7 +180,7 @@ async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_th
         id: b.id.clone(),
         now,
     });
-    write_then_check!(RequeueAllFailed { now });
+    write_then_check!(RetryAllFailed { now });
     assert_eq!(last_heard("counts").await.unwrap(), "counts 2 0 0");
 
     // Announced only when they moved: a read that finds them as they were says nothing.
