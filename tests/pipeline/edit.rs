@@ -1,6 +1,8 @@
 //! Editing as the worker sees it (docs/DESIGN.md, "Editing"): a body edited while the
 //! AI reads it gets a fresh answer, never the stale one; a title or tags the user set
 //! stay the user's; the prompt carries the tags in use and answers take their spelling.
+//! Two checklist ticks at once: the one made from a body that changed meanwhile is
+//! refused, never written over the other.
 
 use std::time::Duration;
 
@@ -109,5 +111,47 @@ async fn a_title_and_tags_the_user_set_stay_and_new_tags_take_the_spelling_in_us
             json!({ "body": true, "title": false, "tags": false }),
         ]
     );
+    assert_eq!(p.invariant_violations(), Vec::<String>::new());
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn two_ticks_at_once_from_the_same_body_one_goes_through_the_other_is_refused_not_lost() {
+    let p = Pipeline::start(&[]).await;
+    let id = p.capture("- [ ] milk\n- [ ] eggs").await;
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+
+    // Two windows tick at once: both read the body before either writes (the
+    // repository serves the two reads, then the two edits, in order).
+    let inbox = &p.services.inbox;
+    let (milk, eggs) = p
+        .run(futures_util::future::join(
+            inbox.tick_task(id.clone(), 0, true),
+            inbox.tick_task(id.clone(), 1, true),
+        ))
+        .await;
+    let milk = milk.expect("the first edit goes through");
+    assert_eq!(milk.body, "- [x] milk\n- [ ] eggs");
+    assert!(
+        matches!(
+            &eggs,
+            Err(inkling::inbox::TickError::Store(
+                inkling::storage::StoreError::Conflict(_)
+            ))
+        ),
+        "the second was made from a body that changed meanwhile: {eggs:?}"
+    );
+    assert_eq!(
+        note(&p, &id).await.body,
+        "- [x] milk\n- [ ] eggs",
+        "the first tick is not overwritten"
+    );
+
+    // Tried again, from the body as it is now, it goes through: both stay ticked.
+    let eggs = p
+        .run(inbox.tick_task(id.clone(), 1, true))
+        .await
+        .expect("ticked from the current body");
+    assert_eq!(eggs.body, "- [x] milk\n- [x] eggs");
     assert_eq!(p.invariant_violations(), Vec::<String>::new());
 }
