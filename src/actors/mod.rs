@@ -11,6 +11,9 @@
 //! | `Hub` | [`hub`] | the subscribers of the shared notifications |
 //! | `TrayActor` | [`tray`] | the tray's menu model and backend |
 //!
+//! The use cases over them (capture, retry-all, the trash, …) are not an actor: they
+//! are plain async code, `crate::inbox`.
+//!
 //! Mailbox traffic: every handler starts with `handling!`, which logs the message it
 //! handled at `debug`, under the actor's own target (`inkling::actors::repository`, …), with the time it took, so
 //! `RUST_LOG=info,inkling::actors::repository=debug` shows one actor's mailbox, and
