@@ -7,6 +7,8 @@
 //! - [`startup`]: `Application`, which builds the service and runs it until stopped.
 //! - [`services`]: the actor graph, started and wired in dependency order.
 //! - [`actors`]: the actors; each owns one resource (the database, the AI queue, …).
+//! - [`inbox`]: the use cases (capture, retry-all, edit, the trash, …) as plain async
+//!   functions over the actors' addresses, which the routes and the tray call.
 //! - [`ai`]: the provider trait and the Ollama client, the enrichment schema,
 //!   `classify_reason`, a model's measured speed.
 //! - [`api`]: the wire types: what the HTTP API takes and answers, the live events.
@@ -43,6 +45,7 @@ pub mod events;
 pub mod export;
 pub mod http;
 pub mod identity;
+pub mod inbox;
 pub mod instance;
 pub mod logging;
 pub mod open_codes;

@@ -1,4 +1,5 @@
-//! `Services`: the actor graph, started in dependency order and wired together.
+//! `Services`: the actor graph, started in dependency order and wired together, and
+//! the use cases over it (`Inbox`) with the hourly purge of the trash.
 //!
 //! `Application` starts it behind the HTTP server; tests start it alone (on virtual
 //! time, with a fake provider).
@@ -10,7 +11,6 @@ use actix::Actor;
 
 use crate::actors::ai_worker::{AiWorkerActor, WorkerRules, WorkerWiring};
 use crate::actors::hub::{Hub, Subscribe};
-use crate::actors::inbox::InboxActor;
 use crate::actors::mailbox::Mailbox;
 use crate::actors::model_pull::ModelPullActor;
 use crate::actors::ollama_monitor::OllamaMonitorActor;
@@ -20,9 +20,10 @@ use crate::ai::EnrichmentProvider;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
 use crate::events::{JobFailed, OllamaStatusChanged};
+use crate::inbox::{Inbox, InboxWiring};
 use crate::storage::{Store, StoreResult};
 
-/// The running actors.
+/// The running actors, and the use cases over them.
 #[derive(Clone)]
 pub struct Services {
     pub repository: Mailbox<RepositoryActor>,
@@ -30,7 +31,7 @@ pub struct Services {
     pub telemetry: Mailbox<TelemetryActor>,
     pub monitor: Mailbox<OllamaMonitorActor>,
     pub worker: Mailbox<AiWorkerActor>,
-    pub inbox: Mailbox<InboxActor>,
+    pub inbox: Inbox,
     pub model_pull: Mailbox<ModelPullActor>,
 }
 
@@ -89,17 +90,15 @@ impl Services {
         );
         hub.do_send(Subscribe(worker.recipient::<OllamaStatusChanged>()));
         hub.do_send(Subscribe(telemetry.recipient::<JobFailed>()));
-        let inbox = Mailbox::from(
-            InboxActor::new(
-                repository.clone(),
-                worker.clone(),
-                telemetry.clone(),
-                hub.clone(),
-                clock,
-                settings.trash.retention_days,
-            )
-            .start(),
-        );
+        let inbox = Inbox::new(InboxWiring {
+            repository: repository.clone(),
+            worker: worker.clone(),
+            telemetry: telemetry.clone(),
+            clock,
+            trash_retention_days: settings.trash.retention_days,
+            max_body_bytes: settings.http.max_body_bytes,
+        });
+        crate::inbox::lifecycle::purge_hourly(inbox.clone());
         Ok(Services {
             repository,
             hub,

@@ -143,7 +143,7 @@ impl Application {
                 _ => 0,
             };
             let wiring = TrayWiring {
-                inbox: services.inbox.clone(),
+                retry_all: services.inbox.retry_all_for_the_tray(),
                 monitor: services.monitor.clone(),
                 telemetry: services.telemetry.clone(),
                 shutdown: {

@@ -55,6 +55,9 @@ const LAYERS: &[&[&str]] = &[
         "autostart",
     ],
     &["actors"],
+    // The use cases: plain code over the actors' addresses, which the routes and the
+    // tray's wiring call, and `services` builds.
+    &["inbox"],
     &["services"],
     // The two ends that face people.
     &["http", "client"],

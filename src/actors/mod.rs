@@ -6,11 +6,13 @@
 //! | `AiWorkerActor` | [`ai_worker`] | the one wake-up timer, around the worker's pure core (queue, outage park, disk wait) |
 //! | `OllamaMonitorActor` | [`ollama_monitor`] | the provider's health and its check timer |
 //! | `ModelPullActor` | [`model_pull`] | the model download asked for by the person, one at a time |
-//! | `InboxActor` | [`inbox`] | the use cases: capture, retry-all, enrich, edit, tags, import, the trash and its hourly purge |
 //! | `TelemetryActor` | [`telemetry`] | the usage events' schema and timestamps |
 //! | `UsageLogActor` | [`usage_log`] | the usage log's files (own thread) |
 //! | `Hub` | [`hub`] | the subscribers of the shared notifications |
 //! | `TrayActor` | [`tray`] | the tray's menu model and backend |
+//!
+//! The use cases over them (capture, retry-all, the trash, …) are not an actor: they
+//! are plain async code, `crate::inbox`.
 //!
 //! Mailbox traffic: every handler starts with `handling!`, which logs the message it
 //! handled at `debug`, under the actor's own target (`inkling::actors::repository`, …), with the time it took, so
@@ -19,7 +21,6 @@
 
 pub mod ai_worker;
 pub mod hub;
-pub mod inbox;
 pub mod mailbox;
 pub mod mailbox_stats;
 pub mod model_pull;

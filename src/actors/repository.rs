@@ -7,6 +7,12 @@
 //! (a capture, a saved answer) move the pending count by one without counting, the
 //! others count again what they may have moved.
 //!
+//! The same way, the writes the person asks for (capture, edit, trash, retry-all, …:
+//! `crate::inbox`) announce the notes they changed, from the write's own result:
+//! `NoteChanged` with the note as stored, or `NotesChanged` when many moved at once
+//! ([`NotesChange`]). The worker's own writes (an answer saved, a note given up) are
+//! announced by the worker, which knows whether the note is still worth showing.
+//!
 //! It runs on a one-thread `SyncArbiter`: rusqlite calls block (an fsync per commit),
 //! and on an async arbiter they would freeze every actor sharing that thread, timers
 //! included (docs/PLATFORM.md, "actix: a blocking call freezes its arbiter"). One thread also serialises all writes, so SQLite
@@ -23,7 +29,7 @@ use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
 use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
-use crate::events::{CountsChanged, FailedCountChanged};
+use crate::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
 use crate::storage::{
     Changed, Edited, Imported, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError,
     StoreResult, TagCount, TagRenamed,
@@ -74,10 +80,11 @@ pub struct GetCounts {
 }
 
 /// Every failed active note back to pending with a fresh job row, in one transaction
-/// (docs/DESIGN.md, "Retry-all"). Replies with their ids.
+/// (docs/DESIGN.md, "Retry-all"). Replies with their ids. The write at the heart of
+/// the retry-all use case (`crate::inbox`), which the tray and the page trigger.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Vec<String>>")]
-pub struct RequeueAllFailed {
+pub struct RetryAllFailed {
     pub now: DateTime<Utc>,
 }
 
@@ -285,6 +292,28 @@ pub fn counts_after(last: Option<NoteCounts>, change: CountsChange) -> Option<No
     }
 }
 
+/// What a write tells the hub about the notes it changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotesChange {
+    /// One note, as it is stored now: the live page places it without reading it back.
+    One(Box<Note>),
+    /// Many at once (a retry-all, an import, a rename, the trash emptied): the live page
+    /// reloads its list once instead of hearing of each.
+    Many(u64),
+}
+
+impl NotesChange {
+    /// The note as the write left it (boxed: a note is large, a count is not).
+    fn one(note: &Note) -> Self {
+        NotesChange::One(Box::new(note.clone()))
+    }
+
+    /// `Many(count)`, or nothing when nothing moved.
+    fn many(count: usize) -> Option<Self> {
+        (count > 0).then_some(NotesChange::Many(count as u64))
+    }
+}
+
 /// The actor. `store` is `None` only if reopening the database after a restart of the
 /// actor failed; every message then answers `StoreError::Unavailable`.
 pub struct RepositoryActor {
@@ -356,6 +385,15 @@ impl RepositoryActor {
         }
     }
 
+    /// Announces the notes a write changed, if any.
+    fn tell(&self, change: Option<NotesChange>) {
+        match change {
+            Some(NotesChange::One(note)) => self.hub.do_send(NoteChanged { note: *note }),
+            Some(NotesChange::Many(count)) => self.hub.do_send(NotesChanged { count }),
+            None => {}
+        }
+    }
+
     /// Announces `counts` when they differ from the last announced.
     fn publish(&mut self, counts: NoteCounts) {
         if self.counts == Some(counts) {
@@ -391,10 +429,12 @@ macro_rules! handle_with_store {
     };
 }
 
-/// [`handle_with_store!`] for a write that can change the counts: after it succeeds,
-/// `change` (given its result) says what moved, and the counts are announced.
-macro_rules! handle_and_announce {
-    ($message:ident => $result:ty, $change:expr, |$store:ident, $msg:ident| $body:expr) => {
+/// [`handle_with_store!`] for a write: once it succeeded, `counts` (given its result)
+/// says what it did to the counts, which are then announced, and `notes` which notes
+/// it changed, which are announced after them. Both read the write's own result, so
+/// what is announced is what was written.
+macro_rules! handle_write {
+    ($message:ident => $result:ty, counts: $counts:expr, notes: $notes:expr, |$store:ident, $msg:ident| $body:expr) => {
         impl actix::Handler<$message> for RepositoryActor {
             type Result = StoreResult<$result>;
 
@@ -406,9 +446,33 @@ macro_rules! handle_and_announce {
                     None => Err(StoreError::Unavailable("the repository is not open".into())),
                 };
                 handled.succeeded(result.is_ok());
-                let change: fn(&$result) -> Option<CountsChange> = $change;
-                if let Some(change) = result.as_ref().ok().and_then(change) {
-                    self.announce(change, now);
+                if let Ok(written) = &result {
+                    let counts: fn(&$result) -> Option<CountsChange> = $counts;
+                    if let Some(change) = counts(written) {
+                        self.announce(change, now);
+                    }
+                    let notes: fn(&$result) -> Option<NotesChange> = $notes;
+                    self.tell(notes(written));
+                }
+                result
+            }
+        }
+    };
+    // A write that is in no count (tags, notes in the trash): no `now` needed.
+    ($message:ident => $result:ty, notes: $notes:expr, |$store:ident, $msg:ident| $body:expr) => {
+        impl actix::Handler<$message> for RepositoryActor {
+            type Result = StoreResult<$result>;
+
+            fn handle(&mut self, $msg: $message, _: &mut SyncContext<Self>) -> Self::Result {
+                let mut handled = handling!(stringify!($message));
+                let result = match self.store.as_mut() {
+                    Some($store) => $body,
+                    None => Err(StoreError::Unavailable("the repository is not open".into())),
+                };
+                handled.succeeded(result.is_ok());
+                if let Ok(written) = &result {
+                    let notes: fn(&$result) -> Option<NotesChange> = $notes;
+                    self.tell(notes(written));
                 }
                 result
             }
@@ -416,9 +480,17 @@ macro_rules! handle_and_announce {
     };
 }
 
-handle_and_announce!(CaptureNote => Note, |_| Some(CountsChange::OnePending), |store, msg| {
-    store.capture(&msg.body, msg.now)
-});
+/// [`handle_write!`] for the worker's writes, which announce the counts only.
+macro_rules! handle_and_announce {
+    ($message:ident => $result:ty, $change:expr, |$store:ident, $msg:ident| $body:expr) => {
+        handle_write!($message => $result, counts: $change, notes: |_| None, |$store, $msg| $body);
+    };
+}
+
+handle_write!(CaptureNote => Note,
+    counts: |_| Some(CountsChange::OnePending),
+    notes: |note| Some(NotesChange::one(note)),
+    |store, msg| store.capture(&msg.body, msg.now));
 handle_with_store!(GetNote => Note, |store, msg| store.get(&msg.id));
 handle_with_store!(ListNotes => Vec<Note>, |store, msg| store.list(&msg.filter, msg.now));
 handle_with_store!(SearchNotes => Vec<SearchHit>, |store, msg| {
@@ -443,8 +515,10 @@ impl actix::Handler<GetCounts> for RepositoryActor {
         result
     }
 }
-handle_and_announce!(RequeueAllFailed => Vec<String>,
-    |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
+// Zero requeued is "nothing happened": nothing to announce.
+handle_write!(RetryAllFailed => Vec<String>,
+    counts: |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
+    notes: |ids| NotesChange::many(ids.len()),
     |store, msg| store.retry_all_failed(msg.now));
 handle_and_announce!(RequeueModelMissingFailures => Vec<String>,
     |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
@@ -466,39 +540,52 @@ handle_and_announce!(SaveEnrichment => Note,
     |note| note.deleted_at.is_none().then_some(CountsChange::OneDone),
     |store, msg| store.save_enrichment(&msg.note_id, &msg.body_read, &msg.enrichment, msg.now));
 // A body edit sends a done or failed note back to pending.
-handle_and_announce!(EditNote => Edited,
-    |e| (e.body_changed && e.was != AiStatus::Pending).then_some(CountsChange::All),
+handle_write!(EditNote => Edited,
+    counts: |e| (e.body_changed && e.was != AiStatus::Pending).then_some(CountsChange::All),
+    notes: |e| e.changed.then(|| NotesChange::one(&e.note)),
     |store, msg| store.edit(&msg.id, &msg.edit, msg.now));
-handle_and_announce!(ImportNotes => Imported,
-    |imported| (!imported.notes.is_empty()).then_some(CountsChange::All),
+handle_write!(ImportNotes => Imported,
+    counts: |imported| (!imported.notes.is_empty()).then_some(CountsChange::All),
+    notes: |imported| NotesChange::many(imported.notes.len()),
     |store, msg| store.import(&msg.notes, msg.now));
 handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit));
 // Tags are in no count.
-handle_with_store!(RenameTag => TagRenamed, |store, msg| {
-    store.rename_tag(&msg.from, &msg.to, msg.now)
-});
+handle_write!(RenameTag => TagRenamed,
+    notes: |renamed| NotesChange::many(renamed.notes as usize),
+    |store, msg| store.rename_tag(&msg.from, &msg.to, msg.now));
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
-handle_and_announce!(TrashNote => Changed, |c| c.changed.then_some(CountsChange::All), |store, msg| {
-    store.trash(&msg.id, msg.now)
-});
-handle_and_announce!(RestoreNote => Changed, |c| c.changed.then_some(CountsChange::All), |store, msg| {
-    store.restore(&msg.id, msg.now)
-});
-handle_and_announce!(TrashExpiredNotes => Vec<String>,
-    |ids| (!ids.is_empty()).then_some(CountsChange::All),
+handle_write!(TrashNote => Changed,
+    counts: |c| c.changed.then_some(CountsChange::All),
+    notes: |c| c.changed.then(|| NotesChange::one(&c.note)),
+    |store, msg| store.trash(&msg.id, msg.now));
+handle_write!(RestoreNote => Changed,
+    counts: |c| c.changed.then_some(CountsChange::All),
+    notes: |c| c.changed.then(|| NotesChange::one(&c.note)),
+    |store, msg| store.restore(&msg.id, msg.now));
+handle_write!(TrashExpiredNotes => Vec<String>,
+    counts: |ids| (!ids.is_empty()).then_some(CountsChange::All),
+    notes: |ids| NotesChange::many(ids.len()),
     |store, msg| store.trash_expired(msg.now));
-handle_and_announce!(KeepNote => Note, |_| Some(CountsChange::All), |store, msg| {
-    store.keep(&msg.id, msg.now)
-});
+handle_write!(KeepNote => Note,
+    counts: |_| Some(CountsChange::All),
+    notes: |note| Some(NotesChange::one(note)),
+    |store, msg| store.keep(&msg.id, msg.now));
 // Hourly: purged notes were not counted, but notes have aged past their expiry since.
+// The live page is not told: notes a month in the trash are not on it.
 handle_and_announce!(PurgeTrash => u64, |_| Some(CountsChange::All), |store, msg| {
     store.purge_trash(msg.older_than)
 });
-handle_and_announce!(RequestEnrichment => (Note, AiStatus),
-    |(_, was)| (*was != AiStatus::Pending).then_some(CountsChange::All),
+handle_write!(RequestEnrichment => (Note, AiStatus),
+    counts: |(_, was)| (*was != AiStatus::Pending).then_some(CountsChange::All),
+    notes: |(note, _)| Some(NotesChange::one(note)),
     |store, msg| store.request_enrichment(&msg.id, msg.now));
-// Notes in the trash are in no count: deleting them changes none.
-handle_with_store!(DeleteForever => (), |store, msg| store.delete_forever(&msg.id));
-handle_with_store!(EmptyTrash => u64, |store, _msg| store.empty_trash());
+// Notes in the trash are in no count: deleting them changes none. The note is gone, so
+// the page is told to reload rather than sent it.
+handle_write!(DeleteForever => (),
+    notes: |_| NotesChange::many(1),
+    |store, msg| store.delete_forever(&msg.id));
+handle_write!(EmptyTrash => u64,
+    notes: |count| NotesChange::many(*count as usize),
+    |store, _msg| store.empty_trash());
 handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());

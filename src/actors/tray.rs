@@ -2,18 +2,18 @@
 //!
 //! It hears `FailedCountChanged` and `OllamaStatusChanged` (through the hub), rebuilds
 //! the menu model (`crate::tray::menu::build`) and hands it to the backend. A click
-//! arrives as `TrayClicked(action)` and sends the same typed message the HTTP API
-//! sends: `RetryAllFailed` to the inbox, `Recheck` to the monitor, `ExportUsageLog` to
-//! telemetry; Open inbox opens the page; Quit stops the service through the same
-//! graceful path as SIGTERM. A click on a disabled item does nothing, whatever the
+//! arrives as `TrayClicked(action)` and does what the HTTP API does: the retry-all use
+//! case (`crate::inbox`, handed in as [`RetryAll`]: the tray sits below the use cases),
+//! `Recheck` to the monitor, `ExportUsageLog` to telemetry; Open inbox opens the page;
+//! Quit stops the service through the same graceful path as SIGTERM. A click on a disabled item does nothing, whatever the
 //! desktop sends.
 
 use std::sync::Arc;
 
 use actix::prelude::*;
+use futures_util::future::LocalBoxFuture;
 
 use super::handling;
-use super::inbox::{InboxActor, RetryAllFailed};
 use super::mailbox::Mailbox;
 use super::ollama_monitor::{OllamaMonitorActor, Recheck};
 use super::telemetry::{ExportUsageLog, TelemetryActor};
@@ -21,6 +21,7 @@ use crate::ai::ProviderHealth;
 use crate::configuration::Locale;
 use crate::events::{FailedCountChanged, OllamaStatusChanged};
 use crate::shutdown::Shutdown;
+use crate::storage::StoreResult;
 use crate::tray::menu::{self, MenuModel, TrayAction};
 use crate::tray::TrayBackend;
 
@@ -37,9 +38,13 @@ pub struct GetMenu;
 /// Opens a URL or a folder on the desktop (injectable for tests).
 pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 
+/// Retries every failed note: the retry-all use case (`Inbox::retry_all_failed`),
+/// replying with how many went back to the AI.
+pub type RetryAll = Arc<dyn Fn() -> LocalBoxFuture<'static, StoreResult<u64>> + Send + Sync>;
+
 /// What the tray talks to.
 pub struct TrayWiring {
-    pub inbox: Mailbox<InboxActor>,
+    pub retry_all: RetryAll,
     pub monitor: Mailbox<OllamaMonitorActor>,
     pub telemetry: Mailbox<TelemetryActor>,
     /// Stops the whole service, the same way SIGTERM does.
@@ -141,11 +146,10 @@ impl Handler<TrayClicked> for TrayActor {
         match action {
             TrayAction::OpenInbox => self.open(&(self.wiring.inbox_url)()),
             TrayAction::ProcessAiNow => {
-                let retry = self.wiring.inbox.send(RetryAllFailed);
-                ctx.spawn(retry.into_actor(self).map(|sent, _, _| match sent {
-                    Ok(Ok(count)) => tracing::info!(count, "failed notes sent back to the AI"),
-                    Ok(Err(e)) => tracing::warn!(error = %e, "retry from the tray failed"),
-                    Err(e) => tracing::warn!(error = %e, "inbox gone"),
+                let retry = (self.wiring.retry_all)();
+                ctx.spawn(retry.into_actor(self).map(|retried, _, _| match retried {
+                    Ok(count) => tracing::info!(count, "failed notes sent back to the AI"),
+                    Err(e) => tracing::warn!(error = %e, "retry from the tray failed"),
                 }));
             }
             TrayAction::RecheckOllama => {

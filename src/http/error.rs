@@ -99,6 +99,17 @@ impl From<EditError> for ApiError {
     }
 }
 
+impl From<crate::inbox::TickError> for ApiError {
+    fn from(e: crate::inbox::TickError) -> Self {
+        use crate::inbox::TickError;
+        match e {
+            TickError::Store(e) => e.into(),
+            TickError::Task(e) => ApiError::BadRequest(e.to_string()),
+            TickError::Edit(e) => e.into(),
+        }
+    }
+}
+
 impl From<actix::MailboxError> for ApiError {
     fn from(e: actix::MailboxError) -> Self {
         ApiError::Unavailable(format!("the service is stopping ({e})"))

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use inkling::actors::ai_worker::GetWorkerStatus;
-use inkling::actors::inbox::RetryAllFailed;
 use inkling::api::worker::WorkerState;
 
 use crate::harness::{PausedSystem, Pipeline};
@@ -139,7 +138,7 @@ async fn an_answer_refused_for_another_reason_fails_only_its_own_note_after_thre
 
     // Once the cause is gone, the usual one-click retry finishes it.
     database.execute_batch("DROP TRIGGER refuse_one;").unwrap();
-    let requeued = p.ask(&p.services.inbox, RetryAllFailed).await.unwrap();
+    let requeued = p.run(p.services.inbox.retry_all_failed()).await.unwrap();
     assert_eq!(requeued, 1);
     p.settle_until("the note done after the retry", |p| {
         p.note(&stuck).status == "done"

@@ -1,10 +1,11 @@
 //! Editing as the worker sees it (docs/DESIGN.md, "Editing"): a body edited while the
 //! AI reads it gets a fresh answer, never the stale one; a title or tags the user set
 //! stay the user's; the prompt carries the tags in use and answers take their spelling.
+//! Two checklist ticks at once: the one made from a body that changed meanwhile is
+//! refused, never written over the other.
 
 use std::time::Duration;
 
-use inkling::actors::inbox::Edit;
 use inkling::actors::repository::GetNote;
 use inkling::domain::{AiStatus, Note, NoteEdit};
 use serde_json::json;
@@ -37,12 +38,10 @@ async fn a_body_edited_while_the_ai_reads_it_gets_an_answer_for_the_new_body_onl
         .await;
 
     let edited = p
-        .ask(
-            &p.services.inbox,
-            Edit {
-                id: id.clone(),
-                edit: edit(Some("second draft"), None, None),
-            },
+        .run(
+            p.services
+                .inbox
+                .edit(id.clone(), edit(Some("second draft"), None, None)),
         )
         .await
         .unwrap();
@@ -69,16 +68,7 @@ async fn a_title_and_tags_the_user_set_stay_and_new_tags_take_the_spelling_in_us
         .await;
 
     let mine = edit(None, Some("My ML notes"), Some(&["Machine Learning"]));
-    let edited = p
-        .ask(
-            &p.services.inbox,
-            Edit {
-                id: a.clone(),
-                edit: mine,
-            },
-        )
-        .await
-        .unwrap();
+    let edited = p.run(p.services.inbox.edit(a.clone(), mine)).await.unwrap();
     assert_eq!(
         edited.ai_status,
         AiStatus::Done,
@@ -89,15 +79,7 @@ async fn a_title_and_tags_the_user_set_stay_and_new_tags_take_the_spelling_in_us
     // The body changes: the AI runs again, and keeps off the user's title and tags.
     p.fake.set_tags(&["Machine-Learning", "ideas"]);
     let body = edit(Some("notes on neural networks, revised"), None, None);
-    p.ask(
-        &p.services.inbox,
-        Edit {
-            id: a.clone(),
-            edit: body,
-        },
-    )
-    .await
-    .unwrap();
+    p.run(p.services.inbox.edit(a.clone(), body)).await.unwrap();
     p.settle_until("a done again", |p| p.note(&a).status == "done")
         .await;
     let note_a = note(&p, &a).await;
@@ -129,5 +111,47 @@ async fn a_title_and_tags_the_user_set_stay_and_new_tags_take_the_spelling_in_us
             json!({ "body": true, "title": false, "tags": false }),
         ]
     );
+    assert_eq!(p.invariant_violations(), Vec::<String>::new());
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn two_ticks_at_once_from_the_same_body_one_goes_through_the_other_is_refused_not_lost() {
+    let p = Pipeline::start(&[]).await;
+    let id = p.capture("- [ ] milk\n- [ ] eggs").await;
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+
+    // Two windows tick at once: both read the body before either writes (the
+    // repository serves the two reads, then the two edits, in order).
+    let inbox = &p.services.inbox;
+    let (milk, eggs) = p
+        .run(futures_util::future::join(
+            inbox.tick_task(id.clone(), 0, true),
+            inbox.tick_task(id.clone(), 1, true),
+        ))
+        .await;
+    let milk = milk.expect("the first edit goes through");
+    assert_eq!(milk.body, "- [x] milk\n- [ ] eggs");
+    assert!(
+        matches!(
+            &eggs,
+            Err(inkling::inbox::TickError::Store(
+                inkling::storage::StoreError::Conflict(_)
+            ))
+        ),
+        "the second was made from a body that changed meanwhile: {eggs:?}"
+    );
+    assert_eq!(
+        note(&p, &id).await.body,
+        "- [x] milk\n- [ ] eggs",
+        "the first tick is not overwritten"
+    );
+
+    // Tried again, from the body as it is now, it goes through: both stay ticked.
+    let eggs = p
+        .run(inbox.tick_task(id.clone(), 1, true))
+        .await
+        .expect("ticked from the current body");
+    assert_eq!(eggs.body, "- [x] milk\n- [x] eggs");
     assert_eq!(p.invariant_violations(), Vec::<String>::new());
 }

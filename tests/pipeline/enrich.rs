@@ -3,8 +3,6 @@
 
 use serde_json::json;
 
-use inkling::actors::inbox::Enrich;
-
 use crate::fake_ollama::Reply;
 use crate::harness::{PausedSystem, Pipeline};
 
@@ -25,10 +23,7 @@ async fn a_done_or_failed_note_asked_for_again_runs_anew_from_attempts_zero_and_
     p.settle_until("done", |p| p.note(&done).status == "done")
         .await;
 
-    let note = p
-        .ask(&p.services.inbox, Enrich { id: done.clone() })
-        .await
-        .unwrap();
+    let note = p.run(p.services.inbox.enrich(done.clone())).await.unwrap();
     assert_eq!(note.ai_status.as_str(), "pending");
     p.settle_until("done again", |p| p.note(&done).status == "done")
         .await;
@@ -40,7 +35,7 @@ async fn a_done_or_failed_note_asked_for_again_runs_anew_from_attempts_zero_and_
         .await;
     p.fake.set_default(Reply::Ok);
     let note = p
-        .ask(&p.services.inbox, Enrich { id: failed.clone() })
+        .run(p.services.inbox.enrich(failed.clone()))
         .await
         .unwrap();
     assert_eq!((note.ai_status.as_str(), note.ai_error), ("pending", None));

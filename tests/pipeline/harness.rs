@@ -226,16 +226,29 @@ impl Pipeline {
         }
     }
 
+    /// Runs a use case (`p.services.inbox.…`) to its end without letting the runtime
+    /// idle: it is polled in place, yielding between polls, as [`Pipeline::ask`] does.
+    pub async fn run<F: std::future::Future>(&self, work: F) -> F::Output {
+        let mut work = std::pin::pin!(work);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let polled =
+                std::future::poll_fn(|cx| std::task::Poll::Ready(work.as_mut().poll(cx))).await;
+            if let std::task::Poll::Ready(done) = polled {
+                return done;
+            }
+            assert!(std::time::Instant::now() < deadline, "not done within 10 s");
+            tokio::task::yield_now().await;
+        }
+    }
+
     /// Captures a note through the inbox use case; returns its id.
     pub async fn capture(&self, text: &str) -> String {
         let body = inkling::domain::NoteBody::parse(text.to_string(), 65536).unwrap();
-        self.ask(
-            &self.services.inbox,
-            inkling::actors::inbox::Capture { body },
-        )
-        .await
-        .expect("captured")
-        .id
+        self.run(self.services.inbox.capture(body))
+            .await
+            .expect("captured")
+            .id
     }
 
     /// A note's row and job row, read through the test's own connection.

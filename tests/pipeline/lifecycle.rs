@@ -3,7 +3,6 @@
 use std::time::Duration;
 
 use inkling::actors::ai_worker::GetWorkerStatus;
-use inkling::actors::inbox::{Restore, Trash};
 
 use crate::fake_ollama::Reply;
 use crate::harness::{PausedSystem, Pipeline};
@@ -14,14 +13,9 @@ async fn a_trashed_note_is_never_sent_to_the_provider() {
     p.fake.stop();
     let kept = p.capture("keep me").await;
     let trashed = p.capture("throw me away").await;
-    p.ask(
-        &p.services.inbox,
-        Trash {
-            id: trashed.clone(),
-        },
-    )
-    .await
-    .unwrap();
+    p.run(p.services.inbox.trash(trashed.clone()))
+        .await
+        .unwrap();
 
     p.fake.start().await;
     p.advance(Duration::from_secs(1)).await;
@@ -49,15 +43,11 @@ async fn a_restored_note_resumes_with_the_attempts_it_had() {
     p.advance(Duration::from_secs(30)).await;
     p.settle_until("attempt 2", |p| p.note(&id).job.is_some_and(|j| j.0 == 2))
         .await;
-    p.ask(&p.services.inbox, Trash { id: id.clone() })
-        .await
-        .unwrap();
+    p.run(p.services.inbox.trash(id.clone())).await.unwrap();
     p.advance(Duration::from_secs(120)).await; // its retry time passes in the trash
     assert_eq!(p.fake.calls().len(), 2, "not tried while in the trash");
 
-    p.ask(&p.services.inbox, Restore { id: id.clone() })
-        .await
-        .unwrap();
+    p.run(p.services.inbox.restore(id.clone())).await.unwrap();
 
     // Its third attempt is its last: it fails for good, not after three more.
     p.settle_until("failed", |p| p.note(&id).status == "failed")
@@ -72,9 +62,7 @@ async fn the_trash_is_purged_by_the_hourly_timer_once_past_its_retention() {
     let id = p.capture("goes away for good").await;
     p.settle_until("done", |p| p.note(&id).status == "done")
         .await;
-    p.ask(&p.services.inbox, Trash { id: id.clone() })
-        .await
-        .unwrap();
+    p.run(p.services.inbox.trash(id.clone())).await.unwrap();
 
     p.advance(Duration::from_secs(30 * 24 * 3600 - 3600)).await;
     assert_eq!(

@@ -2,8 +2,6 @@
 
 use serde_json::json;
 
-use inkling::actors::inbox::RetryAllFailed;
-
 use crate::fake_ollama::Reply;
 use crate::harness::{PausedSystem, Pipeline};
 
@@ -24,7 +22,7 @@ async fn retry_all_requeues_every_failed_note_emits_once_and_the_notes_finish() 
     .await;
 
     p.fake.set_default(Reply::Ok);
-    let count = p.ask(&p.services.inbox, RetryAllFailed).await.unwrap();
+    let count = p.run(p.services.inbox.retry_all_failed()).await.unwrap();
 
     assert_eq!(count, 2);
     p.settle_until("both done", |p| {
@@ -51,7 +49,7 @@ async fn retry_all_with_nothing_failed_returns_0_and_emits_nothing() {
     p.settle().await;
     let announced_before = p.failed_counts.0.lock().unwrap().clone();
 
-    let count = p.ask(&p.services.inbox, RetryAllFailed).await.unwrap();
+    let count = p.run(p.services.inbox.retry_all_failed()).await.unwrap();
 
     assert_eq!(count, 0);
     p.settle().await;
@@ -72,7 +70,7 @@ async fn retry_all_during_an_outage_keeps_the_notes_pending_without_spending_att
         .await;
     p.fake.stop();
 
-    assert_eq!(p.ask(&p.services.inbox, RetryAllFailed).await.unwrap(), 1);
+    assert_eq!(p.run(p.services.inbox.retry_all_failed()).await.unwrap(), 1);
 
     p.settle_until("parked on the outage", |p| {
         p.note(&id)

@@ -38,7 +38,7 @@ fn start_tray(p: &Pipeline) -> Tray {
     let opened = Arc::new(Mutex::new(Vec::new()));
     let record = opened.clone();
     let wiring = TrayWiring {
-        inbox: p.services.inbox.clone(),
+        retry_all: p.services.inbox.retry_all_for_the_tray(),
         monitor: p.services.monitor.clone(),
         telemetry: p.services.telemetry.clone(),
         shutdown: inkling::shutdown::Shutdown::system(),

@@ -1,5 +1,6 @@
-//! The `RepositoryActor` in front of the store: every message served in order, and the
-//! counts announced after each write as the database has them.
+//! The `RepositoryActor` in front of the store: every message served in order, the
+//! counts announced after each write as the database has them, and the notes a
+//! person's write changed announced from the write's own result.
 
 use std::sync::{Arc, Mutex};
 
@@ -8,11 +9,11 @@ use chrono::Duration;
 use inkling::actors::hub::{Hub, Subscribe};
 use inkling::actors::mailbox::Mailbox;
 use inkling::actors::repository::{
-    CaptureNote, CountFailed, GetCounts, KeepNote, ListNotes, MarkAiFailed, RepositoryActor,
-    RequeueAllFailed, RestoreNote, SaveEnrichment, TrashNote,
+    CaptureNote, CountFailed, DeleteForever, EditNote, EmptyTrash, GetCounts, KeepNote, ListNotes,
+    MarkAiFailed, RepositoryActor, RestoreNote, RetryAllFailed, SaveEnrichment, TrashNote,
 };
-use inkling::domain::{Enrichment, ListFilter};
-use inkling::events::{CountsChanged, FailedCountChanged, NotesChanged};
+use inkling::domain::{Enrichment, ListFilter, NoteEdit};
+use inkling::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
 use inkling::storage::Store;
 
 use crate::{body, t0, EXPIRY_DAYS};
@@ -45,7 +46,7 @@ async fn the_actor_serves_every_message_in_order_from_its_own_thread() {
     assert_eq!(counts.pending, 100);
     assert_eq!(repository.send(CountFailed).await.unwrap().unwrap(), 0);
     assert!(repository
-        .send(RequeueAllFailed { now: t0() })
+        .send(RetryAllFailed { now: t0() })
         .await
         .unwrap()
         .unwrap()
@@ -180,7 +181,7 @@ async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_th
         id: b.id.clone(),
         now,
     });
-    write_then_check!(RequeueAllFailed { now });
+    write_then_check!(RetryAllFailed { now });
     assert_eq!(last_heard("counts").await.unwrap(), "counts 2 0 0");
 
     // Announced only when they moved: a read that finds them as they were says nothing.
@@ -188,4 +189,172 @@ async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_th
     repository.send(GetCounts { now }).await.unwrap().unwrap();
     last_heard("counts").await;
     assert_eq!(announced.0.lock().unwrap().len(), heard);
+}
+
+/// Records the note changes the repository announces, as `note <body> <status>` and
+/// `notes <count>`.
+#[derive(Default, Clone)]
+struct NotesHeard(Arc<Mutex<Vec<String>>>);
+
+impl Actor for NotesHeard {
+    type Context = Context<Self>;
+}
+
+impl Handler<NoteChanged> for NotesHeard {
+    type Result = ();
+    fn handle(&mut self, msg: NoteChanged, _: &mut Context<Self>) {
+        let note = msg.note;
+        let place = if note.deleted_at.is_some() {
+            "trashed"
+        } else {
+            "active"
+        };
+        self.0.lock().unwrap().push(format!(
+            "note {} {} {place}",
+            note.body,
+            note.ai_status.as_str()
+        ));
+    }
+}
+
+impl Handler<NotesChanged> for NotesHeard {
+    type Result = ();
+    fn handle(&mut self, msg: NotesChanged, _: &mut Context<Self>) {
+        self.0.lock().unwrap().push(format!("notes {}", msg.count));
+    }
+}
+
+/// A round trip to the listener: what the hub passed on before it has been heard.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Heard;
+
+impl Handler<Heard> for NotesHeard {
+    type Result = ();
+    fn handle(&mut self, _: Heard, _: &mut Context<Self>) {}
+}
+
+#[actix_rt::test]
+async fn a_persons_writes_announce_the_notes_they_changed_and_only_when_they_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let hub = Mailbox::from(Hub::default().start());
+    let heard = NotesHeard::default();
+    let listener = heard.clone().start();
+    hub.send(Subscribe(
+        Mailbox::from(listener.clone()).recipient::<NoteChanged>(),
+    ))
+    .await
+    .unwrap();
+    hub.send(Subscribe(
+        Mailbox::from(listener.clone()).recipient::<NotesChanged>(),
+    ))
+    .await
+    .unwrap();
+    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
+    let now = t0();
+    // What was heard since the last call: the repository sent it to the hub before
+    // replying, the hub is first in, first out, and so is the listener.
+    let since_last = || {
+        let heard = heard.clone();
+        let hub = hub.clone();
+        let listener = listener.clone();
+        async move {
+            hub.send(CountsChanged {
+                counts: Default::default(),
+            })
+            .await
+            .unwrap();
+            listener.send(Heard).await.unwrap();
+            std::mem::take(&mut *heard.0.lock().unwrap())
+        }
+    };
+
+    let a = repository
+        .send(CaptureNote {
+            body: body("a"),
+            now,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(since_last().await, ["note a pending active"]);
+
+    let edit = |text: &str| NoteEdit::parse(Some(text.into()), None, None, 65536).unwrap();
+    let write = EditNote {
+        id: a.id.clone(),
+        edit: edit("a2"),
+        now,
+    };
+    repository.send(write).await.unwrap().unwrap();
+    assert_eq!(since_last().await, ["note a2 pending active"]);
+    let unchanged = EditNote {
+        id: a.id.clone(),
+        edit: edit("a2"),
+        now,
+    };
+    repository.send(unchanged).await.unwrap().unwrap();
+    assert!(
+        since_last().await.is_empty(),
+        "nothing changed, nothing said"
+    );
+
+    // The worker's writes are the worker's to announce.
+    let failed = MarkAiFailed {
+        note_id: a.id.clone(),
+        error: "schema: x".into(),
+        now,
+    };
+    repository.send(failed).await.unwrap().unwrap();
+    assert!(since_last().await.is_empty());
+    repository
+        .send(RetryAllFailed { now })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(since_last().await, ["notes 1"]);
+    repository
+        .send(RetryAllFailed { now })
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(since_last().await.is_empty(), "none requeued: no reload");
+
+    let trash = || TrashNote {
+        id: a.id.clone(),
+        now,
+    };
+    repository.send(trash()).await.unwrap().unwrap();
+    repository.send(trash()).await.unwrap().unwrap();
+    assert_eq!(
+        since_last().await,
+        ["note a2 pending trashed"],
+        "trashed once: the second changed nothing"
+    );
+    let restore = RestoreNote {
+        id: a.id.clone(),
+        now,
+    };
+    repository.send(restore).await.unwrap().unwrap();
+    let keep = KeepNote {
+        id: a.id.clone(),
+        now,
+    };
+    repository.send(keep).await.unwrap().unwrap();
+    assert_eq!(
+        since_last().await,
+        ["note a2 pending active", "note a2 pending active"]
+    );
+
+    repository.send(trash()).await.unwrap().unwrap();
+    since_last().await;
+    let delete = DeleteForever { id: a.id.clone() };
+    repository.send(delete).await.unwrap().unwrap();
+    assert_eq!(since_last().await, ["notes 1"]);
+    assert_eq!(repository.send(EmptyTrash).await.unwrap().unwrap(), 0);
+    assert!(
+        since_last().await.is_empty(),
+        "an empty trash emptied: nothing"
+    );
 }

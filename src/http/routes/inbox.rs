@@ -3,7 +3,6 @@
 
 use actix_web::{web, HttpResponse};
 
-use crate::actors::inbox::{RetryAllFailed, TrashExpired};
 use crate::actors::repository::CountFailed;
 use crate::api::replies::{Count, TrashedExpired};
 use crate::http::error::ApiError;
@@ -17,14 +16,14 @@ pub async fn failed_count(state: web::Data<AppState>) -> Result<HttpResponse, Ap
 
 /// `POST /api/inbox/retry-all-failed` → `{"count": n}`.
 pub async fn retry_all_failed(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let count = state.services.inbox.send(RetryAllFailed).await??;
+    let count = state.services.inbox.retry_all_failed().await?;
     Ok(HttpResponse::Ok().json(Count { count }))
 }
 
 /// `POST /api/inbox/trash-expired` → `{"count": n, "ids": [...]}`: the notes moved to
 /// the trash (the page's Undo restores them).
 pub async fn trash_expired(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let ids = state.services.inbox.send(TrashExpired).await??;
+    let ids = state.services.inbox.trash_expired().await?;
     Ok(HttpResponse::Ok().json(TrashedExpired {
         count: ids.len() as u64,
         ids,

@@ -1,13 +1,12 @@
 //! The notes themselves: `POST /api/notes` (capture), `GET /api/notes` (list and
 //! search), `GET`/`PATCH /api/notes/{id}`, `POST /api/notes/{id}/tasks/{index}` (tick a
 //! checklist item), `POST /api/notes/{id}/keep` and `POST /api/notes/{id}/enrich`.
-//! Each handler validates its input, sends one typed message and shapes the reply; no
-//! business logic lives here. What they take and answer are the wire types of
+//! Each handler validates its input, calls one use case (`crate::inbox`) or sends one
+//! read to the repository, and shapes the reply; no business logic lives here. What they take and answer are the wire types of
 //! `crate::api`.
 
 use actix_web::{web, HttpResponse};
 
-use crate::actors::inbox::{Capture, Edit, Enrich, Keep};
 use crate::actors::repository::{GetJob, GetNote, ListNotes, SearchNotes};
 use crate::api::notes::{JobProgress, NoteDetail, NoteView, SearchHitView};
 use crate::api::requests::{CaptureRequest, EditRequest, ListQuery, TickRequest};
@@ -22,7 +21,7 @@ pub async fn capture(
     request: web::Json<CaptureRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = NoteBody::parse(request.into_inner().body, state.max_body_bytes)?;
-    let note = state.services.inbox.send(Capture { body }).await??;
+    let note = state.services.inbox.capture(body).await?;
     tracing::info!(note_id = %note.id, "note captured");
     Ok(HttpResponse::Created().json(state.note_view(note)))
 }
@@ -97,13 +96,14 @@ pub async fn edit(
     let EditRequest { body, title, tags } = request.into_inner();
     let edit = NoteEdit::parse(body, title, tags, state.max_body_bytes)?;
     let id = id.into_inner();
-    let note = state.services.inbox.send(Edit { id, edit }).await??;
+    let note = state.services.inbox.edit(id, edit).await?;
     Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
 /// `POST /api/notes/{id}/tasks/{index} {"done": true}` → the note with its
 /// `index`-th checklist item (from 0) ticked: an edit of the body, only the marker
-/// changed. 400 for an item the note does not have.
+/// changed. 400 for an item the note does not have; 409 when the note changed
+/// meanwhile (another window, the command line), which is not overwritten.
 pub async fn tick_task(
     state: web::Data<AppState>,
     path: web::Path<(String, usize)>,
@@ -112,18 +112,9 @@ pub async fn tick_task(
     let (id, index) = path.into_inner();
     let note = state
         .services
-        .repository
-        .send(GetNote { id: id.clone() })
-        .await??;
-    let body = crate::render::set_task(&note.body, index, request.done)
-        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
-    let Some(body) = body else {
-        return Ok(HttpResponse::Ok().json(state.note_view(note)));
-    };
-    // Made from the body read above: refused (409) if another window or the CLI
-    // changed the note in between, instead of overwriting that change.
-    let edit = NoteEdit::parse(Some(body), None, None, state.max_body_bytes)?.made_from(note.body);
-    let note = state.services.inbox.send(Edit { id, edit }).await??;
+        .inbox
+        .tick_task(id, index, request.done)
+        .await?;
     Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
@@ -133,7 +124,7 @@ pub async fn keep(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let note = state.services.inbox.send(Keep { id }).await??;
+    let note = state.services.inbox.keep(id).await?;
     Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
@@ -144,6 +135,6 @@ pub async fn enrich(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let note = state.services.inbox.send(Enrich { id }).await??;
+    let note = state.services.inbox.enrich(id).await?;
     Ok(HttpResponse::Accepted().json(state.note_view(note)))
 }

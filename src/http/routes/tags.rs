@@ -3,7 +3,6 @@
 
 use actix_web::{web, HttpResponse};
 
-use crate::actors::inbox::RenameTagEverywhere;
 use crate::actors::repository::ListTags;
 use crate::api::requests::RenameTagRequest;
 use crate::http::error::ApiError;
@@ -36,10 +35,6 @@ pub async fn rename_tag(
             "the tag is called \"{to}\" already"
         )));
     }
-    let renamed = state
-        .services
-        .inbox
-        .send(RenameTagEverywhere { from, to })
-        .await??;
+    let renamed = state.services.inbox.rename_tag(from, to).await?;
     Ok(HttpResponse::Ok().json(renamed))
 }

@@ -5,7 +5,6 @@ use actix_web::{web, HttpResponse};
 use futures_util::StreamExt;
 use serde::Deserialize;
 
-use crate::actors::inbox::Import;
 use crate::actors::mailbox::Mailbox;
 use crate::actors::repository::{ListNotes, RepositoryActor};
 use crate::actors::telemetry::Emit;
@@ -158,7 +157,7 @@ pub async fn import(
                 .map_err(|e| ApiError::BadRequest(format!("{place}: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let imported = state.services.inbox.send(Import { notes }).await??;
+    let imported = state.services.inbox.import(notes).await?;
     Ok(HttpResponse::Ok().json(crate::api::replies::ImportedCount {
         imported: imported.notes.len() as u64,
         skipped: imported.skipped,

@@ -5,7 +5,6 @@
 
 use actix_web::{web, HttpResponse};
 
-use crate::actors::inbox::{DeleteNote, EmptyTheTrash, Restore, Trash};
 use crate::api::replies::Count;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
@@ -16,7 +15,7 @@ pub async fn trash(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let note = state.services.inbox.send(Trash { id }).await??;
+    let note = state.services.inbox.trash(id).await?;
     Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
@@ -26,7 +25,7 @@ pub async fn restore(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let note = state.services.inbox.send(Restore { id }).await??;
+    let note = state.services.inbox.restore(id).await?;
     Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
@@ -37,12 +36,12 @@ pub async fn delete_forever(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    state.services.inbox.send(DeleteNote { id }).await??;
+    state.services.inbox.delete_forever(id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
 /// `POST /api/trash/empty` → `{"count": n}` notes deleted for good.
 pub async fn empty_trash(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let count = state.services.inbox.send(EmptyTheTrash).await??;
+    let count = state.services.inbox.empty_trash().await?;
     Ok(HttpResponse::Ok().json(Count { count }))
 }

@@ -1,0 +1,146 @@
+//! A note's life after capture: to the trash and back, kept past expiry, the expired
+//! to the trash at once, deleted for good, and the hourly purge of notes in the trash
+//! past `trash.retention_days`.
+//!
+//! The job row is left alone by the trash (a trashed pending note stays pending); the
+//! worker is told to forget it, so a body it read ahead is never sent, and a restored
+//! pending note is tracked again with its stored attempts, so a trip through the
+//! trash buys no extra attempts.
+
+use std::time::Duration;
+
+use super::{unavailable, Inbox};
+use crate::actors::ai_worker::{Forget, TrackJob};
+use crate::actors::repository::{
+    DeleteForever, EmptyTrash, KeepNote, PurgeTrash, RestoreNote, TrashExpiredNotes, TrashNote,
+};
+use crate::actors::telemetry::Emit;
+use crate::domain::{AiStatus, Note};
+use crate::storage::StoreResult;
+use crate::telemetry::events::{NoFields, UsageEvent};
+
+/// How often the trash is checked for notes past their retention. Hourly: 24 wake-ups
+/// a day is nothing, and a note lingers at most an hour past its time.
+pub const PURGE_EVERY: Duration = Duration::from_secs(3600);
+
+impl Inbox {
+    /// Moves a note to the trash; `note_trashed` when it was not there yet.
+    pub async fn trash(&self, id: String) -> StoreResult<Note> {
+        let now = self.clock.now();
+        let outcome = self
+            .repository
+            .send(TrashNote { id, now })
+            .await
+            .map_err(unavailable)??;
+        if outcome.changed {
+            self.trashed(vec![outcome.note.id.clone()]);
+        }
+        Ok(outcome.note)
+    }
+
+    /// Takes a note out of the trash (`note_restored`); a pending one is queued again
+    /// with its stored attempts.
+    pub async fn restore(&self, id: String) -> StoreResult<Note> {
+        let now = self.clock.now();
+        let outcome = self
+            .repository
+            .send(RestoreNote { id, now })
+            .await
+            .map_err(unavailable)??;
+        if outcome.changed {
+            self.telemetry
+                .do_send(Emit(UsageEvent::NoteRestored(NoFields {})));
+            if outcome.note.ai_status == AiStatus::Pending {
+                self.worker.do_send(TrackJob {
+                    note_id: outcome.note.id.clone(),
+                });
+            }
+        }
+        Ok(outcome.note)
+    }
+
+    /// Keeps a note past expiry.
+    pub async fn keep(&self, id: String) -> StoreResult<Note> {
+        let now = self.clock.now();
+        self.repository
+            .send(KeepNote { id, now })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// Moves every expired note to the trash in one statement; replies with their ids
+    /// (the page's Undo restores them).
+    pub async fn trash_expired(&self) -> StoreResult<Vec<String>> {
+        let now = self.clock.now();
+        let ids = self
+            .repository
+            .send(TrashExpiredNotes { now })
+            .await
+            .map_err(unavailable)??;
+        if !ids.is_empty() {
+            tracing::info!(count = ids.len(), "expired notes moved to the trash");
+            self.trashed(ids.clone());
+        }
+        Ok(ids)
+    }
+
+    /// Deletes a note in the trash for good, its text overwritten in the database
+    /// files (`Store::delete_forever`); an active note is a conflict.
+    pub async fn delete_forever(&self, id: String) -> StoreResult<()> {
+        self.repository
+            .send(DeleteForever { id })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// Deletes every note in the trash for good; replies with how many.
+    pub async fn empty_trash(&self) -> StoreResult<u64> {
+        let count = self
+            .repository
+            .send(EmptyTrash)
+            .await
+            .map_err(unavailable)??;
+        if count > 0 {
+            tracing::info!(count, "the trash was emptied");
+        }
+        Ok(count)
+    }
+
+    /// Deletes for good the notes in the trash longer than `trash.retention_days`.
+    /// Nobody waits for it: a failure is logged, and the next hour tries again.
+    pub async fn purge_old_trash(&self) {
+        let now = self.clock.now();
+        let older_than = now - self.trash_retention;
+        match self.repository.send(PurgeTrash { older_than, now }).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(purged)) => tracing::info!(purged, "old notes deleted from the trash"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "cannot purge the trash"),
+            Err(e) => tracing::warn!(error = %e, "repository gone"),
+        }
+    }
+
+    /// What follows notes moving to the trash: out of the AI queue at once, and one
+    /// `note_trashed` each. (The repository announced the counts and the notes.)
+    fn trashed(&self, ids: Vec<String>) {
+        for _ in &ids {
+            self.telemetry
+                .do_send(Emit(UsageEvent::NoteTrashed(NoFields {})));
+        }
+        self.worker.do_send(Forget { note_ids: ids });
+    }
+}
+
+/// Starts the hourly purge on the current arbiter: once now, then every
+/// [`PURGE_EVERY`]. A task, not an actor: it has no state and hears nothing. It ends
+/// with the System (its arbiter's runtime). After a pause (a suspended laptop) the
+/// missed hours are not run one after another: one purge catches up with all of them.
+pub fn purge_hourly(inbox: Inbox) {
+    actix_rt::spawn(async move {
+        let mut every = tokio::time::interval(PURGE_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            inbox.purge_old_trash().await;
+        }
+    });
+}
