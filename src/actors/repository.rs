@@ -532,12 +532,14 @@ handle_with_store!(SetNextRunAt => (), |store, msg| {
 handle_with_store!(IncrementJobAttempt => u32, |store, msg| {
     store.increment_job_attempt(&msg.note_id, msg.next_run_at, &msg.last_error)
 });
-handle_and_announce!(MarkAiFailed => Note, |_| Some(CountsChange::PendingAndFailed), |store, msg| {
-    store.mark_ai_failed(&msg.note_id, &msg.error, msg.now)
-});
+handle_write!(MarkAiFailed => Note,
+    counts: |_| Some(CountsChange::PendingAndFailed),
+    notes: |note| Some(NotesChange::one(note)),
+    |store, msg| store.mark_ai_failed(&msg.note_id, &msg.error, msg.now));
 // A note enriched in the trash was not counted as pending.
-handle_and_announce!(SaveEnrichment => Note,
-    |note| note.deleted_at.is_none().then_some(CountsChange::OneDone),
+handle_write!(SaveEnrichment => Note,
+    counts: |note| note.deleted_at.is_none().then_some(CountsChange::OneDone),
+    notes: |note| Some(NotesChange::one(note)),
     |store, msg| store.save_enrichment(&msg.note_id, &msg.body_read, &msg.enrichment, msg.now));
 // A body edit sends a done or failed note back to pending.
 handle_write!(EditNote => Edited,

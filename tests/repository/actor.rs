@@ -300,14 +300,14 @@ async fn a_persons_writes_announce_the_notes_they_changed_and_only_when_they_did
         "nothing changed, nothing said"
     );
 
-    // The worker's writes are the worker's to announce.
+    // The worker's writes announce their note too (its `JobFailed` is the worker's).
     let failed = MarkAiFailed {
         note_id: a.id.clone(),
         error: "schema: x".into(),
         now,
     };
     repository.send(failed).await.unwrap().unwrap();
-    assert!(since_last().await.is_empty());
+    assert_eq!(since_last().await, ["note a2 failed active"]);
     repository
         .send(RetryAllFailed { now })
         .await

@@ -1,5 +1,6 @@
-//! What other actors tell the AI worker. What it announces (`JobFailed`, `NoteChanged`,
-//! `FailedCountChanged`) goes through the hub: `crate::events`.
+//! What other actors tell the AI worker. What it announces (`JobFailed`, `NoteSlow`)
+//! goes through the hub: `crate::events`; the repository announces the notes its
+//! writes changed and the counts (`NoteChanged`, `FailedCountChanged`).
 
 use actix::Message;
 use chrono::{DateTime, Utc};

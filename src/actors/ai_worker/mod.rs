@@ -41,7 +41,7 @@ use super::telemetry::{Emit, TelemetryActor};
 use crate::ai::{CallPlan, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth};
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
-use crate::events::{JobFailed, NoteChanged, NoteSlow, OllamaStatusChanged};
+use crate::events::{JobFailed, NoteSlow, OllamaStatusChanged};
 use crate::storage::{Job, StoreError, StoreResult};
 use crate::tags::VOCABULARY_IN_PROMPT;
 use crate::telemetry::events::{AiDone, AiModelTime, UsageEvent};
@@ -166,22 +166,18 @@ impl AiWorkerActor {
                 self.telemetry
                     .do_send(Emit(UsageEvent::AiModelTime(AiModelTime { usage, ms })));
             }
-            Effect::AnnounceEnriched { note, latency_ms } => {
+            Effect::AnnounceEnriched { latency_ms } => {
                 self.telemetry
                     .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
-                if let Some(note) = note {
-                    self.hub.do_send(NoteChanged { note });
-                }
             }
             Effect::AnnounceSlow(slow) => self.hub.do_send(NoteSlow { slow }),
-            Effect::AnnounceFailed { failure, note } => {
+            Effect::AnnounceFailed { failure } => {
                 self.hub.do_send(JobFailed {
                     note_id: failure.note_id,
                     reason: failure.reason,
                     attempts: failure.attempts,
                     error: failure.error,
                 });
-                self.hub.do_send(NoteChanged { note });
             }
         }
     }

@@ -72,12 +72,12 @@ pub enum Effect {
     MarkFailed { failure: Failure, ends_call: bool },
     /// Tell the health monitor the provider looks down.
     SuspectDown,
-    /// A note was enriched and its answer kept: say so (usage log; the live page, with
-    /// the note as saved, unless it was deleted meanwhile).
-    AnnounceEnriched { note: Option<Note>, latency_ms: u64 },
-    /// A note was marked failed: say so (`JobFailed`, the live page). The repository
-    /// announces the new counts itself.
-    AnnounceFailed { failure: Failure, note: Note },
+    /// A note was enriched and its answer kept: say so (the usage log). The repository
+    /// announces the note as saved, and the counts, from the write itself.
+    AnnounceEnriched { latency_ms: u64 },
+    /// A note was marked failed: say so (`JobFailed`, with its reason). The repository
+    /// announces the note and the new counts itself.
+    AnnounceFailed { failure: Failure },
     /// A note timed out [`SLOW_AFTER_TIMEOUTS`] times or more while Ollama was up: say
     /// so (the live page marks it, with what to do).
     AnnounceSlow(SlowNote),

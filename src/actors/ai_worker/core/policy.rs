@@ -161,12 +161,9 @@ impl WorkerCore {
     ) -> Vec<Effect> {
         let mut effects = Vec::new();
         match outcome {
-            MarkOutcome::Marked(note) => {
+            MarkOutcome::Marked(_) => {
                 tracing::info!(note_id = %failure.note_id, attempts = failure.attempts, "note marked failed");
-                effects.push(Effect::AnnounceFailed {
-                    failure,
-                    note: *note,
-                });
+                effects.push(Effect::AnnounceFailed { failure });
             }
             MarkOutcome::NoteGone => {}
             MarkOutcome::Refused(error) => {
@@ -480,13 +477,7 @@ mod tests {
                 true,
                 now,
             );
-            assert_eq!(
-                effects[0],
-                Effect::AnnounceFailed {
-                    failure,
-                    note: failed
-                }
-            );
+            assert_eq!(effects[0], Effect::AnnounceFailed { failure });
             assert_eq!(core.status(now).state, WorkerState::Idle);
         }
     }

@@ -73,12 +73,7 @@ impl WorkerCore {
                     tracing::info!("an answer was saved again; storage is back");
                 }
                 tracing::info!(note_id = %save.note_id, latency_ms = save.latency_ms, "note enriched");
-                let note = match outcome {
-                    SaveOutcome::Saved(note) => Some(*note),
-                    _ => None,
-                };
                 effects.push(Effect::AnnounceEnriched {
-                    note,
                     latency_ms: save.latency_ms,
                 });
             }
@@ -154,10 +149,7 @@ mod tests {
         let effects = untimed(core.saved(save, saved("a"), t(1)));
         assert_eq!(
             effects,
-            [Effect::AnnounceEnriched {
-                note: Some(note("a", crate::domain::AiStatus::Done)),
-                latency_ms: 7
-            }],
+            [Effect::AnnounceEnriched { latency_ms: 7 }],
             "the call for b is still in flight: nothing to schedule"
         );
     }
