@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::eventually::eventually_within;
 use crate::llama::{calls_in_log, MODEL};
-use crate::scene::{Scene, HEALTH_CHANGE, ONE_CALL};
+use crate::scene::{Scene, ONE_CALL};
 use crate::texts;
 
 /// A note whose call lasts long enough to be caught under way (a few thousand
@@ -40,15 +40,7 @@ async fn a_server_killed_during_a_call_costs_no_attempt_and_the_note_is_done_whe
     // The call ends without an answer (the connection closes, then is refused): the
     // worker puts the note back, and the health check finds nobody there.
     scene.provider_becomes("not_running").await;
-    eventually_within(
-        HEALTH_CHANGE,
-        "the worker no longer running the call",
-        || {
-            let worker = scene.status()["worker"].clone();
-            async move { (worker["state"] != "running").then_some(()) }
-        },
-    )
-    .await;
+    scene.worker_leaves("running").await;
     let note = scene.note(&id);
     assert_eq!(note["ai_status"], "pending", "after the kill: {note}");
     assert_eq!(

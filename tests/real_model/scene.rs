@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::eventually::eventually_within;
+use crate::eventually::eventually_within_every;
 use crate::llama::{self, LlamaServer, MODEL};
 use crate::ports::free_port;
 use crate::service_process::{blocking_request, ServiceProcess};
@@ -24,6 +24,11 @@ pub const ONE_CALL: Duration = Duration::from_secs(180);
 /// How long the health check may take to see a change of the server (it runs every
 /// 250 ms here; a loaded machine is slow).
 pub const HEALTH_CHANGE: Duration = Duration::from_secs(30);
+/// How often a wait looks at the service: often enough to see a state that lasts one
+/// health interval (250 ms), seldom enough to leave the CPU to the model.
+pub const LOOK_EVERY: Duration = Duration::from_millis(100);
+/// How often a wait for answers looks: they take seconds each.
+const LOOK_FOR_ANSWERS_EVERY: Duration = Duration::from_secs(1);
 
 // Fields drop in this order: the processes stop before their directory goes.
 pub struct Scene {
@@ -129,7 +134,7 @@ impl Scene {
     /// `model_missing`, `not_running`…), and returns the provider's part of it.
     pub async fn provider_becomes(&self, state: &str) -> Value {
         let what = format!("GET /api/status with provider.state \"{state}\"");
-        eventually_within(HEALTH_CHANGE, &what, || {
+        eventually_within_every(HEALTH_CHANGE, LOOK_EVERY, &what, || {
             let provider = self.status()["provider"].clone();
             async move { (provider["state"] == state).then_some(provider) }
         })
@@ -139,9 +144,19 @@ impl Scene {
     /// Waits until the worker's state (`GET /api/status`, `worker.state`) is `state`.
     pub async fn worker_becomes(&self, state: &str) -> Value {
         let what = format!("GET /api/status with worker.state \"{state}\"");
-        eventually_within(HEALTH_CHANGE, &what, || {
+        eventually_within_every(HEALTH_CHANGE, LOOK_EVERY, &what, || {
             let worker = self.status()["worker"].clone();
             async move { (worker["state"] == state).then_some(worker) }
+        })
+        .await
+    }
+
+    /// Waits until the worker's state is no longer `state` (`running`: the call ended).
+    pub async fn worker_leaves(&self, state: &str) -> Value {
+        let what = format!("GET /api/status with worker.state other than \"{state}\"");
+        eventually_within_every(HEALTH_CHANGE, LOOK_EVERY, &what, || {
+            let worker = self.status()["worker"].clone();
+            async move { (worker["state"] != state).then_some(worker) }
         })
         .await
     }
@@ -150,7 +165,7 @@ impl Scene {
     /// most, and returns them in that order.
     pub async fn settled(&self, ids: &[String], limit: Duration) -> Vec<Value> {
         let what = format!("the {} notes done or failed", ids.len());
-        eventually_within(limit, &what, || {
+        eventually_within_every(limit, LOOK_FOR_ANSWERS_EVERY, &what, || {
             let notes: Vec<Value> = ids.iter().map(|id| self.note(id)).collect();
             let settled = notes.iter().all(|note| note["ai_status"] != "pending");
             async move { settled.then_some(notes) }
