@@ -32,6 +32,11 @@ async fn five_notes_of_every_kind_end_done_titled_and_tagged() {
 
     for (note, body) in notes.iter().zip(bodies) {
         let shown = body.chars().take(40).collect::<String>();
+        // What the model made of it, for whoever reads the run (`--nocapture`).
+        println!(
+            "{shown:?} -> {} {} (read {} characters)",
+            note["title"], note["tags"], note["ai_read_chars"]
+        );
         assert_eq!(
             note["ai_status"], "done",
             "the note {shown:?} is not done: {note}"

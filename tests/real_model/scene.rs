@@ -166,11 +166,24 @@ impl Scene {
     pub async fn settled(&self, ids: &[String], limit: Duration) -> Vec<Value> {
         let what = format!("the {} notes done or failed", ids.len());
         eventually_within_every(limit, LOOK_FOR_ANSWERS_EVERY, &what, || {
+            self.assert_llama_not_stopped_by_others();
             let notes: Vec<Value> = ids.iter().map(|id| self.note(id)).collect();
             let settled = notes.iter().all(|note| note["ai_status"] != "pending");
             async move { settled.then_some(notes) }
         })
         .await
+    }
+
+    /// The tests stop the server with SIGKILL only, which leaves no word in its log; this
+    /// line is its answer to SIGTERM or SIGINT, i.e. someone else on the machine stopping
+    /// it (seen once: the server then hung, answering nothing, and the wait ran out).
+    fn assert_llama_not_stopped_by_others(&self) {
+        let log = std::fs::read_to_string(self.llama_log()).unwrap_or_default();
+        assert!(
+            !log.contains("cleaning up before exit"),
+            "llama-server was stopped by a signal this test never sends (SIGTERM or SIGINT from \
+             another process on the machine): not a finding about inkling; run again"
+        );
     }
 
     /// What a failing test shows: the status, then the last lines of both logs.
