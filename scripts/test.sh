@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 # Debian packages, by the command that shows they are there: Chromium and its
 # WebDriver for the inbox page's tests (tests/browser), a D-Bus daemon for the tray's
 # (tests/tray.rs), mount for the disk-full tests' small tmpfs (tests/support/small_disk.rs).
+# (The real-model tests' tools come below, from scripts/real-model-tools.sh.)
 declare -A needed=(
   [kill]=procps
   [mount]=mount
@@ -57,6 +58,17 @@ else
   echo "==> warning: cannot mount a tmpfs here; the disk-full tests (tests/*/disk.rs) will fail: run as root"
 fi
 rmdir "$probe"
+
+# The real-model tests (tests/real_model) run llama.cpp's llama-server with Gemma 3 270M.
+# scripts/real-model-tools.sh builds and assembles them once into a cache outside the
+# clone (installing cmake and a compiler first); when they are there it only checks and
+# says so. It writes their paths to the cache's env file, exported here for the test
+# binaries (LLAMA_SERVER, GEMMA_MODEL, GEMMA_CHAT_TEMPLATE): without them those tests
+# fail saying what is missing.
+scripts/real-model-tools.sh
+set -a
+. "${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools/env"
+set +a
 
 # --- checks and tests ----------------------------------------------------------------
 echo "==> cargo fmt --check"

@@ -37,6 +37,8 @@ mod security;
 mod server;
 #[path = "../support/service.rs"]
 mod service;
+#[path = "../support/service_process.rs"]
+mod service_process;
 mod slots;
 #[path = "../support/small_disk.rs"]
 mod small_disk;

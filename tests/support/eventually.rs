@@ -27,7 +27,22 @@ where
 }
 
 /// [`eventually`] with a limit of its own (a browser start, a model download).
-pub async fn eventually_within<T, Probe, Look>(limit: Duration, what: &str, mut probe: Probe) -> T
+pub async fn eventually_within<T, Probe, Look>(limit: Duration, what: &str, probe: Probe) -> T
+where
+    Probe: FnMut() -> Look,
+    Look: Future<Output = Option<T>>,
+{
+    eventually_within_every(limit, PAUSE, what, probe).await
+}
+
+/// [`eventually_within`] looking every `pause`: for a wait of minutes (a real model's
+/// answers), where looking forty times a second would only take CPU from the model.
+pub async fn eventually_within_every<T, Probe, Look>(
+    limit: Duration,
+    pause: Duration,
+    what: &str,
+    mut probe: Probe,
+) -> T
 where
     Probe: FnMut() -> Look,
     Look: Future<Output = Option<T>>,
@@ -41,6 +56,6 @@ where
             Instant::now() < deadline,
             "waited {limit:?} and never saw {what}"
         );
-        tokio::time::sleep(PAUSE).await;
+        tokio::time::sleep(pause).await;
     }
 }
