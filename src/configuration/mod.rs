@@ -562,6 +562,27 @@ mod tests {
                 "a fractional wait",
             ),
             ("[expiry]\ndays = -1\n", "expiry.days", "negative days"),
+            ("[ai]\nprovider = \"lmstudio\"\n", "ai.provider", "an unknown provider"),
+            (
+                "[ai]\nprovider = \"openai\"\n[openai]\nurl = \"localhost:8080/v1\"\nmodel = \"m\"\n",
+                "openai.url",
+                "an OpenAI url without a scheme",
+            ),
+            (
+                "[ai]\nprovider = \"openai\"\n[openai]\nurl = \"http://127.0.0.1:8080\"\nmodel = \"m\"\n",
+                "openai.url",
+                "an OpenAI url not ending in /v1",
+            ),
+            (
+                "[ai]\nprovider = \"openai\"\n",
+                "openai.model",
+                "no model for an OpenAI server",
+            ),
+            (
+                "[ai]\nprovider = \"openai\"\n[openai]\nmodel = \"m\"\napi_key_env = \"INKLING_TEST_UNSET_KEY\"\n",
+                "openai.api_key_env",
+                "a key variable that is not set",
+            ),
         ];
         for (toml, key, what) in cases {
             let (_dir, path) = write_file(toml);

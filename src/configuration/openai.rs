@@ -13,21 +13,35 @@ use serde::Deserialize;
 use super::strict;
 
 /// `ai.provider`: the kind of model server inkling speaks to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ProviderKind {
     /// Ollama's own API (`[ollama]`): context size, keep-alive, downloads.
     #[default]
     Ollama,
     /// Any server with the OpenAI API (`[openai]`).
-    #[serde(rename = "openai")]
     OpenAi,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AiSettings {
+    #[serde(deserialize_with = "provider_kind")]
     pub provider: ProviderKind,
+}
+
+/// `ai.provider`, with a message that says what to write instead.
+fn provider_kind<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<ProviderKind, D::Error> {
+    let text = strict::text(deserializer)?;
+    match text.trim() {
+        "ollama" => Ok(ProviderKind::Ollama),
+        "openai" => Ok(ProviderKind::OpenAi),
+        other => Err(serde::de::Error::custom(format!(
+            "\"{other}\" is not a provider: write \"ollama\" for Ollama, or \"openai\" for \
+             any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, Jan)"
+        ))),
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
