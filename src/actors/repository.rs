@@ -10,8 +10,8 @@
 //! The same way, the writes the person asks for (capture, edit, trash, retry-all, …:
 //! `crate::inbox`) announce the notes they changed, from the write's own result:
 //! `NoteChanged` with the note as stored, or `NotesChanged` when many moved at once
-//! ([`NotesChange`]). The worker's own writes (an answer saved, a note given up) are
-//! announced by the worker, which knows whether the note is still worth showing.
+//! ([`NotesChange`]); so do the worker's (an answer saved, a note given up), whose
+//! reasons (`JobFailed`) only the worker can say.
 //!
 //! It runs on a one-thread `SyncArbiter`: rusqlite calls block (an fsync per commit),
 //! and on an async arbiter they would freeze every actor sharing that thread, timers

@@ -316,7 +316,9 @@ impl AiWorkerActor {
                 }
                 Err(_) => Vec::new(),
             };
-            let effects = act.core.prepared(note_id, tags_in_use, context);
+            let effects = act
+                .core
+                .prepared(note_id, tags_in_use, context, act.clock.now());
             act.run(effects, ctx);
         }));
     }

@@ -221,10 +221,9 @@ pub fn read_answer(answer: &Value, plan: &CallPlan) -> Result<Enrichment, Provid
                 .unwrap_or(0)
         };
         let (prompt, written) = (count("prompt_tokens"), count("completion_tokens"));
-        if prompt > 0
-            && prompt + written >= u64::from(plan.context_tokens)
-            && written < u64::from(plan.output_tokens)
-        {
+        // Stopped before the cap: the context ended it, whatever inkling believed the
+        // context to be.
+        if prompt > 0 && written < u64::from(plan.output_tokens) {
             return Err(ProviderError::ContextExceeded {
                 prompt_tokens: u32::try_from(prompt).ok(),
                 context_tokens: None,

@@ -91,7 +91,7 @@ impl OpenAiClient {
             };
             if refuses_format(status, &bytes) {
                 if let Some(next) = format.fallback() {
-                    tracing::info!(refused = ?format, next = ?next, message = %error_message(&bytes),
+                    tracing::warn!(refused = ?format, next = ?next, message = %error_message(&bytes),
                         "the model server does not take this output format; asking with the next");
                     self.format.set(next);
                     continue;

@@ -98,7 +98,8 @@ impl WorkerCore {
         let mut learned = false;
         if let Some(context) = *context_tokens {
             if self.context.is_none_or(|known| context < known) {
-                self.context = Some(context);
+                let cap = self.rules.context_cap.unwrap_or(u32::MAX);
+                self.context = Some(context.min(cap));
                 learned = true;
             }
         }

@@ -144,7 +144,7 @@ pub fn walk_to_call(
             Effect::PrepareCall {
                 note_id,
                 read_context,
-            } => core.prepared(note_id, Vec::new(), read_context.then_some(Ok(None))),
+            } => core.prepared(note_id, Vec::new(), read_context.then_some(Ok(None)), now),
             _ => continue,
         };
         return walk_to_call(core, next, now);

@@ -169,6 +169,9 @@ pub struct WorkerCore {
     token_scale: f64,
     /// A note's prompts that did not fit and gave no numbers: each halves its room.
     overflows: HashMap<String, u32>,
+    /// When the provider was last seen ready after it was not (an outage is no wait
+    /// behind shorter notes: [`order`]).
+    ready_since: Option<DateTime<Utc>>,
     /// What the prompt in flight holds: how much of the note, and its estimated tokens.
     in_flight_read_chars: Option<u32>,
     in_flight_estimate: usize,
@@ -194,6 +197,7 @@ impl WorkerCore {
             model_busy_since: None,
             model_time: ModelTime::default(),
             speed: None,
+            ready_since: None,
             context: None,
             token_scale: 1.0,
             overflows: HashMap::new(),

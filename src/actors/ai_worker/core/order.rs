@@ -23,9 +23,12 @@ pub const LONGEST_WAIT_BEHIND_SHORTER: TimeDelta = TimeDelta::minutes(20);
 
 impl WorkerCore {
     /// The due job to run next, if one is due: the cheapest of the next
-    /// [`PREFETCH`] due ones whose bodies are known, unless the earliest has waited
-    /// [`LONGEST_WAIT_BEHIND_SHORTER`] (a job whose body is not read yet costs as
-    /// nothing is known of it: it goes in its turn).
+    /// [`PREFETCH`] due ones, unless the earliest has waited
+    /// [`LONGEST_WAIT_BEHIND_SHORTER`] while the provider could work. Costs are known
+    /// from the bodies read ahead; when the earliest due job's body is not read yet
+    /// (captured since, asked for again, retried), it is chosen, so that its body and
+    /// the next ones' are read in one query and the choice is made again among them
+    /// (`bodies_read`): a job is never put last for want of a body.
     pub(super) fn next_due(&self, now: DateTime<Utc>) -> Option<String> {
         let mut due = self
             .queue
@@ -33,19 +36,27 @@ impl WorkerCore {
             .take_while(|(at, _)| *at <= now)
             .take(PREFETCH);
         let (first_at, first) = due.next()?;
-        if now - first_at >= LONGEST_WAIT_BEHIND_SHORTER {
+        // An outage is no wait behind shorter notes: after one, every job would look
+        // long due, and the order would fall back to first come.
+        let waiting_since = self
+            .ready_since
+            .map_or(first_at, |ready| ready.max(first_at));
+        if now - waiting_since >= LONGEST_WAIT_BEHIND_SHORTER {
             return Some(first.to_string());
         }
         let cost = |id: &str| self.bodies.get(id).map(|body| self.expected_cost(id, body));
-        let mut best = (cost(first), first);
+        let Some(mut cheapest) = cost(first) else {
+            return Some(first.to_string());
+        };
+        let mut chosen = first;
         for (_, id) in due {
             if let Some(this) = cost(id) {
-                if best.0.is_none_or(|cheapest| this < cheapest) {
-                    best = (Some(this), id);
+                if this < cheapest {
+                    (cheapest, chosen) = (this, id);
                 }
             }
         }
-        Some(best.1.to_string())
+        Some(chosen.to_string())
     }
 
     /// A call's expected cost: the note's estimated tokens as far as it will be read.
@@ -139,6 +150,47 @@ mod tests {
             "due for 20 minutes: its turn whatever it costs"
         );
         assert_eq!(core.next_due(t(99)), None, "nothing due yet");
+    }
+
+    #[test]
+    fn a_short_note_captured_after_the_read_ahead_still_goes_before_a_long_one() {
+        let mut core = slow_cpu();
+        queue(&mut core, &[("article", "word ".repeat(8_000))], t(100));
+        // Captured since the bodies were read: its body is not known yet.
+        core.queue.upsert("short".into(), QueuedJob::fresh(t(101)));
+        assert_eq!(
+            core.next_due(t(102)).as_deref(),
+            Some("article"),
+            "the earliest goes to be read, with the next ones"
+        );
+        // The read brings the short note's body: the choice is made again.
+        core.in_flight = Some("article".into());
+        let effects = core.bodies_read(
+            "article".into(),
+            Ok(vec![("short".into(), "buy milk".into())]),
+            t(102),
+        );
+        assert!(
+            matches!(&effects[..], [Effect::PrepareCall { note_id, .. }] if note_id == "short"),
+            "{effects:?}"
+        );
+        assert_eq!(core.in_flight.as_deref(), Some("short"));
+    }
+
+    #[test]
+    fn an_outage_is_no_wait_behind_shorter_notes() {
+        let mut core = slow_cpu();
+        queue(&mut core, &[("article", "word ".repeat(8_000))], t(100));
+        queue(&mut core, &[("short", "buy milk".into())], t(101));
+        // Down for half an hour, then back: both long due, the short one still first.
+        core.health_changed(down(), t(110));
+        core.health_changed(up(), t(110 + 1_800));
+        assert_eq!(core.next_due(t(110 + 1_801)).as_deref(), Some("short"));
+        assert_eq!(
+            core.next_due(t(110 + 1_800 + 20 * 60)).as_deref(),
+            Some("article"),
+            "20 minutes after the provider came back"
+        );
     }
 
     #[test]

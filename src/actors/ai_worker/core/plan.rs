@@ -59,6 +59,7 @@ impl WorkerCore {
         note_id: String,
         tags_in_use: Vec<String>,
         context: Option<Result<Option<u32>, ProviderError>>,
+        now: DateTime<Utc>,
     ) -> Vec<Effect> {
         if let Some(read) = context {
             self.learn_context(read);
@@ -91,6 +92,20 @@ impl WorkerCore {
         if deadline > planned {
             tracing::info!(%note_id, deadline_ms = deadline.as_millis() as u64,
                 "a long note at this model's speed: a longer deadline from the start");
+        }
+        if prompt.read_chars == Some(0) {
+            // Nothing of the note fits beside the instructions and the answer: a call
+            // would be answered about nothing. The note's own failure, said plainly.
+            let room = ProviderError::ContextExceeded {
+                prompt_tokens: None,
+                context_tokens: Some(context_tokens),
+                message: format!(
+                    "the model's context ({context_tokens} tokens) leaves no room for the \
+                     note beside the instructions and the answer: use a model with a larger \
+                     context"
+                ),
+            };
+            return self.call_failed(note_id, room, now);
         }
         self.in_flight_read_chars = prompt.read_chars;
         self.in_flight_estimate = prompt.estimated_tokens;
@@ -312,16 +327,40 @@ mod tests {
         with_body(&mut core, "a", &"word ".repeat(6_000), t(0));
         let effects = core.woke(t(1));
         let (_, mut plan) = plan_of(&mut core, effects, t(1));
-        for cut in 1..=super::super::context::MAX_OVERFLOW_CUTS {
+        let mut cuts = 0;
+        let failed = loop {
+            cuts += 1;
+            assert!(
+                cuts <= super::super::context::MAX_OVERFLOW_CUTS + 1,
+                "it ends"
+            );
             let before = plan.prompt.estimated_tokens;
-            let effects = core.replied("a".into(), exceeded(None, None), 5, t(1 + i64::from(cut)));
-            plan = plan_of(&mut core, effects, t(1 + i64::from(cut))).1;
-            assert!(plan.prompt.estimated_tokens < before, "cut {cut}");
-        }
-        let effects = untimed(core.replied("a".into(), exceeded(None, None), 5, t(9)));
+            let now = t(1 + i64::from(cuts));
+            let mut effects = untimed(core.replied("a".into(), exceeded(None, None), 5, now));
+            if effects
+                .iter()
+                .any(|e| matches!(e, Effect::PrepareCall { .. }))
+            {
+                effects = untimed(core.prepared("a".into(), Vec::new(), None, now));
+            }
+            // Either asked again with less of the note, or (no room left for any of
+            // it, or out of cuts) the note's own failure: never a call about nothing.
+            match effects.iter().find_map(|e| match e {
+                Effect::CallProvider { plan, .. } => Some(plan.clone()),
+                _ => None,
+            }) {
+                Some(again) => {
+                    assert!(again.prompt.estimated_tokens < before, "cut {cuts}");
+                    assert_ne!(again.prompt.read_chars, Some(0));
+                    plan = again;
+                }
+                None => break effects,
+            }
+        };
         assert!(
-            matches!(&effects[0], Effect::StoreAttempt { last_error, .. } if last_error.starts_with("other")),
-            "{effects:?}"
+            failed.iter().any(|e| matches!(e, Effect::StoreAttempt { last_error, .. } if last_error.starts_with("other"))),
+            "{failed:?}"
         );
+        assert!(cuts >= 2, "halved at least once before giving up");
     }
 }

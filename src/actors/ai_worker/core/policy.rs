@@ -82,14 +82,16 @@ impl WorkerCore {
         if !health.is_ready() {
             self.model = Model::Cold;
         }
-        if matches!(health, ProviderHealth::ModelMissing { .. }) {
-            // Another model is on its way: its context is asked for again.
-            self.context = None;
-        }
         self.health = Some(health);
         if self.provider_ready() {
             let mut effects = Vec::new();
             if !was_ready {
+                // Back, perhaps restarted with another model or context: what was
+                // learned of the model is learned again.
+                self.context = None;
+                self.speed = None;
+                self.token_scale = 1.0;
+                self.ready_since = Some(now);
                 effects.push(Effect::RequeueModelMissingFailures);
             }
             effects.extend(self.resume("the health monitor sees the provider ready", now));

@@ -49,11 +49,11 @@ impl WorkerCore {
             Ok(bodies) => {
                 self.bodies.extend(bodies);
                 if self.bodies.contains_key(&note_id) {
-                    // With the next bodies known, the cheapest due job goes first.
+                    // With the next bodies known, the cheapest due job goes first; it
+                    // starts as any call does (its own bookkeeping, its body read if
+                    // it was not among these).
                     let chosen = self.next_due(now).unwrap_or(note_id);
-                    self.in_flight = Some(chosen.clone());
-                    let body = self.bodies.remove(&chosen).unwrap_or_default();
-                    return vec![self.call(chosen, body, now)];
+                    return vec![self.start_call(chosen, now)];
                 }
                 // Gone, trashed or no longer pending: not a job any more.
                 tracing::debug!(%note_id, "job dropped: the note is no longer pending");
