@@ -92,6 +92,10 @@ impl Application {
         })?;
 
         let server = Server::new(listener, ServerOptions::default());
+        let model_server = match settings.ai.provider {
+            ProviderKind::Ollama => crate::api::provider::ModelServer::Ollama,
+            ProviderKind::OpenAi => crate::api::provider::ModelServer::OpenAiCompatible,
+        };
         let state = web::Data::new(AppState {
             server: server.handle(),
             services: services.clone(),
@@ -100,10 +104,7 @@ impl Application {
             max_attempts: settings.worker.max_attempts,
             locale: settings.locale(),
             expiry_days: settings.expiry.days,
-            model_server: match settings.ai.provider {
-                ProviderKind::Ollama => crate::api::provider::ModelServer::Ollama,
-                ProviderKind::OpenAi => crate::api::provider::ModelServer::OpenAiCompatible,
-            },
+            model_server,
             model: settings.provider_calls().model,
             port,
             live_feeds: http::routes::live::LiveFeeds::default(),
@@ -163,7 +164,11 @@ impl Application {
                 },
                 opener: Arc::new(crate::desktop::open),
             };
-            tray::start_on_desktop(wiring, &services.hub, settings.locale(), failed).await;
+            let wording = crate::tray::menu::Wording {
+                locale: settings.locale(),
+                server: model_server,
+            };
+            tray::start_on_desktop(wiring, &services.hub, wording, failed).await;
         } else {
             tracing::info!("tray disabled in the configuration (tray.enabled = false)");
         }

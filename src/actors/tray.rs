@@ -18,11 +18,10 @@ use super::mailbox::Mailbox;
 use super::ollama_monitor::{OllamaMonitorActor, Recheck};
 use super::telemetry::{ExportUsageLog, TelemetryActor};
 use crate::ai::ProviderHealth;
-use crate::configuration::Locale;
 use crate::events::{FailedCountChanged, OllamaStatusChanged};
 use crate::shutdown::Shutdown;
 use crate::storage::StoreResult;
-use crate::tray::menu::{self, MenuModel, TrayAction};
+use crate::tray::menu::{self, MenuModel, TrayAction, Wording};
 use crate::tray::TrayBackend;
 
 /// A menu item was clicked.
@@ -57,7 +56,7 @@ pub struct TrayWiring {
 pub struct TrayActor {
     backend: Arc<dyn TrayBackend>,
     wiring: TrayWiring,
-    locale: Locale,
+    wording: Wording,
     failed: u64,
     health: Option<ProviderHealth>,
     model: MenuModel,
@@ -67,21 +66,21 @@ impl TrayActor {
     pub fn new(
         backend: Arc<dyn TrayBackend>,
         wiring: TrayWiring,
-        locale: Locale,
+        wording: Wording,
         failed: u64,
     ) -> Self {
         TrayActor {
             backend,
             wiring,
-            locale,
+            wording,
             failed,
             health: None,
-            model: menu::build(failed, None, locale),
+            model: menu::build(failed, None, wording),
         }
     }
 
     fn refresh(&mut self, ctx: &mut Context<Self>) {
-        let model = menu::build(self.failed, self.health.as_ref(), self.locale);
+        let model = menu::build(self.failed, self.health.as_ref(), self.wording);
         if model != self.model {
             self.model = model.clone();
             ctx.spawn(self.backend.show(model).into_actor(self));
@@ -178,11 +177,11 @@ impl Handler<TrayClicked> for TrayActor {
 pub async fn start_on_desktop(
     wiring: TrayWiring,
     hub: &Mailbox<super::hub::Hub>,
-    locale: Locale,
+    wording: Wording,
     failed: u64,
 ) -> Option<Mailbox<TrayActor>> {
     let (clicks, mut clicked) = tokio::sync::mpsc::unbounded_channel();
-    let model = menu::build(failed, None, locale);
+    let model = menu::build(failed, None, wording);
     let handle = match crate::tray::ksni_backend::spawn(model, clicks).await {
         Ok(handle) => handle,
         Err(reason) => {
@@ -190,7 +189,7 @@ pub async fn start_on_desktop(
             return None;
         }
     };
-    let tray = Mailbox::from(TrayActor::new(Arc::new(handle), wiring, locale, failed).start());
+    let tray = Mailbox::from(TrayActor::new(Arc::new(handle), wiring, wording, failed).start());
     hub.do_send(super::hub::Subscribe(
         tray.recipient::<FailedCountChanged>(),
     ));

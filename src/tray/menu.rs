@@ -1,13 +1,22 @@
 //! The tray menu as data: labels, enabled flags, order, and which icon to show.
 //!
 //! Open inbox · Export usage log… · Recheck Ollama (enabled only while the provider is
-//! not ready) · Process AI now (N failed) (enabled only when N > 0) · Quit.
+//! not ready; "Recheck the model server" for an OpenAI-compatible one) · Process AI now
+//! (N failed) (enabled only when N > 0) · Quit.
 
 use serde::Serialize;
 
-use crate::ai::ProviderHealth;
+use crate::ai::{ModelServer, ProviderHealth};
 use crate::configuration::Locale;
 use crate::words::{fill, words};
+
+/// What the menu's words depend on besides the counts: the language, and which kind of
+/// model server the provider is (the menu names Ollama, or "the model server").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wording {
+    pub locale: Locale,
+    pub server: ModelServer,
+}
 
 /// What a menu item does when clicked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -59,9 +68,13 @@ impl MenuModel {
 }
 
 /// Builds the menu. `health` is `None` until the first health check answers.
-pub fn build(failed: u64, health: Option<&ProviderHealth>, locale: Locale) -> MenuModel {
+pub fn build(failed: u64, health: Option<&ProviderHealth>, wording: Wording) -> MenuModel {
     let provider_down = health.is_some_and(|h| !h.is_ready());
-    let words = words(locale);
+    let words = words(wording.locale);
+    let server = match wording.server {
+        ModelServer::Ollama => "Ollama",
+        ModelServer::OpenAiCompatible => words.tray_model_server,
+    };
     let entry = |action, label: &str, enabled| MenuEntry {
         action,
         label: label.to_string(),
@@ -76,7 +89,7 @@ pub fn build(failed: u64, health: Option<&ProviderHealth>, locale: Locale) -> Me
         ),
         entry(
             TrayAction::RecheckOllama,
-            words.tray_recheck_provider,
+            &fill(words.tray_recheck_provider, &[("server", &server)]),
             provider_down,
         ),
         entry(
@@ -94,7 +107,7 @@ pub fn build(failed: u64, health: Option<&ProviderHealth>, locale: Locale) -> Me
         TrayIcon::Normal
     };
     let tooltip = match icon {
-        TrayIcon::ProviderDown => words.tray_tooltip_provider_down.to_string(),
+        TrayIcon::ProviderDown => fill(words.tray_tooltip_provider_down, &[("server", &server)]),
         TrayIcon::FailedNotes => fill(words.tray_tooltip_failed, &[("failed", &failed)]),
         TrayIcon::Normal => "inkling".to_string(),
     };
@@ -117,6 +130,11 @@ mod tests {
         model.entries.iter().map(|e| e.enabled).collect()
     }
 
+    const EN: Wording = Wording {
+        locale: Locale::En,
+        server: ModelServer::Ollama,
+    };
+
     fn down() -> ProviderHealth {
         ProviderHealth::NotRunning {
             detail: "refused".into(),
@@ -125,7 +143,7 @@ mod tests {
 
     #[test]
     fn provider_ready_and_nothing_failed_leaves_recheck_and_process_greyed() {
-        let model = build(0, Some(&ProviderHealth::Ready), Locale::En);
+        let model = build(0, Some(&ProviderHealth::Ready), EN);
         assert_eq!(
             labels(&model),
             [
@@ -142,7 +160,7 @@ mod tests {
 
     #[test]
     fn failed_notes_enable_process_ai_now_with_the_count_in_the_label() {
-        let model = build(3, Some(&ProviderHealth::Ready), Locale::En);
+        let model = build(3, Some(&ProviderHealth::Ready), EN);
         assert_eq!(model.entries[3].label, "Process AI now (3 failed)");
         assert_eq!(enabled(&model), [true, true, false, true, true]);
         assert_eq!(model.icon, TrayIcon::FailedNotes);
@@ -151,26 +169,30 @@ mod tests {
 
     #[test]
     fn a_provider_down_enables_recheck_and_wins_the_icon() {
-        let model = build(2, Some(&down()), Locale::En);
+        let model = build(2, Some(&down()), EN);
         assert_eq!(enabled(&model), [true, true, true, true, true]);
         assert_eq!(model.icon, TrayIcon::ProviderDown);
         let missing = ProviderHealth::ModelMissing {
             model: "llama3.2".into(),
-            server: crate::ai::ModelServer::Ollama,
+            server: ModelServer::Ollama,
         };
-        assert!(build(0, Some(&missing), Locale::En).is_enabled(TrayAction::RecheckOllama));
+        assert!(build(0, Some(&missing), EN).is_enabled(TrayAction::RecheckOllama));
     }
 
     #[test]
     fn before_the_first_health_check_recheck_stays_greyed() {
-        let model = build(0, None, Locale::En);
+        let model = build(0, None, EN);
         assert!(!model.is_enabled(TrayAction::RecheckOllama));
         assert_eq!(model.icon, TrayIcon::Normal);
     }
 
     #[test]
     fn korean_labels_are_the_seed_strings() {
-        let model = build(4, Some(&down()), Locale::Ko);
+        let ko = Wording {
+            locale: Locale::Ko,
+            server: ModelServer::Ollama,
+        };
+        let model = build(4, Some(&down()), ko);
         assert_eq!(
             labels(&model),
             [
@@ -181,5 +203,19 @@ mod tests {
                 "종료"
             ]
         );
+    }
+
+    #[test]
+    fn an_openai_compatible_server_is_named_the_model_server_not_ollama() {
+        let openai = |locale| Wording {
+            locale,
+            server: ModelServer::OpenAiCompatible,
+        };
+        let model = build(0, Some(&down()), openai(Locale::En));
+        assert_eq!(model.entries[2].label, "Recheck the model server");
+        assert_eq!(model.tooltip, "inkling: the model server is not available");
+        let model = build(0, Some(&down()), openai(Locale::Ko));
+        assert_eq!(model.entries[2].label, "모델 서버 재확인");
+        assert_eq!(model.tooltip, "inkling: 모델 서버 를 사용할 수 없습니다");
     }
 }

@@ -5,10 +5,11 @@ use super::table::Words;
 pub const EN: Words = Words {
     tray_open_notes: "Open inbox",
     tray_export_usage_log: "Export usage log…",
-    tray_recheck_provider: "Recheck Ollama",
+    tray_recheck_provider: "Recheck {server}",
+    tray_model_server: "the model server",
     tray_process_ai_now: "Process AI now ({failed} failed)",
     tray_quit: "Quit",
-    tray_tooltip_provider_down: "inkling: Ollama is not available",
+    tray_tooltip_provider_down: "inkling: {server} is not available",
     tray_tooltip_failed: "inkling: AI failed for {failed} notes",
     stats_title: "# inkling usage",
     stats_generated:

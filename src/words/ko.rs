@@ -5,10 +5,11 @@ use super::table::Words;
 pub const KO: Words = Words {
     tray_open_notes: "노트 열기",
     tray_export_usage_log: "사용 로그 내보내기...",
-    tray_recheck_provider: "Ollama 재확인",
+    tray_recheck_provider: "{server} 재확인",
+    tray_model_server: "모델 서버",
     tray_process_ai_now: "지금 AI 처리 (실패 {failed}건)",
     tray_quit: "종료",
-    tray_tooltip_provider_down: "inkling: Ollama 를 사용할 수 없습니다",
+    tray_tooltip_provider_down: "inkling: {server} 를 사용할 수 없습니다",
     tray_tooltip_failed: "inkling: AI 처리 실패 {failed}건",
     stats_title: "# inkling 사용 통계",
     stats_generated:
@@ -19,7 +20,7 @@ pub const KO: Words = Words {
     stats_column_ai_done: "AI 완료",
     stats_column_ai_failed_schema: "AI 실패 (schema)",
     stats_column_ai_failed_other: "AI 실패 (other)",
-    stats_column_rechecks: "Ollama 재확인",
+    stats_column_rechecks: "{server} 재확인",
     stats_column_retries: "AI 재시도",
     stats_totals: "## 누적",
     stats_total_captured: "- 캡처한 노트: {n} 건",

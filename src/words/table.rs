@@ -24,13 +24,15 @@ words! {
     tray_open_notes,
     /// Tray: writes the usage log to a file.
     tray_export_usage_log,
-    /// Tray: asks the provider again now.
+    /// Tray: asks the provider again now; `{server}` is "Ollama" or [`Words::tray_model_server`].
     tray_recheck_provider,
+    /// Tray: an OpenAI-compatible model server, named in the sentences with `{server}`.
+    tray_model_server,
     /// Tray: retries every failed note; `{failed}` is how many.
     tray_process_ai_now,
     /// Tray: quits the service.
     tray_quit,
-    /// Tray hover text while the provider cannot work.
+    /// Tray hover text while the provider cannot work; `{server}` as above.
     tray_tooltip_provider_down,
     /// Tray hover text while notes have failed; `{failed}` is how many.
     tray_tooltip_failed,

@@ -9,9 +9,10 @@ use futures_util::FutureExt;
 use inkling::actors::hub::Subscribe;
 use inkling::actors::mailbox::Mailbox;
 use inkling::actors::tray::{GetMenu, TrayActor, TrayClicked, TrayWiring};
+use inkling::ai::ModelServer;
 use inkling::configuration::Locale;
 use inkling::events::{FailedCountChanged, OllamaStatusChanged};
-use inkling::tray::menu::{MenuModel, TrayAction, TrayIcon};
+use inkling::tray::menu::{MenuModel, TrayAction, TrayIcon, Wording};
 use inkling::tray::TrayBackend;
 
 use crate::fake_ollama::Reply;
@@ -48,7 +49,16 @@ fn start_tray(p: &Pipeline) -> Tray {
             Ok(())
         }),
     };
-    let addr = TrayActor::new(Arc::new(shown.clone()), wiring, Locale::En, 0).start();
+    let addr = TrayActor::new(
+        Arc::new(shown.clone()),
+        wiring,
+        Wording {
+            locale: Locale::En,
+            server: ModelServer::Ollama,
+        },
+        0,
+    )
+    .start();
     let mailbox = Mailbox::from(addr.clone());
     p.services
         .hub
