@@ -17,6 +17,8 @@
 //!
 //! Under `cargo test` (no `--bench` argument) it does nothing.
 
+#[path = "../tests/support/fake_http.rs"]
+mod fake_http;
 #[path = "../tests/support/fake_ollama.rs"]
 mod fake_ollama;
 #[path = "../tests/support/ports.rs"]

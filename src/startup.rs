@@ -15,18 +15,14 @@ use std::path::{Path, PathBuf};
 
 use actix_web::{web, App};
 use anyhow::Context;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::actors::repository::{Checkpoint, CountFailed};
 use crate::actors::telemetry::FlushUsageLog;
 use crate::actors::tray::{self, TrayWiring};
-use crate::ai::ollama::OllamaClient;
-use crate::ai::openai::OpenAiClient;
-use crate::ai::EnrichmentProvider;
 use crate::api_token;
 use crate::clock::SharedClock;
-use crate::configuration::{ProviderKind, Settings};
+use crate::configuration::Settings;
 use crate::http::auth::ApiToken;
 use crate::http::server::{RunningServer, Server, ServerHandle, ServerOptions};
 use crate::http::{self, AppState};
@@ -63,13 +59,7 @@ impl Application {
         make_database_private(&db_path)?;
         let store = Store::open(&db_path, settings.expiry.days)
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
-        let provider: Rc<dyn EnrichmentProvider> = match settings.ai.provider {
-            ProviderKind::Ollama => Rc::new(OllamaClient::new(&settings.ollama)),
-            ProviderKind::OpenAi => Rc::new(OpenAiClient::new(
-                &settings.openai,
-                settings.openai_api_key().clone(),
-            )),
-        };
+        let provider = crate::ai::provider_for(&settings);
         let services = Services::start(&settings, clock.clone(), store, db_path.clone(), provider)
             .map_err(|e| {
                 anyhow::anyhow!(
@@ -92,10 +82,7 @@ impl Application {
         })?;
 
         let server = Server::new(listener, ServerOptions::default());
-        let model_server = match settings.ai.provider {
-            ProviderKind::Ollama => crate::api::provider::ModelServer::Ollama,
-            ProviderKind::OpenAi => crate::api::provider::ModelServer::OpenAiCompatible,
-        };
+        let model_server = crate::ai::model_server_of(&settings);
         let state = web::Data::new(AppState {
             server: server.handle(),
             services: services.clone(),

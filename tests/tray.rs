@@ -8,6 +8,8 @@
 
 #[path = "support/eventually.rs"]
 mod eventually;
+#[path = "support/fake_http.rs"]
+mod fake_http;
 #[path = "support/fake_ollama.rs"]
 mod fake_ollama;
 #[path = "support/ports.rs"]

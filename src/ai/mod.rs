@@ -5,8 +5,9 @@
 //! - [`classify`]: `ProviderError` (what went wrong, as data) and `classify_reason`
 //!   (docs/DESIGN.md, "Failure reasons");
 //! - [`speed`]: the model's measured speed, and the deadline a long note gets from it;
-//! - [`ollama`]: the awc client for Ollama's HTTP API, behind the [`EnrichmentProvider`]
-//!   trait the actors use.
+//! - [`ollama`]: the awc client for Ollama's HTTP API, and [`openai`]'s for any
+//!   OpenAI-compatible server, behind the [`EnrichmentProvider`] trait the actors use;
+//!   [`provider_for`] picks the one the settings name.
 
 pub mod classify;
 pub mod enrichment;
@@ -16,13 +17,35 @@ pub mod openai;
 pub mod speed;
 pub mod transport;
 
+use std::rc::Rc;
+
 use futures_util::future::LocalBoxFuture;
 use futures_util::stream::LocalBoxStream;
 
 pub use crate::api::provider::{ModelServer, ProviderHealth};
 pub use classify::{classify_reason, FailureReason, ProviderError, RefusedAnswer};
 
+use crate::configuration::{ProviderKind, Settings};
 use crate::domain::Enrichment;
+
+/// The client of the model server the settings name (`ai.provider`).
+pub fn provider_for(settings: &Settings) -> Rc<dyn EnrichmentProvider> {
+    match settings.ai.provider {
+        ProviderKind::Ollama => Rc::new(ollama::OllamaClient::new(&settings.ollama)),
+        ProviderKind::OpenAi => Rc::new(openai::OpenAiClient::new(
+            &settings.openai,
+            settings.openai_api_key().clone(),
+        )),
+    }
+}
+
+/// The kind of model server the settings name, as the API and the tray tell it.
+pub fn model_server_of(settings: &Settings) -> ModelServer {
+    match settings.ai.provider {
+        ProviderKind::Ollama => ModelServer::Ollama,
+        ProviderKind::OpenAi => ModelServer::OpenAiCompatible,
+    }
+}
 
 /// One line of a model download's progress (Ollama's `/api/pull` stream).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

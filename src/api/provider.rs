@@ -18,6 +18,10 @@ pub enum ProviderHealth {
     /// Answering, and loading the model (llama.cpp's server answers 503 "Loading
     /// model" until it is ready): no call until it is done, no note charged.
     Loading { detail: String },
+    /// Answering, but refusing inkling's API key, or wanting one and given none (found
+    /// on `/models`, or on llama.cpp's `/props` where `/models` is open to anyone): no
+    /// call until it takes the key, no note charged.
+    KeyRefused { detail: String },
 }
 
 impl ProviderHealth {
@@ -25,12 +29,14 @@ impl ProviderHealth {
         matches!(self, ProviderHealth::Ready)
     }
 
-    /// The server answers but cannot take a call yet (the model missing or loading):
-    /// the worker makes no call until the monitor says ready.
+    /// The server answers but cannot take a call yet (the model missing or loading,
+    /// the key refused): the worker makes no call until the monitor says ready.
     pub fn holds_calls(&self) -> bool {
         matches!(
             self,
-            ProviderHealth::ModelMissing { .. } | ProviderHealth::Loading { .. }
+            ProviderHealth::ModelMissing { .. }
+                | ProviderHealth::Loading { .. }
+                | ProviderHealth::KeyRefused { .. }
         )
     }
 }

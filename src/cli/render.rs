@@ -68,6 +68,9 @@ pub fn describe_health(health: Option<&ProviderHealth>) -> String {
         ),
         Some(ProviderHealth::NotRunning { detail }) => format!("not running ({detail})"),
         Some(ProviderHealth::Loading { detail }) => format!("loading the model ({detail})"),
+        Some(ProviderHealth::KeyRefused { detail }) => {
+            format!("running, but refusing inkling's API key ({detail})")
+        }
         None => "not checked yet".into(),
     }
 }

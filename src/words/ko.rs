@@ -20,7 +20,7 @@ pub const KO: Words = Words {
     stats_column_ai_done: "AI 완료",
     stats_column_ai_failed_schema: "AI 실패 (schema)",
     stats_column_ai_failed_other: "AI 실패 (other)",
-    stats_column_rechecks: "{server} 재확인",
+    stats_column_rechecks: "Ollama 재확인",
     stats_column_retries: "AI 재시도",
     stats_totals: "## 누적",
     stats_total_captured: "- 캡처한 노트: {n} 건",

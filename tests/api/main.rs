@@ -24,6 +24,8 @@ mod delete;
 mod desktop;
 mod disk;
 mod edit;
+#[path = "../support/fake_http.rs"]
+mod fake_http;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod fuzz;

@@ -5,6 +5,8 @@
 //! Set `INKLING_SCREENSHOTS=1` to write the README's screenshots to `docs/`.
 
 mod benchmark;
+#[path = "../support/fake_http.rs"]
+mod fake_http;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod harness;

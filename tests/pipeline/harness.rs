@@ -9,6 +9,9 @@
 //!   [`Pipeline::settle_until`], which keeps yielding (never idle) and reads the
 //!   database through its own connection;
 //! - the fake provider runs on the same runtime, so its answers need no real time.
+//!
+//! The provider is the fake Ollama, or with [`Pipeline::start_openai`] the fake
+//! OpenAI-compatible server (`ai.provider = "openai"`).
 
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
@@ -22,7 +25,6 @@ use inkling::actors::mailbox::Mailbox;
 use inkling::actors::ollama_monitor::IsChecking;
 use inkling::actors::repository::GetCounts;
 use inkling::actors::telemetry::FlushUsageLog;
-use inkling::ai::ollama::OllamaClient;
 use inkling::api::worker::WorkerState;
 use inkling::clock::{Clock, TokioClock};
 use inkling::configuration::Settings;
@@ -32,6 +34,7 @@ use inkling::storage::Store;
 use rusqlite::OptionalExtension;
 
 use crate::fake_ollama::FakeOllama;
+use crate::fake_openai::FakeOpenAi;
 
 pub struct PausedSystem;
 
@@ -84,6 +87,8 @@ pub struct NoteRow {
 pub struct Pipeline {
     pub services: Services,
     pub fake: FakeOllama,
+    /// The OpenAI-compatible fake, when it is the provider (`fake` then only listens).
+    pub openai: Option<FakeOpenAi>,
     pub clock: TokioClock,
     pub failed_counts: FailedCounts,
     pub settings: Settings,
@@ -105,9 +110,33 @@ impl Pipeline {
         Self::start_with(fake, tempfile::tempdir().unwrap(), extra).await
     }
 
+    /// Starts the actors with the fake OpenAI-compatible server as the provider, up
+    /// and answering `Ok`, its model configured.
+    pub async fn start_openai(extra: &[(&str, &str)]) -> Pipeline {
+        let openai = FakeOpenAi::start_new().await;
+        let (url, model) = (openai.url(), openai.model());
+        let mut settings = vec![
+            ("INKLING_AI__PROVIDER", "openai"),
+            ("INKLING_OPENAI__URL", url.as_str()),
+            ("INKLING_OPENAI__MODEL", model.as_str()),
+        ];
+        settings.extend_from_slice(extra);
+        let fake = FakeOllama::start_new().await;
+        Self::start_on(fake, Some(openai), tempfile::tempdir().unwrap(), &settings).await
+    }
+
     /// Starts the actors on an existing data dir (a restart) with a given fake.
     pub async fn start_with(
         fake: FakeOllama,
+        dir: tempfile::TempDir,
+        extra: &[(&str, &str)],
+    ) -> Pipeline {
+        Self::start_on(fake, None, dir, extra).await
+    }
+
+    async fn start_on(
+        fake: FakeOllama,
+        openai: Option<FakeOpenAi>,
         dir: tempfile::TempDir,
         extra: &[(&str, &str)],
     ) -> Pipeline {
@@ -115,7 +144,7 @@ impl Pipeline {
         let clock = TokioClock::starting_at(t0());
         let db_path = settings.database_path();
         let store = Store::open(&db_path, settings.expiry.days).unwrap();
-        let provider = Rc::new(OllamaClient::new(&settings.ollama));
+        let provider = inkling::ai::provider_for(&settings);
         let services =
             Services::start(&settings, Arc::new(clock), store, db_path.clone(), provider)
                 .expect("the services start");
@@ -126,6 +155,7 @@ impl Pipeline {
         let pipeline = Pipeline {
             services,
             fake,
+            openai,
             clock,
             failed_counts,
             settings,
@@ -134,6 +164,23 @@ impl Pipeline {
         };
         pipeline.settle().await;
         pipeline
+    }
+
+    /// The OpenAI-compatible fake (a pipeline started with [`Pipeline::start_openai`]).
+    pub fn openai(&self) -> &FakeOpenAi {
+        self.openai.as_ref().expect("started with start_openai")
+    }
+
+    /// Calls the fakes hold open, and calls they have seen, whichever is the provider.
+    fn provider_calls(&self) -> (usize, usize) {
+        let openai = self
+            .openai
+            .as_ref()
+            .map_or((0, 0), |o| (o.held_calls(), o.calls().len()));
+        (
+            self.fake.held_calls() + openai.0,
+            self.fake.calls().len() + openai.1,
+        )
     }
 
     /// Seconds of virtual time since the pipeline started.
@@ -161,10 +208,11 @@ impl Pipeline {
         loop {
             let worker = self.ask(&self.services.worker, GetWorkerStatus).await;
             let checking = self.ask(&self.services.monitor, IsChecking).await;
+            let (held, calls) = self.provider_calls();
             let calling = matches!(
                 worker.state,
                 WorkerState::Running { .. } | WorkerState::LoadingModel
-            ) && self.fake.held_calls() == 0;
+            ) && held == 0;
             if !calling && !checking {
                 let now = self.clock.now();
                 let counts = self
@@ -172,7 +220,7 @@ impl Pipeline {
                     .await
                     .expect("the repository answers");
                 self.ask(&self.services.telemetry, FlushUsageLog).await;
-                let round = (worker, counts, self.fake.calls().len());
+                let round = (worker, counts, calls);
                 if last.as_ref() == Some(&round) {
                     return;
                 }

@@ -1,5 +1,6 @@
 //! The AI pipeline: the worker's retry policy, health and instant resume, restart,
-//! retry-all, and the provider client's failure modes, against a fake Ollama server.
+//! retry-all, and the provider client's failure modes, against a fake Ollama server
+//! (and a fake OpenAI-compatible one).
 //!
 //! - `harness`: the actor graph on a paused tokio clock (virtual time) with a fake
 //!   provider on the same runtime.
@@ -14,6 +15,8 @@
 //!   pulled, the load first, retries that are different requests).
 //! - `day`: a compressed day with a slow, missing, cold and wrong model: the issue's
 //!   goals on virtual time (the table in docs/PERFORMANCE.md).
+//! - `openai`: an OpenAI-compatible server (llama.cpp's, faked): the output format it
+//!   takes, its model loading, its context, its API key.
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
@@ -23,12 +26,17 @@ mod day;
 mod disk;
 mod edit;
 mod enrich;
+#[path = "../support/fake_http.rs"]
+mod fake_http;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
+#[path = "../support/fake_openai.rs"]
+mod fake_openai;
 mod harness;
 mod lifecycle;
 mod long_notes;
 mod model;
+mod openai;
 mod outage;
 #[path = "../support/ports.rs"]
 mod ports;

@@ -1,8 +1,8 @@
 //! A fake Ollama HTTP server, written from docs/PLATFORM.md ("Ollama"), with the
 //! failure modes inkling must survive.
 //!
-//! It runs on the test's own runtime (so it follows tokio's paused clock) and speaks
-//! just enough HTTP/1.1: one request per connection, `Connection: close`.
+//! It runs on the test's own runtime (so it follows tokio's paused clock) on a
+//! `fake_http::FakeListener`: one request per connection, `Connection: close`.
 //! - `GET /api/tags` lists the installed models (`set_models`), `GET /api/version`;
 //! - `POST /api/chat` answers with the next scripted [`Reply`] (`push`), else the
 //!   default (`set_default`), and records the call (`calls`);
@@ -12,21 +12,18 @@
 //! - `POST /api/generate` with no prompt loads the model (`done_reason: "load"`, after
 //!   `set_load_seconds`), or 404s while it is not installed; loads are counted;
 //! - `stop()` closes the listening socket (connection refused) and `start()` opens
-//!   the same port again: the provider going down and coming back. The port comes
-//!   from `ports::free_port`, below the kernel's ephemeral range, so while the fake is
-//!   stopped no outgoing connection can take its port (or connect to itself on it).
+//!   the same port again: the provider going down and coming back.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::JoinHandle;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-use crate::ports::free_port;
+use crate::fake_http::{read_request, respond, until_hung_up, FakeListener, JSON};
 
 /// How the fake answers one `/api/chat` call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,56 +117,46 @@ impl Drop for Held {
 pub struct FakeOllama {
     pub addr: SocketAddr,
     state: Arc<Mutex<State>>,
-    accept: Option<JoinHandle<()>>,
+    listener: FakeListener,
 }
 
 impl FakeOllama {
     /// Starts on a free loopback port, answering `Ok` with `llama3.2:latest` installed.
     pub async fn start_new() -> FakeOllama {
-        // A port free a moment ago can be taken by the time it is bound (another test
-        // binary's service, say): then the next one.
-        let mut listener = None;
-        for _ in 0..20 {
-            if let Ok(bound) = TcpListener::bind(("127.0.0.1", free_port())).await {
-                listener = Some(bound);
-                break;
-            }
+        let state = Arc::new(Mutex::new(State {
+            default: Reply::Ok,
+            script: VecDeque::new(),
+            models: vec!["llama3.2:latest".into()],
+            tags: vec!["fake".into(), "test".into()],
+            calls: Vec::new(),
+            health_checks: 0,
+            held: 0,
+            loads: 0,
+            load_seconds: 0,
+            context_length: 131_072,
+            pull_step_seconds: 0,
+            pull_error: None,
+            pulls: 0,
+            simulation: None,
+        }));
+        let serving = state.clone();
+        let listener =
+            FakeListener::start_new("fake Ollama", move |stream| handle(stream, serving.clone()))
+                .await;
+        FakeOllama {
+            addr: listener.addr,
+            state,
+            listener,
         }
-        let listener = listener.expect("a free port for the fake Ollama");
-        let addr = listener.local_addr().unwrap();
-        let mut fake = FakeOllama {
-            addr,
-            state: Arc::new(Mutex::new(State {
-                default: Reply::Ok,
-                script: VecDeque::new(),
-                models: vec!["llama3.2:latest".into()],
-                tags: vec!["fake".into(), "test".into()],
-                calls: Vec::new(),
-                health_checks: 0,
-                held: 0,
-                loads: 0,
-                load_seconds: 0,
-                context_length: 131_072,
-                pull_step_seconds: 0,
-                pull_error: None,
-                pulls: 0,
-                simulation: None,
-            })),
-            accept: None,
-        };
-        fake.serve(listener);
-        fake
     }
 
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.listener.url()
     }
 
     /// Closes the listening socket: connections are refused from now on.
     pub fn stop(&mut self) {
-        if let Some(task) = self.accept.take() {
-            task.abort();
-        }
+        self.listener.stop();
         // A server that went away has no model loaded when it is back.
         if let Some(simulation) = self.state.lock().unwrap().simulation.as_mut() {
             simulation.loaded = None;
@@ -178,17 +165,7 @@ impl FakeOllama {
 
     /// Listens again on the same port.
     pub async fn start(&mut self) {
-        if self.accept.is_some() {
-            return;
-        }
-        // The aborted accept task drops its listener when the runtime next polls it.
-        for _ in 0..1000 {
-            match TcpListener::bind(self.addr).await {
-                Ok(listener) => return self.serve(listener),
-                Err(_) => tokio::task::yield_now().await,
-            }
-        }
-        panic!("cannot listen on {} again", self.addr);
+        self.listener.start().await;
     }
 
     pub fn set_default(&self, reply: Reply) {
@@ -250,73 +227,7 @@ impl FakeOllama {
     pub fn held_calls(&self) -> usize {
         self.state.lock().unwrap().held
     }
-
-    fn serve(&mut self, listener: TcpListener) {
-        let state = self.state.clone();
-        self.accept = Some(tokio::task::spawn_local(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                tokio::task::spawn_local(handle(stream, state.clone()));
-            }
-        }));
-    }
 }
-
-impl Drop for FakeOllama {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-async fn read_request(stream: &mut TcpStream) -> Option<(String, String, Vec<u8>)> {
-    let mut buffer = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let header_end = loop {
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buffer.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-    };
-    let head = String::from_utf8_lossy(&buffer[..header_end]).to_string();
-    let mut words = head.split_whitespace();
-    let method = words.next()?.to_string();
-    let path = words.next()?.to_string();
-    let length = head
-        .lines()
-        .find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())
-                .flatten()
-        })
-        .unwrap_or(0);
-    let mut body = buffer[header_end..].to_vec();
-    while body.len() < length {
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        body.extend_from_slice(&chunk[..n]);
-    }
-    Some((method, path, body))
-}
-
-async fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str) {
-    let response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = stream.write_all(response.as_bytes()).await;
-    let _ = stream.shutdown().await;
-}
-
-const JSON: &str = "application/json; charset=utf-8";
 
 fn chat_answer(model: &str, content: &str, done: bool, done_reason: Option<&str>) -> String {
     let mut answer = serde_json::json!({
@@ -370,10 +281,11 @@ async fn hold_for(state: &Arc<Mutex<State>>, seconds: u64) {
 }
 
 async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
-    let Some((method, path, body)) = read_request(&mut stream).await else {
+    let Some(request) = read_request(&mut stream).await else {
         return;
     };
-    match (method.as_str(), path.as_str()) {
+    let body = request.body;
+    match (request.method.as_str(), request.path.as_str()) {
         ("GET", "/api/tags") => {
             let models = {
                 let mut state = state.lock().unwrap();
@@ -518,8 +430,7 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 Reply::Hang => {
                     state.lock().unwrap().held += 1;
                     let _held = Held(state.clone());
-                    let mut rest = [0u8; 512];
-                    while matches!(stream.read(&mut rest).await, Ok(n) if n > 0) {}
+                    until_hung_up(&mut stream).await;
                 }
                 Reply::Reset => drop(stream),
                 Reply::InvalidJson => {
@@ -743,12 +654,6 @@ fn simulated_keep(
     }
 }
 
-/// Ends when the client hangs up (or sends more, which it never does).
-async fn hung_up(stream: &mut TcpStream) {
-    let mut rest = [0u8; 64];
-    while matches!(stream.read(&mut rest).await, Ok(n) if n > 0) {}
-}
-
 /// A request to the simulated model: its model (answered 404 here when it is not
 /// installed), the model's speeds, and the context it asks for.
 async fn simulated_request(
@@ -848,7 +753,7 @@ async fn simulated_chat(
     let finished = held(state, async {
         tokio::select! {
             _ = tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)) => true,
-            _ = hung_up(stream) => false,
+            _ = until_hung_up(stream) => false,
         }
     })
     .await;

@@ -61,6 +61,9 @@ function renderOllama({ service, banners }, down) {
   } else if (down && health.state === "loading") {
     text.textContent = t("serverLoading") + waiting;
     setDetail(ollama, "");
+  } else if (down && health.state === "key_refused") {
+    text.textContent = t("serverKeyRefused") + waiting;
+    setDetail(ollama, t("serverKeyRefusedDetail", { detail: health.detail }));
   } else if (down && openai) {
     text.textContent = t("serverNotRunning") + waiting;
     setDetail(ollama, t("serverNotRunningDetail", { detail: health.detail }));

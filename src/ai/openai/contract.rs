@@ -247,13 +247,8 @@ pub fn read_answer(answer: &Value, plan: &CallPlan) -> Result<Enrichment, Provid
 /// one of llama.cpp's `aliases`) → ready; listed others → the model missing; anything
 /// else → not an OpenAI-compatible server there.
 pub fn models_health(status: u16, bytes: &[u8], url: &str, model: &str) -> ProviderHealth {
-    if matches!(status, 401 | 403) {
-        return ProviderHealth::NotRunning {
-            detail: format!(
-                "{url} refused the API key (HTTP {status}): check openai.api_key_env and the \
-                 key in that variable"
-            ),
-        };
+    if let Some(refused) = key_refused(status, url) {
+        return refused;
     }
     let listed = (status == 200)
         .then(|| serde_json::from_slice::<Value>(bytes).ok())
@@ -275,6 +270,18 @@ pub fn models_health(status: u16, bytes: &[u8], url: &str, model: &str) -> Provi
             server: ModelServer::OpenAiCompatible,
         }
     }
+}
+
+/// The health when the server refuses inkling's API key (or wants one and got none):
+/// 401 or 403 on a route that needs the key.
+pub fn key_refused(status: u16, url: &str) -> Option<ProviderHealth> {
+    matches!(status, 401 | 403).then(|| ProviderHealth::KeyRefused {
+        detail: format!(
+            "the model server at {url} refused inkling's API key (HTTP {status}): put the \
+             server's key in the environment variable openai.api_key_env names, and restart \
+             inkling"
+        ),
+    })
 }
 
 /// Whether a `/models` entry is `model`: its `id`, or one of its `aliases`.

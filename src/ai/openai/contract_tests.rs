@@ -149,8 +149,15 @@ fn health_finds_the_model_by_id_or_alias_and_says_what_else_it_found() {
     ));
     assert!(matches!(
         models_health(401, br#"{"error":{"message":"Invalid API Key"}}"#, url, "m"),
-        ProviderHealth::NotRunning { detail } if detail.contains("api_key_env")
+        ProviderHealth::KeyRefused { detail } if detail.contains("api_key_env")
     ));
+    // llama.cpp's /props, guarded by --api-key when /models is not.
+    assert!(matches!(
+        key_refused(403, url),
+        Some(ProviderHealth::KeyRefused { .. })
+    ));
+    assert_eq!(key_refused(200, url), None);
+    assert_eq!(key_refused(404, url), None, "a server without /props");
     assert_eq!(context_in_models(models, "gemma-3-270m"), Some(2048));
     let vllm = br#"{"object":"list","data":[{"id":"Qwen/Qwen3-8B","max_model_len":32768}]}"#;
     assert_eq!(context_in_models(vllm, "Qwen/Qwen3-8B"), Some(32768));

@@ -12,7 +12,10 @@
 //! - `model_context`: the model's context from `GET {url}/models` (llama.cpp's
 //!   `meta.n_ctx`, vLLM's `max_model_len`), else llama.cpp's `GET /props`.
 //! - `health`: llama.cpp's `GET /health` first (503 "Loading model" is its own state),
-//!   then `GET {url}/models`: the model listed, missing, or no such server there.
+//!   then `GET {url}/models`: the model listed, missing, the key refused, or no such
+//!   server there; with the model listed, `GET /props` with the key: a server whose
+//!   `/models` is open to anyone shows a refused key there, before any note is sent,
+//!   not as a server that looks ready and refuses every note.
 //! - `load_model`: nothing to do; these servers load their model themselves.
 //! - `pull_model`: these servers have no download: one error saying to load the model
 //!   in the server.
@@ -29,8 +32,8 @@ use futures_util::{FutureExt, StreamExt};
 use serde_json::Value;
 
 use self::contract::{
-    chat_request, context_exceeded, context_in_models, context_in_props, is_loading, models_health,
-    read_answer, refuses_format, usage_of, OutputFormat,
+    chat_request, context_exceeded, context_in_models, context_in_props, is_loading, key_refused,
+    models_health, read_answer, refuses_format, usage_of, OutputFormat,
 };
 use super::transport::{error_message, exchange, provider_http_client, within};
 use super::{
@@ -111,7 +114,7 @@ impl OpenAiClient {
             200..=299 => {}
             401 | 403 => {
                 return CallReply::failed(ProviderError::Misconfigured(format!(
-                    "{} refused the API key (HTTP {status}): check openai.api_key_env",
+                    "{} refused inkling's API key (HTTP {status}): check openai.api_key_env",
                     self.url
                 )))
             }
@@ -182,8 +185,23 @@ impl OpenAiClient {
             Ok((status, bytes)) if is_loading(status, &bytes) => ProviderHealth::Loading {
                 detail: format!("{} is loading its model", self.root),
             },
-            Ok((status, bytes)) => models_health(status, &bytes, &self.url, &self.model),
+            Ok((status, bytes)) => match models_health(status, &bytes, &self.url, &self.model) {
+                ProviderHealth::Ready => match self.key_health().await {
+                    Ok(health) => health,
+                    Err(error) => not_running(error.to_string()),
+                },
+                health => health,
+            },
         }
+    }
+
+    /// Whether the server takes inkling's key, asked of llama.cpp's `GET /props` (a
+    /// route its `--api-key` guards): ready unless it answers 401 or 403. A server
+    /// without `/props` answers otherwise and stays ready.
+    async fn key_health(&self) -> Result<ProviderHealth, ProviderError> {
+        let props = format!("{}/props", self.root);
+        let (status, _) = exchange(|| self.get(&props).send()).await?;
+        Ok(key_refused(status, &self.url).unwrap_or(ProviderHealth::Ready))
     }
 }
 

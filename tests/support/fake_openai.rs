@@ -1,0 +1,357 @@
+//! A fake OpenAI-compatible model server, answering as llama.cpp's `llama-server` does
+//! (docs/PLATFORM.md, "OpenAI-compatible servers"), with the cases inkling must handle.
+//!
+//! On a `fake_http::FakeListener`, on the test's runtime (virtual time):
+//! - `GET /health`: `{"status":"ok"}`, or 503 "Loading model" while `set_loading(true)`;
+//! - `GET /v1/models`: the served model (`id` and `aliases`) with its context in
+//!   `meta.n_ctx`; 401 without the key (`require_key`) as llama.cpp b11434's `--api-key`
+//!   answers, unless `open_models(true)` (a server that lists its models to anyone);
+//! - `GET /props`: the context in `default_generation_settings.n_ctx`; 401 without the
+//!   key;
+//! - `POST /v1/chat/completions`: 401 without the key (`require_key`); 400 for a
+//!   `json_schema` response format while `refuse_json_schema(true)` (as some servers
+//!   refuse it); 503 while loading; else the next scripted [`Reply`], or the default.
+//!   Every request that reaches this route is recorded (`calls`).
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::net::TcpStream;
+
+use crate::fake_http::{read_request, respond, until_hung_up, FakeListener, HeldCount, JSON};
+
+/// How the fake answers one chat call that it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// 200, a valid enrichment, with llama.cpp's `timings` and `usage`.
+    Ok,
+    /// 200, a valid enrichment after a reasoning block (`<think>…</think>`).
+    Thinking,
+    /// 400 `exceed_context_size_error`, with the prompt's tokens and the context.
+    ContextExceeded,
+    /// Reads the request, never answers; lets go when the client hangs up.
+    Hang,
+}
+
+/// What a chat request got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answered {
+    Reply(Reply),
+    /// 401: no key, or the wrong one.
+    Unauthorised,
+    /// 400: the `json_schema` format is refused.
+    FormatRefused,
+    /// 503: the model is loading.
+    Loading,
+}
+
+/// One recorded chat request.
+#[derive(Debug, Clone)]
+pub struct ChatCall {
+    pub request: Value,
+    pub answered: Answered,
+}
+
+struct State {
+    /// The model's name (`id`) and its alias, as `--alias` gives it.
+    model: String,
+    context: u32,
+    key: Option<String>,
+    /// `/v1/models` answers without the key.
+    models_open: bool,
+    loading: bool,
+    refuse_json_schema: bool,
+    default: Reply,
+    script: VecDeque<Reply>,
+    calls: Vec<ChatCall>,
+}
+
+pub struct FakeOpenAi {
+    state: Arc<Mutex<State>>,
+    held: HeldCount,
+    listener: FakeListener,
+}
+
+impl FakeOpenAi {
+    /// Starts on a free loopback port serving `gemma-3-270m` with a 2,048-token context,
+    /// no key, answering `Ok`.
+    pub async fn start_new() -> FakeOpenAi {
+        let state = Arc::new(Mutex::new(State {
+            model: "gemma-3-270m".into(),
+            context: 2048,
+            key: None,
+            models_open: false,
+            loading: false,
+            refuse_json_schema: false,
+            default: Reply::Ok,
+            script: VecDeque::new(),
+            calls: Vec::new(),
+        }));
+        let held = HeldCount::default();
+        let (serving, holding) = (state.clone(), held.clone());
+        let listener = FakeListener::start_new("fake OpenAI-compatible server", move |stream| {
+            handle(stream, serving.clone(), holding.clone())
+        })
+        .await;
+        FakeOpenAi {
+            state,
+            held,
+            listener,
+        }
+    }
+
+    /// The API's base, as `openai.url` takes it.
+    pub fn url(&self) -> String {
+        format!("{}/v1", self.listener.url())
+    }
+
+    /// The served model's name.
+    pub fn model(&self) -> String {
+        self.state.lock().unwrap().model.clone()
+    }
+
+    pub fn stop(&mut self) {
+        self.listener.stop();
+    }
+
+    pub async fn start(&mut self) {
+        self.listener.start().await;
+    }
+
+    /// Every route but `/health` needs `Authorization: Bearer key` from now on.
+    pub fn require_key(&self, key: &str) {
+        self.state.lock().unwrap().key = Some(key.to_string());
+    }
+
+    /// `/v1/models` answers without the key (only chat and `/props` need it).
+    pub fn open_models(&self, open: bool) {
+        self.state.lock().unwrap().models_open = open;
+    }
+
+    pub fn set_loading(&self, loading: bool) {
+        self.state.lock().unwrap().loading = loading;
+    }
+
+    pub fn refuse_json_schema(&self, refuse: bool) {
+        self.state.lock().unwrap().refuse_json_schema = refuse;
+    }
+
+    pub fn set_default(&self, reply: Reply) {
+        self.state.lock().unwrap().default = reply;
+    }
+
+    /// Queues replies for the next calls taken, before the default applies again.
+    pub fn push(&self, replies: &[Reply]) {
+        self.state.lock().unwrap().script.extend(replies);
+    }
+
+    pub fn calls(&self) -> Vec<ChatCall> {
+        self.state.lock().unwrap().calls.clone()
+    }
+
+    /// Calls held open (the pipeline's barrier does not wait for them).
+    pub fn held_calls(&self) -> usize {
+        self.held.now()
+    }
+}
+
+async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount) {
+    let Some(request) = read_request(&mut stream).await else {
+        return;
+    };
+    let loading = state.lock().unwrap().loading;
+    match (request.method.as_str(), request.path.as_str()) {
+        ("GET", "/health") | ("GET", "/v1/health") if loading => {
+            loading_answer(&mut stream).await;
+        }
+        ("GET", "/health") | ("GET", "/v1/health") => {
+            respond(&mut stream, "200 OK", JSON, r#"{"status":"ok"}"#).await;
+        }
+        ("GET", "/v1/models") => {
+            let (model, context, key) = {
+                let state = state.lock().unwrap();
+                let key = state.key.clone().filter(|_| !state.models_open);
+                (state.model.clone(), state.context, key)
+            };
+            if key.is_some() && bearer_of(&request) != key {
+                return unauthorised(&mut stream).await;
+            }
+            let models = json!({
+                "models": [{ "name": model, "model": model, "type": "model" }],
+                "object": "list",
+                "data": [{
+                    "id": model, "aliases": [model], "object": "model",
+                    "created": 1_780_000_000, "owned_by": "llamacpp",
+                    "meta": { "n_ctx": context, "n_ctx_train": 32_768, "n_vocab": 262_144 },
+                }],
+            });
+            respond(&mut stream, "200 OK", JSON, &models.to_string()).await;
+        }
+        ("GET", "/props") => {
+            let (context, key) = {
+                let state = state.lock().unwrap();
+                (state.context, state.key.clone())
+            };
+            if key.is_some() && bearer_of(&request) != key {
+                return unauthorised(&mut stream).await;
+            }
+            let props = json!({ "default_generation_settings": { "n_ctx": context } });
+            respond(&mut stream, "200 OK", JSON, &props.to_string()).await;
+        }
+        ("POST", "/v1/chat/completions") => {
+            let body = request.json();
+            let bearer = bearer_of(&request);
+            let answered = {
+                let mut state = state.lock().unwrap();
+                let answered = if state.key.is_some() && bearer != state.key {
+                    Answered::Unauthorised
+                } else if loading {
+                    Answered::Loading
+                } else if state.refuse_json_schema
+                    && body.pointer("/response_format/type") == Some(&json!("json_schema"))
+                {
+                    Answered::FormatRefused
+                } else {
+                    Answered::Reply(state.script.pop_front().unwrap_or(state.default))
+                };
+                state.calls.push(ChatCall {
+                    request: body.clone(),
+                    answered,
+                });
+                answered
+            };
+            let context = state.lock().unwrap().context;
+            match answered {
+                Answered::Unauthorised => unauthorised(&mut stream).await,
+                Answered::Loading => loading_answer(&mut stream).await,
+                Answered::FormatRefused => {
+                    respond(&mut stream, "400 Bad Request", JSON,
+                        r#"{"error":{"code":400,"message":"response_format type json_schema is not supported","type":"invalid_request_error"}}"#).await;
+                }
+                Answered::Reply(Reply::Ok) => {
+                    let answer = chat_answer(&body, &enrichment_for(&body));
+                    respond(&mut stream, "200 OK", JSON, &answer).await;
+                }
+                Answered::Reply(Reply::Thinking) => {
+                    let content = format!(
+                        "<think>The note is short; a title and two tags.</think>\n{}",
+                        enrichment_for(&body)
+                    );
+                    respond(&mut stream, "200 OK", JSON, &chat_answer(&body, &content)).await;
+                }
+                Answered::Reply(Reply::ContextExceeded) => {
+                    let error = json!({ "error": {
+                        "code": 400,
+                        "message": format!("the request exceeds the available context size, try increasing it"),
+                        "type": "exceed_context_size_error",
+                        "n_prompt_tokens": prompt_tokens(&body),
+                        "n_ctx": context,
+                    }});
+                    respond(&mut stream, "400 Bad Request", JSON, &error.to_string()).await;
+                }
+                Answered::Reply(Reply::Hang) => {
+                    let _held = held.hold();
+                    until_hung_up(&mut stream).await;
+                }
+            }
+        }
+        _ => {
+            respond(
+                &mut stream,
+                "404 Not Found",
+                JSON,
+                r#"{"error":{"code":404,"message":"File Not Found","type":"not_found_error"}}"#,
+            )
+            .await;
+        }
+    }
+}
+
+/// The key in `Authorization: Bearer …`.
+fn bearer_of(request: &crate::fake_http::Request) -> Option<String> {
+    request
+        .header("authorization")
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::to_string)
+}
+
+/// llama.cpp's answer to a request without the key `--api-key` set.
+async fn unauthorised(stream: &mut TcpStream) {
+    respond(
+        stream,
+        "401 Unauthorized",
+        JSON,
+        r#"{"error":{"code":401,"message":"Invalid API Key","type":"authentication_error"}}"#,
+    )
+    .await;
+}
+
+/// llama.cpp's answer to everything but `/health`'s 200 while it loads its model.
+async fn loading_answer(stream: &mut TcpStream) {
+    respond(
+        stream,
+        "503 Service Unavailable",
+        JSON,
+        r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#,
+    )
+    .await;
+}
+
+/// The prompt's size in tokens, as a model reading four characters a token would count.
+fn prompt_tokens(request: &Value) -> u64 {
+    let characters: usize = request["messages"]
+        .as_array()
+        .map(|messages| {
+            messages
+                .iter()
+                .filter_map(|m| m["content"].as_str())
+                .map(|text| text.chars().count())
+                .sum()
+        })
+        .unwrap_or(0);
+    (characters / 4) as u64 + 1
+}
+
+/// The note the request is about (the user message).
+fn note_of(request: &Value) -> String {
+    request["messages"]
+        .as_array()
+        .and_then(|messages| messages.iter().rev().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+fn enrichment_for(request: &Value) -> String {
+    let title: String = note_of(request).chars().take(40).collect();
+    json!({
+        "title": format!("About: {}", title.trim()),
+        "tags": ["fake", "test"],
+        "summary": "A note the fake model read.",
+    })
+    .to_string()
+}
+
+/// A chat completion as llama.cpp writes it.
+fn chat_answer(request: &Value, content: &str) -> String {
+    let prompt = prompt_tokens(request);
+    let written = (content.chars().count() / 4) as u64 + 1;
+    json!({
+        "choices": [{
+            "finish_reason": "stop", "index": 0,
+            "message": { "role": "assistant", "content": content },
+        }],
+        "created": 1_780_000_100,
+        "model": request["model"],
+        "object": "chat.completion",
+        "usage": { "completion_tokens": written, "prompt_tokens": prompt, "total_tokens": prompt + written },
+        "id": "chatcmpl-fake",
+        "timings": {
+            "prompt_n": prompt, "prompt_ms": prompt as f64 * 5.0,
+            "predicted_n": written, "predicted_ms": written as f64 * 25.0,
+        },
+    })
+    .to_string()
+}
