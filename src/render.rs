@@ -8,12 +8,14 @@
 //! telling a stranger when you read your notes. Links open in a new tab with
 //! `rel="noopener noreferrer"`, and only absolute ones are kept (a relative link would
 //! point into inkling's own API). A single line break is kept as a line break, as
-//! people type notes, not CommonMark's space.
+//! people type notes, not CommonMark's space. A bare `http(s)://` address in the text is
+//! a link (found by `linkify`, which leaves a sentence's closing punctuation out): "a
+//! link and a comment" is the most common note, and nobody writes `<…>` around it.
 
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 /// What the parser understands: checklists, tables, ~~strikethrough~~.
 fn options() -> Options {
@@ -44,7 +46,7 @@ pub fn body_html(body: &str) -> String {
     let mut unsafe_html = String::with_capacity(body.len() * 3 / 2);
     pulldown_cmark::html::push_html(
         &mut unsafe_html,
-        Parser::new_ext(body, options()).map(plain),
+        autolinked(Parser::new_ext(body, options()).map(plain)),
     );
     SANITIZER.clean(&unsafe_html).to_string()
 }
@@ -71,6 +73,59 @@ fn plain(event: Event<'_>) -> Event<'_> {
         Event::End(TagEnd::Image) => Event::End(TagEnd::Link),
         other => other,
     }
+}
+
+/// The events with every bare web address in text made a link, except in text that is
+/// already a link's (or an image's) or a code block's.
+fn autolinked<'a>(events: impl Iterator<Item = Event<'a>>) -> impl Iterator<Item = Event<'a>> {
+    let mut enclosing = 0usize;
+    events.flat_map(move |event| {
+        match &event {
+            Event::Start(Tag::Link { .. } | Tag::CodeBlock(_)) => enclosing += 1,
+            Event::End(TagEnd::Link | TagEnd::CodeBlock) => enclosing = enclosing.saturating_sub(1),
+            _ => {}
+        }
+        match event {
+            Event::Text(text) if enclosing == 0 => with_links(text),
+            other => vec![other],
+        }
+    })
+}
+
+/// A piece of text as text and links to the `http(s)` addresses in it.
+fn with_links(text: CowStr<'_>) -> Vec<Event<'_>> {
+    let mut finder = linkify::LinkFinder::new();
+    finder.kinds(&[linkify::LinkKind::Url]);
+    let web = |address: &str| {
+        let lower = address.to_ascii_lowercase();
+        lower.starts_with("http://") || lower.starts_with("https://")
+    };
+    if !finder.links(&text).any(|link| web(link.as_str())) {
+        return vec![Event::Text(text)];
+    }
+    let mut events = Vec::new();
+    let mut done = 0;
+    for link in finder.links(&text).filter(|link| web(link.as_str())) {
+        if link.start() > done {
+            events.push(Event::Text(CowStr::from(
+                text[done..link.start()].to_string(),
+            )));
+        }
+        let address = link.as_str().to_string();
+        events.push(Event::Start(Tag::Link {
+            link_type: LinkType::Autolink,
+            dest_url: CowStr::from(address.clone()),
+            title: CowStr::from(""),
+            id: CowStr::from(""),
+        }));
+        events.push(Event::Text(CowStr::from(address)));
+        events.push(Event::End(TagEnd::Link));
+        done = link.end();
+    }
+    if done < text.len() {
+        events.push(Event::Text(CowStr::from(text[done..].to_string())));
+    }
+    events
 }
 
 /// Where each checklist marker (`[ ]`, `[x]`) is in the body, in order.
@@ -126,6 +181,38 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("<pre><code>fn main() {}"), "{html}");
+    }
+
+    #[test]
+    fn a_bare_web_address_is_a_link_and_nothing_else_becomes_one() {
+        let html = body_html(
+            "Read https://example.org/a?b=1&c=2 later (see https://example.org/x).\n\
+             ssh://host and example.org stay text; `https://in.code` too\n\n\
+             ```\nhttps://in.block\n```\n\n[named](https://example.org/named) \
+             <https://example.org/angle>",
+        );
+        assert!(
+            html.contains(r#"<a href="https://example.org/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">https://example.org/a?b=1&amp;c=2</a> later"#),
+            "{html}"
+        );
+        assert!(html.contains(r#"href="https://example.org/x""#), "{html}");
+        assert!(
+            html.contains("</a>).<br>"),
+            "the closing punctuation stays text: {html}"
+        );
+        assert!(!html.contains("href=\"ssh"), "{html}");
+        assert!(!html.contains("href=\"https://in.code"), "{html}");
+        assert!(!html.contains("href=\"https://in.block"), "{html}");
+        assert_eq!(
+            html.matches("href=\"https://example.org/named\"").count(),
+            1,
+            "{html}"
+        );
+        assert_eq!(
+            html.matches("href=\"https://example.org/angle\"").count(),
+            1,
+            "{html}"
+        );
     }
 
     #[test]

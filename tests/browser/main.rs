@@ -11,6 +11,7 @@ mod fake_http;
 mod fake_ollama;
 mod harness;
 mod inbox;
+mod links;
 mod page;
 #[path = "../support/ports.rs"]
 mod ports;

@@ -8,6 +8,7 @@
 
 import { t } from "./i18n.js";
 import { button, confirmingButton, details, headline, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
+import { appendLinkedText } from "./links.js";
 
 /// The summary says something the card does not already: the body is more than a
 /// couple of lines, and the summary is not the body again.
@@ -65,9 +66,11 @@ function snippetElement(snippet) {
   return element;
 }
 
-/// The body, a few lines of it, with "Show more" when it is longer.
+/// The body, a few lines of it (its web addresses links), with "Show more" when it
+/// is longer.
 function preview(body) {
-  const element = paragraph("preview", body.trim());
+  const element = paragraph("preview", "");
+  appendLinkedText(element, body.trim());
   const lines = body.trim().split("\n").length;
   if (lines <= 3 && body.length <= 240) return [element];
   element.classList.add("clamped");

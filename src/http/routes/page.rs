@@ -30,6 +30,7 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("../../../web/js/keyed-list.js"),
     ),
     ("keys.js", include_str!("../../../web/js/keys.js")),
+    ("links.js", include_str!("../../../web/js/links.js")),
     ("live.js", include_str!("../../../web/js/live.js")),
     (
         "navigation.js",
