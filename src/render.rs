@@ -139,6 +139,26 @@ fn task_markers(body: &str) -> Vec<(Range<usize>, bool)> {
         .collect()
 }
 
+/// Whether `after` is `before` with checklist items ticked or unticked and nothing
+/// else changed: what the AI wrote about the note (its title, tags, summary) still
+/// holds, so such an edit asks no model. A tick changes one marker's inside
+/// (`[ ]` ↔ `[x]`) and the markers stay where they were.
+pub fn only_ticks_differ(before: &str, after: &str) -> bool {
+    if before.len() != after.len() || before == after {
+        return false;
+    }
+    let markers = task_markers(before);
+    let insides: Vec<usize> = markers.iter().map(|(range, _)| range.start + 1).collect();
+    let (old, new) = (before.as_bytes(), after.as_bytes());
+    let only_insides = (0..old.len())
+        .filter(|&i| old[i] != new[i])
+        .all(|i| insides.contains(&i) && matches!(new[i], b' ' | b'x' | b'X'));
+    let ranges = |markers: Vec<(Range<usize>, bool)>| -> Vec<Range<usize>> {
+        markers.into_iter().map(|(range, _)| range).collect()
+    };
+    only_insides && ranges(task_markers(after)) == ranges(markers)
+}
+
 /// Why a checklist item could not be ticked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TaskError {
@@ -213,6 +233,27 @@ mod tests {
             1,
             "{html}"
         );
+    }
+
+    #[test]
+    fn a_tick_is_told_from_an_edit_of_the_words() {
+        let body = "Shopping\n- [ ] milk\n- [x] eggs\n\nnot a task: [ ] here";
+        let ticked = set_task(body, 0, true).unwrap().unwrap();
+        let both = set_task(&ticked, 1, false).unwrap().unwrap();
+        assert!(only_ticks_differ(body, &ticked));
+        assert!(only_ticks_differ(body, &both), "two ticks at once");
+        assert!(only_ticks_differ(&ticked, body), "unticked again");
+        assert!(!only_ticks_differ(body, body), "nothing changed");
+        let edits = [
+            body.replace("milk", "mild"),
+            body.replace("not a task: [ ]", "not a task: [x]"),
+            body.replace("- [ ] milk", "- [x]  milk"),
+            body.replace("- [ ] milk", "- [?] milk"),
+            format!("{body} "),
+        ];
+        for edited in edits {
+            assert!(!only_ticks_differ(body, &edited), "{edited:?}");
+        }
     }
 
     #[test]

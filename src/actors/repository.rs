@@ -543,7 +543,7 @@ handle_write!(SaveEnrichment => Note,
     |store, msg| store.save_enrichment(&msg.note_id, &msg.body_read, &msg.enrichment, msg.now));
 // A body edit sends a done or failed note back to pending.
 handle_write!(EditNote => Edited,
-    counts: |e| (e.body_changed && e.was != AiStatus::Pending).then_some(CountsChange::All),
+    counts: |e| (e.queued_afresh && e.was != AiStatus::Pending).then_some(CountsChange::All),
     notes: |e| e.changed.then(|| NotesChange::one(&e.note)),
     |store, msg| store.edit(&msg.id, &msg.edit, msg.now));
 handle_write!(ImportNotes => Imported,

@@ -30,7 +30,8 @@ impl Inbox {
     /// Edits a note's body, title or tags; replies with the note as it is now. An edit
     /// that changes something is `note_edited {body, title, tags}`; a changed body
     /// gives the note a fresh job, due now (the AI's output is about a body that is
-    /// gone).
+    /// gone), unless only checklist items were ticked on a note the AI has answered:
+    /// that keeps its answer and asks no model.
     pub async fn edit(&self, id: String, edit: NoteEdit) -> StoreResult<Note> {
         let now = self.clock.now();
         let fields = NoteEdited {
@@ -46,7 +47,7 @@ impl Inbox {
         if !edited.changed {
             return Ok(edited.note);
         }
-        if edited.body_changed {
+        if edited.queued_afresh {
             self.worker.do_send(Enqueue {
                 note_ids: vec![edited.note.id.clone()],
                 at: now,

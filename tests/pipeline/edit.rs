@@ -155,3 +155,48 @@ async fn two_ticks_at_once_from_the_same_body_one_goes_through_the_other_is_refu
     assert_eq!(eggs.body, "- [x] milk\n- [x] eggs");
     assert_eq!(p.invariant_violations(), Vec::<String>::new());
 }
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_tick_keeps_the_ais_answer_and_asks_no_model_but_a_changed_word_does() {
+    let p = Pipeline::start(&[]).await;
+    let id = p.capture("Shopping\n- [ ] milk\n- [ ] eggs").await;
+    p.settle_until("done", |p| p.note(&id).status == "done")
+        .await;
+    let answered = note(&p, &id).await;
+    let calls = p.fake.calls().len();
+
+    let inbox = &p.services.inbox;
+    let ticked = p
+        .run(inbox.tick_task(id.clone(), 0, true))
+        .await
+        .expect("ticked");
+    p.settle().await;
+    assert_eq!(ticked.body, "Shopping\n- [x] milk\n- [ ] eggs");
+    let now = note(&p, &id).await;
+    assert_eq!(
+        (now.ai_status, &now.title, &now.tags, &now.summary),
+        (
+            answered.ai_status,
+            &answered.title,
+            &answered.tags,
+            &answered.summary
+        ),
+        "the AI's answer stands"
+    );
+    assert_eq!(p.fake.calls().len(), calls, "no model asked");
+    assert_eq!(p.note(&id).job, None, "no job");
+
+    // A word changed is another note to the AI: asked again.
+    let edit = inkling::domain::NoteEdit::parse(
+        Some("Shopping\n- [x] milk\n- [ ] bread".into()),
+        None,
+        None,
+        65536,
+    )
+    .unwrap();
+    p.run(inbox.edit(id.clone(), edit)).await.expect("edited");
+    p.settle_until("done again", |p| p.note(&id).status == "done")
+        .await;
+    assert_eq!(p.fake.calls().len(), calls + 1);
+    assert_eq!(p.invariant_violations(), Vec::<String>::new());
+}

@@ -195,7 +195,7 @@ fn a_changed_body_sends_a_done_note_back_to_pending_with_a_fresh_job_and_the_sam
     let edited = store
         .edit(&id, &edit(Some("second"), None, None), later)
         .unwrap();
-    assert!(edited.changed && edited.body_changed);
+    assert!(edited.changed && edited.queued_afresh);
     assert_eq!(edited.was, AiStatus::Done);
     assert_eq!(edited.note.ai_status, AiStatus::Pending);
     assert_eq!(edited.note.body, "second");

@@ -17,8 +17,10 @@ pub struct Edited {
     pub note: Note,
     /// Its AI status before the edit.
     pub was: AiStatus,
-    /// The body changed: the note is pending again with a fresh job.
-    pub body_changed: bool,
+    /// The body changed so that the AI's result no longer holds: the note is pending
+    /// again with a fresh job. A checklist tick changes the body and not this
+    /// (`render::only_ticks_differ`).
+    pub queued_afresh: bool,
     /// Anything was written.
     pub changed: bool,
 }
@@ -230,7 +232,7 @@ impl Store {
             return Ok(Edited {
                 note: before.clone(),
                 was: before.ai_status,
-                body_changed: false,
+                queued_afresh: false,
                 changed: false,
             });
         }
@@ -239,7 +241,20 @@ impl Store {
             "UPDATE notes SET updated_at = ?2 WHERE id = ?1",
             params![note_id, at],
         )?;
-        if let Some(body) = body {
+        // Ticks on a note the AI has answered (or given up on) keep its answer: the
+        // words it read are the same. A pending note is queued afresh as for any edit,
+        // so a call reading the old body is not saved over the new one.
+        let ticks_only = body.is_some_and(|body| {
+            before.ai_status != AiStatus::Pending
+                && crate::render::only_ticks_differ(&before.body, body)
+        });
+        if let (Some(body), true) = (body, ticks_only) {
+            tx.execute(
+                "UPDATE notes SET body = ?2 WHERE id = ?1",
+                params![note_id, body],
+            )?;
+        }
+        if let (Some(body), false) = (body, ticks_only) {
             tx.execute(
                 "UPDATE notes SET body = ?2, ai_status = 'pending', ai_error = NULL WHERE id = ?1",
                 params![note_id, body],
@@ -268,7 +283,7 @@ impl Store {
         Ok(Edited {
             note: self.get(note_id)?,
             was: before.ai_status,
-            body_changed: body.is_some(),
+            queued_afresh: body.is_some() && !ticks_only,
             changed: true,
         })
     }
