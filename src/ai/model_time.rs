@@ -55,9 +55,19 @@ fn duration(ms: u64, locale: Locale) -> String {
 }
 
 impl ModelTime {
+    /// Whether there is model time worth putting in shares: a second or more. Under
+    /// that (a refused connection or two before the model ever worked) "0 s: wasted
+    /// 100 %" would alarm for nothing.
+    pub fn is_worth_saying(&self) -> bool {
+        self.total_ms() >= 1000
+    }
+
     /// "1 h 2 min: kept 91 %, loading 2 %, wasted 7 % (abandoned at the deadline 3 min,
-    /// refused answers 40 s)", in the user's language.
+    /// refused answers 40 s)", in the user's language; "none yet" under a second.
     pub fn describe(&self, locale: Locale) -> String {
+        if !self.is_worth_saying() {
+            return words(locale).model_time_none.to_string();
+        }
         let total = self.total_ms();
         let share = |ms: u64| (ms * 100).checked_div(total).unwrap_or(0);
         let reasons: Vec<String> = self
@@ -106,6 +116,12 @@ mod tests {
         assert_eq!(time.wasted_ms, BTreeMap::from([(ModelUse::Timeout, 2_000)]));
         assert_eq!(time.wasted_percent(), 20);
         assert_eq!(ModelTime::default().wasted_percent(), 0);
+        let refused_connection = ModelTime {
+            wasted_ms: BTreeMap::from([(ModelUse::Unreachable, 3)]),
+            ..ModelTime::default()
+        };
+        assert_eq!(refused_connection.describe(Locale::En), "none yet");
+        assert!(!refused_connection.is_worth_saying());
         assert!(ModelUse::of_failure(FailureReason::Schema).is_waste());
         assert!(!ModelUse::Loading.is_waste());
         let json = serde_json::to_value(&time).unwrap();

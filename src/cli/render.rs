@@ -31,7 +31,7 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str) -> Vec<String> {
         ),
         format!("worker: {}", describe_worker(&status.worker)),
     ];
-    if status.worker.model_time.total_ms() > 0 {
+    if status.worker.model_time.is_worth_saying() {
         lines.push(format!(
             "model:  {} since start",
             status

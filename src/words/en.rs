@@ -49,4 +49,5 @@ pub const EN: Words = Words {
     duration_minutes: "{m} min",
     duration_hours: "{h} h {m} min",
     model_time_summary: "{total}: kept {kept} %, loading {loading} %, wasted {wasted} %{reasons}",
+    model_time_none: "none yet",
 };

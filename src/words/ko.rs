@@ -49,4 +49,5 @@ pub const KO: Words = Words {
     duration_minutes: "{m}분",
     duration_hours: "{h}시간 {m}분",
     model_time_summary: "{total}: 쓴 답 {kept}%, 불러오기 {loading}%, 버린 시간 {wasted}%{reasons}",
+    model_time_none: "아직 없음",
 };

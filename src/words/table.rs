@@ -81,4 +81,6 @@ words! {
     duration_hours,
     /// "1 h 2 min: kept 91 %, loading 2 %, wasted 7 % (…)".
     model_time_summary,
+    /// The model's time while it is under a second: shares of it would mislead.
+    model_time_none,
 }
