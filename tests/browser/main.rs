@@ -5,13 +5,13 @@
 //! Set `INKLING_SCREENSHOTS=1` to write the README's screenshots to `docs/`.
 
 mod benchmark;
+mod daily;
 #[path = "../support/fake_http.rs"]
 mod fake_http;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod harness;
 mod inbox;
-mod links;
 mod page;
 #[path = "../support/ports.rs"]
 mod ports;

@@ -2,7 +2,7 @@
 // paragraph, a "Details" toggle, a time, a confirm-first button, and `guarded`, which
 // turns an action's failure into words under the capture box.
 
-import { NoSession } from "./api.js";
+import { ApiFailure, NoSession } from "./api.js";
 import { t, relativeTime, locale } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -25,13 +25,20 @@ export function setDetail(element, detail) {
 }
 
 /// Runs a button's action; if it fails, says so in plain words (with the detail behind
-/// the toggle) rather than leaving the click without an answer.
+/// the toggle) rather than leaving the click without an answer. A request the service
+/// refused (4xx) is said with the service's own reason, which is written for a person
+/// ("…is in the trash; restore it first"); only a failure to reach it, or its own
+/// problem (5xx), is "inkling isn't reachable or ran into a problem".
 export function guarded(action) {
   return async (...args) => {
     try {
       await action(...args);
     } catch (failure) {
       if (failure instanceof NoSession) return;
+      if (failure instanceof ApiFailure && failure.status >= 400 && failure.status < 500) {
+        showProblem(t("actionRefused", { reason: failure.message }), "");
+        return;
+      }
       showProblem(t("actionFailed"), failure.message);
     }
   };

@@ -118,6 +118,9 @@ export function detailView(note, ctx) {
   if (note.deleted_at) {
     actions.append(paragraph("hint", t("inTrash", { when: relativeTime(note.deleted_at) })));
     actions.append(button(t("restore"), () => ctx.action(note.id, "restore"), "restore", t("restoreNote", named)));
+    // Deleting for good is for a note in the trash only (the service refuses it
+    // otherwise): a note is trashed first, and can come back from there.
+    actions.append(deleteButton(note, named, ctx.remove));
   } else {
     actions.append(
       button(t("edit"), ctx.edit, "edit", t("editNote", named)),
@@ -125,7 +128,6 @@ export function detailView(note, ctx) {
       button(t("trash"), () => ctx.trash(note), "trash", t("trashNote", named)),
     );
   }
-  actions.append(deleteButton(note, named, ctx.remove));
   return [heading, when, rendered, aiSection(note, ctx), actions];
 }
 
