@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use crate::fake_ollama::Reply;
 use crate::harness::{start, Scheme, Screen};
 
 #[actix_rt::test]
@@ -125,6 +126,90 @@ async fn delete_forever_is_offered_in_the_trash_only_and_a_refusal_is_said_in_th
     assert_eq!(
         said,
         json!("Nothing was changed: note x is not in the trash; move it to the trash first")
+    );
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn a_saved_edit_shows_at_once_in_the_open_note_even_when_the_live_event_comes_first() {
+    let browser = start(&[]).await;
+    let note = browser
+        .api("POST", "/api/notes", Some(json!({ "body": "Old words" })))
+        .await;
+    let id = note["id"].as_str().expect("captured").to_string();
+    browser
+        .wait_for_api("done", &format!("/api/notes/{id}"), |note| {
+            note["ai_status"] == "done"
+        })
+        .await;
+    // From now on the model never answers: no later AI event would refresh the view.
+    browser.fake.set_default(Reply::Hang);
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "listed",
+            &format!("document.querySelector(\"#notes li[data-id='{id}'] a.open\")"),
+        )
+        .await;
+    browser
+        .click(&format!("#notes li[data-id='{id}'] a.open"))
+        .await;
+    browser
+        .wait_until(
+            "the note shown",
+            "document.querySelector('#note-detail .rendered')",
+        )
+        .await;
+    // The save's own answer comes 400 ms late, so the live event of the change is
+    // there first (the order that left the old words on screen).
+    browser
+        .eval(
+            "const fetched = window.fetch;\
+             window.patchesAnswered = 0;\
+             window.requestsOpen = 0;\
+             window.fetch = async (path, init) => {\
+               window.requestsOpen += 1;\
+               try {\
+                 const answer = await fetched(path, init);\
+                 await answer.clone().text();\
+                 if (init && init.method === 'PATCH') {\
+                   await new Promise((done) => setTimeout(done, 400));\
+                   window.patchesAnswered += 1;\
+                 }\
+                 return answer;\
+               } finally {\
+                 window.requestsOpen -= 1;\
+               }\
+             };",
+        )
+        .await;
+    browser.click("#note-detail .detail-actions .edit").await;
+    browser
+        .type_into("#note-detail textarea[name=body]", "New words")
+        .await;
+    browser.click("#note-detail button[type=submit]").await;
+    browser
+        .wait_until(
+            "the new words shown",
+            "document.querySelector('#note-detail .rendered') && \
+             document.querySelector('#note-detail .rendered').textContent.includes('New words')",
+        )
+        .await;
+    browser
+        .wait_until("the save answered", "window.patchesAnswered === 1")
+        .await;
+    // Every load the save and its event set off has come back (the barrier: no
+    // request of the page open): still the new words.
+    browser
+        .wait_until(
+            "every load answered",
+            "window.patchesAnswered === 1 && window.requestsOpen === 0",
+        )
+        .await;
+    let shown = browser.text("#note-detail .rendered").await;
+    assert!(
+        shown.contains("New words") && !shown.contains("Old words"),
+        "{shown}"
     );
     browser.close().await;
 }

@@ -13,7 +13,12 @@ import { answered, noteAction, onNoteChanged, trashNote } from "./notes.js";
 import { filterByTag, goBack, whenShown } from "./navigation.js";
 import { state } from "./store.js";
 
-export async function loadDetail() {
+/// Loads the open note and shows it. Loads overlap (a live event's, the end of an
+/// edit's) and their answers can come back in any order, so an answer older than the
+/// version shown is dropped: the view never goes back to an older version after a
+/// newer one. With `keep`, a failure leaves the version shown (the end of an edit:
+/// the form closes on what was there) instead of saying the note cannot be shown.
+export async function loadDetail({ keep = false } = {}) {
   const id = state.place.open;
   const article = $("note-detail");
   let note;
@@ -21,10 +26,13 @@ export async function loadDetail() {
     note = await api.noteDetail(id);
   } catch (failure) {
     if (failure instanceof api.NoSession || state.place.open !== id) return;
+    if (keep && state.detail.note && state.detail.note.id === id) return showDetail();
     article.replaceChildren(paragraph("empty", failure.status === 404 ? t("noteMissing") : t("actionFailed")));
     return;
   }
   if (state.place.open !== id || state.place.view !== "note") return;
+  const shown = state.detail.note;
+  if (shown && shown.id === note.id && shown.updated_at > note.updated_at) return;
   state.detail.note = note;
   showDetail();
 }
@@ -43,7 +51,9 @@ const ctx = {
   action: noteAction,
   trash: trashNote,
   tick: async (note, index, done) => answered(await api.tickTask(note.id, index, done)),
-  edit: () => editNote($("note-detail"), state.detail.note, { saved: answered, closed: showDetail }),
+  // When the form closes (saved or not) the note is loaded again: the save's answer
+  // has no rendered body, and changes that came while editing were not shown.
+  edit: () => editNote($("note-detail"), state.detail.note, { saved: answered, closed: () => loadDetail({ keep: true }) }),
   remove: async (note) => {
     await api.deleteNote(note.id);
     goBack();
