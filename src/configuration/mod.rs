@@ -179,16 +179,38 @@ fn ip_address<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<IpAdd
 
 /// A URL with a scheme and a host, or an error naming `key`.
 fn check_http_url(key: &'static str, value: &str) -> Result<(), ConfigError> {
-    let url = value.trim_end_matches('/');
-    if !(url.starts_with("http://") || url.starts_with("https://"))
-        || url.split("://").nth(1).is_none_or(str::is_empty)
-    {
-        return Err(ConfigError::Key {
-            key,
-            reason: format!("\"{value}\" is not an http:// URL"),
-        });
+    strict::http_url(value).map_err(|reason| ConfigError::Key { key, reason })
+}
+
+impl Settings {
+    /// The configured provider's call settings.
+    pub fn provider_calls(&self) -> ProviderCalls {
+        match self.ai.provider {
+            ProviderKind::Ollama => ProviderCalls {
+                request_timeout: self.ollama.request_timeout(),
+                max_request_timeout: self.ollama.max_request_timeout(),
+                keep_alive: self.ollama.keep_alive(),
+                load_timeout: self.ollama.load_timeout(),
+                context_cap: Some(self.ollama.num_ctx),
+                health_interval: self.ollama.health_interval(),
+                model: self.ollama.model.clone(),
+            },
+            ProviderKind::OpenAi => ProviderCalls {
+                request_timeout: self.openai.request_timeout(),
+                max_request_timeout: self.openai.max_request_timeout(),
+                keep_alive: None,
+                load_timeout: self.openai.request_timeout(),
+                context_cap: self.openai.context_cap(),
+                health_interval: self.openai.health_interval(),
+                model: self.openai.model.clone(),
+            },
+        }
     }
-    Ok(())
+
+    /// The OpenAI-compatible server's key (`openai.api_key_env`), when one is named.
+    pub fn openai_api_key(&self) -> &ApiKey {
+        &self.openai_api_key
+    }
 }
 
 /// Where the user file comes from.
@@ -321,7 +343,9 @@ impl Settings {
             );
         }
         if self.ai.provider == ProviderKind::OpenAi {
-            self.validate_openai()?;
+            self.openai
+                .validate()
+                .map_err(|(key, reason)| ConfigError::Key { key, reason })?;
         }
         if self.worker.unreachable_backoffs_ms.is_empty() {
             return bad("worker.unreachable_backoffs_ms", "needs at least one wait");

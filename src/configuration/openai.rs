@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::ollama::MIN_NUM_CTX;
 use super::strict;
 
 /// `ai.provider`: the kind of model server inkling speaks to.
@@ -159,75 +160,47 @@ pub struct ProviderCalls {
     pub model: String,
 }
 
-impl super::Settings {
-    /// The configured provider's call settings.
-    pub fn provider_calls(&self) -> ProviderCalls {
-        match self.ai.provider {
-            ProviderKind::Ollama => ProviderCalls {
-                request_timeout: self.ollama.request_timeout(),
-                max_request_timeout: self.ollama.max_request_timeout(),
-                keep_alive: self.ollama.keep_alive(),
-                load_timeout: self.ollama.load_timeout(),
-                context_cap: Some(self.ollama.num_ctx),
-                health_interval: self.ollama.health_interval(),
-                model: self.ollama.model.clone(),
-            },
-            ProviderKind::OpenAi => ProviderCalls {
-                request_timeout: self.openai.request_timeout(),
-                max_request_timeout: self.openai.max_request_timeout(),
-                keep_alive: None,
-                load_timeout: self.openai.request_timeout(),
-                context_cap: self.openai.context_cap(),
-                health_interval: self.openai.health_interval(),
-                model: self.openai.model.clone(),
-            },
+impl OpenAiSettings {
+    /// `[openai]`, checked when it is the provider: the key at fault and why.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let bad = |key: &'static str, reason: String| Err((key, reason));
+        if let Err(reason) = strict::http_url(&self.url) {
+            return bad("openai.url", reason);
         }
-    }
-
-    /// The OpenAI-compatible server's key (`openai.api_key_env`), when one is named.
-    pub fn openai_api_key(&self) -> &ApiKey {
-        &self.openai_api_key
-    }
-
-    /// `[openai]`, checked when it is the provider.
-    pub(super) fn validate_openai(&self) -> Result<(), super::ConfigError> {
-        let bad = |key: &'static str, reason: String| Err(super::ConfigError::Key { key, reason });
-        super::check_http_url("openai.url", &self.openai.url)?;
-        if !self.openai.url.trim_end_matches('/').ends_with("/v1") {
+        if !self.url.trim_end_matches('/').ends_with("/v1") {
             return bad(
                 "openai.url",
                 format!(
                     "\"{}\" does not end in /v1: write the API's base, as in \
                      http://127.0.0.1:8080/v1",
-                    self.openai.url
+                    self.url
                 ),
             );
         }
-        if self.openai.model.trim().is_empty() {
+        if self.model.trim().is_empty() {
             return bad(
                 "openai.model",
                 "must name the model the server serves (as GET /v1/models lists it)".into(),
             );
         }
-        if self.openai.request_timeout_ms == 0 {
+        if self.request_timeout_ms == 0 {
             return bad("openai.request_timeout_ms", "must be at least 1".into());
         }
-        if self.openai.max_request_timeout_ms < self.openai.request_timeout_ms {
+        if self.max_request_timeout_ms < self.request_timeout_ms {
             return bad(
                 "openai.max_request_timeout_ms",
                 "must be at least openai.request_timeout_ms".into(),
             );
         }
-        if self.openai.health_interval_ms == 0 {
+        if self.health_interval_ms == 0 {
             return bad("openai.health_interval_ms", "must be at least 1".into());
         }
-        if self.openai.context_tokens != 0 && self.openai.context_tokens < super::MIN_NUM_CTX {
+        if self.context_tokens != 0 && self.context_tokens < MIN_NUM_CTX {
             return bad(
                 "openai.context_tokens",
                 format!(
-                    "must be 0 (the server's own) or at least {} (the prompt and the answer \
-                     need room)",
-                    super::MIN_NUM_CTX
+                    "must be 0 (the server's own) or at least {MIN_NUM_CTX} (the prompt and the \
+                     answer need room)"
                 ),
             );
         }

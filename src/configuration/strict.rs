@@ -126,3 +126,14 @@ impl<T: TryFrom<u64> + TryFrom<i64>> Visitor<'_> for WholeVisitor<T> {
         })
     }
 }
+
+/// A URL with a scheme and a host, or why it is not one.
+pub fn http_url(value: &str) -> Result<(), String> {
+    let url = value.trim_end_matches('/');
+    if !(url.starts_with("http://") || url.starts_with("https://"))
+        || url.split("://").nth(1).is_none_or(str::is_empty)
+    {
+        return Err(format!("\"{value}\" is not an http:// URL"));
+    }
+    Ok(())
+}
