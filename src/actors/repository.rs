@@ -216,6 +216,13 @@ pub struct TrashExpiredNotes {
     pub now: DateTime<Utc>,
 }
 
+/// Keeps every expired note; replies with their ids.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct KeepExpiredNotes {
+    pub now: DateTime<Utc>,
+}
+
 /// Keeps a note past expiry.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Note>")]
@@ -569,6 +576,10 @@ handle_write!(TrashExpiredNotes => Vec<String>,
     counts: |ids| (!ids.is_empty()).then_some(CountsChange::All),
     notes: |ids| NotesChange::many(ids.len()),
     |store, msg| store.trash_expired(msg.now));
+handle_write!(KeepExpiredNotes => Vec<String>,
+    counts: |ids| (!ids.is_empty()).then_some(CountsChange::All),
+    notes: |ids| NotesChange::many(ids.len()),
+    |store, msg| store.keep_expired(msg.now));
 handle_write!(KeepNote => Note,
     counts: |_| Some(CountsChange::All),
     notes: |note| Some(NotesChange::one(note)),

@@ -20,6 +20,9 @@ pub struct TrashedExpired {
     pub ids: Vec<String>,
 }
 
+/// `POST /api/inbox/keep-expired` → the notes kept, in the same shape.
+pub type KeptExpired = TrashedExpired;
+
 /// `POST /api/usage-log/export` → the new export folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExportedTo {

@@ -12,7 +12,8 @@ use std::time::Duration;
 use super::{unavailable, Inbox};
 use crate::actors::ai_worker::{Forget, TrackJob};
 use crate::actors::repository::{
-    DeleteForever, EmptyTrash, KeepNote, PurgeTrash, RestoreNote, TrashExpiredNotes, TrashNote,
+    DeleteForever, EmptyTrash, KeepExpiredNotes, KeepNote, PurgeTrash, RestoreNote,
+    TrashExpiredNotes, TrashNote,
 };
 use crate::actors::telemetry::Emit;
 use crate::domain::{AiStatus, Note};
@@ -66,6 +67,21 @@ impl Inbox {
             .send(KeepNote { id, now })
             .await
             .map_err(unavailable)?
+    }
+
+    /// Keeps every expired note in one statement (the expiry review's "Keep all");
+    /// replies with their ids.
+    pub async fn keep_expired(&self) -> StoreResult<Vec<String>> {
+        let now = self.clock.now();
+        let ids = self
+            .repository
+            .send(KeepExpiredNotes { now })
+            .await
+            .map_err(unavailable)??;
+        if !ids.is_empty() {
+            tracing::info!(count = ids.len(), "expired notes kept");
+        }
+        Ok(ids)
     }
 
     /// Moves every expired note to the trash in one statement; replies with their ids

@@ -187,3 +187,33 @@ async fn trash_expired_moves_all_expired_notes_in_one_call() {
     settle(&app).await;
     assert_eq!(count(&app, "note_trashed"), 2);
 }
+
+#[actix_rt::test]
+async fn keep_expired_keeps_every_note_past_expiry_in_one_call() {
+    let app = spawn_app().await;
+    let one = app.capture("old one").await;
+    app.clock.advance(chrono::Duration::days(31));
+    let fresh = app.capture("fresh").await;
+
+    let (status, body) = app.post_json("/api/inbox/keep-expired", &json!({})).await;
+
+    assert_eq!(status, 200);
+    assert_eq!(body["count"], 1);
+    assert_eq!(body["ids"], json!([one["id"]]));
+    let (_, status) = app.get("/api/status").await;
+    assert_eq!(status["counts"]["expired"], 0);
+    let (_, notes) = app.get("/api/notes").await;
+    for note in notes.as_array().unwrap() {
+        let kept = note["kept_at"].is_string();
+        assert_eq!(kept, note["id"] == one["id"], "only the old one: {note}");
+        assert_eq!(note["expired"], false);
+    }
+    assert!(notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n["id"] == fresh["id"]));
+    // Nothing past expiry: nothing to keep.
+    let (status, body) = app.post_json("/api/inbox/keep-expired", &json!({})).await;
+    assert_eq!((status, body["count"].clone()), (200, json!(0)));
+}

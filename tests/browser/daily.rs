@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use crate::fake_ollama::Reply;
-use crate::harness::{start, Scheme, Screen};
+use crate::harness::{start, start_with_notes, Scheme, Screen};
 
 #[actix_rt::test]
 async fn a_bare_web_address_is_a_link_in_the_card_and_in_the_open_note_on_both_screens() {
@@ -211,5 +211,75 @@ async fn a_saved_edit_shows_at_once_in_the_open_note_even_when_the_live_event_co
         shown.contains("New words") && !shown.contains("Old words"),
         "{shown}"
     );
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn notes_past_expiry_are_asked_about_calmly_once_a_week_and_keep_all_keeps_them() {
+    // Expiry after 0 days: every note stored is past it.
+    let browser = start_with_notes(&[("INKLING_EXPIRY__DAYS", "0")], 2).await;
+    browser.open_inbox().await;
+    browser.wait_visible("expiry-banner").await;
+    let asked = browser.text("#expiry-banner .text").await;
+    assert!(
+        asked.contains("2 notes you haven't kept"),
+        "calm words: {asked}"
+    );
+
+    browser.click("#keep-expired").await;
+    browser
+        .wait_for_api("none past expiry", "/api/status", |status| {
+            status["counts"]["expired"] == 0
+        })
+        .await;
+    browser
+        .wait_until(
+            "the question put away",
+            "document.getElementById('expiry-banner').hidden",
+        )
+        .await;
+    let kept = browser.api("GET", "/api/notes", None).await;
+    assert!(
+        kept.as_array()
+            .unwrap()
+            .iter()
+            .all(|note| note["kept_at"].is_string() && note["expired"] == false),
+        "{kept}"
+    );
+
+    // A new note past expiry the same day is not asked about again (nor after a
+    // reload): the answer stands for a week.
+    browser
+        .api("POST", "/api/notes", Some(json!({ "body": "one more" })))
+        .await;
+    browser
+        .wait_for_api("one past expiry", "/api/status", |status| {
+            status["counts"]["expired"] == 1
+        })
+        .await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "the new note listed",
+            "document.querySelectorAll('#notes .note').length === 3",
+        )
+        .await;
+    assert_eq!(
+        browser
+            .eval("return document.getElementById('expiry-banner').hidden;")
+            .await,
+        json!(true)
+    );
+    // The rule itself: asked again once a week has passed.
+    let due = browser
+        .eval(
+            "const { reviewDue, ASK_AGAIN_AFTER_MS } = await import('/assets/expiry.js');\
+             const now = Date.now();\
+             return [reviewDue(1, null, now), reviewDue(0, null, now),\
+                     reviewDue(1, now - ASK_AGAIN_AFTER_MS + 1, now),\
+                     reviewDue(1, now - ASK_AGAIN_AFTER_MS, now)];",
+        )
+        .await;
+    assert_eq!(due, json!([true, false, false, true]));
     browser.close().await;
 }

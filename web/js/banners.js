@@ -8,6 +8,7 @@ import { t } from "./i18n.js";
 import { $, setDetail, guarded } from "./dom.js";
 import { onRender, update, flush } from "./store.js";
 import * as api from "./api.js";
+import * as expiry from "./expiry.js";
 
 /// Shows a banner unless it was dismissed while saying the same (`says`).
 function showBanner(dismissed, id, visible, says) {
@@ -99,7 +100,8 @@ function renderBanners(state) {
 
   setText("expiry-banner", t("expired", { n: expired, days: service.expiryDays }));
   setDetail($("expiry-banner"), t("expiredDetail", { days: service.expiryDays }));
-  showBanner(banners.dismissed, "expiry-banner", expired > 0, String(expired));
+  // Asked at most once a week (web/js/expiry.js): put away, it stays away.
+  $("expiry-banner").hidden = !expiry.reviewDue(expired, expiry.answeredAt(), Date.now());
 
   const chip = $("filter-chip");
   chip.hidden = !place.filter.tag && !place.filter.expired;
@@ -140,6 +142,7 @@ export function wireBanners() {
   for (const dismiss of document.querySelectorAll("button.dismiss")) {
     dismiss.addEventListener("click", () => {
       const banner = $(dismiss.dataset.banner);
+      if (banner.id === "expiry-banner") expiry.answered();
       update((s) => s.banners.dismissed.set(banner.id, banner.dataset.says));
       banner.hidden = true;
     });

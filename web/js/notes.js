@@ -11,6 +11,7 @@ import { editNote } from "./edit.js";
 import { isExpired } from "./facts.js";
 import { renderKeyed, elementFor, invalidate } from "./keyed-list.js";
 import { offerUndo } from "./banners.js";
+import * as expiry from "./expiry.js";
 import { filterByTag, onListChange, openNote, setFilter, whenShown } from "./navigation.js";
 import { state, update, flush, onRender } from "./store.js";
 
@@ -284,9 +285,18 @@ export function wireNotes() {
   $("load-more").addEventListener("click", guarded(loadMore));
   nearTheEnd.observe($("load-more"));
   $("clear-filter").addEventListener("click", () => setFilter({ tag: null, expired: false }));
-  $("review-expired").addEventListener("click", () => setFilter({ tag: null, expired: true }));
+  $("review-expired").addEventListener("click", () => {
+    expiry.answered();
+    setFilter({ tag: null, expired: true });
+  });
+  $("keep-expired").addEventListener("click", guarded(async () => {
+    await api.keepExpired();
+    expiry.answered();
+    update();
+  }));
   $("trash-expired").addEventListener("click", guarded(async () => {
     const moved = await api.trashExpired();
+    expiry.answered();
     setFilter({ tag: null, expired: false });
     if (moved.count > 0) offerUndo(t("movedManyToTrash", { n: moved.count }), moved.ids, (id) => noteAction(id, "restore"));
   }));

@@ -1,10 +1,11 @@
 //! The inbox as a whole: `GET /api/inbox/failed-count`,
-//! `POST /api/inbox/retry-all-failed` and `POST /api/inbox/trash-expired`.
+//! `POST /api/inbox/retry-all-failed`, `POST /api/inbox/trash-expired` and
+//! `POST /api/inbox/keep-expired`.
 
 use actix_web::{web, HttpResponse};
 
 use crate::actors::repository::CountFailed;
-use crate::api::replies::{Count, TrashedExpired};
+use crate::api::replies::{Count, KeptExpired, TrashedExpired};
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
 
@@ -25,6 +26,16 @@ pub async fn retry_all_failed(state: web::Data<AppState>) -> Result<HttpResponse
 pub async fn trash_expired(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let ids = state.services.inbox.trash_expired().await?;
     Ok(HttpResponse::Ok().json(TrashedExpired {
+        count: ids.len() as u64,
+        ids,
+    }))
+}
+
+/// `POST /api/inbox/keep-expired` → `{"count": n, "ids": [...]}`: the notes kept
+/// (none of them counts as expired again).
+pub async fn keep_expired(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let ids = state.services.inbox.keep_expired().await?;
+    Ok(HttpResponse::Ok().json(KeptExpired {
         count: ids.len() as u64,
         ids,
     }))

@@ -87,6 +87,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(
                     endpoint("/inbox/trash-expired").route(web::post().to(inbox::trash_expired)),
                 )
+                .service(endpoint("/inbox/keep-expired").route(web::post().to(inbox::keep_expired)))
                 .service(endpoint("/ollama/recheck").route(web::post().to(provider::recheck)))
                 .service(endpoint("/ollama/pull").route(web::post().to(provider::pull_model)))
                 .service(endpoint("/events").route(web::get().to(live::events)))

@@ -23,6 +23,7 @@ const MODULES: &[(&str, &str)] = &[
     ("card.js", include_str!("../../../web/js/card.js")),
     ("dom.js", include_str!("../../../web/js/dom.js")),
     ("edit.js", include_str!("../../../web/js/edit.js")),
+    ("expiry.js", include_str!("../../../web/js/expiry.js")),
     ("facts.js", include_str!("../../../web/js/facts.js")),
     ("i18n.js", include_str!("../../../web/js/i18n.js")),
     (

@@ -77,6 +77,23 @@ impl Store {
         Ok(ids)
     }
 
+    /// Keeps every expired note (active, older than `expiry.days`, never kept) in one
+    /// statement: none of them counts as expired again. Returns their ids.
+    pub fn keep_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
+        self.check_file()?;
+        let mut stmt = self.conn.prepare_cached(
+            "UPDATE notes SET kept_at = ?2, updated_at = ?2
+             WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
+             RETURNING id",
+        )?;
+        let ids = stmt
+            .query_map(params![self.expired_before(now), timestamp(now)], |r| {
+                r.get(0)
+            })?
+            .collect::<Result<Vec<String>, _>>()?;
+        Ok(ids)
+    }
+
     /// Deletes a note in the trash for good, its text gone from the database files:
     /// every row is overwritten as it is deleted or rewritten (`secure_delete`, on for
     /// the connection, and FTS5's own `secure-delete` for the search index, set by
