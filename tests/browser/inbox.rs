@@ -88,7 +88,7 @@ async fn the_session_stays_with_this_origin_and_no_other_local_port_receives_it(
     assert_eq!(
         url.query(),
         None,
-        "the token is dropped from the address: {url}"
+        "the code is dropped from the address: {url}"
     );
     assert_eq!(browser.eval("return document.cookie;").await, json!(""));
     let session = browser

@@ -14,3 +14,4 @@ mod page;
 mod ports;
 #[path = "../support/service.rs"]
 mod service;
+mod untrusted;
