@@ -64,8 +64,9 @@ impl Application {
         forget_the_old_session_secret(&data_dir);
 
         let db_path = settings.database_path();
-        let integrity = check_the_database_in_background(&db_path)?;
         make_database_private(&db_path)?;
+        // After the files are made private: the check's connection may create `-shm`.
+        let integrity = check_the_database_in_background(&db_path)?;
         let store = Store::open_checked(&db_path, settings.expiry.days, integrity.clone())
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
         let provider: Rc<dyn EnrichmentProvider> = match settings.ai.provider {
