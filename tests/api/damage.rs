@@ -154,3 +154,27 @@ async fn a_database_damaged_after_an_unclean_stop_is_refused_and_left_untouched(
         "nothing written into it"
     );
 }
+
+/// The binary as a person runs it: `inkling run` on the damaged file exits 1, saying
+/// what was found and how to recover, and the file is left as it was.
+#[test]
+fn inkling_run_on_a_damaged_database_exits_1_with_the_recovery_steps() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let db = data_dir.path().join("inkling.db");
+    a_cleanly_stopped_database(&db);
+    let bytes = damage_the_middle(&db);
+
+    let output =
+        crate::helpers::run_cli(data_dir.path(), crate::helpers::free_port(), &["run"], None);
+
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("is damaged"), "{said}");
+    assert!(said.contains("Copy it somewhere safe first"), "{said}");
+    assert!(said.contains(".recover"), "{said}");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        bytes,
+        "nothing written into it"
+    );
+}
