@@ -1,7 +1,7 @@
 //! The service's hot paths, measured against their own floor (docs/PERFORMANCE.md).
 //!
 //! Run: `cargo bench --bench pipeline` (release build; ~1–2 minutes on 2 cores).
-//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search|tags`):
+//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search|tags|integrity`):
 //! - capture: p50/p99 latency and throughput of `POST /api/notes` with 8 concurrent
 //!   clients, 2,000 notes, durable commits; split into SQLite commit, actor hop, HTTP;
 //! - retry: retry-all over 100,000 failed notes end to end (HTTP) against the same SQL
@@ -14,6 +14,9 @@
 //! - tags: over 100,000 tagged notes, the read of the prompt's 50 most used tags (before
 //!   every provider call) and the save of an answer with its tags tidied, against a
 //!   capture's commit.
+//! - integrity: the check at start (`PRAGMA quick_check`) of 100,000 tagged notes of
+//!   ordinary length, the file in the page cache and dropped from it, and a start of
+//!   the service on it: until `build` returns, and until the first capture is stored.
 //!
 //! Under `cargo test` (no `--bench` argument) it does nothing.
 
@@ -436,24 +439,19 @@ const TAG_NOTES: usize = 100_000;
 const DISTINCT_TAGS: usize = 2_000;
 const TAG_ROUNDS: usize = 200;
 
-async fn tags() {
-    println!(
-        "tags: {TAG_NOTES} notes with 3 tags each out of {DISTINCT_TAGS}, {TAG_ROUNDS} rounds"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("inkling.db");
-    let mut store = Store::open(&path, 30).unwrap();
-    // A few tags are on many notes, most on a few (tag k's share falls as 1/k).
+/// [`TAG_NOTES`] done notes with three tags each (a few tags on many notes, most on a
+/// few: tag k's share falls as 1/k), each body `tagged note {i}` then `filler`.
+fn tagged_notes(filler: &str) -> Vec<inkling::domain::Note> {
     let pick = |i: usize, j: usize| {
         let x = ((i * 7 + j * 13) % 1_000 + 1) as f64 / 1_000.0;
         let k = ((DISTINCT_TAGS as f64).powf(x) as usize).min(DISTINCT_TAGS);
         format!("topic {k}")
     };
     let at = inkling::domain::timestamp(Utc::now());
-    let notes: Vec<inkling::domain::Note> = (0..TAG_NOTES)
+    (0..TAG_NOTES)
         .map(|i| inkling::domain::Note {
             id: String::new(),
-            body: format!("tagged note {i}"),
+            body: format!("tagged note {i}{filler}"),
             title: Some(format!("Note {i}")),
             summary: Some("A summary.".into()),
             tags: {
@@ -471,7 +469,17 @@ async fn tags() {
             tags_set_by_user: false,
             ai_read_chars: None,
         })
-        .collect();
+        .collect()
+}
+
+async fn tags() {
+    println!(
+        "tags: {TAG_NOTES} notes with 3 tags each out of {DISTINCT_TAGS}, {TAG_ROUNDS} rounds"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let mut store = Store::open(&path, 30).unwrap();
+    let notes = tagged_notes("");
     store.import(&notes, Utc::now()).unwrap();
     let distinct = store.tags(None).unwrap().len();
     println!("  ({distinct} distinct tags in use)");
@@ -521,6 +529,89 @@ async fn tags() {
     report("a capture, for scale", captures, started.elapsed());
 }
 
+/// Drops the file's pages from the page cache (they are clean: nothing was written
+/// since), so the next read comes from the disk, as at the first start after a boot.
+fn drop_from_page_cache(path: &Path) {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path).unwrap();
+    // SAFETY: a valid descriptor; advice only, it changes no data.
+    let failed = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    assert_eq!(failed, 0, "posix_fadvise");
+}
+
+/// Fastest, median and slowest of a few samples, in ms.
+fn spread(what: &str, mut samples: Vec<Duration>) {
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "  {what:<44} min {:7.1} ms  median {:7.1} ms  max {:7.1} ms",
+        ms(samples[0]),
+        ms(samples[samples.len() / 2]),
+        ms(samples[samples.len() - 1])
+    );
+}
+
+/// Starts of the check in each way.
+const INTEGRITY_ROUNDS: usize = 5;
+
+async fn integrity() {
+    println!(
+        "integrity: PRAGMA quick_check of {TAG_NOTES} tagged notes, {INTEGRITY_ROUNDS} rounds"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let s = settings(dir.path(), &[]);
+    let path = s.database_path();
+    {
+        let mut store = Store::open(&path, 30).unwrap();
+        // Bodies of ordinary length (~300 characters): the check reads every page.
+        let filler = ": ".to_owned() + &"a thought typed in passing, ".repeat(10);
+        store.import(&tagged_notes(&filler), Utc::now()).unwrap();
+        store.checkpoint().unwrap();
+    }
+    let size = std::fs::metadata(&path).unwrap().len();
+    println!("  database: {:.1} MiB", size as f64 / (1 << 20) as f64);
+
+    let check = |cold: bool| {
+        let mut samples = Vec::new();
+        for _ in 0..INTEGRITY_ROUNDS {
+            if cold {
+                drop_from_page_cache(&path);
+            }
+            let at = Instant::now();
+            assert_eq!(Store::damage(&path).unwrap(), None);
+            samples.push(at.elapsed());
+        }
+        samples
+    };
+    spread("quick_check, file in the page cache", check(false));
+    spread("quick_check, file read from the disk", check(true));
+
+    // A start on the file just dropped from the cache: `build` does not wait for the
+    // check; the first capture does (its write waits for the verdict).
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .finish();
+    let (mut built, mut captured) = (Vec::new(), Vec::new());
+    for round in 0..INTEGRITY_ROUNDS {
+        drop_from_page_cache(&path);
+        let at = Instant::now();
+        let service = service::start_service(&s, Arc::new(SystemClock)).await;
+        built.push(at.elapsed());
+        let response = client
+            .post(format!("{}/api/notes", service.address))
+            .bearer_auth(&service.token)
+            .send_json(&serde_json::json!({ "body": format!("at start {round}") }))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+        captured.push(at.elapsed());
+        service.handle.stop(true).await;
+        let _ = service.stopped.await;
+    }
+    spread("start: until `build` returns (cold file)", built);
+    spread("start: until the first capture is stored", captured);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
@@ -543,6 +634,9 @@ fn main() {
         }
         if wants("search") {
             search().await;
+        }
+        if wants("integrity") {
+            integrity().await;
         }
     });
 }

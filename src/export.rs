@@ -11,7 +11,7 @@
 //!   typed ([`to_markdown`]). [`from_markdown`] reads it back, and also a file from
 //!   elsewhere: with no front matter, or with other keys (ignored), tags as a YAML list.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{parse_tags, parse_title, timestamp, AiStatus, EditError, Note, NoteBody};
@@ -91,6 +91,10 @@ pub enum ImportError {
     Id(String),
     #[error("{field} {value:?} is not an RFC 3339 time (such as 2026-03-01T12:00:00Z)")]
     Time { field: &'static str, value: String },
+    #[error(
+        "{field} {value:?} is outside the years {EARLIEST_YEAR} to {LATEST_YEAR}; correct the date, or remove it and the note is dated when it is imported"
+    )]
+    TimeOutOfRange { field: &'static str, value: String },
     #[error("the summary is longer than {MAX_IMPORTED_SUMMARY_CHARS} characters")]
     SummaryTooLong,
 }
@@ -188,14 +192,25 @@ fn is_valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// The years a note coming in may be dated in. A year 0 or 9999 is a mistake (a
+/// tool's placeholder, a typo), and such a note would sort before or after every
+/// other note for good; before 1970 no one typed a note into a computer either.
+pub const EARLIEST_YEAR: i32 = 1970;
+pub const LATEST_YEAR: i32 = 2200;
+
 /// An RFC 3339 time in the database's format (UTC, milliseconds); empty is none.
 fn time(field: &'static str, value: Option<String>) -> Result<Option<String>, ImportError> {
     let Some(value) = value.filter(|v| !v.trim().is_empty()) else {
         return Ok(None);
     };
-    DateTime::parse_from_rfc3339(value.trim())
-        .map(|at| Some(timestamp(at.with_timezone(&Utc))))
-        .map_err(|_| ImportError::Time { field, value })
+    let Ok(at) = DateTime::parse_from_rfc3339(value.trim()) else {
+        return Err(ImportError::Time { field, value });
+    };
+    let at = at.with_timezone(&Utc);
+    if !(EARLIEST_YEAR..=LATEST_YEAR).contains(&at.year()) {
+        return Err(ImportError::TimeOutOfRange { field, value });
+    }
+    Ok(Some(timestamp(at)))
 }
 
 // ----- Markdown ------------------------------------------------------------------------
@@ -549,6 +564,42 @@ mod tests {
         ];
         for note in bad {
             assert!(note.clone().validate(100, now()).is_err(), "{note:?}");
+        }
+    }
+
+    #[test]
+    fn a_date_outside_1970_to_2200_is_refused_saying_which_field_and_how_to_fix_it() {
+        let dated = |field: &str, at: &str| {
+            let mut note = ImportedNote {
+                body: "text".into(),
+                ..ImportedNote::default()
+            };
+            let value = Some(at.to_string());
+            match field {
+                "created_at" => note.created_at = value,
+                "updated_at" => note.updated_at = value,
+                "deleted_at" => note.deleted_at = value,
+                _ => note.kept_at = value,
+            }
+            note.validate(100, now())
+        };
+        for field in ["created_at", "updated_at", "deleted_at", "kept_at"] {
+            for at in [
+                "0000-01-01T00:00:00Z",
+                "1969-12-31T23:59:59Z",
+                "2201-01-01T00:00:00Z",
+                "9999-12-31T23:59:59Z",
+            ] {
+                let refused = dated(field, at).unwrap_err().to_string();
+                assert!(
+                    refused.starts_with(&format!("{field} \"{at}\"")),
+                    "{refused}"
+                );
+                assert!(refused.contains("1970 to 2200"), "{refused}");
+            }
+            for at in ["1970-01-01T00:00:00Z", "2200-12-31T23:59:59Z"] {
+                assert!(dated(field, at).is_ok(), "{field} {at}");
+            }
         }
     }
 

@@ -2,8 +2,11 @@
 //!
 //! `build` prepares everything that can fail (data dir, token, database, listener)
 //! before anything runs, so a bad start stops with one clear error and nothing half
-//! started. `run_until_stopped` serves until SIGINT/SIGTERM (or a stop through
-//! [`Application::handle`]), then drains the actors. Shutdown, in order:
+//! started. The one thing it does not wait for is the database's check (`PRAGMA
+//! quick_check` reads the whole file): that runs beside the service, every write waits
+//! for it, and a damaged verdict stops the service with how to recover.
+//! `run_until_stopped` serves until SIGINT/SIGTERM (or a stop through
+//! [`Application::handle`], or that verdict), then drains the actors. Shutdown, in order:
 //! 1. the HTTP server stops accepting, finishes the requests in hand (5 s at most);
 //! 2. the repository handles what is in its mailbox, then checkpoints the WAL; an
 //!    in-flight provider call is abandoned with the System: its job row is untouched
@@ -31,7 +34,7 @@ use crate::open_codes::OpenCodes;
 use crate::services::Services;
 use crate::sessions::Sessions;
 use crate::shutdown::Shutdown;
-use crate::storage::Store;
+use crate::storage::{Integrity, Store, Verdict, RECOVER_HINT};
 
 /// A built, not yet running, service.
 pub struct Application {
@@ -41,6 +44,8 @@ pub struct Application {
     port: u16,
     server: RunningServer,
     services: Services,
+    /// The database's check at start; a damaged verdict stops the service.
+    integrity: Arc<Integrity>,
 }
 
 impl Application {
@@ -55,9 +60,10 @@ impl Application {
         forget_the_old_session_secret(&data_dir);
 
         let db_path = settings.database_path();
-        refuse_a_damaged_database(&db_path)?;
         make_database_private(&db_path)?;
-        let store = Store::open(&db_path, settings.expiry.days)
+        // After the files are made private: the check's connection may create `-shm`.
+        let integrity = check_the_database_in_background(&db_path)?;
+        let store = Store::open_checked(&db_path, settings.expiry.days, integrity.clone())
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
         let provider = crate::ai::provider_for(&settings);
         let services = Services::start(&settings, clock.clone(), store, db_path.clone(), provider)
@@ -124,6 +130,7 @@ impl Application {
         // One thread: requests only hop to actors, and SQLite's single writer is the
         // bottleneck, not HTTP. Not actix-web's HttpServer: see src/http/server/listener.rs.
         let server = server.start(app).context("cannot start the HTTP server")?;
+        stop_if_damaged(integrity.clone(), server.handle());
 
         if settings.tray.enabled {
             let failed = match services.repository.send(CountFailed).await {
@@ -166,6 +173,7 @@ impl Application {
             port,
             server,
             services,
+            integrity,
         })
     }
 
@@ -202,6 +210,9 @@ impl Application {
                 tracing::warn!(error = %e, "final WAL checkpoint failed; data is safe in the WAL")
             }
             Err(e) => tracing::warn!(error = %e, "repository already stopped"),
+        }
+        if let Verdict::Damaged(why) = self.integrity.now() {
+            anyhow::bail!(why);
         }
         tracing::info!("inkling stopped");
         Ok(())
@@ -247,33 +258,28 @@ fn forget_the_old_session_secret(data_dir: &Path) {
     }
 }
 
-/// What to do with a damaged database: keep the original, recover into a new file.
-const RECOVER_HINT: &str = "the database may be damaged. Nothing was written to it. \
-     Copy it somewhere safe first, then recover the notes into a new file with \
-     `sqlite3 inkling.db .recover | sqlite3 recovered.db` and put recovered.db in its place";
-
-/// After an unclean stop (a crash, `kill -9`, a power cut: the write-ahead log was not
-/// folded back, so the `-wal` file is not empty), checks the database before anything
-/// writes to it, and refuses to start on a damaged one. A clean stop empties the log,
-/// so a normal start pays nothing; `PRAGMA quick_check` reads the whole file.
-fn refuse_a_damaged_database(db_path: &Path) -> anyhow::Result<()> {
+/// Starts `quick_check` of an existing database on a thread of its own
+/// (`storage::Integrity`): start-up goes on, and every write waits for its verdict. A
+/// database about to be created has nothing to check. After a clean stop too: a file
+/// damaged while inkling was stopped (a bad copy, a sync tool, the disk) was once used
+/// as if it were fine.
+fn check_the_database_in_background(db_path: &Path) -> anyhow::Result<Arc<Integrity>> {
     let wal = PathBuf::from(format!("{}-wal", db_path.display()));
-    let unclean = std::fs::metadata(&wal).is_ok_and(|meta| meta.len() > 0);
-    if !unclean || !db_path.exists() {
-        return Ok(());
+    let holds_notes = |path: &Path| std::fs::metadata(path).is_ok_and(|meta| meta.len() > 0);
+    if !holds_notes(db_path) && !holds_notes(&wal) {
+        return Ok(Integrity::sound());
     }
-    tracing::info!("the last stop was not clean; checking the database");
-    match Store::damage(db_path) {
-        Ok(None) => Ok(()),
-        Ok(Some(found)) => anyhow::bail!(
-            "the database {} is damaged (SQLite's check found: {found}); {RECOVER_HINT}",
-            db_path.display()
-        ),
-        Err(e) => anyhow::bail!(
-            "cannot check the database {} ({e}); {RECOVER_HINT}",
-            db_path.display()
-        ),
-    }
+    Integrity::check_in_background(db_path).context("cannot start the database's check")
+}
+
+/// Stops the service as soon as the check finds the database damaged;
+/// `run_until_stopped` then ends with what was found and how to recover.
+fn stop_if_damaged(integrity: Arc<Integrity>, server: ServerHandle) {
+    actix_rt::spawn(async move {
+        if let Verdict::Damaged(_) = integrity.decided().await {
+            server.stop(true).await;
+        }
+    });
 }
 
 /// The database and its `-wal` and `-shm` files, readable by their owner only. SQLite

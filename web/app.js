@@ -75,12 +75,12 @@ async function start() {
   // wait for one round trip, not three in a row.
   const strings = api.strings();
   const params = new URLSearchParams(location.search);
-  // `inkling open` and the tray give a one-time code; scripts may give the token.
+  // `inkling open` and the tray give a one-time code: the only way in by address. A
+  // token in the address is not used (an address is seen by `ps` and kept in the
+  // history: the token would open every note for good), only dropped from the bar.
   const code = params.get("code");
-  const token = params.get("token");
-  if (code || token) {
-    await api.openSession(code ? { code } : { token });
-    // Dropped from the address bar either way.
+  if (code) await api.openSession({ code });
+  if (params.has("code") || params.has("token")) {
     params.delete("code");
     params.delete("token");
     history.replaceState(null, "", params.size ? `/?${params}` : "/");

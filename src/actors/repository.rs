@@ -345,10 +345,12 @@ impl RepositoryActor {
     /// with its error. Should the arbiter ever call the factory again (it does when the
     /// actor stops), the database is reopened from `path`.
     pub fn start(store: Store, path: PathBuf, expiry_days: u32, hub: Mailbox<Hub>) -> Addr<Self> {
+        let integrity = store.integrity();
         let first = Arc::new(Mutex::new(Some(store)));
         SyncArbiter::start(1, move || {
             let taken = first.lock().unwrap_or_else(|p| p.into_inner()).take();
-            let store = taken.or_else(|| match Store::open(&path, expiry_days) {
+            let reopened = || Store::open_checked(&path, expiry_days, integrity.clone());
+            let store = taken.or_else(|| match reopened() {
                 Ok(store) => Some(store),
                 Err(e) => {
                     tracing::error!(error = %e, "cannot reopen the database");

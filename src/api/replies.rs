@@ -70,7 +70,7 @@ pub struct TagCount {
     pub count: u64,
 }
 
-/// What a tag rename did (`POST /api/tags/{tag}/rename`).
+/// What a tag rename did (`POST /api/tags/rename`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TagRenamed {
     /// The tag's name now.

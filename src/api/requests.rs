@@ -92,10 +92,14 @@ pub struct EditRequest {
     pub tags: Option<Vec<String>>,
 }
 
-/// `POST /api/tags/{tag}/rename` body.
+/// `POST /api/tags/rename` body. The tag travels in the body, not the path: a tag
+/// named `.` or `..` is a dot segment of a URL, which browsers fold away even
+/// percent-encoded (`%2E`), so the page could not name it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RenameTagRequest {
+    /// The tag as stored.
+    pub tag: String,
     pub to: String,
 }
 

@@ -85,41 +85,38 @@ pub(crate) async fn run_import(run: &mut Invocation<'_>, path: &Path) -> Result<
 }
 
 /// Every note, the trash included, into a new folder `notes-<time>` in `parent`:
-/// `notes.json` (the export as the service sent it), or one Markdown file a note.
+/// `notes.json` (the export as the service sent it), or one Markdown file a note. The
+/// folder (and `parent`) is made only once the service has begun to send the export:
+/// an export refused (the service not running, or not this inkling) creates nothing.
 pub async fn export_notes(
     client: &ServiceClient,
     format: NotesFormat,
     parent: &Path,
     now: DateTime<Utc>,
 ) -> Result<Exported, ClientError> {
-    std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
     let path = parent.join(format!("notes-{}", now.format("%Y-%m-%dT%H-%M-%S")));
-    private_folder(&path)?;
     let mut notes = 0u64;
     let mut finished = false;
-    let mut json = match format {
-        NotesFormat::Json => {
-            let file = path.join("notes.json");
-            Some((
-                private_file(&file).map_err(|e| io_error("create", &file, e))?,
-                file,
-            ))
-        }
-        NotesFormat::Markdown => None,
-    };
+    // The folder, and the JSON file in it; `None` until the first line arrives.
+    let mut made: Option<Option<(std::fs::File, PathBuf)>> = None;
     client
         .export_notes(|line| {
+            if made.is_none() {
+                made = Some(new_export_folder(parent, &path, format)?);
+            }
+            let json = made.as_mut().and_then(Option::as_mut);
             // The document comes one note a line, between its head and its tail.
             let is_head = line.starts_with("{\"inkling_export\"");
             finished |= line == "]}";
-            if let Some((file, name)) = json.as_mut() {
+            let is_json = json.is_some();
+            if let Some((file, name)) = json {
                 writeln!(file, "{line}").map_err(|e| io_error("write", name, e))?;
             }
             if is_head || line == "]}" || line.is_empty() {
                 return Ok(());
             }
             notes += 1;
-            if json.is_none() {
+            if !is_json {
                 let note: Note = serde_json::from_str(line.trim_end_matches(','))
                     .map_err(|e| anyhow::anyhow!("unexpected note in the export: {e}"))?;
                 write_markdown(&path, &note)?;
@@ -127,6 +124,11 @@ pub async fn export_notes(
             Ok(())
         })
         .await?;
+    let Some(json) = made else {
+        return Err(ClientError::Api(
+            "the service sent no export; nothing was written".into(),
+        ));
+    };
     if !finished {
         return Err(ClientError::Api(format!(
             "the export ended early; {} holds only what arrived",
@@ -137,6 +139,27 @@ pub async fn export_notes(
         file.sync_all().map_err(|e| io_error("write", &name, e))?;
     }
     Ok(Exported { path, notes })
+}
+
+/// The export's folder `path` in `parent` (made if need be), and its `notes.json` for
+/// the JSON format.
+fn new_export_folder(
+    parent: &Path,
+    path: &Path,
+    format: NotesFormat,
+) -> Result<Option<(std::fs::File, PathBuf)>, ClientError> {
+    std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
+    private_folder(path)?;
+    match format {
+        NotesFormat::Json => {
+            let file = path.join("notes.json");
+            Ok(Some((
+                private_file(&file).map_err(|e| io_error("create", &file, e))?,
+                file,
+            )))
+        }
+        NotesFormat::Markdown => Ok(None),
+    }
 }
 
 /// One note's Markdown file in `folder` (a second note with the same name, which

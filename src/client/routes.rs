@@ -127,11 +127,13 @@ impl ServiceClient {
         self.get("/api/tags").await
     }
 
-    /// `POST /api/tags/{old}/rename`: renamed, or merged into `new`.
+    /// `POST /api/tags/rename`: renamed, or merged into `new`.
     pub async fn rename_tag(&self, old: &str, new: &str) -> Result<TagRenamed, ClientError> {
-        let request = RenameTagRequest { to: new.into() };
-        self.post(&format!("/api/tags/{}/rename", encode(old)), &request)
-            .await
+        let request = RenameTagRequest {
+            tag: old.into(),
+            to: new.into(),
+        };
+        self.post("/api/tags/rename", &request).await
     }
 
     /// The inbox page's address with a fresh one-time code (a minute, one use), which

@@ -73,9 +73,10 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound(_) | StoreError::NoSuchTag(_) => ApiError::NotFound(e.to_string()),
             StoreError::Conflict(_) => ApiError::Conflict(e.to_string()),
             StoreError::Full(_) => ApiError::InsufficientStorage(e.to_string()),
-            StoreError::ReadOnly(_) | StoreError::DiskIo(_) | StoreError::Gone(_) => {
-                ApiError::Unavailable(e.to_string())
-            }
+            StoreError::ReadOnly(_)
+            | StoreError::DiskIo(_)
+            | StoreError::Gone(_)
+            | StoreError::Damaged(_) => ApiError::Unavailable(e.to_string()),
             other => ApiError::Unexpected(anyhow::Error::new(other)),
         }
     }

@@ -28,12 +28,31 @@ pub fn words(locale: Locale) -> &'static Words {
 }
 
 /// `template` with each `{name}` replaced by its value. A name with no value stays as it
-/// is, so a mistake shows in the text instead of vanishing.
+/// is, so a mistake shows in the text instead of vanishing. One pass over the template:
+/// a value is never read as a template itself (a tag named `{to}` is shown as it is).
 pub fn fill(template: &str, values: &[(&str, &dyn Display)]) -> String {
-    let mut out = template.to_string();
-    for (name, value) in values {
-        out = out.replace(&format!("{{{name}}}"), &value.to_string());
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let named = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            let value = values.iter().find(|(n, _)| *n == name)?.1;
+            Some((value, close))
+        });
+        match named {
+            Some((value, close)) => {
+                out.push_str(&value.to_string());
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
     }
+    out.push_str(rest);
     out
 }
 
@@ -79,5 +98,17 @@ mod tests {
             fill("{at} and {other}", &[("at", &"now")]),
             "now and {other}"
         );
+    }
+
+    #[test]
+    fn a_value_that_looks_like_a_name_is_shown_as_it_is() {
+        assert_eq!(
+            fill(
+                "Renamed #{from} to #{to}.",
+                &[("from", &"{to}"), ("to", &"{from}")]
+            ),
+            "Renamed #{to} to #{from}."
+        );
+        assert_eq!(fill("{{n}} {", &[("n", &1)]), "{1} {");
     }
 }

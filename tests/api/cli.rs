@@ -648,3 +648,32 @@ fn a_reader_that_stops_early_ends_the_command_quietly() {
         );
     }
 }
+
+/// A refused export left an empty folder (and made `--out`): it was made before the
+/// service was asked. Now nothing is created until the export arrives.
+#[test]
+fn an_export_refused_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port(); // nothing listens there: the export is refused
+    let out = dir.path().join("exports").join("today");
+    for format in ["markdown", "json"] {
+        let output = run_cli(
+            dir.path(),
+            port,
+            &[
+                "export-notes",
+                "--format",
+                format,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert!(!output.status.success(), "{format}");
+        assert!(
+            !dir.path().join("exports").exists(),
+            "{format}: {}",
+            text(&output.stderr)
+        );
+    }
+}

@@ -120,8 +120,8 @@ async fn a_tag_is_renamed_on_every_note_or_merged_into_one_that_exists() {
 
     let (status, renamed) = app
         .post_json(
-            "/api/tags/cooking%20tips/rename",
-            &json!({ "to": "Cooking" }),
+            "/api/tags/rename",
+            &json!({ "tag": "cooking tips", "to": "Cooking" }),
         )
         .await;
     assert_eq!(status, 200, "{renamed}");
@@ -132,7 +132,10 @@ async fn a_tag_is_renamed_on_every_note_or_merged_into_one_that_exists() {
     assert_eq!(note(&app, &b).await["tags"], json!(["cooking"]));
 
     let (status, renamed) = app
-        .post_json("/api/tags/cooking/rename", &json!({ "to": "food" }))
+        .post_json(
+            "/api/tags/rename",
+            &json!({ "tag": "cooking", "to": "food" }),
+        )
         .await;
     assert_eq!(status, 200);
     assert_eq!(
@@ -141,15 +144,24 @@ async fn a_tag_is_renamed_on_every_note_or_merged_into_one_that_exists() {
     );
     assert_eq!(note(&app, &a).await["tags"], json!(["food"]));
 
-    // A tag with a slash is one path segment when encoded.
-    let (status, renamed) = app
-        .post_json("/api/tags/ci%2Fcd/rename", &json!({ "to": "devops" }))
-        .await;
-    assert_eq!(status, 200, "{renamed}");
+    // A tag with a slash, and tags a URL path cannot carry (dot segments): all in the body.
+    for (tag, to) in [("ci/cd", "devops"), (".", "dot"), ("..", "dots")] {
+        tagged(&app, tag, &[tag]).await;
+        let (status, renamed) = app
+            .post_json("/api/tags/rename", &json!({ "tag": tag, "to": to }))
+            .await;
+        assert_eq!(status, 200, "{tag}: {renamed}");
+        assert_eq!(renamed["tag"], to, "{tag}");
+    }
     let (_, tags) = app.get("/api/tags").await;
     assert_eq!(
         tags,
-        json!([{ "tag": "food", "count": 2 }, { "tag": "devops", "count": 1 }])
+        json!([
+            { "tag": "devops", "count": 2 },
+            { "tag": "food", "count": 2 },
+            { "tag": "dot", "count": 1 },
+            { "tag": "dots", "count": 1 }
+        ])
     );
 }
 
@@ -159,23 +171,33 @@ async fn bad_renames_get_a_clear_error_and_change_nothing() {
     tagged(&app, "a", &["cooking"]).await;
     let (_, before) = app.get("/api/tags").await;
     let cases = [
-        ("nothing", json!({ "to": "x" }), 404, "no note has the tag"),
-        ("cooking", json!({ "to": "  " }), 400, "cannot be empty"),
         (
-            "cooking",
-            json!({ "to": "Cooking" }),
+            json!({ "tag": "nothing", "to": "x" }),
+            404,
+            "no note has the tag",
+        ),
+        (
+            json!({ "tag": "cooking", "to": "  " }),
+            400,
+            "cannot be empty",
+        ),
+        (
+            json!({ "tag": "cooking", "to": "Cooking" }),
             400,
             "called \"cooking\" already",
         ),
-        ("cooking", json!({ "to": "a,b" }), 400, "comma"),
-        ("cooking", json!({ "name": "x" }), 400, "unknown field"),
-        ("cooking", json!({ "to": 3 }), 400, "invalid type"),
+        (json!({ "tag": "cooking", "to": "a,b" }), 400, "comma"),
+        (
+            json!({ "tag": "cooking", "name": "x" }),
+            400,
+            "unknown field",
+        ),
+        (json!({ "to": "x" }), 400, "missing field `tag`"),
+        (json!({ "tag": "cooking", "to": 3 }), 400, "invalid type"),
     ];
-    for (tag, body, status, says) in cases {
-        let (got, error) = app
-            .post_json(&format!("/api/tags/{tag}/rename"), &body)
-            .await;
-        assert_eq!(got, status, "{tag} {body}: {error}");
+    for (body, status, says) in cases {
+        let (got, error) = app.post_json("/api/tags/rename", &body).await;
+        assert_eq!(got, status, "{body}: {error}");
         assert!(error["error"].as_str().unwrap().contains(says), "{error}");
     }
     let (_, after) = app.get("/api/tags").await;

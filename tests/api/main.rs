@@ -16,10 +16,12 @@
 //! - `inbox`: the AI routes (retry-all, failed count, recheck, status) end to end.
 //! - `server`: the HTTP server itself: no service while idle, the connection cap, stop.
 //! - `security`: what other users and processes on the desktop cannot do.
+//! - `damage`: a database damaged while the service was down is refused, never written.
 //! - `slots`: silent connections and open feeds cannot lock the user out.
 
 mod auth;
 mod cli;
+mod damage;
 mod delete;
 mod desktop;
 mod disk;

@@ -162,54 +162,6 @@ async fn a_capture_after_the_database_file_was_deleted_is_refused_not_lost() {
     );
 }
 
-/// A database damaged while the service was down (garbage in the middle, after an
-/// unclean stop): start-up refuses with how to recover, and writes nothing into it.
-/// It used to start, say "cannot load the AI queue" once, report the worker idle with
-/// every pending note stuck, and go on writing captures into the damaged file.
-#[actix_rt::test]
-async fn a_damaged_database_is_refused_at_start_with_how_to_recover_and_left_untouched() {
-    let data_dir = tempfile::tempdir().unwrap();
-    let db = data_dir.path().join("inkling.db");
-    {
-        let mut store = inkling::storage::Store::open(&db, 30).unwrap();
-        for i in 0..2000 {
-            let body =
-                inkling::domain::NoteBody::parse(format!("note {i} {}", "x".repeat(200)), 65536)
-                    .unwrap();
-            store.capture(&body, chrono::Utc::now()).unwrap();
-        }
-        store.checkpoint().unwrap();
-        // One more write, and no clean close: the write-ahead log stays, as after kill -9.
-        let body = inkling::domain::NoteBody::parse("the last one".into(), 65536).unwrap();
-        store.capture(&body, chrono::Utc::now()).unwrap();
-        std::mem::forget(store);
-    }
-    let mut bytes = std::fs::read(&db).unwrap();
-    let middle = bytes.len() / 2;
-    for byte in &mut bytes[middle..middle + 16 * 1024] {
-        *byte = 0xa5;
-    }
-    std::fs::write(&db, &bytes).unwrap();
-
-    let settings = crate::service::test_settings(data_dir.path(), &[]);
-    let refused = inkling::startup::Application::build(
-        settings,
-        std::sync::Arc::new(inkling::clock::SystemClock),
-    )
-    .await
-    .err()
-    .expect("start-up refused");
-
-    let message = format!("{refused:#}");
-    assert!(message.contains("is damaged"), "{message}");
-    assert!(message.contains(".recover"), "{message}");
-    assert_eq!(
-        std::fs::read(&db).unwrap(),
-        bytes,
-        "nothing written into it"
-    );
-}
-
 /// Some 404 answers were empty, not JSON: a client reading `error` found nothing.
 #[actix_rt::test]
 async fn an_unknown_path_anywhere_is_a_json_404() {

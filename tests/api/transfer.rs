@@ -144,6 +144,19 @@ async fn a_bad_import_is_refused_whole_and_writes_nothing() {
             "unknown variant",
         ),
         (json!({ "note": [] }), "unknown field"),
+        // Years 0 and 9999 came in, and sorted before and after every note for good.
+        (
+            json!({ "notes": [good, { "body": "x", "id": "old-one", "created_at": "0000-01-01T00:00:00Z" }] }),
+            "note 2 (old-one): created_at \"0000-01-01T00:00:00Z\" is outside the years 1970 to 2200",
+        ),
+        (
+            json!({ "notes": [{ "body": "x", "updated_at": "9999-12-31T23:59:59Z" }] }),
+            "note 1: updated_at \"9999-12-31T23:59:59Z\" is outside the years 1970 to 2200",
+        ),
+        (
+            json!({ "markdown": [{ "name": "far.md", "text": "---\ncreated: 9999-01-01T00:00:00Z\n---\nfar" }] }),
+            "far.md: created_at \"9999-01-01T00:00:00Z\" is outside",
+        ),
     ];
     for (body, says) in cases {
         let (status, error) = app.post_json("/api/notes/import", &body).await;

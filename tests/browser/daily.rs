@@ -222,7 +222,7 @@ async fn notes_past_expiry_are_asked_about_calmly_once_a_week_and_keep_all_keeps
     browser.wait_visible("expiry-banner").await;
     let asked = browser.text("#expiry-banner .text").await;
     assert!(
-        asked.contains("2 notes you haven't kept"),
+        asked.contains("2 notes over 0 days old, not kept"),
         "calm words: {asked}"
     );
 

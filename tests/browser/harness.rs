@@ -222,10 +222,12 @@ impl Browser {
         actix_rt::spawn(app.run_until_stopped());
     }
 
-    /// Opens the page as `inkling open` does, with the token in the URL.
+    /// Opens the page as `inkling open` does, with a fresh one-time code in the URL.
     pub async fn open_inbox(&self) {
+        let code = self.api("POST", "/api/open-code", Some(json!({}))).await;
+        let code = code["code"].as_str().expect("a one-time code");
         self.client
-            .goto(&format!("{}/?token={}", self.app_url, self.token))
+            .goto(&format!("{}/?code={code}", self.app_url))
             .await
             .unwrap();
         self.wait_visible("app").await;

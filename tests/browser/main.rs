@@ -17,3 +17,4 @@ mod page;
 mod ports;
 #[path = "../support/service.rs"]
 mod service;
+mod untrusted;

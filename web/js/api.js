@@ -65,7 +65,7 @@ const note = (id) => `/api/notes/${encodeURIComponent(id)}`;
 /// The page's words, both languages (an asset, no session needed).
 export const strings = () => fetch("/assets/i18n.json").then((response) => response.json());
 
-/// Trades a one-time code (or the token) for a session, kept in this origin's storage;
+/// Trades a one-time code for a session, kept in this origin's storage;
 /// the session this page held before, if any, is ended rather than left to expire.
 /// A used or stale code keeps the session the page may already hold.
 export async function openSession(grant) {
@@ -108,7 +108,9 @@ export const noteAction = (id, action) => post(`${note(id)}/${action}`);
 export const tickTask = (id, index, done) => post(`${note(id)}/tasks/${index}`, { done });
 export const importNotes = (batch) => post("/api/notes/import", batch);
 export const tags = () => call("/api/tags");
-export const renameTag = (tag, to) => post(`/api/tags/${encodeURIComponent(tag)}/rename`, { to });
+// The tag in the body: a tag named "." or ".." is a dot segment in a path, which the
+// browser folds away even encoded.
+export const renameTag = (tag, to) => post("/api/tags/rename", { tag, to });
 export const emptyTrash = () => post("/api/trash/empty");
 export const retryAllFailed = () => post("/api/inbox/retry-all-failed");
 export const trashExpired = () => post("/api/inbox/trash-expired");

@@ -7,7 +7,7 @@
 //       action(id, name), edit(item, note), trash(note), remove(note)}
 
 import { t } from "./i18n.js";
-import { button, confirmingButton, details, headline, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
+import { button, confirmingButton, details, headline, isolated, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
 import { appendLinkedText } from "./links.js";
 
 /// The summary says something the card does not already: the body is more than a
@@ -96,6 +96,8 @@ export function card(note, ctx, item = document.createElement("li")) {
   const open = document.createElement("a");
   open.href = noteAddress(note.id);
   open.className = "open";
+  // Its own direction, isolated: bidi controls in a title reorder nothing around it.
+  open.dir = "auto";
   open.textContent = name;
   open.addEventListener("click", (event) => {
     if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
@@ -137,7 +139,7 @@ export function card(note, ctx, item = document.createElement("li")) {
   const spacer = document.createElement("span");
   spacer.className = "spacer";
   meta.append(spacer);
-  const named = { title: name };
+  const named = { title: isolated(name) };
   if (ctx.inTrash) {
     meta.append(button(t("restore"), () => ctx.action(note.id, "restore"), "restore", t("restoreNote", named)));
     meta.append(deleteButton(note, named, ctx.remove));

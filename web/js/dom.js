@@ -122,6 +122,16 @@ export function noteAddress(id) {
   return `/?${params}`;
 }
 
+/// A title inside a sentence (an aria-label): between Unicode's isolate marks (FSI …
+/// PDI), the text form of <bdi>, so that a right-to-left override in it (U+202E) cannot
+/// reorder the words around it.
+export const isolated = (text) => `\u2068${text}\u2069`;
+
+/// A title shown on its own: a <bdi>, its direction its own, nothing around it reordered.
+export function bdi(text) {
+  return Object.assign(document.createElement("bdi"), { textContent: text });
+}
+
 /// A note's headline: its title, or its first line.
 export function headline(note) {
   if (note.title) return note.title;

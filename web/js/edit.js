@@ -6,7 +6,7 @@
 
 import * as api from "./api.js";
 import { t } from "./i18n.js";
-import { button, field, headline, paragraph } from "./dom.js";
+import { button, field, headline, isolated, paragraph } from "./dom.js";
 import { state } from "./store.js";
 
 /// `saved(note)`: the service's answer; `closed()`: the form is gone (saved or not),
@@ -15,7 +15,7 @@ export function editNote(container, note, { saved, closed }) {
   state.editing = note.id;
   const form = document.createElement("form");
   form.className = "edit";
-  form.setAttribute("aria-label", t("editNoteLabel", { title: headline(note) }));
+  form.setAttribute("aria-label", t("editNoteLabel", { title: isolated(headline(note)) }));
   const title = document.createElement("input");
   title.name = "title";
   title.maxLength = 200;

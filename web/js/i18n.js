@@ -19,11 +19,12 @@ export function t(key, values = {}) {
   if (text && typeof text === "object" && !Array.isArray(text)) {
     text = text[plurals.select(Number(values.n ?? 0))] ?? text.other;
   }
-  for (const [name, value] of Object.entries(values)) {
-    const shown = typeof value === "number" ? value.toLocaleString(currentLocale) : String(value);
-    text = text.split(`{${name}}`).join(shown);
-  }
-  return text;
+  // One pass: a value is never read as a template (a tag named "{to}" is shown as it is).
+  return text.replace(/\{(\w+)\}/g, (whole, name) => {
+    if (!Object.hasOwn(values, name)) return whole;
+    const value = values[name];
+    return typeof value === "number" ? value.toLocaleString(currentLocale) : String(value);
+  });
 }
 
 export function applyStrings(all, wanted) {

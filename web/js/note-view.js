@@ -6,7 +6,7 @@
 
 import * as api from "./api.js";
 import { t, relativeTime } from "./i18n.js";
-import { $, button, details, guarded, headline, paragraph, tagButton } from "./dom.js";
+import { $, bdi, button, details, guarded, headline, isolated, paragraph, tagButton } from "./dom.js";
 import { aiButton, deleteButton, failureText } from "./card.js";
 import { editNote } from "./edit.js";
 import { answered, noteAction, onNoteChanged, trashNote } from "./notes.js";
@@ -79,7 +79,7 @@ function aiSection(note, ctx) {
     if (byUser) return t("byYou");
     return note.ai_read_chars != null ? `${t("byAi")}, ${t("fromFirst", { n: note.ai_read_chars })}` : t("byAi");
   };
-  if (note.title) fact(t("aiTitle"), note.title, fromAi(note.title_set_by_user));
+  if (note.title) fact(t("aiTitle"), bdi(note.title), fromAi(note.title_set_by_user));
   const tags = document.createElement("span");
   for (const tag of note.tags) tags.append(tagButton(tag, ctx.filterTag), " ");
   if (!note.tags.length) tags.textContent = t("noTags");
@@ -106,8 +106,9 @@ function aiSection(note, ctx) {
 /// The open note's elements, from the note alone; its buttons call `ctx`'s functions.
 export function detailView(note, ctx) {
   const name = headline(note);
-  const named = { title: name };
+  const named = { title: isolated(name) };
   const heading = document.createElement("h2");
+  heading.dir = "auto";
   heading.textContent = name;
   heading.tabIndex = -1;
   const when = paragraph("hint", t("created", { when: relativeTime(note.created_at) }));

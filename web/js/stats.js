@@ -47,6 +47,7 @@ export async function loadStats() {
   if (oldest) {
     const link = document.createElement("a");
     link.href = noteAddress(oldest.id);
+    link.dir = "auto";
     link.textContent = headline(oldest);
     link.addEventListener("click", (event) => {
       event.preventDefault();

@@ -70,7 +70,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                         .route(web::delete().to(trash::delete_forever)),
                 )
                 .service(endpoint("/tags").route(web::get().to(tags::tags)))
-                .service(endpoint("/tags/{tag}/rename").route(web::post().to(tags::rename_tag)))
+                .service(endpoint("/tags/rename").route(web::post().to(tags::rename_tag)))
                 .service(endpoint("/trash/empty").route(web::post().to(trash::empty_trash)))
                 .service(endpoint("/notes/{id}/trash").route(web::post().to(trash::trash)))
                 .service(endpoint("/notes/{id}/restore").route(web::post().to(trash::restore)))

@@ -1,5 +1,5 @@
 //! Tags: `GET /api/tags` (the tags in use, with their counts) and
-//! `POST /api/tags/{tag}/rename` (a tag renamed, or merged, on every note).
+//! `POST /api/tags/rename` (a tag renamed, or merged, on every note).
 
 use actix_web::{web, HttpResponse};
 
@@ -19,17 +19,15 @@ pub async fn tags(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
     Ok(HttpResponse::Ok().json(tags))
 }
 
-/// `POST /api/tags/{tag}/rename {"to": "..."}` → `{"tag", "notes", "merged"}`: the tag
-/// renamed on every note, merged into `to` when that is in use already (one
+/// `POST /api/tags/rename {"tag": "...", "to": "..."}` → `{"tag", "notes", "merged"}`:
+/// the tag renamed on every note, merged into `to` when that is in use already (one
 /// transaction). 404 for a tag no note has.
 pub async fn rename_tag(
     state: web::Data<AppState>,
-    tag: web::Path<String>,
     request: web::Json<RenameTagRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let from = tag.into_inner();
-    let to = crate::tags::normalize(&request.into_inner().to)
-        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let RenameTagRequest { tag: from, to } = request.into_inner();
+    let to = crate::tags::normalize(&to).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     if to == from {
         return Err(ApiError::BadRequest(format!(
             "the tag is called \"{to}\" already"

@@ -32,6 +32,10 @@ pub enum StoreError {
         "the database file {0} was deleted or replaced while inkling was running; nothing was saved. Restart inkling"
     )]
     Gone(String),
+    /// The check at start found the database damaged (the words say what, and how to
+    /// recover): it is never written.
+    #[error("{0}")]
+    Damaged(String),
     /// The note is not where the operation needs it (active for a delete for good).
     #[error("{0}")]
     Conflict(String),
@@ -55,8 +59,8 @@ impl From<rusqlite::Error> for StoreError {
 }
 
 impl StoreError {
-    /// The disk, not the data, is the trouble: full, read-only or failing. Every write
-    /// would fail the same way until it is fixed.
+    /// The disk, not the data, is the trouble: full, read-only, failing or damaged.
+    /// Every write would fail the same way until it is fixed.
     pub fn is_disk_trouble(&self) -> bool {
         matches!(
             self,
@@ -64,6 +68,7 @@ impl StoreError {
                 | StoreError::ReadOnly(_)
                 | StoreError::DiskIo(_)
                 | StoreError::Gone(_)
+                | StoreError::Damaged(_)
         )
     }
 }

@@ -11,7 +11,8 @@
 //!   pending note keeps its job row, so restoring it resumes the work.
 //!
 //! This file owns opening the database (its pragmas and migrations, and the file's
-//! identity, checked before each write) and the WAL checkpoint; `error.rs` the error type. The
+//! identity and soundness, checked before each write) and the WAL checkpoint;
+//! `integrity.rs` the check at start that each write waits for; `error.rs` the error type. The
 //! operations are in one `impl Store` block per feature, each in its own file:
 //! - `notes.rs`: capture, reads, lists and their filters, edits, the banners' counts;
 //! - `queue.rs`: the durable AI queue: job rows, and the worker's writes (an answer
@@ -23,6 +24,7 @@
 //! - `invariants.rs`: checks after the fact (the invariants above, query plans).
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -32,6 +34,7 @@ use super::migrations::{self, MIGRATIONS};
 use crate::domain::timestamp;
 
 mod error;
+mod integrity;
 mod invariants;
 mod notes;
 mod queue;
@@ -43,6 +46,7 @@ mod trash;
 pub use crate::api::notes::{NoteCounts, SearchHit};
 pub use crate::api::replies::{TagCount, TagRenamed};
 pub use error::{StoreError, StoreResult};
+pub use integrity::{Integrity, Verdict, RECOVER_HINT};
 pub use notes::{Edited, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL};
 pub use queue::{
     Job, ALL_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
@@ -59,6 +63,8 @@ pub struct Store {
     /// The database file and its identity (device, inode) when it was opened; `None`
     /// in memory. Checked before each write (see [`Store::check_file`]).
     file: Option<(std::path::PathBuf, FileIdentity)>,
+    /// The check at start: no write before it has found the file sound.
+    integrity: Arc<Integrity>,
 }
 
 /// Which file a path named when it was opened.
@@ -91,11 +97,23 @@ impl FileIdentity {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path` and migrates it.
+    /// Opens (creating if needed) the database at `path` and migrates it, taking it for
+    /// sound (tests, benchmarks, a database known to be new).
     pub fn open(path: &Path, expiry_days: u32) -> StoreResult<Self> {
+        Self::open_checked(path, expiry_days, Integrity::sound())
+    }
+
+    /// Opens the database at `path`, whose soundness `integrity` is deciding: reads go
+    /// ahead at once, each write (a migration included) waits for the verdict and is
+    /// refused on a damaged file.
+    pub fn open_checked(
+        path: &Path,
+        expiry_days: u32,
+        integrity: Arc<Integrity>,
+    ) -> StoreResult<Self> {
         let conn = Connection::open(path)
             .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
-        let mut store = Self::with_connection(conn, expiry_days)?;
+        let mut store = Self::with_connection(conn, expiry_days, integrity)?;
         let identity = FileIdentity::of(path)
             .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
         store.file = Some((path.to_path_buf(), identity));
@@ -120,10 +138,13 @@ impl Store {
         })
     }
 
-    /// Refuses a write when the database file is no longer the one opened: SQLite
-    /// would go on writing into the unlinked file, and every note "saved" there would
-    /// be lost at the next start. One `stat` per write, a few microseconds.
+    /// Before each write: waits for the check at start, and refuses the write on a
+    /// damaged file (it is never written); then refuses it when the database file is no
+    /// longer the one opened: SQLite would go on writing into the unlinked file, and
+    /// every note "saved" there would be lost at the next start. Once the check has
+    /// decided, one lock and one `stat` per write, a few microseconds.
     fn check_file(&self) -> StoreResult<()> {
+        self.integrity.wait_for_verdict().allows_writes()?;
         let Some((path, opened)) = &self.file else {
             return Ok(());
         };
@@ -135,10 +156,18 @@ impl Store {
 
     /// An in-memory database (tests, benchmarks).
     pub fn open_in_memory(expiry_days: u32) -> StoreResult<Self> {
-        Self::with_connection(Connection::open_in_memory()?, expiry_days)
+        Self::with_connection(
+            Connection::open_in_memory()?,
+            expiry_days,
+            Integrity::sound(),
+        )
     }
 
-    fn with_connection(mut conn: Connection, expiry_days: u32) -> StoreResult<Self> {
+    fn with_connection(
+        mut conn: Connection,
+        expiry_days: u32,
+        integrity: Arc<Integrity>,
+    ) -> StoreResult<Self> {
         // WAL: readers never block the writer, and a commit appends to the log instead
         // of rewriting pages. synchronous=FULL: with WAL, every commit fsyncs the log, so a
         // capture that returned 201 survives a power cut as well as kill -9; NORMAL would
@@ -154,11 +183,18 @@ impl Store {
         conn.pragma_update(None, "secure_delete", true)?;
         // Another process (a backup tool, the sqlite3 shell) may hold a lock briefly.
         conn.busy_timeout(Duration::from_secs(5))?;
+        // A migration writes: on an older file it waits for the check (start-up waits
+        // then, once per upgrade); an up-to-date file needs no write to open.
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if usize::try_from(version).is_ok_and(|v| v < MIGRATIONS.len()) {
+            integrity.wait_for_verdict().allows_writes()?;
+        }
         migrations::migrate(&mut conn, MIGRATIONS)?;
         Ok(Store {
             conn,
             expiry: Duration::from_secs(u64::from(expiry_days) * 24 * 60 * 60),
             file: None,
+            integrity,
         })
     }
 
@@ -175,11 +211,35 @@ impl Store {
         )
     }
 
+    /// The check at start this store's writes wait for.
+    pub fn integrity(&self) -> Arc<Integrity> {
+        self.integrity.clone()
+    }
+
     /// Folds the WAL into the database file (shutdown). The data is already durable;
-    /// this only keeps the `-wal` file from growing across runs.
+    /// this only keeps the `-wal` file from growing across runs. Nothing is folded
+    /// into a file not (yet) found sound: it must not be written, and no write of
+    /// this run reached its log.
     pub fn checkpoint(&mut self) -> StoreResult<()> {
+        if self.integrity.now() != Verdict::Sound {
+            return Ok(());
+        }
         self.conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
         Ok(())
+    }
+}
+
+impl Drop for Store {
+    /// SQLite folds the write-ahead log into the file when its last connection closes;
+    /// a file not found sound must not be written (after an unclean stop its log still
+    /// holds the last writes, kept for the next start).
+    fn drop(&mut self) {
+        if self.integrity.now() != Verdict::Sound {
+            let no_checkpoint = rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE;
+            if let Err(e) = self.conn.set_db_config(no_checkpoint, true) {
+                tracing::warn!(error = %e, "cannot keep SQLite from folding its log into the file on close");
+            }
+        }
     }
 }

@@ -1,0 +1,159 @@
+//! What a note, a tag or an address brings cannot mislead the page (issue #29 point
+//! 11): bidi controls in a title reorder nothing around it, a tag that looks like a
+//! placeholder is shown as it is, every tag can be renamed, and the token in an
+//! address opens nothing.
+
+use serde_json::{json, Value};
+
+use crate::harness::{start, Browser};
+
+/// A note captured through the API, then `fields` set on it as the person would.
+async fn note_with(browser: &Browser, body: &str, fields: Value) -> String {
+    let note = browser
+        .api("POST", "/api/notes", Some(json!({ "body": body })))
+        .await;
+    let id = note["id"].as_str().unwrap().to_owned();
+    let response = awc::Client::new()
+        .patch(format!("{}/api/notes/{id}", browser.app_url))
+        .bearer_auth(&browser.token)
+        .send_json(&fields)
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    id
+}
+
+/// A title with a right-to-left override (U+202E) is shown in an element of its own
+/// direction, isolated (`dir="auto"`, `<bdi>`), and set between isolate marks inside a
+/// sentence, so it cannot turn the words after it around ("…txt.exe" read backwards).
+#[actix_rt::test]
+async fn bidi_controls_in_a_title_reorder_nothing_around_it() {
+    let browser = start(&[]).await;
+    let title = "invoice\u{202E}fdp.exe";
+    note_with(&browser, "the body", json!({ "title": title })).await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "the card",
+            "document.querySelector('#notes li a.open') !== null",
+        )
+        .await;
+
+    let card = browser
+        .eval(
+            "const open = document.querySelector('#notes li a.open'); \
+             return [open.textContent, open.getAttribute('dir'), getComputedStyle(open).unicodeBidi, \
+                     document.querySelector('#notes li button.trash').getAttribute('aria-label')];",
+        )
+        .await;
+    assert_eq!(card[0], title);
+    assert_eq!(card[1], "auto", "the card's title has its own direction");
+    assert_eq!(card[2], "isolate", "and is isolated from what is around it");
+    assert_eq!(
+        card[3],
+        format!("Move “\u{2068}{title}\u{2069}” to the trash"),
+        "inside a sentence, between isolate marks"
+    );
+
+    browser.click("#notes li a.open").await;
+    browser.wait_visible("note-view").await;
+    let detail = browser
+        .eval(
+            "const heading = document.querySelector('#note-view h2'); \
+             const bdi = [...document.querySelectorAll('#note-view dd bdi')].map((b) => b.textContent); \
+             return [heading.getAttribute('dir'), getComputedStyle(heading).unicodeBidi, bdi];",
+        )
+        .await;
+    assert_eq!(detail[0], "auto", "{detail}");
+    assert_eq!(detail[1], "isolate", "{detail}");
+    assert_eq!(detail[2], json!([title]), "the AI's title in a <bdi>");
+    browser.close().await;
+}
+
+/// Renaming a tag named `{to}`: the message said "Renamed #x to #x", the tag's name
+/// read as the message's own placeholder.
+#[actix_rt::test]
+async fn a_tag_named_like_a_placeholder_is_shown_as_it_is_in_the_rename_message() {
+    let browser = start(&[]).await;
+    note_with(&browser, "a", json!({ "tags": ["{to}"] })).await;
+    browser.open_inbox().await;
+    browser.click("#views button[data-view=tags]").await;
+    let row = "#tags li[data-tag='{to}']";
+    browser
+        .wait_until(
+            "the tag",
+            &format!("document.querySelector(\"{row}\") !== null"),
+        )
+        .await;
+    browser.type_into(&format!("{row} input"), "x").await;
+    browser.click(&format!("{row} button[type=submit]")).await;
+    browser
+        .wait_until(
+            "renamed",
+            "document.getElementById('tags-result').textContent !== ''",
+        )
+        .await;
+    let said = browser
+        .eval("return document.getElementById('tags-result').textContent;")
+        .await;
+    assert_eq!(said, "Renamed #{to} to #x on 1 note.");
+    browser.close().await;
+}
+
+/// Tags `.` and `..` could not be renamed from the page: in the route's path they are
+/// dot segments, which the browser folds away even percent-encoded. The tag goes in
+/// the request's body now.
+#[actix_rt::test]
+async fn tags_named_dot_and_dot_dot_are_renamed_from_the_page() {
+    let browser = start(&[]).await;
+    note_with(&browser, "a", json!({ "tags": ["."] })).await;
+    note_with(&browser, "b", json!({ "tags": [".."] })).await;
+    browser.open_inbox().await;
+    browser.click("#views button[data-view=tags]").await;
+    for (tag, to) in [(".", "dot"), ("..", "dots")] {
+        let row = format!("#tags li[data-tag='{tag}']");
+        browser
+            .wait_until(tag, &format!("document.querySelector(\"{row}\") !== null"))
+            .await;
+        browser.type_into(&format!("{row} input"), to).await;
+        browser.click(&format!("{row} button[type=submit]")).await;
+        browser
+            .wait_until(
+                to,
+                &format!(
+                    "document.getElementById('tags-result').textContent === 'Renamed #{tag} to #{to} on 1 note.'"
+                ),
+            )
+            .await;
+    }
+    let tags = browser.api("GET", "/api/tags", None).await;
+    assert_eq!(
+        tags,
+        json!([{ "tag": "dot", "count": 1 }, { "tag": "dots", "count": 1 }])
+    );
+    browser.close().await;
+}
+
+/// The page traded `?token=` for a session: an address with the token (seen by `ps`,
+/// kept in the history) opened every note. Now only a one-time code opens it; the
+/// token is dropped from the address and not used.
+#[actix_rt::test]
+async fn the_token_in_the_address_opens_nothing_and_is_dropped_from_it() {
+    let browser = start(&[]).await;
+    browser
+        .client
+        .goto(&format!("{}/?token={}", browser.app_url, browser.token))
+        .await
+        .unwrap();
+    browser.wait_visible("no-session").await;
+    assert!(!browser.is_shown("app").await);
+    let url = browser.client.current_url().await.unwrap();
+    assert_eq!(url.query(), None, "{url}");
+    assert_eq!(
+        browser
+            .eval("return localStorage.getItem('inkling.session');")
+            .await,
+        Value::Null
+    );
+    browser.close().await;
+}
