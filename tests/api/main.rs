@@ -30,6 +30,7 @@ mod edit;
 mod fake_http;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
+mod flood;
 mod fuzz;
 mod helpers;
 mod inbox;

@@ -1,0 +1,95 @@
+//! Memory under a flood of pipelined requests, against the binary with real sockets
+//! (issue #29 point 5): 256 connections each sending pipelined `GET /assets/app.js`,
+//! one half reading its answers and the other never, took the service from 23 MB to
+//! 3.4 GB and kept it. The service's peak (the kernel's `VmHWM`) must stay near idle,
+//! and it still takes a capture during and after the flood.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+
+use crate::helpers::{blocking_request, free_port, ServiceProcess};
+
+/// A line of the service's `/proc/PID/status`, in MiB.
+fn memory_mib(service: &ServiceProcess, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", service.child.id()))
+        .expect("the service's /proc status (Linux)");
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix(field))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in the service's status"));
+    kib / 1024
+}
+
+#[test]
+fn a_flood_of_pipelined_requests_read_or_not_keeps_the_service_near_idle_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start(dir.path(), port);
+    let token = service.token().expect("the API token");
+    let idle = memory_mib(&service, "VmRSS:");
+
+    let request = format!("GET /assets/app.js HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    let burst = request.repeat(200).into_bytes();
+    let mut flood: Vec<(TcpStream, bool)> = (0..256)
+        .map(|n| {
+            let stream = TcpStream::connect(("127.0.0.1", port)).expect("a connection");
+            stream.set_nonblocking(true).unwrap();
+            (stream, n % 2 == 0)
+        })
+        .collect();
+    // 40 rounds: every connection offers 200 more requests a round (as much as its
+    // socket takes); the reading half drains its answers.
+    let mut sink = vec![0u8; 1 << 16];
+    let mut sent = 0usize;
+    for round in 0..40 {
+        // A connection the service closed (at its connection cap the oldest with no
+        // credential goes) leaves the flood.
+        flood.retain_mut(|(stream, reads)| {
+            match stream.write(&burst) {
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(_) => return false,
+            }
+            if !*reads {
+                return true;
+            }
+            loop {
+                match stream.read(&mut sink) {
+                    Ok(0) => return false,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => return true,
+                    Err(_) => return false,
+                }
+            }
+        });
+        if round == 20 {
+            let (status, body) = blocking_request(
+                port,
+                "POST",
+                "/api/notes",
+                Some(&token),
+                Some(r#"{"body":"during the flood"}"#),
+            )
+            .expect("a capture during the flood");
+            assert_eq!(status, 201, "{body}");
+        }
+    }
+    assert!(sent > 10 << 20, "the flood sent {sent} bytes");
+    drop(flood);
+
+    let (status, body) = blocking_request(
+        port,
+        "POST",
+        "/api/notes",
+        Some(&token),
+        Some(r#"{"body":"after the flood"}"#),
+    )
+    .expect("a capture after the flood");
+    assert_eq!(status, 201, "{body}");
+    let peak = memory_mib(&service, "VmHWM:");
+    assert!(
+        peak < idle + 150,
+        "the flood took the service from {idle} MiB to a peak of {peak} MiB"
+    );
+}
