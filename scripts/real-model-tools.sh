@@ -98,6 +98,8 @@ fi
 # explicit -mno- over what -march=native would turn on); AVX-512 stays. The build is
 # tried with the model before it goes into the cache (below), so a build that cannot
 # serve is never kept. "noamx" in the folder's name replaces the crashing builds.
+# (Seen 2026-12-03: the AMX build segfaulted at warm-up every time; the -mno-amx build
+# served the model and passed the real-model tests, on the same machine.)
 cpu_key=$( (grep -m1 -E '^(flags|Features)' /proc/cpuinfo 2>/dev/null || uname -m) | sha256sum | cut -c1-12)
 llama_dir="$cache/llama.cpp-$llama_version-noamx-$cpu_key"
 cpu_flags=""
