@@ -21,9 +21,11 @@ use std::sync::Arc;
 use crate::actors::repository::{Checkpoint, CountFailed};
 use crate::actors::telemetry::FlushUsageLog;
 use crate::actors::tray::{self, TrayWiring};
+use crate::ai::listener::ListenerTrust;
+use crate::ai::listener_guard::{GuardedProvider, ListenerCheck};
 use crate::ai::ollama::OllamaClient;
 use crate::ai::openai::OpenAiClient;
-use crate::ai::EnrichmentProvider;
+use crate::ai::{EnrichmentProvider, ModelServer};
 use crate::api_token;
 use crate::clock::SharedClock;
 use crate::configuration::{ProviderKind, Settings};
@@ -70,6 +72,7 @@ impl Application {
                 settings.openai_api_key().clone(),
             )),
         };
+        let provider = GuardedProvider::wrap(provider, listener_check(&settings)?);
         let services = Services::start(&settings, clock.clone(), store, db_path.clone(), provider)
             .map_err(|e| {
                 anyhow::anyhow!(
@@ -214,6 +217,29 @@ impl Application {
         tracing::info!("inkling stopped");
         Ok(())
     }
+}
+
+/// The check of who listens on the model server's port, when its URL is on this
+/// machine (`crate::ai::listener`): this user, root, `ollama` and `ai.trusted_listeners`.
+fn listener_check(settings: &Settings) -> anyhow::Result<Option<ListenerCheck>> {
+    let trusted = settings
+        .ai
+        .trusted_listener_uids()
+        .map_err(|reason| anyhow::anyhow!("ai.trusted_listeners: {reason}"))?;
+    let trust = ListenerTrust::new(
+        crate::socket_owner::own_uid(),
+        crate::socket_owner::uid_of("ollama"),
+        &trusted,
+    );
+    let (url, server) = match settings.ai.provider {
+        ProviderKind::Ollama => (&settings.ollama.url, ModelServer::Ollama),
+        ProviderKind::OpenAi => (&settings.openai.url, ModelServer::OpenAiCompatible),
+    };
+    let check = ListenerCheck::for_url(url, trust, server);
+    if check.is_none() {
+        tracing::info!(%url, "the model server is on another machine: whose program answers there is not checked");
+    }
+    Ok(check)
 }
 
 /// Creates the data dir readable by its owner only (it holds the token and the notes),

@@ -6,10 +6,14 @@
 //!   (docs/DESIGN.md, "Failure reasons");
 //! - [`speed`]: the model's measured speed, and the deadline a long note gets from it;
 //! - [`ollama`]: the awc client for Ollama's HTTP API, behind the [`EnrichmentProvider`]
-//!   trait the actors use.
+//!   trait the actors use;
+//! - [`listener`] and [`listener_guard`]: whose program on this machine may receive the
+//!   notes, checked before every request to a loopback model server.
 
 pub mod classify;
 pub mod enrichment;
+pub mod listener;
+pub mod listener_guard;
 pub mod model_time;
 pub mod ollama;
 pub mod openai;

@@ -17,6 +17,8 @@
 //! - `server`: the HTTP server itself: no service while idle, the connection cap, stop.
 //! - `security`: what other users and processes on the desktop cannot do.
 //! - `slots`: silent connections and open feeds cannot lock the user out.
+//! - `other_users`: what another real user's programs cannot get (a squatted model
+//!   server port, the page's session, `localhost`).
 
 mod auth;
 mod cli;
@@ -24,12 +26,17 @@ mod delete;
 mod desktop;
 mod disk;
 mod edit;
+#[path = "../support/eventually.rs"]
+mod eventually;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
 mod fuzz;
 mod helpers;
 mod inbox;
 mod notes;
+#[path = "../support/other_user.rs"]
+mod other_user;
+mod other_users;
 #[path = "../support/ports.rs"]
 mod ports;
 mod process;
