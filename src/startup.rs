@@ -10,7 +10,6 @@
 //!    (still pending, attempts unchanged) and runs again after the next start;
 //! 3. `run_until_stopped` returns and the process exits 0.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use actix_web::{web, App};
@@ -83,18 +82,25 @@ impl Application {
             })?;
 
         // Loopback unless the user explicitly said otherwise (checked with the config).
-        let address = std::net::SocketAddr::new(settings.http.bind, settings.http.port);
-        let listener = TcpListener::bind(address).with_context(|| {
-            format!("cannot listen on {address} (is another inkling, or another program, using the port? set http.port)")
-        })?;
-        let local_addr = listener.local_addr()?;
+        // [::1] on the same port too, which browsers try first for `localhost`.
+        let listeners = http::server::bind::listen(settings.http.bind, settings.http.port)?;
+        let local_addr = listeners
+            .first()
+            .context("no socket to listen on")?
+            .local_addr()?;
         let port = local_addr.port();
         lock.record(&Holder {
             pid: std::process::id(),
             url: settings.http.local_url(port),
         })?;
 
-        let server = Server::new(listener, ServerOptions::default());
+        let mut options = ServerOptions::default();
+        if let Err(e) = crate::socket_owner::tables_readable() {
+            // A sandbox without /proc: the service still works, without this defence.
+            tracing::warn!(error = %e, "cannot tell which user's program connects; connections of other users are not refused");
+            options.only_user = None;
+        }
+        let server = Server::new(listeners, options);
         let state = web::Data::new(AppState {
             server: server.handle(),
             services: services.clone(),
