@@ -95,7 +95,7 @@ impl Application {
         })?;
 
         let mut options = ServerOptions::default();
-        if let Err(e) = crate::socket_owner::tables_readable() {
+        if let Err(e) = crate::socket_owner::owners_knowable() {
             // A sandbox without /proc: the service still works, without this defence.
             tracing::warn!(error = %e, "cannot tell which user's program connects; connections of other users are not refused");
             options.only_user = None;

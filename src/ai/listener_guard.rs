@@ -7,10 +7,10 @@
 //! [`ProviderError::Misconfigured`], an outage to the worker (no attempt counted, the
 //! monitor asked to look), never a note's failure.
 //!
-//! The look is a read of `/proc/net/tcp{,6}` just before the request (~0.1 ms, against a
-//! call of seconds). What it cannot close: a program that binds the port in the moment
-//! between the look and awc's connect, while the real server is down
-//! (docs/SECURITY.md).
+//! The look is a netlink query of the listening sockets (`crate::socket_owner`) just
+//! before the request, tiny against a call of seconds. What it cannot close: a program
+//! that binds the port in the moment between the look and awc's connect, while the
+//! real server is down //! (docs/SECURITY.md).
 
 use std::rc::Rc;
 
