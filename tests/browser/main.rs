@@ -9,6 +9,8 @@ mod benchmark;
 mod fake_ollama;
 mod harness;
 mod inbox;
+#[path = "../support/other_user.rs"]
+mod other_user;
 mod page;
 #[path = "../support/ports.rs"]
 mod ports;

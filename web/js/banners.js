@@ -62,7 +62,8 @@ function renderOllama({ service, banners }, down) {
     const name = health.user || String(health.uid);
     const user = health.user ? `uid ${health.uid}, ${health.user}` : `uid ${health.uid}`;
     const server = openai ? t("theModelServer") : "Ollama";
-    text.textContent = t("untrustedListener", { user, server, port: health.port }) + waiting;
+    // A port is a name, not a quantity: no thousands separator.
+    text.textContent = t("untrustedListener", { user, server, port: String(health.port) }) + waiting;
     setDetail(ollama, t("untrustedListenerDetail", { server, name }));
   } else if (down && health.state === "loading") {
     text.textContent = t("serverLoading") + waiting;
