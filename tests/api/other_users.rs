@@ -231,3 +231,45 @@ async fn with_inkling_running_another_user_cannot_listen_on_its_port_on_the_ipv6
     client.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
+
+/// The same for an OpenAI-compatible server, configured as `localhost` (which reaches
+/// both loopbacks): another user's program on its port gets nothing, and the status
+/// names it as the model server's.
+#[tokio::test]
+async fn an_openai_compatible_servers_port_held_by_another_user_gets_nothing() {
+    let other = OtherUser::get();
+    let model_port = free_port();
+    let squatter = FakeModelServer::start("127.0.0.1", model_port, Some(other));
+    let data_dir = tempfile::tempdir().unwrap();
+    let url = format!("http://localhost:{model_port}/v1");
+    let service = ServiceProcess::start_with(
+        data_dir.path(),
+        free_port(),
+        &[
+            ("INKLING_AI__PROVIDER", "openai"),
+            ("INKLING_OPENAI__URL", &url),
+            ("INKLING_OPENAI__MODEL", "gemma-3-270m"),
+            ("INKLING_OPENAI__HEALTH_INTERVAL_MS", "50"),
+        ],
+    );
+    stdout(&service.cli(&["capture", "my bank PIN is 4711"]));
+    let said = eventually("the status naming the other user", || async {
+        let text = stdout(&service.cli(&["status"]));
+        text.contains("Another user").then_some(text)
+    })
+    .await;
+    assert!(
+        said.contains(&format!(
+            "Another user (uid {}, {NAME}) is listening on the model server's port {model_port}",
+            other.uid
+        )),
+        "{said}"
+    );
+    let rechecked = stdout(&service.cli(&["recheck"]));
+    assert!(rechecked.contains("Another user"), "{rechecked}");
+    let heard = squatter.stop();
+    assert!(
+        heard.is_empty(),
+        "another user's program was sent: {heard:?}"
+    );
+}
