@@ -73,7 +73,9 @@ impl ListenerCheck {
                     user: socket_owner::user_name(uid),
                     server: self.server,
                 };
-                tracing::warn!(port, uid, "another user's program listens on the model server's port; no note is sent to it");
+                // Each health check while it lasts comes here: the monitor logs the
+                // state once, when it changes.
+                tracing::debug!(port, uid, "another user's program listens on the model server's port; no note is sent to it");
                 Some(health)
             }
         }

@@ -160,6 +160,10 @@ impl Connections {
                         // Dropped: closed before a byte of it is read.
                         drop(stream);
                         refused += 1;
+                        // The 1st, 2nd, 4th, 8th…: enough to notice, never a flood.
+                        if refused.is_power_of_two() {
+                            tracing::info!(%peer, refused, "a connection from another user's program closed (this many so far)");
+                        }
                     }
                     Ok((stream, peer)) => {
                         if open.len() >= self.options.max_connections {

@@ -52,7 +52,11 @@ pub fn check(peer: SocketAddr, local: SocketAddr, own_uid: u32) -> PeerVerdict {
             Err(e) => {
                 tracing::warn!(%peer, error = %e, "cannot tell who connects; connection closed")
             }
-            Ok(_) => tracing::info!(%peer, ?uid, "a connection from another user's program closed"),
+            // Said at info by the accept loop, a few times only: a flood must not
+            // fill the log.
+            Ok(_) => {
+                tracing::debug!(target: "inkling::http", %peer, ?uid, "a connection from another user's program closed")
+            }
         }
     }
     verdict
