@@ -18,6 +18,11 @@
 //!   ordinary length, the file in the page cache and dropped from it, and a start of
 //!   the service on it: until `build` returns, and until the first capture is stored.
 //!
+//! - peers: the look-up of a new connection's owner in `/proc/net/tcp` (each accepted
+//!   connection pays one), with few and with 500 other connections open on the
+//!   machine, and captures by 8 clients that open a new connection for each (as the CLI
+//!   does), so every capture pays it.
+//!
 //! Under `cargo test` (no `--bench` argument) it does nothing.
 
 #[path = "../tests/support/fake_http.rs"]
@@ -612,6 +617,95 @@ async fn integrity() {
     spread("start: until the first capture is stored", captured);
 }
 
+/// Who is connecting: the owner look-up alone, then what it adds to a capture on a
+/// connection of its own.
+async fn peers() {
+    use std::net::SocketAddr;
+    use std::net::{TcpListener, TcpStream};
+    let sockets = std::fs::read_to_string("/proc/net/tcp")
+        .map(|table| table.lines().count().saturating_sub(1))
+        .unwrap_or(0);
+    println!("peers: the owner of a new connection ({sockets} IPv4 sockets on the machine)");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let server = listener.local_addr().unwrap();
+    let mut open = Vec::new();
+    for others in [0usize, 500] {
+        while open.len() < others {
+            let client = TcpStream::connect(server).unwrap();
+            let (accepted, _) = listener.accept().unwrap();
+            open.push((client, accepted));
+        }
+        let client = TcpStream::connect(server).unwrap();
+        let peer = client.local_addr().unwrap();
+        let _accepted = listener.accept().unwrap();
+        type LookUp = fn(SocketAddr, SocketAddr) -> std::io::Result<Option<u32>>;
+        let ways: [(&str, LookUp); 2] = [
+            ("netlink", inkling::socket_owner::client_owner),
+            (
+                "/proc/net/tcp",
+                inkling::socket_owner::client_owner_from_tables,
+            ),
+        ];
+        for (way, look_up) in ways {
+            let mut samples = Vec::new();
+            let started = Instant::now();
+            for _ in 0..500 {
+                let t = Instant::now();
+                let owner = look_up(peer, server).unwrap();
+                samples.push(t.elapsed());
+                assert!(owner.is_some());
+            }
+            report(
+                &format!("{way}, {others} others open"),
+                samples,
+                started.elapsed(),
+            );
+        }
+    }
+    drop(open);
+
+    let dir = tempfile::tempdir().unwrap();
+    let s = settings(dir.path(), &[]);
+    let service = service::start_service(&s, Arc::new(SystemClock)).await;
+    let url = format!("{}/api/notes", service.address);
+    let (handle, token) = (service.handle, service.token);
+    let started = Instant::now();
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|c| {
+            let (url, token) = (url.clone(), token.clone());
+            actix_rt::spawn(async move {
+                let mut samples = Vec::new();
+                for i in 0..CAPTURES / CLIENTS {
+                    // A client of its own: a new connection, as each CLI command has.
+                    let client = awc::Client::builder()
+                        .timeout(Duration::from_secs(30))
+                        .finish();
+                    let t = Instant::now();
+                    let response = client
+                        .post(&url)
+                        .bearer_auth(&token)
+                        .send_json(&serde_json::json!({ "body": format!("client {c} note {i}") }))
+                        .await
+                        .unwrap();
+                    assert_eq!(response.status(), 201);
+                    samples.push(t.elapsed());
+                }
+                samples
+            })
+        })
+        .collect();
+    let mut samples = Vec::new();
+    for client in clients {
+        samples.extend(client.await.unwrap());
+    }
+    report(
+        &format!("capture, {CLIENTS} clients, a connection each"),
+        samples,
+        started.elapsed(),
+    );
+    handle.stop(true).await;
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
@@ -637,6 +731,9 @@ fn main() {
         }
         if wants("integrity") {
             integrity().await;
+        }
+        if wants("peers") {
+            peers().await;
         }
     });
 }

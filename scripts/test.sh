@@ -20,6 +20,9 @@ declare -A needed=(
   [chromedriver]=chromium-driver
   [dbus-daemon]=dbus-daemon
   [curl]=curl
+  # The tests of what another real user cannot do (tests/api/other_users.rs) make the
+  # user inkling-test-other.
+  [useradd]=passwd
 )
 # Fonts for the inbox page's Korean strings and emoji in the browser tests.
 fonts=(fonts-noto-cjk fonts-noto-color-emoji)
@@ -30,6 +33,9 @@ done
 for package in "${fonts[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")
 done
+# ...and run its programs with the system's Python (another user cannot run one under
+# root's home, such as pyenv's), so by its path.
+[ -x /usr/bin/python3 ] || missing+=(python3)
 install_missing "${missing[@]}"
 
 # axe-core, the accessibility scan the browser tests run in the page

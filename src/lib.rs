@@ -27,6 +27,7 @@
 //! - [`clock`]: injectable time.
 //! - [`words`]: the sentences the tray and stats.md show, one table per language.
 //! - [`instance`]: one service per data dir (the lock file).
+//! - [`socket_owner`]: which user owns a TCP socket of this machine (`/proc/net/tcp`).
 //! - [`autostart`]: start at login (XDG autostart entry or systemd user unit).
 
 pub mod actors;
@@ -53,6 +54,7 @@ pub mod render;
 pub mod services;
 pub mod sessions;
 pub mod shutdown;
+pub mod socket_owner;
 pub mod startup;
 pub mod storage;
 pub mod tags;

@@ -13,7 +13,6 @@
 //!    (still pending, attempts unchanged) and runs again after the next start;
 //! 3. `run_until_stopped` returns and the process exits 0.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use actix_web::{web, App};
@@ -23,6 +22,9 @@ use std::sync::Arc;
 use crate::actors::repository::{Checkpoint, CountFailed};
 use crate::actors::telemetry::FlushUsageLog;
 use crate::actors::tray::{self, TrayWiring};
+use crate::ai::listener::ListenerTrust;
+use crate::ai::listener_guard::{GuardedProvider, ListenerCheck};
+use crate::ai::ModelServer;
 use crate::api_token;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
@@ -65,7 +67,10 @@ impl Application {
         let integrity = check_the_database_in_background(&db_path)?;
         let store = Store::open_checked(&db_path, settings.expiry.days, integrity.clone())
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
-        let provider = crate::ai::provider_for(&settings);
+        let provider = GuardedProvider::wrap(
+            crate::ai::provider_for(&settings),
+            listener_check(&settings)?,
+        );
         let services = Services::start(&settings, clock.clone(), store, db_path.clone(), provider)
             .map_err(|e| {
                 anyhow::anyhow!(
@@ -76,18 +81,25 @@ impl Application {
             })?;
 
         // Loopback unless the user explicitly said otherwise (checked with the config).
-        let address = std::net::SocketAddr::new(settings.http.bind, settings.http.port);
-        let listener = TcpListener::bind(address).with_context(|| {
-            format!("cannot listen on {address} (is another inkling, or another program, using the port? set http.port)")
-        })?;
-        let local_addr = listener.local_addr()?;
+        // [::1] on the same port too, which browsers try first for `localhost`.
+        let listeners = http::server::bind::listen(settings.http.bind, settings.http.port)?;
+        let local_addr = listeners
+            .first()
+            .context("no socket to listen on")?
+            .local_addr()?;
         let port = local_addr.port();
         lock.record(&Holder {
             pid: std::process::id(),
             url: settings.http.local_url(port),
         })?;
 
-        let server = Server::new(listener, ServerOptions::default());
+        let mut options = ServerOptions::default();
+        if let Err(e) = crate::socket_owner::owners_knowable() {
+            // A sandbox without /proc: the service still works, without this defence.
+            tracing::warn!(error = %e, "cannot tell which user's program connects; connections of other users are not refused");
+            options.only_user = None;
+        }
+        let server = Server::new(listeners, options);
         let model_server = crate::ai::model_server_of(&settings);
         let state = web::Data::new(AppState {
             server: server.handle(),
@@ -217,6 +229,30 @@ impl Application {
         tracing::info!("inkling stopped");
         Ok(())
     }
+}
+
+/// The check of who listens on the model server's port, when its URL is on this
+/// machine (`crate::ai::listener`): this user, root, `ollama` and `ai.trusted_listeners`.
+fn listener_check(settings: &Settings) -> anyhow::Result<Option<ListenerCheck>> {
+    let trusted = settings
+        .ai
+        .trusted_listener_uids()
+        .map_err(|reason| anyhow::anyhow!("ai.trusted_listeners: {reason}"))?;
+    let trust = ListenerTrust::new(
+        crate::socket_owner::own_uid(),
+        crate::socket_owner::uid_of("ollama"),
+        &trusted,
+    );
+    let server = crate::ai::model_server_of(settings);
+    let url = match server {
+        ModelServer::Ollama => &settings.ollama.url,
+        ModelServer::OpenAiCompatible => &settings.openai.url,
+    };
+    let check = ListenerCheck::for_url(url, trust, server);
+    if check.is_none() {
+        tracing::info!(%url, "the model server is on another machine: whose program answers there is not checked");
+    }
+    Ok(check)
 }
 
 /// Creates the data dir readable by its owner only (it holds the token and the notes),

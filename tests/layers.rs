@@ -35,6 +35,8 @@ const LAYERS: &[&[&str]] = &[
         "render",
         "app_icon",
         "api_token",
+        // Reads /proc/net/tcp and the user database; the settings check user names.
+        "socket_owner",
     ],
     &[
         "configuration",

@@ -8,9 +8,13 @@
 //! - [`ollama`]: the awc client for Ollama's HTTP API, and [`openai`]'s for any
 //!   OpenAI-compatible server, behind the [`EnrichmentProvider`] trait the actors use;
 //!   [`provider_for`] picks the one the settings name.
+//! - [`listener`] and [`listener_guard`]: whose program on this machine may receive the
+//!   notes, checked before every request to a loopback model server.
 
 pub mod classify;
 pub mod enrichment;
+pub mod listener;
+pub mod listener_guard;
 pub mod model_time;
 pub mod ollama;
 pub mod openai;

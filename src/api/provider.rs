@@ -22,6 +22,18 @@ pub enum ProviderHealth {
     /// on `/models`, or on llama.cpp's `/props` where `/models` is open to anyone): no
     /// call until it takes the key, no note charged.
     KeyRefused { detail: String },
+    /// Something listens on the model server's port on this machine, but it belongs to
+    /// another user who is not trusted (not this user, root, `ollama`, nor one named in
+    /// `ai.trusted_listeners`): no note is sent to it until the real server is back.
+    UntrustedListener {
+        port: u16,
+        uid: u32,
+        /// The owner's user name, when the user database has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user: Option<String>,
+        #[serde(default)]
+        server: ModelServer,
+    },
 }
 
 impl ProviderHealth {
@@ -29,15 +41,47 @@ impl ProviderHealth {
         matches!(self, ProviderHealth::Ready)
     }
 
-    /// The server answers but cannot take a call yet (the model missing or loading,
-    /// the key refused): the worker makes no call until the monitor says ready.
+    /// No call may be made yet (the model missing or loading, the key refused, or the
+    /// port held by another user's program): the worker makes none until the monitor
+    /// says ready.
     pub fn holds_calls(&self) -> bool {
         matches!(
             self,
             ProviderHealth::ModelMissing { .. }
                 | ProviderHealth::Loading { .. }
                 | ProviderHealth::KeyRefused { .. }
+                | ProviderHealth::UntrustedListener { .. }
         )
+    }
+
+    /// "Another user (uid 1001, mallory) is listening on Ollama's port 11434 …": the
+    /// untrusted listener in plain words, with the fix; `None` for the other states.
+    pub fn untrusted_listener_words(&self) -> Option<String> {
+        let ProviderHealth::UntrustedListener {
+            port,
+            uid,
+            user,
+            server,
+        } = self
+        else {
+            return None;
+        };
+        let who = match user {
+            Some(name) => format!("uid {uid}, {name}"),
+            None => format!("uid {uid}"),
+        };
+        let (whose, fix) = match server {
+            ModelServer::Ollama => ("Ollama's", "Start Ollama"),
+            ModelServer::OpenAiCompatible => ("the model server's", "Start the model server"),
+        };
+        let add = user.clone().unwrap_or_else(|| uid.to_string());
+        Some(format!(
+            "Another user ({who}) is listening on {whose} port {port}; inkling sends it no \
+             notes. {fix} once that program is stopped (ask its owner or an administrator), \
+             or, if you trust that user, add \"{add}\" to [ai] trusted_listeners in the \
+             configuration. Your notes wait \
+             and are processed when the real server answers."
+        ))
     }
 }
 
@@ -53,4 +97,50 @@ pub enum ModelServer {
     /// loaded there, by its own means.
     #[serde(rename = "openai")]
     OpenAiCompatible,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_users_listener_is_said_with_its_owner_and_the_fix_for_each_server() {
+        let held = |user: Option<&str>, server| ProviderHealth::UntrustedListener {
+            port: 11434,
+            uid: 1001,
+            user: user.map(String::from),
+            server,
+        };
+        let words = held(Some("mallory"), ModelServer::Ollama)
+            .untrusted_listener_words()
+            .unwrap();
+        assert!(
+            words.starts_with(
+                "Another user (uid 1001, mallory) is listening on Ollama's port 11434; \
+                 inkling sends it no notes. Start Ollama once that program is stopped"
+            ),
+            "{words}"
+        );
+        assert!(
+            words.contains("add \"mallory\" to [ai] trusted_listeners"),
+            "{words}"
+        );
+        let words = held(None, ModelServer::OpenAiCompatible)
+            .untrusted_listener_words()
+            .unwrap();
+        assert!(
+            words.starts_with(
+                "Another user (uid 1001) is listening on the model server's port 11434"
+            ),
+            "{words}"
+        );
+        assert!(words.contains("add \"1001\""), "{words}");
+        assert!(held(None, ModelServer::Ollama).holds_calls());
+        assert_eq!(ProviderHealth::Ready.untrusted_listener_words(), None);
+        let wire = serde_json::to_value(held(Some("mallory"), ModelServer::Ollama)).unwrap();
+        assert_eq!(
+            wire,
+            serde_json::json!({"state": "untrusted_listener", "port": 11434, "uid": 1001, "user": "mallory", "server": "ollama"})
+        );
+    }
 }

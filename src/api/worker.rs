@@ -24,6 +24,9 @@ pub enum WorkerState {
     Waiting { until: String },
     /// Ollama runs, but the model is not installed: no call until it is.
     WaitingForModel,
+    /// Another user's program listens on the model server's port: no note is sent to
+    /// it until the real server is back (the provider's state says whose it is).
+    Withheld,
     /// Loading the model before the next note.
     LoadingModel,
     /// An answer could not be saved (a full disk, an I/O error): no call before

@@ -71,6 +71,9 @@ pub fn describe_health(health: Option<&ProviderHealth>) -> String {
         Some(ProviderHealth::KeyRefused { detail }) => {
             format!("running, but refusing inkling's API key ({detail})")
         }
+        Some(held @ ProviderHealth::UntrustedListener { .. }) => {
+            held.untrusted_listener_words().unwrap_or_default()
+        }
         None => "not checked yet".into(),
     }
 }
@@ -91,6 +94,9 @@ fn describe_worker(worker: &WorkerStatus) -> String {
             format!("waiting for the model to be installed ({queued} queued)")
         }
         WorkerState::LoadingModel => format!("loading the model ({queued} queued)"),
+        WorkerState::Withheld => {
+            format!("sending no notes: another user listens on the model server's port ({queued} queued)")
+        }
         WorkerState::Starting => "starting".into(),
         WorkerState::Idle => "idle".into(),
     }

@@ -38,7 +38,11 @@ pub const DEFAULT_CONFIG_TOML: &str = include_str!("../../config/default.toml");
 const MAX_BODY_BYTES: usize = 16 << 20;
 
 /// Keys whose environment value is a comma-separated list (`INKLING_WORKER__RETRY_BACKOFFS_MS=0,5000`).
-const LIST_KEYS: [&str; 2] = ["worker.unreachable_backoffs_ms", "worker.retry_backoffs_ms"];
+const LIST_KEYS: [&str; 3] = [
+    "worker.unreachable_backoffs_ms",
+    "worker.retry_backoffs_ms",
+    "ai.trusted_listeners",
+];
 
 /// Why the configuration cannot be used. The message always names the key or file.
 #[derive(Debug, thiserror::Error)]
@@ -347,6 +351,9 @@ impl Settings {
                 .validate()
                 .map_err(|(key, reason)| ConfigError::Key { key, reason })?;
         }
+        if let Err(reason) = self.ai.trusted_listener_uids() {
+            return bad("ai.trusted_listeners", reason);
+        }
         if self.worker.unreachable_backoffs_ms.is_empty() {
             return bad("worker.unreachable_backoffs_ms", "needs at least one wait");
         }
@@ -498,6 +505,31 @@ mod tests {
         assert_eq!(s.ollama.url, "http://127.0.0.1:9");
         assert_eq!(s.worker.retry_backoffs_ms, vec![0, 5, 10]);
         assert!(!s.telemetry.enabled);
+    }
+
+    #[test]
+    fn trusted_listeners_are_user_names_or_uids_and_an_unknown_user_is_refused() {
+        assert!(load(&[]).unwrap().ai.trusted_listeners.is_empty());
+        let s = load(&[("INKLING_AI__TRUSTED_LISTENERS", "root,1005")]).unwrap();
+        assert_eq!(s.ai.trusted_listener_uids(), Ok(vec![0, 1005]));
+        let (_dir, path) = write_file("[ai]\ntrusted_listeners = [\"root\", 1005]\n");
+        let s = Settings::load_with_env(&UserFile::Explicit(path), env(&[])).unwrap();
+        assert_eq!(s.ai.trusted_listener_uids(), Ok(vec![0, 1005]));
+        let refused = load(&[("INKLING_AI__TRUSTED_LISTENERS", "no-such-user-of-inkling")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.starts_with(
+                "ai.trusted_listeners: this machine has no user \"no-such-user-of-inkling\""
+            ),
+            "{refused}"
+        );
+        let (_dir, path) = write_file("[ai]\ntrusted_listeners = [-1]\n");
+        let refused = Settings::load_with_env(&UserFile::Explicit(path), env(&[])).unwrap_err();
+        assert!(
+            refused.to_string().contains("trusted_listeners"),
+            "{refused}"
+        );
     }
 
     #[test]

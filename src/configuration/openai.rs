@@ -28,6 +28,35 @@ pub enum ProviderKind {
 pub struct AiSettings {
     #[serde(deserialize_with = "provider_kind")]
     pub provider: ProviderKind,
+    /// Users, by name or uid, whose program may receive the notes on the model
+    /// server's loopback port, beyond this user, root and `ollama`
+    /// (`crate::ai::listener`).
+    #[serde(deserialize_with = "strict::text_list")]
+    pub trusted_listeners: Vec<String>,
+}
+
+impl AiSettings {
+    /// `trusted_listeners` as uids: a name as the user database has it, or digits as
+    /// a uid. An error names the first user this machine does not have.
+    pub fn trusted_listener_uids(&self) -> Result<Vec<u32>, String> {
+        self.trusted_listeners
+            .iter()
+            .map(|entry| {
+                let entry = entry.trim();
+                if !entry.is_empty() && entry.bytes().all(|b| b.is_ascii_digit()) {
+                    return entry
+                        .parse()
+                        .map_err(|_| format!("\"{entry}\" is not a uid"));
+                }
+                crate::socket_owner::uid_of(entry).ok_or_else(|| {
+                    format!(
+                        "this machine has no user \"{entry}\": write a user name as \
+                         `getent passwd` lists it, or a uid"
+                    )
+                })
+            })
+            .collect()
+    }
 }
 
 /// `ai.provider`, with a message that says what to write instead.

@@ -41,6 +41,57 @@ where
     deserializer.deserialize_any(ListVisitor)
 }
 
+/// A list of texts (user names). Its items may be whole numbers too: a uid in the
+/// file, or digits from the environment (`INKLING_AI__TRUSTED_LISTENERS=alice,1005`),
+/// which the environment layer reads as numbers.
+pub fn text_list<'de, D>(deserializer: D) -> Result<Vec<String>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    struct ListVisitor;
+    impl<'de> Visitor<'de> for ListVisitor {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a list of texts in quotes")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut list = Vec::new();
+            while let Some(TextItem(text)) = seq.next_element::<TextItem>()? {
+                list.push(text);
+            }
+            Ok(list)
+        }
+    }
+    deserializer.deserialize_any(ListVisitor)
+}
+
+/// One item of a list of texts: text, or a whole number written as its digits.
+struct TextItem(String);
+
+impl<'de> Deserialize<'de> for TextItem {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ItemVisitor;
+        impl Visitor<'_> for ItemVisitor {
+            type Value = String;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("text in quotes")
+            }
+            fn visit_str<E: de::Error>(self, value: &str) -> Result<String, E> {
+                Ok(value.to_string())
+            }
+            fn visit_u64<E: de::Error>(self, value: u64) -> Result<String, E> {
+                Ok(value.to_string())
+            }
+            fn visit_i64<E: de::Error>(self, value: i64) -> Result<String, E> {
+                u64::try_from(value)
+                    .map(|value| value.to_string())
+                    .map_err(|_| E::invalid_value(de::Unexpected::Signed(value), &"a uid"))
+            }
+        }
+        deserializer.deserialize_any(ItemVisitor).map(TextItem)
+    }
+}
+
 /// `true` or `false`, nothing else.
 pub fn boolean<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
     struct BoolVisitor;

@@ -107,7 +107,18 @@ pub fn build(failed: u64, health: Option<&ProviderHealth>, wording: Wording) -> 
         TrayIcon::Normal
     };
     let tooltip = match icon {
-        TrayIcon::ProviderDown => fill(words.tray_tooltip_provider_down, &[("server", &server)]),
+        TrayIcon::ProviderDown => match health {
+            Some(ProviderHealth::UntrustedListener {
+                port, uid, user, ..
+            }) => {
+                let user = user.clone().unwrap_or_else(|| format!("uid {uid}"));
+                fill(
+                    words.tray_tooltip_untrusted_listener,
+                    &[("port", port), ("user", &user)],
+                )
+            }
+            _ => fill(words.tray_tooltip_provider_down, &[("server", &server)]),
+        },
         TrayIcon::FailedNotes => fill(words.tray_tooltip_failed, &[("failed", &failed)]),
         TrayIcon::Normal => "inkling".to_string(),
     };
@@ -184,6 +195,23 @@ mod tests {
         let model = build(0, None, EN);
         assert!(!model.is_enabled(TrayAction::RecheckOllama));
         assert_eq!(model.icon, TrayIcon::Normal);
+    }
+
+    #[test]
+    fn another_users_listener_says_whose_it_is_in_the_tooltip() {
+        let held = ProviderHealth::UntrustedListener {
+            port: 11434,
+            uid: 1001,
+            user: Some("mallory".into()),
+            server: crate::ai::ModelServer::Ollama,
+        };
+        let model = build(0, Some(&held), EN);
+        assert_eq!(model.icon, TrayIcon::ProviderDown);
+        assert!(model.is_enabled(TrayAction::RecheckOllama));
+        assert_eq!(
+            model.tooltip,
+            "inkling: another user (mallory) is listening on the model server's port 11434; no notes are sent to it"
+        );
     }
 
     #[test]

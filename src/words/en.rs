@@ -10,6 +10,8 @@ pub const EN: Words = Words {
     tray_process_ai_now: "Process AI now ({failed} failed)",
     tray_quit: "Quit",
     tray_tooltip_provider_down: "inkling: {server} is not available",
+    tray_tooltip_untrusted_listener:
+        "inkling: another user ({user}) is listening on the model server's port {port}; no notes are sent to it",
     tray_tooltip_failed: "inkling: AI failed for {failed} notes",
     stats_title: "# inkling usage",
     stats_generated:

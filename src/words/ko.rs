@@ -10,6 +10,8 @@ pub const KO: Words = Words {
     tray_process_ai_now: "지금 AI 처리 (실패 {failed}건)",
     tray_quit: "종료",
     tray_tooltip_provider_down: "inkling: {server} 를 사용할 수 없습니다",
+    tray_tooltip_untrusted_listener:
+        "inkling: 다른 사용자({user})가 모델 서버의 포트 {port}를 쓰고 있어 노트를 보내지 않습니다",
     tray_tooltip_failed: "inkling: AI 처리 실패 {failed}건",
     stats_title: "# inkling 사용 통계",
     stats_generated:

@@ -34,6 +34,9 @@ words! {
     tray_quit,
     /// Tray hover text while the provider cannot work; `{server}` as above.
     tray_tooltip_provider_down,
+    /// Tray hover text while another user's program holds the model server's port;
+    /// `{port}` is the port, `{user}` the user's name or uid.
+    tray_tooltip_untrusted_listener,
     /// Tray hover text while notes have failed; `{failed}` is how many.
     tray_tooltip_failed,
     /// stats.md: the heading.

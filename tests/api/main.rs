@@ -18,6 +18,8 @@
 //! - `security`: what other users and processes on the desktop cannot do.
 //! - `damage`: a database damaged while the service was down is refused, never written.
 //! - `slots`: silent connections and open feeds cannot lock the user out.
+//! - `other_users`: what another real user's programs cannot get (a squatted model
+//!   server port, the page's session, `localhost`).
 
 mod auth;
 mod cli;
@@ -26,6 +28,8 @@ mod delete;
 mod desktop;
 mod disk;
 mod edit;
+#[path = "../support/eventually.rs"]
+mod eventually;
 #[path = "../support/fake_http.rs"]
 mod fake_http;
 #[path = "../support/fake_ollama.rs"]
@@ -35,6 +39,9 @@ mod fuzz;
 mod helpers;
 mod inbox;
 mod notes;
+#[path = "../support/other_user.rs"]
+mod other_user;
+mod other_users;
 #[path = "../support/ports.rs"]
 mod ports;
 mod process;

@@ -45,7 +45,7 @@ fn start(options: ServerOptions) -> TestServer {
             .route("/hello", web::get().to(|| async { "hello" }))
             .route("/slow", web::get().to(slow))
     };
-    let server = Server::new(listener, options);
+    let server = Server::new(vec![listener], options);
     let handle = server.handle();
     let run = actix_rt::spawn(server.start(app).expect("server starts").run());
     TestServer {

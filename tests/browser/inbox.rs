@@ -1432,3 +1432,41 @@ async fn notes_are_exported_and_imported_from_the_page() {
     assert_eq!(all.as_array().unwrap().len(), 4);
     browser.close().await;
 }
+
+/// While Ollama is stopped another user's program listens on its port: the page says
+/// whose it is, that it gets no notes, and what to do.
+#[actix_rt::test]
+async fn another_users_program_on_ollamas_port_is_named_in_the_banner() {
+    use crate::other_user::{FakeModelServer, OtherUser, NAME};
+    let other = OtherUser::get();
+    let model_port = crate::ports::free_port();
+    let squatter = FakeModelServer::start("127.0.0.1", model_port, Some(other));
+    let url = format!("http://127.0.0.1:{model_port}");
+    let browser = start(&[
+        ("INKLING_OLLAMA__URL", url.as_str()),
+        ("INKLING_OLLAMA__HEALTH_INTERVAL_MS", "50"),
+    ])
+    .await;
+    browser.open_inbox().await;
+    browser.wait_visible("ollama-banner").await;
+    assert_eq!(
+        browser.text("#ollama-banner .text").await,
+        format!(
+            "Another user (uid {}, {NAME}) is listening on Ollama's port {model_port}: inkling sends it no notes.",
+            other.uid
+        )
+    );
+    let detail = browser
+        .eval("return document.querySelector('#ollama-banner .detail').textContent")
+        .await;
+    let detail = detail.as_str().unwrap_or_default().to_string();
+    assert!(
+        detail.contains(&format!("add \"{NAME}\" to [ai] trusted_listeners")),
+        "{detail}"
+    );
+    browser.close().await;
+    assert!(
+        squatter.stop().is_empty(),
+        "the other user's program was sent something"
+    );
+}

@@ -12,6 +12,8 @@ mod fake_http;
 mod fake_ollama;
 mod harness;
 mod inbox;
+#[path = "../support/other_user.rs"]
+mod other_user;
 mod page;
 #[path = "../support/ports.rs"]
 mod ports;

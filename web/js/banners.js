@@ -59,6 +59,13 @@ function renderOllama({ service, banners }, down) {
       text.textContent = t("ollamaModelMissing", { model: health.model }) + waiting;
       setDetail(ollama, t("modelMissingDetail", { model: health.model }));
     }
+  } else if (down && health.state === "untrusted_listener") {
+    const name = health.user || String(health.uid);
+    const user = health.user ? `uid ${health.uid}, ${health.user}` : `uid ${health.uid}`;
+    const server = openai ? t("theModelServer") : "Ollama";
+    // A port is a name, not a quantity: no thousands separator.
+    text.textContent = t("untrustedListener", { user, server, port: String(health.port) }) + waiting;
+    setDetail(ollama, t("untrustedListenerDetail", { server, name }));
   } else if (down && health.state === "loading") {
     text.textContent = t("serverLoading") + waiting;
     setDetail(ollama, "");

@@ -59,6 +59,19 @@ async fn serve_connection(service: Rc<ConnectionService>, stream: ClientStream, 
     }
 }
 
+/// The next connection on any of the listening sockets (127.0.0.1 and [::1]).
+async fn accept_any(listeners: &[TcpListener]) -> io::Result<(tokio::net::TcpStream, SocketAddr)> {
+    poll_fn(|cx| {
+        for listener in listeners {
+            if let std::task::Poll::Ready(incoming) = listener.poll_accept(cx) {
+                return std::task::Poll::Ready(incoming);
+            }
+        }
+        std::task::Poll::Pending
+    })
+    .await
+}
+
 /// How long accepting pauses after running out of file descriptors.
 const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(100);
 
@@ -84,9 +97,21 @@ impl Connections {
         }
     }
 
+    /// Whether a new connection is another user's (`peer.rs`), to be closed at once.
+    fn refuses(&self, stream: &tokio::net::TcpStream, peer: SocketAddr) -> bool {
+        let Some(own_uid) = self.options.only_user else {
+            return false;
+        };
+        let verdict = match stream.local_addr() {
+            Ok(local) => super::peer::check(peer, local, own_uid),
+            Err(_) => super::peer::PeerVerdict::Refused { uid: None },
+        };
+        verdict != super::peer::PeerVerdict::Allowed
+    }
+
     pub(super) async fn serve(
         self,
-        listener: TcpListener,
+        listeners: Vec<TcpListener>,
         mut commands: mpsc::UnboundedReceiver<Stop>,
     ) {
         let mut open = JoinSet::new();
@@ -95,6 +120,7 @@ impl Connections {
         let mut service: Option<Rc<ConnectionService>> = None;
         let mut accepted = 0u64;
         let mut evicted = 0u64;
+        let mut refused = 0u64;
         let stage_changed = Rc::new(tokio::sync::Notify::new());
         // After EMFILE and the like, accepting waits until then; a stop does not.
         let mut accept_paused_until: Option<tokio::time::Instant> = None;
@@ -129,7 +155,16 @@ impl Connections {
                 () = tokio::time::sleep_until(resume_at), if accept_paused_until.is_some() => {
                     accept_paused_until = None;
                 }
-                incoming = listener.accept(), if may_accept => match incoming {
+                incoming = accept_any(&listeners), if may_accept => match incoming {
+                    Ok((stream, peer)) if self.refuses(&stream, peer) => {
+                        // Dropped: closed before a byte of it is read.
+                        drop(stream);
+                        refused += 1;
+                        // The 1st, 2nd, 4th, 8th…: enough to notice, never a flood.
+                        if refused.is_power_of_two() {
+                            tracing::info!(%peer, refused, "a connection from another user's program closed (this many so far)");
+                        }
+                    }
                     Ok((stream, peer)) => {
                         if open.len() >= self.options.max_connections {
                             if let Some(victim) = oldest_unproven(connections.values().map(|(c, abort)| (c, abort))) {
@@ -161,12 +196,13 @@ impl Connections {
                 service_built: service.is_some(),
                 accepted,
                 evicted,
+                refused,
                 stopping: false,
             });
         };
 
         // Stopping: no new connections from here on.
-        drop(listener);
+        drop(listeners);
         self.status.send_modify(|status| status.stopping = true);
         let (graceful, done) = match stop {
             Some(Stop { graceful, done }) => (graceful, Some(done)),
@@ -195,6 +231,7 @@ impl Connections {
             service_built: false,
             accepted,
             evicted,
+            refused,
             stopping: true,
         });
         tracing::info!("HTTP server stopped");

@@ -1,6 +1,7 @@
 //! The guard in front of every route: only this machine's own pages and programs get in.
 //!
-//! - **Host** must name the service itself (`127.0.0.1:PORT` or `localhost:PORT`).
+//! - **Host** must name the service itself (`127.0.0.1:PORT`, `[::1]:PORT` or
+//!   `localhost:PORT`).
 //!   A DNS-rebinding attack makes a browser send requests for `evil.example` to
 //!   127.0.0.1; its `Host` gives it away, and it is refused with 403.
 //! - **Origin**, when a browser sends one, must be the service's own origin. A page
@@ -26,7 +27,12 @@ pub struct AllowedOrigins {
 
 impl AllowedOrigins {
     pub fn for_port(port: u16, bind: IpAddr) -> Self {
-        let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+        // [::1]: the service listens there too (`bind.rs`).
+        let mut hosts = vec![
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("[::1]:{port}"),
+        ];
         if !bind.is_loopback() && !bind.is_unspecified() {
             hosts.push(match bind {
                 IpAddr::V4(ip) => format!("{ip}:{port}"),
@@ -86,6 +92,9 @@ mod tests {
         let allowed = AllowedOrigins::for_port(7373, "127.0.0.1".parse().unwrap());
         assert!(allowed.host_allowed("127.0.0.1:7373"));
         assert!(allowed.host_allowed("LOCALHOST:7373"));
+        assert!(allowed.host_allowed("[::1]:7373"), "it listens there too");
+        assert!(allowed.origin_allowed("http://[::1]:7373"));
+        assert!(!allowed.host_allowed("[::1]:7374"));
         assert!(!allowed.host_allowed("127.0.0.1:7374"));
         assert!(!allowed.host_allowed("evil.example:7373"));
         assert!(!allowed.host_allowed("127.0.0.1"));

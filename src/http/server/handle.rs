@@ -16,6 +16,9 @@ pub struct ServerOptions {
     pub shutdown_grace: Duration,
     /// How long an idle kept-alive connection stays open.
     pub keep_alive: Duration,
+    /// The only user whose programs may connect (`peer.rs`); `None`: anyone (where the
+    /// socket tables cannot be read).
+    pub only_user: Option<u32>,
 }
 
 impl Default for ServerOptions {
@@ -25,6 +28,7 @@ impl Default for ServerOptions {
             max_connections: 256,
             shutdown_grace: Duration::from_secs(5),
             keep_alive: Duration::from_secs(5),
+            only_user: Some(crate::socket_owner::own_uid()),
         }
     }
 }
@@ -40,6 +44,8 @@ pub struct ServerStatus {
     pub accepted: u64,
     /// Connections closed at the cap to make room for a newcomer, since start.
     pub evicted: u64,
+    /// Connections from another user's program closed at their accept, since start.
+    pub refused: u64,
     /// A stop was asked for: the listening socket is closed.
     pub stopping: bool,
 }

@@ -42,7 +42,9 @@ use super::handle::{ServerHandle, ServerOptions, ServerStatus, Stop};
 /// A server bound to its socket, not yet serving: its handle can go into the app (the
 /// live feed ends its streams when the server stops).
 pub struct Server {
-    listener: std::net::TcpListener,
+    /// The first is the address the service is known by; others (`[::1]` beside
+    /// 127.0.0.1) are served alike.
+    listeners: Vec<std::net::TcpListener>,
     options: ServerOptions,
     handle: ServerHandle,
     commands: mpsc::UnboundedReceiver<Stop>,
@@ -57,11 +59,12 @@ pub struct RunningServer {
 }
 
 impl Server {
-    pub fn new(listener: std::net::TcpListener, options: ServerOptions) -> Server {
+    /// A server on `listeners` (at least one; the first is the one it is known by).
+    pub fn new(listeners: Vec<std::net::TcpListener>, options: ServerOptions) -> Server {
         let (commands, command_receiver) = mpsc::unbounded_channel();
         let (status_sender, status) = watch::channel(ServerStatus::default());
         Server {
-            listener,
+            listeners,
             options,
             handle: ServerHandle { commands, status },
             commands: command_receiver,
@@ -88,14 +91,19 @@ impl Server {
         B: MessageBody + 'static,
     {
         let Server {
-            listener,
+            listeners,
             options,
             handle,
             commands,
             status,
         } = self;
-        let local_addr = listener.local_addr()?;
-        listener.set_nonblocking(true)?;
+        let local_addr = listeners
+            .first()
+            .ok_or_else(|| io::Error::other("no socket to listen on"))?
+            .local_addr()?;
+        for listener in &listeners {
+            listener.set_nonblocking(true)?;
+        }
         let keep_alive = options.keep_alive;
         let stop_signal = handle.clone();
         // Builds actix-http's HTTP/1.1 service around a fresh `App`, as `HttpServer` does
@@ -131,14 +139,18 @@ impl Server {
         let thread = actix_rt::Arbiter::new();
         let spawned = thread.spawn_fn(move || {
             actix_rt::spawn(async move {
-                let result = match TcpListener::from_std(listener) {
-                    Ok(listener) => {
+                let result = match listeners
+                    .into_iter()
+                    .map(TcpListener::from_std)
+                    .collect::<io::Result<Vec<_>>>()
+                {
+                    Ok(listeners) => {
                         let connections = Connections {
                             build,
                             options,
                             status,
                         };
-                        connections.serve(listener, commands).await;
+                        connections.serve(listeners, commands).await;
                         Ok(())
                     }
                     Err(e) => Err(e),

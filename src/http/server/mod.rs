@@ -1,6 +1,7 @@
 //! The transport: how bytes get from a client to a route and back, knowing nothing of
 //! notes. It owns
 //!
+//! - [`bind`]: the sockets it listens on, `[::1]` beside 127.0.0.1;
 //! - [`listener`]: the server bound to its socket and started on a thread of its own,
 //!   stopped by SIGINT/SIGTERM; why it is not actix-web's `HttpServer`;
 //! - `accept`: the accept loop, the HTTP service built on the first connection and
@@ -10,16 +11,19 @@
 //! - [`connection`]: one client connection: what it is doing (eviction at the cap),
 //!   closing it after a refusal;
 //! - [`body`]: request bodies read whole, within a deadline and a size limit;
-//! - [`guard`]: the Host/Origin guard in front of everything.
+//! - [`guard`]: the Host/Origin guard in front of everything;
+//! - [`peer`]: only the user's own programs may connect (the client socket's owner).
 //!
 //! What a request means, and who may send it, is the routes' and `auth.rs`'s.
 
 mod accept;
+pub mod bind;
 pub mod body;
 pub mod connection;
 pub mod guard;
 pub mod handle;
 pub mod listener;
+pub mod peer;
 
 pub use handle::{ServerHandle, ServerOptions, ServerStatus};
 pub use listener::{RunningServer, Server};

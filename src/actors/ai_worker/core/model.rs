@@ -87,6 +87,7 @@ impl WorkerCore {
 mod tests {
     use super::super::fixture::*;
     use super::*;
+    use crate::ai::ProviderHealth;
 
     #[test]
     fn a_missing_model_parks_with_no_attempt_and_no_call_until_it_is_there() {
@@ -125,6 +126,38 @@ mod tests {
         );
         let effects = core.model_loaded(Ok(()), t(310));
         assert_eq!(call_started(&mut core, effects, t(310)), "a");
+    }
+
+    #[test]
+    fn another_users_listener_on_the_port_holds_every_call_until_the_real_server_is_back() {
+        let mut core = started();
+        capture_and_call(&mut core, "a", t(0));
+        // The guard refused the call as an outage: no attempt, the monitor asked.
+        let refused = ProviderError::Misconfigured("Another user (uid 1001) …".into());
+        let effects = core.call_failed("a".into(), refused, t(0));
+        assert!(effects.contains(&Effect::SuspectDown));
+        write_answered(&mut core, &effects, t(0));
+        assert_eq!(core.queue.attempts("a"), 0);
+        let held = ProviderHealth::UntrustedListener {
+            port: 11434,
+            uid: 1001,
+            user: None,
+            server: crate::ai::ModelServer::Ollama,
+        };
+        assert!(core.health_changed(held, t(1)).is_empty());
+        assert_eq!(
+            core.woke(t(30)),
+            [Effect::Wake(None)],
+            "no call, whatever the park says"
+        );
+        assert_eq!(
+            core.enqueued(vec!["b".into()], t(40), t(40)),
+            [Effect::Wake(None)]
+        );
+        assert_eq!(core.status(t(40)).state, WorkerState::Withheld);
+        // The real server back: the work resumes at once.
+        let effects = core.health_changed(up(), t(300));
+        assert!(effects.contains(&Effect::ReadModelContext), "{effects:?}");
     }
 
     #[test]

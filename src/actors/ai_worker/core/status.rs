@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 
 use super::{SlowNote, WorkerState, WorkerStatus};
 use super::{WorkerCore, SLOW_AFTER_TIMEOUTS};
+use crate::ai::ProviderHealth;
 use crate::domain::timestamp;
 
 impl WorkerCore {
@@ -22,7 +23,10 @@ impl WorkerCore {
                 until: timestamp(until),
             }
         } else if self.waiting_for_model() && !self.queue.is_empty() {
-            WorkerState::WaitingForModel
+            match self.health {
+                Some(ProviderHealth::UntrustedListener { .. }) => WorkerState::Withheld,
+                _ => WorkerState::WaitingForModel,
+            }
         } else if let Some(park) = self.parked.filter(|park| park.until > now) {
             WorkerState::Parked {
                 until: timestamp(park.until),
