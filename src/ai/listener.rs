@@ -27,8 +27,25 @@ pub struct LoopbackTarget {
 
 /// Where `url` (`http://127.0.0.1:11434`, `http://localhost:8080/v1`) connects, if on
 /// this machine: a loopback address, `localhost`, or the unspecified address (a
-/// connection to 0.0.0.0 reaches this machine too).
+/// connection to 0.0.0.0 reaches this machine too); any other name is looked up as the
+/// client will look it up (`127.1`, `localhost.localdomain`, `ip6-localhost`, the
+/// machine's own name, which Debian maps to 127.0.1.1), and is this machine when an
+/// address it has is.
 pub fn target_of(url: &str) -> Option<LoopbackTarget> {
+    target_with(url, |host, port| {
+        use std::net::ToSocketAddrs;
+        (host, port)
+            .to_socket_addrs()
+            .map(|found| found.map(|address| address.ip()).collect())
+            .unwrap_or_default()
+    })
+}
+
+/// [`target_of`] with the name look-up given (`resolve(host, port)`: its addresses).
+pub fn target_with(
+    url: &str,
+    resolve: impl Fn(&str, u16) -> Vec<IpAddr>,
+) -> Option<LoopbackTarget> {
     let (scheme, rest) = url.trim().split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next()?;
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
@@ -57,15 +74,22 @@ pub fn target_of(url: &str) -> Option<LoopbackTarget> {
             IpAddr::V6(Ipv6Addr::LOCALHOST),
         ]
     } else {
-        let ip: IpAddr = host.parse().ok()?;
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-            v4 => v4,
+        let found = match host.parse::<IpAddr>() {
+            Ok(ip) => vec![ip],
+            Err(_) => resolve(host, port),
         };
-        if !(ip.is_loopback() || ip.is_unspecified()) {
+        let local: Vec<IpAddr> = found
+            .into_iter()
+            .map(|ip| match ip {
+                IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+                v4 => v4,
+            })
+            .filter(|ip| ip.is_loopback() || ip.is_unspecified())
+            .collect();
+        if local.is_empty() {
             return None;
         }
-        vec![ip]
+        local
     };
     Some(LoopbackTarget { port, addresses })
 }
@@ -176,8 +200,31 @@ mod tests {
             "http://[fe80::1]:11434",
             "not a url",
         ] {
-            assert_eq!(target_of(elsewhere), None, "{elsewhere}");
+            // Names are looked up: here, as another machine's.
+            let lan = |_: &str, _: u16| vec!["192.168.1.20".parse().unwrap()];
+            assert_eq!(target_with(elsewhere, lan), None, "{elsewhere}");
         }
+    }
+
+    #[test]
+    fn a_name_that_leads_to_this_machine_is_checked_like_localhost() {
+        // What the system's look-up says of `127.1`, `ip6-localhost`, or the machine's
+        // own name (Debian: 127.0.1.1 in /etc/hosts).
+        let names = |host: &str, _: u16| -> Vec<IpAddr> {
+            match host {
+                "127.1" => vec!["127.0.0.1".parse().unwrap()],
+                "ip6-localhost" => vec!["::1".parse().unwrap()],
+                "my-desktop" => vec!["127.0.1.1".parse().unwrap(), "192.168.1.5".parse().unwrap()],
+                _ => Vec::new(),
+            }
+        };
+        let short = target_with("http://127.1:11434", names).unwrap();
+        assert_eq!(short.addresses, ["127.0.0.1".parse::<IpAddr>().unwrap()]);
+        let six = target_with("http://ip6-localhost:8080/v1", names).unwrap();
+        assert_eq!(six.addresses, ["::1".parse::<IpAddr>().unwrap()]);
+        let own = target_with("http://my-desktop:11434", names).unwrap();
+        assert_eq!(own.addresses, ["127.0.1.1".parse::<IpAddr>().unwrap()]);
+        assert_eq!(target_with("http://unknown-name:1", names), None);
     }
 
     #[test]

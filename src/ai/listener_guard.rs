@@ -10,7 +10,7 @@
 //! The look is a netlink query of the listening sockets (`crate::socket_owner`) just
 //! before the request, tiny against a call of seconds. What it cannot close: a program
 //! that binds the port in the moment between the look and awc's connect, while the
-//! real server is down //! (docs/SECURITY.md).
+//! real server is down (docs/SECURITY.md).
 
 use std::rc::Rc;
 

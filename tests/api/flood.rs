@@ -42,6 +42,7 @@ fn a_flood_of_pipelined_requests_read_or_not_keeps_the_service_near_idle_memory(
     // socket takes); the reading half drains its answers.
     let mut sink = vec![0u8; 1 << 16];
     let mut sent = 0usize;
+    let mut received = 0usize;
     for round in 0..40 {
         // A connection the service closed (at its connection cap the oldest with no
         // credential goes) leaves the flood.
@@ -57,7 +58,7 @@ fn a_flood_of_pipelined_requests_read_or_not_keeps_the_service_near_idle_memory(
             loop {
                 match stream.read(&mut sink) {
                     Ok(0) => return false,
-                    Ok(_) => {}
+                    Ok(n) => received += n,
                     Err(e) if e.kind() == ErrorKind::WouldBlock => return true,
                     Err(_) => return false,
                 }
@@ -76,6 +77,12 @@ fn a_flood_of_pipelined_requests_read_or_not_keeps_the_service_near_idle_memory(
         }
     }
     assert!(sent > 10 << 20, "the flood sent {sent} bytes");
+    // The reading half was answered all along (a paused connection costs no memory:
+    // a flood that merely stalled would prove nothing).
+    assert!(
+        received > 10 << 20,
+        "the flood's readers got {received} bytes"
+    );
     drop(flood);
 
     let (status, body) = blocking_request(
@@ -92,4 +99,45 @@ fn a_flood_of_pipelined_requests_read_or_not_keeps_the_service_near_idle_memory(
         peak < idle + 150,
         "the flood took the service from {idle} MiB to a peak of {peak} MiB"
     );
+}
+
+/// A client that sends its next requests before it has read the answers (pipelining,
+/// or a slow reader of a large answer) gets every answer: the connection reads again
+/// once its answers are taken (the service pauses reading while they are not).
+#[test]
+fn a_client_that_reads_its_answers_late_gets_every_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _service = ServiceProcess::start(dir.path(), port);
+    let asked = 2000;
+    let request = format!("GET /assets/app.js HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("a connection");
+    // All the requests first (some 100 KB: the socket takes them), then the answers
+    // (some 9 MB: more than the sockets hold, so the service waits on this reader).
+    stream
+        .write_all(request.repeat(asked).as_bytes())
+        .expect("the requests sent");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    let status_line = b"HTTP/1.1 200 OK\r\n";
+    // What was read and not yet searched, kept short: a status line may be cut
+    // between two reads.
+    let mut unsearched: Vec<u8> = Vec::new();
+    let mut piece = vec![0u8; 64 * 1024];
+    let mut counted = 0;
+    while counted < asked {
+        match stream.read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => unsearched.extend_from_slice(&piece[..n]),
+            Err(e) => panic!("reading the answers: {e} after {counted} of {asked}"),
+        }
+        counted += unsearched
+            .windows(status_line.len())
+            .filter(|w| *w == status_line)
+            .count();
+        let keep = unsearched.len().min(status_line.len() - 1);
+        unsearched.drain(..unsearched.len() - keep);
+    }
+    assert_eq!(counted, asked, "every answer came");
 }

@@ -1,6 +1,7 @@
 // Bare web addresses in a note's text, for the places that show it as text (a card's
-// preview): the same rule as the note view's renderer (src/render.rs): `http://` and
-// `https://` only, and a sentence's closing punctuation is not part of the address.
+// preview), by nearly the rule of the note view's renderer (src/render.rs, where
+// linkify finds them): `http://` and `https://` only, and a sentence's closing
+// punctuation is not part of the address. The two may cut an odd address differently.
 
 const ADDRESS = /https?:\/\/[^\s<>"]+/giu;
 

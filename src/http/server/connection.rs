@@ -328,7 +328,14 @@ impl AsyncWrite for ClientStream {
             return Poll::Ready(Ok(buf.len()));
         }
         let written = Pin::new(&mut this.io).poll_write(cx, buf);
+        let was_unread = this.answers_unread;
         this.answers_unread = written.is_pending();
+        if was_unread && !this.answers_unread {
+            // Reads were held back, so the socket's readiness to read was never asked
+            // for and nothing would wake this task for requests already waiting:
+            // actix-http reads before it writes, so one more turn reads them now.
+            cx.waker().wake_by_ref();
+        }
         written
     }
 

@@ -106,7 +106,18 @@ impl Integrity {
             .name("integrity-check".into())
             .spawn(move || {
                 let started = std::time::Instant::now();
-                let verdict = Verdict::of_check(&path, Store::damage(&path));
+                // A check that panics must still decide, or every write would wait
+                // for ever: the file's soundness is then unknown, and it is not written.
+                let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    Verdict::of_check(&path, Store::damage(&path))
+                }))
+                .unwrap_or_else(|_| {
+                    Verdict::Damaged(
+                        "the check of the database stopped unexpectedly, so whether the file \
+                         is sound is not known; start inkling again to check it again"
+                            .into(),
+                    )
+                });
                 match &verdict {
                     Verdict::Damaged(why) => tracing::error!(error = %why, "database refused"),
                     _ => tracing::info!(
