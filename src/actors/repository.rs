@@ -13,6 +13,9 @@
 //! ([`NotesChange`]); so do the worker's (an answer saved, a note given up), whose
 //! reasons (`JobFailed`) only the worker can say.
 //!
+//! A tag rename is the one write done in slices, other messages handled in between
+//! (`tag_rename.rs`).
+//!
 //! It runs on a one-thread `SyncArbiter`: rusqlite calls block (an fsync per commit),
 //! and on an async arbiter they would freeze every actor sharing that thread, timers
 //! included (docs/PLATFORM.md, "actix: a blocking call freezes its arbiter"). One thread also serialises all writes, so SQLite
@@ -32,8 +35,11 @@ use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use crate::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
 use crate::storage::{
     Changed, Edited, Imported, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError,
-    StoreResult, TagCount, TagRenamed,
+    StoreResult, TagCount,
 };
+
+mod tag_rename;
+pub use tag_rename::{ContinueTagRename, RenameTag};
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
 #[derive(Debug, Message)]
@@ -160,15 +166,6 @@ pub struct EditNote {
 #[rtype(result = "StoreResult<Vec<TagCount>>")]
 pub struct ListTags {
     pub limit: Option<usize>,
-}
-
-/// Renames a tag on every note, merging it into `to` when that exists.
-#[derive(Debug, Message)]
-#[rtype(result = "StoreResult<TagRenamed>")]
-pub struct RenameTag {
-    pub from: String,
-    pub to: String,
-    pub now: DateTime<Utc>,
 }
 
 /// Brings checked notes in (`Store::import`).
@@ -326,8 +323,9 @@ pub struct RepositoryActor {
 impl Actor for RepositoryActor {
     type Context = SyncContext<Self>;
 
-    fn started(&mut self, _: &mut Self::Context) {
+    fn started(&mut self, ctx: &mut Self::Context) {
         tracing::info!("repository started");
+        self.resume_tag_renames(ctx);
     }
 }
 
@@ -551,10 +549,6 @@ handle_write!(ImportNotes => Imported,
     notes: |imported| NotesChange::many(imported.notes.len()),
     |store, msg| store.import(&msg.notes, msg.now));
 handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit));
-// Tags are in no count.
-handle_write!(RenameTag => TagRenamed,
-    notes: |renamed| NotesChange::many(renamed.notes as usize),
-    |store, msg| store.rename_tag(&msg.from, &msg.to, msg.now));
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
 handle_write!(TrashNote => Changed,

@@ -14,6 +14,6 @@ pub mod store;
 pub use crate::domain::WaitReason;
 pub use search::SearchQuery;
 pub use store::{
-    Changed, Edited, Imported, Job, NoteCounts, SearchHit, Store, StoreError, StoreResult,
-    TagCount, TagRenamed,
+    Changed, Edited, Imported, Job, NoteCounts, RenameProgress, SearchHit, Store, StoreError,
+    StoreResult, TagCount, TagRename, TagRenamed, RENAME_SLICE_NOTES,
 };
