@@ -1,7 +1,7 @@
 //! The service's hot paths, measured against their own floor (docs/PERFORMANCE.md).
 //!
 //! Run: `cargo bench --bench pipeline` (release build; ~1–2 minutes on 2 cores).
-//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search|tags|integrity`):
+//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search|tags|rename|integrity|peers`):
 //! - capture: p50/p99 latency and throughput of `POST /api/notes` with 8 concurrent
 //!   clients, 2,000 notes, durable commits; split into SQLite commit, actor hop, HTTP;
 //! - retry: retry-all over 100,000 failed notes end to end (HTTP) against the same SQL
@@ -13,7 +13,9 @@
 //!   run raw, `Store::search`, and `GET /api/notes?q=` end to end;
 //! - tags: over 100,000 tagged notes, the read of the prompt's 50 most used tags (before
 //!   every provider call) and the save of an answer with its tags tidied, against a
-//!   capture's commit.
+//!   capture's commit;
+//! - rename: a tag on 20,000 of 100,000 notes renamed through the repository while a
+//!   client captures notes one after another: the rename's time and the captures'.
 //! - integrity: the check at start (`PRAGMA quick_check`) of 100,000 tagged notes of
 //!   ordinary length, the file in the page cache and dropped from it, and a start of
 //!   the service on it: until `build` returns, and until the first capture is stored.
@@ -371,12 +373,14 @@ async fn search() {
     }
 
     // The bare FTS5 query: the same match, rank and limit, no join, no filter, no
-    // snippet. Then the store (Store::search) and the route (`inkling search WORD`).
+    // snippet (these notes have no title and no tag: the bodies' index is all the
+    // search reads). Then the store (Store::search) and the route (`inkling search
+    // WORD`).
     let conn = rusqlite::Connection::open(&path).unwrap();
     let mut raw = conn
         .prepare(
-            "SELECT rowid FROM notes_search WHERE notes_search MATCH ?1 \
-             ORDER BY bm25(notes_search, 10.0, 5.0, 1.0) LIMIT 50",
+            "SELECT rowid FROM search_bodies WHERE search_bodies MATCH ?1 \
+             ORDER BY bm25(search_bodies) LIMIT 50",
         )
         .unwrap();
     let store = Store::open(&path, 30).unwrap();
@@ -532,6 +536,142 @@ async fn tags() {
         captures.push(at.elapsed());
     }
     report("a capture, for scale", captures, started.elapsed());
+
+    // The same without the commit's fsync, which on a slow disk hides everything else:
+    // what the save itself costs (its statements, the search index's triggers and the
+    // pages written to the WAL).
+    store
+        .connection()
+        .pragma_update(None, "synchronous", "OFF")
+        .unwrap();
+    let ids: Vec<String> = (0..TAG_ROUNDS)
+        .map(|i| store.capture(&body(i), Utc::now()).unwrap().id)
+        .collect();
+    let mut saves = Vec::new();
+    let started = Instant::now();
+    for (i, id) in ids.iter().enumerate() {
+        let at = Instant::now();
+        store
+            .save_enrichment(id, body(i).as_str(), &enrichment, Utc::now())
+            .unwrap();
+        saves.push(at.elapsed());
+    }
+    report("save an answer, no fsync", saves, started.elapsed());
+    let mut captures = Vec::new();
+    let started = Instant::now();
+    for i in 0..TAG_ROUNDS {
+        let at = Instant::now();
+        store.capture(&body(i), Utc::now()).unwrap();
+        captures.push(at.elapsed());
+    }
+    report("a capture, no fsync", captures, started.elapsed());
+}
+
+/// Notes of the rename benchmark, and how many of them have the renamed tag.
+const RENAME_NOTES: usize = 100_000;
+const RENAMED_NOTES: usize = 20_000;
+
+async fn rename() {
+    use inkling::actors::repository::RenameTag;
+    println!("rename: a tag on {RENAMED_NOTES} of {RENAME_NOTES} notes, captures meanwhile");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let mut store = Store::open(&path, 30).unwrap();
+    let at = inkling::domain::timestamp(Utc::now());
+    let notes: Vec<inkling::domain::Note> = (0..RENAME_NOTES)
+        .map(|i| inkling::domain::Note {
+            id: String::new(),
+            body: format!(
+                "note {i}: a thought of ordinary length about the garden, the house and the rest of the day"
+            ),
+            title: Some(format!("A title for note {i}")),
+            summary: Some("A summary.".into()),
+            tags: {
+                let mut tags = vec![format!("topic {}", i % 500), format!("area {}", i % 37)];
+                if i % (RENAME_NOTES / RENAMED_NOTES) == 0 {
+                    tags.push("gardening".into());
+                }
+                tags
+            },
+            ai_status: inkling::domain::AiStatus::Done,
+            ai_error: None,
+            created_at: at.clone(),
+            updated_at: at.clone(),
+            deleted_at: None,
+            kept_at: None,
+            title_set_by_user: false,
+            tags_set_by_user: false,
+            ai_read_chars: None,
+        })
+        .collect();
+    store.import(&notes, Utc::now()).unwrap();
+    drop(notes);
+    let hub = inkling::actors::mailbox::Mailbox::from(actix::Actor::start(
+        inkling::actors::hub::Hub::default(),
+    ));
+    let repository = RepositoryActor::start(store, path.clone(), 30, hub);
+
+    // One client capturing note after note for as long as the rename runs.
+    let renaming = Rc::new(std::cell::Cell::new(true));
+    let capturer = {
+        let repository = repository.clone();
+        let renaming = renaming.clone();
+        actix_rt::spawn(async move {
+            let mut samples = Vec::new();
+            let mut i = 0;
+            while renaming.get() {
+                let at = Instant::now();
+                repository
+                    .send(CaptureNote {
+                        body: body(i),
+                        now: Utc::now(),
+                    })
+                    .await
+                    .unwrap()
+                    .unwrap();
+                samples.push(at.elapsed());
+                i += 1;
+            }
+            samples
+        })
+    };
+    let (done, ended) = tokio::sync::oneshot::channel();
+    let started = Instant::now();
+    repository
+        .send(RenameTag {
+            from: "gardening".into(),
+            to: "garden".into(),
+            now: Utc::now(),
+            done,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let renamed = ended.await.unwrap().unwrap();
+    let took = started.elapsed();
+    renaming.set(false);
+    let captures = capturer.await.unwrap();
+    assert_eq!(renamed.notes as usize, RENAMED_NOTES);
+    println!(
+        "  rename of {} notes through the repository: {:.2} s",
+        renamed.notes,
+        took.as_secs_f64()
+    );
+    report(
+        &format!("{} captures meanwhile", captures.len()),
+        captures,
+        took,
+    );
+
+    // The same rename with nothing else to do, straight on the store.
+    let mut store = Store::open(&path, 30).unwrap();
+    let started = Instant::now();
+    let back = store.rename_tag("garden", "gardening", Utc::now()).unwrap();
+    println!(
+        "  rename of {} notes alone (Store::rename_tag): {:.2} s",
+        back.notes,
+        started.elapsed().as_secs_f64()
+    );
 }
 
 /// Drops the file's pages from the page cache (they are clean: nothing was written
@@ -734,6 +874,9 @@ fn main() {
         }
         if wants("peers") {
             peers().await;
+        }
+        if wants("rename") {
+            rename().await;
         }
     });
 }

@@ -13,6 +13,16 @@
 //! ([`NotesChange`]); so do the worker's (an answer saved, a note given up), whose
 //! reasons (`JobFailed`) only the worker can say.
 //!
+//! A tag rename is the one write done in slices (issue #29 point 6): it may touch tens
+//! of thousands of notes, so it must not hold the one thread while it does. `RenameTag`
+//! checks and records the rename and replies at once (a refusal is its reply); the
+//! notes are then renamed by `ContinueTagRename` messages the actor sends itself, one
+//! slice each (`Store::rename_tag_slice`, its own transaction). Each goes to the back
+//! of the mailbox, so whatever arrived meanwhile (a capture) is handled between two
+//! slices and waits one slice at most. The asker hears the result on the rename's
+//! `done` channel. A rename a crash cut short is finished when the actor starts again
+//! (`resume_tag_renames`): the store recorded how far it got.
+//!
 //! It runs on a one-thread `SyncArbiter`: rusqlite calls block (an fsync per commit),
 //! and on an async arbiter they would freeze every actor sharing that thread, timers
 //! included (docs/PLATFORM.md, "actix: a blocking call freezes its arbiter"). One thread also serialises all writes, so SQLite
@@ -22,8 +32,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use actix::{Actor, Addr, Message, SyncArbiter, SyncContext};
+use actix::{Actor, Addr, Handler, Message, SyncArbiter, SyncContext};
 use chrono::{DateTime, Utc};
+use tokio::sync::oneshot;
 
 use super::handling;
 use super::hub::Hub;
@@ -31,8 +42,8 @@ use super::mailbox::Mailbox;
 use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use crate::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
 use crate::storage::{
-    Changed, Edited, Imported, Job, NoteCounts, SearchHit, SearchQuery, Store, StoreError,
-    StoreResult, TagCount, TagRenamed,
+    Changed, Edited, Imported, Job, NoteCounts, RenameProgress, SearchHit, SearchQuery, Store,
+    StoreError, StoreResult, TagCount, TagRename, TagRenamed, RENAME_SLICE_NOTES,
 };
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
@@ -162,13 +173,26 @@ pub struct ListTags {
     pub limit: Option<usize>,
 }
 
-/// Renames a tag on every note, merging it into `to` when that exists.
+/// Renames a tag on every note, merging it into `to` when that exists. Replies once the
+/// rename is checked and recorded (`NoSuchTag`, `Conflict` otherwise, nothing changed);
+/// `done` then hears how it ended.
 #[derive(Debug, Message)]
-#[rtype(result = "StoreResult<TagRenamed>")]
+#[rtype(result = "StoreResult<()>")]
 pub struct RenameTag {
     pub from: String,
     pub to: String,
     pub now: DateTime<Utc>,
+    pub done: oneshot::Sender<StoreResult<TagRenamed>>,
+}
+
+/// The next slice of a rename under way (the actor sends it to itself).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct ContinueTagRename {
+    rename: TagRename,
+    now: DateTime<Utc>,
+    /// Who waits for the end; `None` for a rename resumed after a restart.
+    done: Option<oneshot::Sender<StoreResult<TagRenamed>>>,
 }
 
 /// Brings checked notes in (`Store::import`).
@@ -333,8 +357,9 @@ pub struct RepositoryActor {
 impl Actor for RepositoryActor {
     type Context = SyncContext<Self>;
 
-    fn started(&mut self, _: &mut Self::Context) {
+    fn started(&mut self, ctx: &mut Self::Context) {
         tracing::info!("repository started");
+        self.resume_tag_renames(ctx);
     }
 }
 
@@ -560,10 +585,6 @@ handle_write!(ImportNotes => Imported,
     notes: |imported| NotesChange::many(imported.notes.len()),
     |store, msg| store.import(&msg.notes, msg.now));
 handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit));
-// Tags are in no count.
-handle_write!(RenameTag => TagRenamed,
-    notes: |renamed| NotesChange::many(renamed.notes as usize),
-    |store, msg| store.rename_tag(&msg.from, &msg.to, msg.now));
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
 handle_write!(TrashNote => Changed,
@@ -604,3 +625,88 @@ handle_write!(EmptyTrash => u64,
     notes: |count| NotesChange::many(*count as usize),
     |store, _msg| store.empty_trash());
 handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());
+
+impl RepositoryActor {
+    /// Finishes the renames a crash cut short (each one's `now` is the restart's: the
+    /// notes it changes are changed now).
+    fn resume_tag_renames(&mut self, ctx: &mut SyncContext<Self>) {
+        let Some(store) = self.store.as_ref() else {
+            return;
+        };
+        match store.unfinished_tag_renames() {
+            Ok(renames) => {
+                for rename in renames {
+                    tracing::info!(from = %rename.from, to = %rename.to, done = rename.notes,
+                        "finishing a tag rename cut short");
+                    Mailbox::from(ctx.address()).do_send(ContinueTagRename {
+                        rename,
+                        now: Utc::now(),
+                        done: None,
+                    });
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot read the tag renames under way"),
+        }
+    }
+}
+
+impl Handler<RenameTag> for RepositoryActor {
+    type Result = StoreResult<()>;
+
+    fn handle(&mut self, msg: RenameTag, ctx: &mut SyncContext<Self>) -> Self::Result {
+        let mut handled = handling!("RenameTag");
+        let begun = match self.store.as_mut() {
+            Some(store) => store.begin_tag_rename(&msg.from, &msg.to),
+            None => Err(StoreError::Unavailable("the repository is not open".into())),
+        };
+        handled.succeeded(begun.is_ok());
+        let rename = begun?;
+        Mailbox::from(ctx.address()).do_send(ContinueTagRename {
+            rename,
+            now: msg.now,
+            done: Some(msg.done),
+        });
+        Ok(())
+    }
+}
+
+impl Handler<ContinueTagRename> for RepositoryActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: ContinueTagRename, ctx: &mut SyncContext<Self>) {
+        let mut handled = handling!("ContinueTagRename");
+        let ContinueTagRename { rename, now, done } = msg;
+        let from = rename.from.clone();
+        let done_before = rename.notes;
+        let sliced = match self.store.as_mut() {
+            Some(store) => store.rename_tag_slice(rename, RENAME_SLICE_NOTES, now),
+            None => Err(StoreError::Unavailable("the repository is not open".into())),
+        };
+        handled.succeeded(sliced.is_ok());
+        let ended = match sliced {
+            Ok(RenameProgress::Going(rename)) => {
+                Mailbox::from(ctx.address()).do_send(ContinueTagRename { rename, now, done });
+                return;
+            }
+            Ok(RenameProgress::Done(renamed)) => {
+                // Tags are in no count; the page reloads its list once.
+                self.tell(NotesChange::many(renamed.notes as usize));
+                Ok(renamed)
+            }
+            Err(e) => {
+                // The slices done stay (each was whole); the record goes, so the same
+                // rename asked again is not refused as under way and finishes the rest.
+                tracing::warn!(error = %e, tag = %from, "a tag rename stopped part way");
+                self.tell(NotesChange::many(done_before as usize));
+                if let Some(store) = self.store.as_mut() {
+                    if let Err(e) = store.abandon_tag_rename(&from) {
+                        tracing::warn!(error = %e, tag = %from, "cannot drop the rename's record; it resumes at the next start");
+                    }
+                }
+                Err(e)
+            }
+        };
+        // The asker may have gone (a closed connection): the rename is done anyway.
+        done.map(|done| done.send(ended));
+    }
+}

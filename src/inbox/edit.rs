@@ -79,11 +79,24 @@ impl Inbox {
     /// `tag_renamed {merged}`.
     pub async fn rename_tag(&self, from: String, to: String) -> StoreResult<TagRenamed> {
         let now = self.clock.now();
-        let renamed = self
-            .repository
-            .send(RenameTag { from, to, now })
+        // Begun at once, then done in slices with other work in between (a capture
+        // waits at most one slice): `done` hears the end.
+        let (done, ended) = tokio::sync::oneshot::channel();
+        self.repository
+            .send(RenameTag {
+                from,
+                to,
+                now,
+                done,
+            })
             .await
             .map_err(unavailable)??;
+        let renamed = ended.await.map_err(|_| {
+            StoreError::Unavailable(
+                "the repository stopped before the rename was done; it is finished at the next start"
+                    .into(),
+            )
+        })??;
         self.telemetry
             .do_send(Emit(UsageEvent::TagRenamed(TagRenamedEvent {
                 merged: renamed.merged,

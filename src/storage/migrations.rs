@@ -36,6 +36,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0005_model_work.sql",
         sql: include_str!("../../migrations/0005_model_work.sql"),
     },
+    Migration {
+        name: "0006_search_split.sql",
+        sql: include_str!("../../migrations/0006_search_split.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -14,6 +14,7 @@ pub mod store;
 pub use crate::domain::WaitReason;
 pub use search::SearchQuery;
 pub use store::{
-    Changed, Edited, Imported, Integrity, Job, NoteCounts, SearchHit, Store, StoreError,
-    StoreResult, TagCount, TagRenamed, Verdict, RECOVER_HINT,
+    Changed, Edited, Imported, Integrity, Job, NoteCounts, RenameProgress, SearchHit, Store,
+    StoreError, StoreResult, TagCount, TagRename, TagRenamed, Verdict, RECOVER_HINT,
+    RENAME_SLICE_NOTES,
 };

@@ -1,14 +1,15 @@
 //! Search: what a query means, and how a hit's snippet is cut. Plain functions over
-//! plain data; `Store::search` runs them against `notes_search` (migration 0003).
+//! plain data; `Store::search` runs them against the search index (migration 0006:
+//! titles, bodies and distinct tags each in an FTS5 table of their own).
 //!
 //! A query is words separated by spaces; a note matches when it contains every word
 //! (in its title, tags or body, ignoring case), anywhere, also inside a longer word.
 //! The index is FTS5's trigram tokenizer, so a word of three or more characters is
 //! looked up in the index; a shorter one (two Korean syllables are a common word) has no
 //! trigram and is matched with `LIKE` over the notes the longer words left, or over all
-//! of them when it is alone. Results are ranked with BM25, a title match weighing most
-//! and a tag match more than the body; ties (and queries of short words only, which
-//! have no rank) newest first.
+//! of them when it is alone. Results are ranked with BM25, each field scored in its own
+//! index and weighted: a title match 10, a tag 5, the body 1; ties (and queries of
+//! short words only, which have no rank) newest first.
 
 use crate::api::notes::SnippetPart;
 
@@ -65,13 +66,19 @@ impl SearchQuery {
     /// The FTS5 query for the words the index can look up (each a quoted phrase, so
     /// nothing the user types is FTS5 syntax), or `None` when every word is short.
     pub fn index_expression(&self) -> Option<String> {
-        let phrases: Vec<String> = self
-            .words
+        let phrases = self.index_phrases();
+        (!phrases.is_empty()).then(|| phrases.join(" "))
+    }
+
+    /// Each word the index can look up as an FTS5 query of its own (a quoted phrase):
+    /// the index is split by field (titles, tags, bodies), and a note has a word when
+    /// any of them has it, so each word is matched in each on its own.
+    pub fn index_phrases(&self) -> Vec<String> {
+        self.words
             .iter()
             .filter(|word| word.chars().count() >= TRIGRAM)
             .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
-            .collect();
-        (!phrases.is_empty()).then(|| phrases.join(" "))
+            .collect()
     }
 
     /// `LIKE` patterns for the words too short for the index (`\` escapes).

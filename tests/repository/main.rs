@@ -108,3 +108,27 @@ fn due(store: &Store, now: DateTime<Utc>) -> Vec<Job> {
         .filter(|job| job.next_run_at <= now)
         .collect()
 }
+
+/// `count` done notes with `tags`, imported in one go (bodies "note 0", "note 1", …).
+fn tagged_notes(store: &mut Store, count: usize, tags: &[&str]) {
+    let at = inkling::domain::timestamp(t0());
+    let notes: Vec<inkling::domain::Note> = (0..count)
+        .map(|i| inkling::domain::Note {
+            id: String::new(),
+            body: format!("note {i}"),
+            title: Some(format!("Title {i}")),
+            summary: None,
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            ai_status: inkling::domain::AiStatus::Done,
+            ai_error: None,
+            created_at: at.clone(),
+            updated_at: at.clone(),
+            deleted_at: None,
+            kept_at: None,
+            title_set_by_user: false,
+            tags_set_by_user: false,
+            ai_read_chars: None,
+        })
+        .collect();
+    store.import(&notes, t0()).unwrap();
+}

@@ -239,7 +239,9 @@ fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
         },
     ] {
         for candidates in [Some(200), None] {
-            let (sql, args) = store.search_query(&query, &filter, t0(), candidates);
+            let (sql, args) = store
+                .search_query(&query, &filter, t0(), candidates)
+                .unwrap();
             let plan = store.query_plan(&sql, &args).unwrap();
             let text = plan.join(" | ");
             assert!(
@@ -255,4 +257,169 @@ fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
             );
         }
     }
+}
+
+#[test]
+fn a_database_at_migration_5_finds_the_same_notes_after_the_index_is_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let queries = [
+        "kimchi",
+        "KIMCHI",
+        "food",
+        "kim food",
+        "사과",
+        "사과를",
+        "plant",
+        "oes",
+        "nothing",
+    ];
+    let before: Vec<Vec<String>> = {
+        // A database as the release before the split left it, its notes written as
+        // the store wrote them (the note, its note_tags rows; triggers the rest).
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        inkling::storage::migrations::migrate(
+            &mut conn,
+            &inkling::storage::migrations::MIGRATIONS[..5],
+        )
+        .unwrap();
+        let notes: [(&str, Option<&str>, &[&str], &str); 4] = [
+            (
+                "n1",
+                Some("Kimchi stew"),
+                &["food", "korean"],
+                "from grandma",
+            ),
+            ("n2", Some("Groceries"), &["food"], "buy kimchi and 사과"),
+            ("n3", None, &[], "오늘은 사과를 샀다 kimchi"),
+            ("n4", Some("Garden"), &["plants"], "tomatoes"),
+        ];
+        for (i, (id, title, tags, body)) in notes.iter().enumerate() {
+            let at = format!("2026-01-01T00:00:0{i}.000Z");
+            conn.execute(
+                "INSERT INTO notes (id, body, title, tags, ai_status, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, 'done', ?5, ?5)",
+                rusqlite::params![id, body, title, serde_json::to_string(tags).unwrap(), at],
+            )
+            .unwrap();
+            for tag in tags.iter() {
+                conn.execute(
+                    "INSERT INTO note_tags (tag, note_id) VALUES (?1, ?2)",
+                    [tag, id],
+                )
+                .unwrap();
+            }
+        }
+        // What the old index found, best first (its own query: one table, BM25 10/5/1).
+        queries
+            .iter()
+            .map(|text| {
+                let query = inkling::storage::SearchQuery::parse(text).unwrap();
+                let mut sql = String::from(
+                    "SELECT k.note_id FROM notes_search s JOIN note_search_keys k ON k.key = s.rowid WHERE 1",
+                );
+                let mut args: Vec<String> = Vec::new();
+                if let Some(expression) = query.index_expression() {
+                    sql.push_str(" AND notes_search MATCH ?");
+                    args.push(expression);
+                }
+                for pattern in query.short_word_patterns() {
+                    sql.push_str(" AND (s.title LIKE ?1 ESCAPE '\\' OR s.tags LIKE ? ESCAPE '\\' OR s.body LIKE ? ESCAPE '\\')");
+                    args.extend([pattern.clone(), pattern.clone(), pattern]);
+                }
+                sql.push_str(" ORDER BY bm25(notes_search, 10.0, 5.0, 1.0), k.note_id DESC");
+                let mut stmt = conn.prepare(&sql.replace("?1", "?")).unwrap();
+                stmt.query_map(rusqlite::params_from_iter(args), |r| r.get(0))
+                    .unwrap()
+                    .collect::<Result<Vec<String>, _>>()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    assert_eq!(
+        inkling::storage::migrations::current_version(store.connection()).unwrap(),
+        inkling::storage::migrations::MIGRATIONS.len()
+    );
+    for (text, found_before) in queries.iter().zip(before) {
+        let found_after = search(&store, text, &ListFilter::default());
+        let (mut was, mut is) = (found_before.clone(), found_after.clone());
+        was.sort();
+        is.sort();
+        assert_eq!(is, was, "{text}: the same notes ({found_before:?} before)");
+        // A title match first, before and after.
+        if *text == "kimchi" {
+            assert_eq!(
+                (found_before[0].as_str(), found_after[0].as_str()),
+                ("n1", "n1")
+            );
+        }
+    }
+    assert_eq!(search(&store, "kimchi", &ListFilter::default()).len(), 3);
+    assert_invariants(&store);
+}
+
+/// The structure record of an FTS5 index (its segments; row 10 of its `_data` table):
+/// the same bytes before and after a write means the write changed nothing in it.
+fn index_structure(store: &Store, index: &str) -> Vec<u8> {
+    store
+        .connection()
+        .query_row(
+            &format!("SELECT block FROM {index}_data WHERE id = 10"),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn an_answers_save_rewrites_the_title_index_only_and_an_edit_of_the_body_the_body_index_only() {
+    let mut store = store();
+    let id = capture(&mut store, "the plumber comes on friday", t0());
+    let bodies = index_structure(&store, "search_bodies");
+    let titles = index_structure(&store, "search_titles");
+    let tags = index_structure(&store, "search_tags");
+
+    save_answer(
+        &mut store,
+        &id,
+        &enriched("Plumber visit", &["house"]),
+        t0(),
+    )
+    .unwrap();
+    assert_eq!(
+        index_structure(&store, "search_bodies"),
+        bodies,
+        "the body's index is untouched"
+    );
+    assert_ne!(index_structure(&store, "search_titles"), titles);
+    assert_ne!(
+        index_structure(&store, "search_tags"),
+        tags,
+        "a new tag is indexed once"
+    );
+    let all = ListFilter::default();
+    assert_eq!(search(&store, "visit", &all), std::slice::from_ref(&id));
+    assert_eq!(search(&store, "house", &all), std::slice::from_ref(&id));
+
+    // A tag already in use: no index changes but the title's.
+    let other = capture(&mut store, "the roof leaks", t0());
+    let (bodies, tags) = (
+        index_structure(&store, "search_bodies"),
+        index_structure(&store, "search_tags"),
+    );
+    save_answer(&mut store, &other, &enriched("Roof", &["house"]), t0()).unwrap();
+    assert_eq!(index_structure(&store, "search_bodies"), bodies);
+    assert_eq!(index_structure(&store, "search_tags"), tags);
+    assert_eq!(search(&store, "house", &all).len(), 2);
+
+    // An edit of the body alone leaves the titles' index alone.
+    let titles = index_structure(&store, "search_titles");
+    let edit =
+        inkling::domain::NoteEdit::parse(Some("the roof leaks badly".into()), None, None, 65536)
+            .unwrap();
+    store.edit(&other, &edit, t0()).unwrap();
+    assert_eq!(index_structure(&store, "search_titles"), titles);
+    assert_eq!(search(&store, "badly", &all), std::slice::from_ref(&other));
+    assert_invariants(&store);
 }

@@ -4,7 +4,7 @@
 use inkling::domain::{AiStatus, ListFilter};
 use inkling::storage::{Store, StoreError};
 
-use crate::{capture, edit, enrichment, save_answer, store, t0};
+use crate::{capture, edit, enrichment, save_answer, store, t0, tagged_notes};
 
 fn tag_counts(store: &Store) -> Vec<(String, u64)> {
     store
@@ -154,4 +154,116 @@ fn a_rename_changes_every_note_and_merges_into_a_tag_that_exists_in_one_go() {
     store.delete_forever(&ids[0]).unwrap();
     assert_eq!(tag_counts(&store), [("food".to_string(), 2)]);
     assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+}
+
+fn index_structure(store: &Store, index: &str) -> Vec<u8> {
+    store
+        .connection()
+        .query_row(
+            &format!("SELECT block FROM {index}_data WHERE id = 10"),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+fn found(store: &Store, text: &str) -> usize {
+    let query = inkling::storage::SearchQuery::parse(text).unwrap();
+    let filter = ListFilter {
+        limit: Some(200),
+        ..ListFilter::default()
+    };
+    store.search(&query, &filter, t0()).unwrap().len()
+}
+
+#[test]
+fn a_rename_goes_in_slices_each_whole_and_one_cut_short_by_a_crash_is_finished_after() {
+    use inkling::storage::{RenameProgress, RENAME_SLICE_NOTES};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let total = 2 * RENAME_SLICE_NOTES + 10;
+    {
+        let mut store = Store::open(&path, crate::EXPIRY_DAYS).unwrap();
+        tagged_notes(&mut store, total - 10, &["gardening", "home"]);
+        tagged_notes(&mut store, 10, &["gardening", "garden"]);
+        tagged_notes(&mut store, 5, &["home"]);
+        let rename = store.begin_tag_rename("gardening", "garden").unwrap();
+        assert!(rename.merged);
+        let (bodies, titles) = (
+            index_structure(&store, "search_bodies"),
+            index_structure(&store, "search_titles"),
+        );
+        let Ok(RenameProgress::Going(rename)) =
+            store.rename_tag_slice(rename, RENAME_SLICE_NOTES, t0())
+        else {
+            panic!("one slice of {total} notes is not all of them");
+        };
+        assert_eq!(rename.notes, RENAME_SLICE_NOTES as u64);
+        assert_eq!(
+            (
+                index_structure(&store, "search_bodies"),
+                index_structure(&store, "search_titles")
+            ),
+            (bodies, titles),
+            "a rename touches the tags' index only"
+        );
+        // The process dies here: only what was committed is on disk.
+    }
+    let mut store = Store::open(&path, crate::EXPIRY_DAYS).unwrap();
+    // Consistent between slices: every note, its tag rows, the counts and the index
+    // agree; the notes done have the new tag, the others the old one.
+    assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+    let left = (total - RENAME_SLICE_NOTES) as u64;
+    assert_eq!(
+        tag_counts(&store),
+        [
+            ("home".to_string(), (total - 10 + 5) as u64),
+            // The slice's notes, and the ten that had both and are not done yet.
+            ("garden".to_string(), RENAME_SLICE_NOTES as u64 + 10),
+            ("gardening".to_string(), left),
+        ]
+    );
+    assert_eq!(found(&store, "gardening"), 200.min(left as usize));
+    // Recorded, so it is finished rather than begun again, and not begun twice.
+    let unfinished = store.unfinished_tag_renames().unwrap();
+    assert_eq!(unfinished.len(), 1);
+    assert_eq!(unfinished[0].notes, RENAME_SLICE_NOTES as u64);
+    assert!(matches!(
+        store.begin_tag_rename("gardening", "yard"),
+        Err(StoreError::Conflict(_))
+    ));
+    let mut rename = unfinished.into_iter().next().unwrap();
+    let renamed = loop {
+        match store
+            .rename_tag_slice(rename, RENAME_SLICE_NOTES, t0())
+            .unwrap()
+        {
+            RenameProgress::Going(going) => rename = going,
+            RenameProgress::Done(renamed) => break renamed,
+        }
+    };
+    assert_eq!((renamed.notes, renamed.merged), (total as u64, true));
+    assert!(store.unfinished_tag_renames().unwrap().is_empty());
+    assert_eq!(
+        tag_counts(&store),
+        [
+            ("garden".to_string(), total as u64),
+            ("home".to_string(), (total - 10 + 5) as u64),
+        ]
+    );
+    assert_eq!(found(&store, "gardening"), 0);
+    assert_eq!(found(&store, "garden"), 200);
+    assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+    // Merged, not doubled, on the notes that had both.
+    let both = store
+        .list(
+            &ListFilter {
+                tag: Some("garden".into()),
+                limit: Some(1),
+                ..ListFilter::default()
+            },
+            t0(),
+        )
+        .unwrap();
+    assert_eq!(both[0].tags, ["garden"]);
 }

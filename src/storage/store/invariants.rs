@@ -35,9 +35,17 @@ impl Store {
                 "notes whose search entry is missing or stale",
                 "SELECT COUNT(*) FROM notes n
                  LEFT JOIN note_search_keys k ON k.note_id = n.id
-                 LEFT JOIN notes_search s ON s.rowid = k.key
-                 WHERE s.rowid IS NULL OR s.body IS NOT n.body
-                    OR s.title IS NOT coalesce(n.title, '')",
+                 LEFT JOIN search_titles st ON st.rowid = k.key
+                 LEFT JOIN search_bodies sb ON sb.rowid = k.key
+                 WHERE st.rowid IS NULL OR sb.rowid IS NULL OR sb.body IS NOT n.body
+                    OR st.title IS NOT coalesce(n.title, '')",
+            ),
+            (
+                "tags whose search entry is missing or stale",
+                "SELECT COUNT(*) FROM tag_uses u
+                 LEFT JOIN tag_search_keys k ON k.tag = u.tag
+                 LEFT JOIN search_tags s ON s.rowid = k.key
+                 WHERE s.rowid IS NULL OR s.tag IS NOT u.tag",
             ),
             (
                 "tag rows whose active flag disagrees with their note",
@@ -55,8 +63,13 @@ impl Store {
             ),
             (
                 "search entries without a note",
-                "SELECT (SELECT COUNT(*) FROM notes_search) + (SELECT COUNT(*) FROM note_search_keys)
-                        - 2 * (SELECT COUNT(*) FROM notes)",
+                "SELECT (SELECT COUNT(*) FROM search_titles) + (SELECT COUNT(*) FROM search_bodies)
+                        + (SELECT COUNT(*) FROM note_search_keys) - 3 * (SELECT COUNT(*) FROM notes)",
+            ),
+            (
+                "search entries without a tag",
+                "SELECT (SELECT COUNT(*) FROM search_tags) + (SELECT COUNT(*) FROM tag_search_keys)
+                        - 2 * (SELECT COUNT(*) FROM tag_uses)",
             ),
         ];
         let mut violations = Vec::new();

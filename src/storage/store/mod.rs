@@ -18,7 +18,8 @@
 //! - `queue.rs`: the durable AI queue: job rows, and the worker's writes (an answer
 //!   saved, a failure counted or final, retries);
 //! - `trash.rs`: trash and restore, keep and expiry, deleting for good;
-//! - `tags.rs`: the tag list, renames, and how a note's tags are stored;
+//! - `tags.rs`: the tag list, and how a note's tags are stored;
+//! - `tag_rename.rs`: renaming a tag everywhere, in slices that let other work in;
 //! - `search.rs`: full-text search (what a query means is `storage/search.rs`);
 //! - `transfer.rs`: import;
 //! - `invariants.rs`: checks after the fact (the invariants above, query plans).
@@ -39,6 +40,7 @@ mod invariants;
 mod notes;
 mod queue;
 mod search;
+mod tag_rename;
 mod tags;
 mod transfer;
 mod trash;
@@ -52,6 +54,7 @@ pub use queue::{
     Job, ALL_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
 };
 pub use search::SEARCH_CANDIDATES;
+pub use tag_rename::{renamed_tags, RenameProgress, TagRename, RENAME_SLICE_NOTES};
 pub use transfer::Imported;
 pub use trash::Changed;
 

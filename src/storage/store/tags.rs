@@ -1,14 +1,12 @@
 //! Tags: the list of tags in use with their counts (kept by migration 0004's
-//! triggers), renaming and merging a tag, and how a note's tags are stored (its `tags`
-//! column, indexed by its `note_tags` rows), which the writes of every other feature
-//! go through.
+//! triggers) and how a note's tags are stored (its `tags` column, indexed by its
+//! `note_tags` rows), which the writes of every other feature go through. Renaming
+//! and merging a tag is `tag_rename.rs`.
 
-use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection};
 
 use super::{Store, StoreError, StoreResult};
-use crate::api::replies::{TagCount, TagRenamed};
-use crate::domain::timestamp;
+use crate::api::replies::TagCount;
 use crate::tags::Vocabulary;
 
 impl Store {
@@ -30,69 +28,6 @@ impl Store {
             })?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(tags)
-    }
-
-    /// Renames the tag `from` to `to` on every note that has it (in the trash too, so
-    /// a restored note is as tidy), in one transaction; where a note has both, they
-    /// merge into one. `to` may already exist: the two merge. Replies with how many
-    /// notes changed and whether `to` existed.
-    pub fn rename_tag(
-        &mut self,
-        from: &str,
-        to: &str,
-        now: DateTime<Utc>,
-    ) -> StoreResult<TagRenamed> {
-        self.check_file()?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let has = |tag: &str| -> StoreResult<bool> {
-            Ok(tx
-                .query_row(
-                    "SELECT 1 FROM note_tags WHERE tag = ?1 LIMIT 1",
-                    [tag],
-                    |_| Ok(()),
-                )
-                .optional()?
-                .is_some())
-        };
-        if !has(from)? {
-            return Err(StoreError::NoSuchTag(from.to_string()));
-        }
-        let merged = has(to)?;
-        let notes: Vec<(String, String)> = {
-            let mut stmt = tx.prepare(
-                "SELECT n.id, n.tags FROM note_tags t JOIN notes n ON n.id = t.note_id
-                 WHERE t.tag = ?1",
-            )?;
-            let rows = stmt
-                .query_map([from], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<Vec<_>, _>>()?;
-            rows
-        };
-        let at = timestamp(now);
-        for (note_id, tags_json) in &notes {
-            let tags: Vec<String> = serde_json::from_str(tags_json)
-                .map_err(|e| StoreError::Unavailable(format!("tags of {note_id}: {e}")))?;
-            let mut renamed: Vec<String> = Vec::new();
-            for tag in tags {
-                let tag = if tag == from { to.to_string() } else { tag };
-                if !renamed.contains(&tag) {
-                    renamed.push(tag);
-                }
-            }
-            tx.execute(
-                "UPDATE notes SET tags = ?2, updated_at = ?3 WHERE id = ?1",
-                params![note_id, to_json(&renamed)?, at],
-            )?;
-            set_note_tags(&tx, note_id, &renamed)?;
-        }
-        tx.commit()?;
-        Ok(TagRenamed {
-            tag: to.to_string(),
-            notes: notes.len() as u64,
-            merged,
-        })
     }
 }
 
