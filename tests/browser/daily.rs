@@ -283,3 +283,121 @@ async fn notes_past_expiry_are_asked_about_calmly_once_a_week_and_keep_all_keeps
     assert_eq!(due, json!([true, false, false, true]));
     browser.close().await;
 }
+
+/// The layout shifts the page made since `window.shifts` was set up, not counting those
+/// right after a person's input (the CLS measure: `hadRecentInput` ones are expected).
+const WATCH_SHIFTS: &str = "window.shifts = 0;\
+     window.bannerShown = false;\
+     new PerformanceObserver((list) => {\
+       for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.shifts += entry.value;\
+     }).observe({ type: 'layout-shift' });\
+     new MutationObserver(() => {\
+       if (!document.getElementById('pending-banner').hidden) window.bannerShown = true;\
+     }).observe(document.getElementById('pending-banner'), { attributes: true });";
+
+#[actix_rt::test]
+async fn a_capture_and_its_ai_answer_move_nothing_on_the_list_on_both_screens() {
+    let browser = start_with_notes(&[], 3).await;
+    // The model answers a second after it is asked: the answer comes well after the
+    // keypress that saved the note, so its shifts would count.
+    browser.fake.set_default(Reply::OkAfterSeconds(1));
+    for (round, screen) in [Screen::Desktop, Screen::Phone].into_iter().enumerate() {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser
+            .wait_until(
+                "the stored notes listed",
+                &format!(
+                    "document.querySelectorAll('#notes .note').length === {}",
+                    3 + round
+                ),
+            )
+            .await;
+        browser.eval(WATCH_SHIFTS).await;
+        let body = format!(
+            "Ask the landlord about the boiler service before the cold weather starts \
+             next month, round {round}, and keep the receipt"
+        );
+        browser.type_into("#capture-body", &body).await;
+        browser.save_with_ctrl_enter().await;
+        let card = "#notes .note:first-child";
+        browser
+            .wait_until(
+                "the pending card",
+                &format!("document.querySelector('{card}').dataset.status === 'pending'"),
+            )
+            .await;
+        let pending = browser
+            .eval(&format!(
+                "const card = document.querySelector('{card}');\
+                 return [card.querySelector('.preview').textContent, card.getBoundingClientRect().height,\
+                         card.querySelector('.meta .badge').textContent];"
+            ))
+            .await;
+        browser
+            .wait_until(
+                "the AI's answer shown",
+                &format!("document.querySelector('{card}').dataset.status === 'done'"),
+            )
+            .await;
+        // Two frames: the answer's layout has been done and observed.
+        let done = browser
+            .eval(&format!(
+                "await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));\
+                 const card = document.querySelector('{card}');\
+                 return [card.querySelector('.preview').textContent, card.getBoundingClientRect().height,\
+                         window.shifts, window.bannerShown, card.querySelector('h3').textContent];"
+            ))
+            .await;
+        assert_eq!(
+            pending[0],
+            json!(body),
+            "{screen:?}: the pending card shows the note"
+        );
+        assert_eq!(
+            pending[2],
+            json!("AI waiting"),
+            "{screen:?}: said in the meta line"
+        );
+        assert_eq!(done[0], pending[0], "{screen:?}: the same text when done");
+        assert_eq!(done[1], pending[1], "{screen:?}: the card kept its height");
+        assert_eq!(
+            done[2].as_f64(),
+            Some(0.0),
+            "{screen:?}: cumulative layout shift"
+        );
+        assert_eq!(
+            done[3],
+            json!(false),
+            "{screen:?}: no banner for one capture"
+        );
+        assert!(
+            done[4].as_str().unwrap().starts_with("About:"),
+            "{screen:?}: the AI's title: {}",
+            done[4]
+        );
+    }
+    // The rule: the pending line speaks of a retry, a slow note or a backlog (from 10
+    // notes until none waits), never of a capture or two.
+    let rule = browser
+        .eval(
+            "const { pendingLine } = await import('/assets/banners.js');\
+             const line = (pending, retrying, slow, backlog) =>\
+               pendingLine({ pending, retrying, slow, backlog });\
+             return [line(1, false, 0, false), line(3, true, 0, false), line(1, false, 1, false),\
+                     line(10, false, 0, false), line(4, false, 0, true), line(0, false, 0, true)];",
+        )
+        .await;
+    assert_eq!(
+        rule,
+        json!([
+            { "shown": false, "backlog": false },
+            { "shown": true, "backlog": false },
+            { "shown": true, "backlog": false },
+            { "shown": true, "backlog": true },
+            { "shown": true, "backlog": true },
+            { "shown": false, "backlog": false },
+        ])
+    );
+    browser.close().await;
+}

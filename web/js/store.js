@@ -25,7 +25,8 @@ export const state = {
   // so the banner can say "Retrying 3 notes…" and then "2 notes failed again".
   // `dismissed`: banner id → what it said when put away; it comes back when it has
   // something new to say.
-  banners: { retry: null, failedAgain: false, dismissed: new Map() },
+  // `backlog`: the pending line speaks of a backlog until every note is done.
+  banners: { retry: null, failedAgain: false, backlog: false, dismissed: new Map() },
   // Where the page is; the address says the same (navigation.js).
   place: {
     view: "inbox",
