@@ -401,3 +401,83 @@ async fn a_capture_and_its_ai_answer_move_nothing_on_the_list_on_both_screens() 
     );
     browser.close().await;
 }
+
+#[actix_rt::test]
+async fn a_search_says_it_shows_the_first_hundred_and_brings_the_rest_on_scroll_on_both_screens() {
+    let browser = start_with_notes(&[], 120).await;
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser
+            .wait_until(
+                "the first page",
+                "document.querySelectorAll('#notes .note').length === 50",
+            )
+            .await;
+        browser.type_into("#search", "stored").await;
+        browser
+            .wait_until(
+                "the first hundred hits",
+                "document.querySelectorAll('#notes .note .snippet').length === 100",
+            )
+            .await;
+        browser.wait_visible("search-count").await;
+        assert_eq!(
+            browser.text("#search-count").await,
+            "The first 100 matches. More load as you scroll.",
+            "{screen:?}"
+        );
+        assert!(
+            browser.accessibility_violations().await.is_empty(),
+            "{screen:?}"
+        );
+        let first = browser
+            .eval("return document.querySelector('#notes .note');")
+            .await;
+        browser
+            .eval("document.getElementById('load-more').scrollIntoView();")
+            .await;
+        browser
+            .wait_until(
+                "every hit",
+                "document.querySelectorAll('#notes .note').length === 120",
+            )
+            .await;
+        assert_eq!(
+            browser.text("#search-count").await,
+            "120 matches",
+            "{screen:?}"
+        );
+        assert_eq!(
+            browser
+                .eval("return document.querySelector('#notes .note');")
+                .await,
+            first,
+            "{screen:?}: the cards already there stay"
+        );
+        assert!(!browser.is_shown("load-more").await, "{screen:?}");
+    }
+    // At the most the service answers at once (500), the list says more may match.
+    let capped = browser
+        .eval(
+            "const { searchPage, searchLimit } = await import('/assets/notes.js');\
+             const hits = (n) => Array.from({ length: n }, (_, i) => ({ id: String(i) }));\
+             const page = (n, shown) => { const p = searchPage(hits(n), shown);\
+               return [p.notes.length, p.hasMore, p.capped]; };\
+             return [searchLimit(100), searchLimit(500), page(101, 100), page(37, 100),\
+                     page(500, 500), page(450, 500)];",
+        )
+        .await;
+    assert_eq!(
+        capped,
+        json!([
+            101,
+            500,
+            [100, true, false],
+            [37, false, false],
+            [500, false, true],
+            [450, false, false]
+        ])
+    );
+    browser.close().await;
+}

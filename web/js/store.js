@@ -43,6 +43,10 @@ export const state = {
   list: {
     notes: [], // newest first, or a search's hits by rank
     hasMore: false,
+    // A search: how many hits it shows, and whether it stops at the most the service
+    // answers at once (more may match).
+    searchShown: 100,
+    capped: false,
     loadingMore: false,
     buttonNear: false,
     loads: 0,
