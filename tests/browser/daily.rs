@@ -481,3 +481,125 @@ async fn a_search_says_it_shows_the_first_hundred_and_brings_the_rest_on_scroll_
     );
     browser.close().await;
 }
+
+/// The id of the card holding the focus (and its outline), or why there is none.
+async fn focused_card(browser: &crate::harness::Browser) -> String {
+    let id = browser
+        .eval(
+            "const card = document.activeElement && document.activeElement.closest('#notes .note');\
+             if (!card) return 'no card has the focus: ' + (document.activeElement || {}).tagName;\
+             return card.classList.contains('selected') ? card.dataset.id : 'not outlined';",
+        )
+        .await;
+    id.as_str().unwrap_or_default().to_string()
+}
+
+/// Presses `key`, then says which card has the focus once the page has settled on one.
+async fn press_and_wait_on(browser: &crate::harness::Browser, key: &str, id: &str) {
+    browser.press(key).await;
+    browser
+        .wait_until(
+            &format!("{key:?} leaves the focus on {id}"),
+            &format!(
+                "document.activeElement && document.activeElement.closest(\"#notes .note[data-id='{id}'].selected\")"
+            ),
+        )
+        .await;
+}
+
+#[actix_rt::test]
+async fn keyboard_triage_keeps_its_place_through_trash_edit_a_clicked_note_and_a_tick() {
+    let browser = start_with_notes(&[], 7).await;
+    browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "Shopping\n- [ ] milk\n- [ ] eggs" })),
+        )
+        .await;
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser
+            .wait_until(
+                "the notes listed",
+                "document.querySelectorAll('#notes .note').length >= 7",
+            )
+            .await;
+        let ids: Vec<String> = serde_json::from_value(
+            browser
+                .eval(
+                    "return [...document.querySelectorAll('#notes .note')].map(c => c.dataset.id);",
+                )
+                .await,
+        )
+        .unwrap();
+        // Out of the capture box, then down to the third card.
+        browser.press("\u{E00C}").await;
+        press_and_wait_on(&browser, "j", &ids[0]).await;
+        press_and_wait_on(&browser, "j", &ids[1]).await;
+        press_and_wait_on(&browser, "j", &ids[2]).await;
+
+        // `#`: the next card takes the trashed one's place, and the focus.
+        press_and_wait_on(&browser, "#", &ids[3]).await;
+        assert_eq!(focused_card(&browser).await, ids[3], "{screen:?}");
+        press_and_wait_on(&browser, "j", &ids[4]).await;
+
+        // Esc in an edit: back on the card edited.
+        browser.press("e").await;
+        browser
+            .wait_until(
+                "the edit form",
+                "document.activeElement && document.activeElement.name === 'body'",
+            )
+            .await;
+        press_and_wait_on(&browser, "\u{E00C}", &ids[4]).await;
+        assert_eq!(
+            browser
+                .eval("return document.querySelector('#notes form.edit') === null;")
+                .await,
+            json!(true),
+            "{screen:?}: the form closed"
+        );
+        press_and_wait_on(&browser, "j", &ids[5]).await;
+
+        // A clicked note, then Back: the place is the note clicked.
+        browser
+            .click(&format!("#notes .note[data-id='{}'] a.open", ids[1]))
+            .await;
+        browser.wait_visible("note-view").await;
+        browser
+            .wait_until(
+                "the note shown",
+                "document.activeElement && document.activeElement.closest('#note-detail')",
+            )
+            .await;
+        press_and_wait_on(&browser, "\u{E00C}", &ids[1]).await;
+        press_and_wait_on(&browser, "j", &ids[3]).await;
+
+        // A tick in the open note, then Back: still on that note.
+        press_and_wait_on(&browser, "k", &ids[1]).await;
+        press_and_wait_on(&browser, "k", &ids[0]).await;
+        browser.press("\u{E007}").await;
+        browser
+            .wait_until(
+                "the checklist open",
+                "document.querySelector('#note-detail .rendered input[type=checkbox]')",
+            )
+            .await;
+        let before = browser
+            .api("GET", &format!("/api/notes/{}", ids[0]), None)
+            .await;
+        browser
+            .click("#note-detail .rendered input[type=checkbox]")
+            .await;
+        browser
+            .wait_for_api("ticked", &format!("/api/notes/{}", ids[0]), |note| {
+                note["body"] != before["body"]
+            })
+            .await;
+        press_and_wait_on(&browser, "\u{E00C}", &ids[0]).await;
+        press_and_wait_on(&browser, "j", &ids[1]).await;
+    }
+    browser.close().await;
+}

@@ -244,11 +244,18 @@ export async function trashNote(note) {
 export function editInCard(item, note) {
   invalidate($("notes"), note.id);
   editNote(item, note, { saved: answered, closed: () => update() });
+  // Drawn with the card held, so that closing the form (Esc, Cancel: nothing else
+  // changed) is a change the list sees, and the card comes back.
+  update();
 }
 
-// What a card's buttons do.
+// What a card's buttons do. A note opened from its card is the list's place: Back
+// returns to it, and the next `j` goes on from it.
 const actions = {
-  open: openNote,
+  open: (id) => {
+    mark(id);
+    openNote(id);
+  },
   filterTag: filterByTag,
   action: noteAction,
   edit: editInCard,
@@ -262,12 +269,17 @@ function renderNotes(s) {
     key: note.id,
     data: { note, slow: (note.ai_status === "pending" && service.slow.get(note.id)) || null, offerKeep, maxAttempts: service.maxAttempts },
   }));
+  // The card holding the focus, and where it was: a card made again (an edit closed,
+  // a tick) or taken out (trashed) must not drop the focus to the page's top.
+  const focused = document.activeElement && document.activeElement.closest("#notes .note");
+  const focusedAt = focused ? [...$("notes").children].indexOf(focused) : -1;
   renderKeyed(
     $("notes"),
     items,
     (data, item) => card(data.note, { ...actions, ...data, selected: list.selected }, item),
     (id) => id === s.editing,
   );
+  if (focused && !$("notes").contains(document.activeElement)) keepFocus(focused.dataset.id, focusedAt);
   // Written only when it changes: this runs on every render.
   const empty = t(place.search ? "searchNone" : "empty");
   $("notes-empty").hidden = list.notes.length > 0;
@@ -305,23 +317,47 @@ function refreshTimes() {
   for (const time of document.querySelectorAll(".note time")) time.textContent = relativeTime(time.dateTime);
 }
 
-/// j/k: the next or previous card gets the focus (and its outline).
+/// The focus lost by a render goes back to the card that had it, or, when that card
+/// left the list (trashed), to the one that took its place.
+function keepFocus(id, at) {
+  const notes = state.list.notes;
+  if (notes.some((note) => note.id === id)) return select(id);
+  if (notes.length) select(notes[Math.min(at, notes.length - 1)].id);
+}
+
+/// j/k: the next or previous card gets the focus (and its outline). When the selected
+/// card has left the list, the place it had is where the next move starts: `j` goes
+/// to the card now there, `k` to the one before.
 export function moveSelection(step) {
   const notes = state.list.notes;
   if (!notes.length) return;
   const at = notes.findIndex((note) => note.id === state.list.selected);
-  const next = Math.min(notes.length - 1, Math.max(0, at < 0 ? 0 : at + step));
+  const from = state.list.selectedAt;
+  const next =
+    at >= 0
+      ? Math.min(notes.length - 1, Math.max(0, at + step))
+      : from === null
+        ? 0
+        : Math.min(notes.length - 1, Math.max(0, step > 0 ? from : from - 1));
   select(notes[next].id);
   if (next >= notes.length - 3) loadMore();
 }
 
-function select(id) {
+/// The list's place is this note (its outline), without moving the focus.
+function mark(id) {
   const old = state.list.selected && elementFor($("notes"), state.list.selected);
   if (old) old.classList.remove("selected");
   state.list.selected = id;
+  const at = state.list.notes.findIndex((note) => note.id === id);
+  if (at >= 0) state.list.selectedAt = at;
   const element = elementFor($("notes"), id);
+  if (element) element.classList.add("selected");
+  return element;
+}
+
+function select(id) {
+  const element = mark(id);
   if (!element) return;
-  element.classList.add("selected");
   element.querySelector("a.open").focus();
   element.scrollIntoView({ block: "nearest" });
 }

@@ -51,8 +51,10 @@ export const state = {
     buttonNear: false,
     loads: 0,
     changedDuringLoad: null,
-    // The card j/k moved to (a note id).
+    // The card j/k moved to (a note id), and its index then: when it leaves the list
+    // (trashed), the next j/k goes on from there, not from the top.
     selected: null,
+    selectedAt: null,
   },
   // The note being edited (its id), in its card or open: its card is kept as it is
   // (the form, what is typed, the focus) while events patch the list around it.
