@@ -603,3 +603,121 @@ async fn keyboard_triage_keeps_its_place_through_trash_edit_a_clicked_note_and_a
     }
     browser.close().await;
 }
+
+#[actix_rt::test]
+async fn a_card_shows_the_body_formatted_and_its_checklist_ticks_from_the_list_on_both_screens() {
+    let browser = start(&[]).await;
+    let body = "# Project Falcon\nKickoff with **Ana**, run `deploy.sh`, see \
+                [the plan](https://example.org/plan)\n- [ ] tomatoes\n- [x] basil\n- [ ] garlic";
+    let note = browser
+        .api("POST", "/api/notes", Some(json!({ "body": body })))
+        .await;
+    let id = note["id"].as_str().expect("captured").to_string();
+    let hostile = browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(
+                json!({ "body": "Careful\n<img src=x onerror=alert(1)> [x](javascript:alert(1)) \
+                                   <script>alert(2)</script>" }),
+            ),
+        )
+        .await;
+    let hostile = hostile["id"].as_str().expect("captured").to_string();
+    let done = browser
+        .wait_for_api("done", &format!("/api/notes/{id}"), |note| {
+            note["ai_status"] == "done"
+        })
+        .await;
+    let card = format!("#notes li[data-id='{id}']");
+    for (round, screen) in [Screen::Desktop, Screen::Phone].into_iter().enumerate() {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser
+            .wait_until(
+                "the checklist on the card",
+                &format!("document.querySelectorAll(\"{card} .preview input[type=checkbox]\").length === 3"),
+            )
+            .await;
+        let shown = browser
+            .eval(&format!(
+                "const preview = document.querySelector(\"{card} .preview\");\
+                 const size = (e) => getComputedStyle(e).fontSize;\
+                 const heading = preview.querySelector('.heading');\
+                 return [preview.querySelectorAll('h1, h2, h3, h4, h5, h6').length,\
+                         heading.textContent, size(heading.firstElementChild) === size(preview),\
+                         preview.querySelector('strong:not(.heading strong)').textContent,\
+                         preview.querySelector('code').textContent,\
+                         getComputedStyle(preview.querySelector('code')).fontFamily.includes('mono'),\
+                         [...preview.querySelectorAll('a')].map(a => [a.textContent, a.getAttribute('href')]),\
+                         [...preview.querySelectorAll('input[type=checkbox]')].map(b => [b.checked, b.disabled, b.labels[0].textContent]),\
+                         preview.textContent.includes('# ') || preview.textContent.includes('[ ]')];"
+            ))
+            .await;
+        assert_eq!(
+            shown,
+            json!([
+                0,
+                "Project Falcon",
+                true,
+                "Ana",
+                "deploy.sh",
+                true,
+                [["the plan", "https://example.org/plan"]],
+                [
+                    [round == 1, false, "tomatoes"],
+                    [true, false, "basil"],
+                    [false, false, "garlic"]
+                ],
+                false
+            ]),
+            "{screen:?}"
+        );
+        // Nothing of the note's own markup is markup on the page.
+        let safe = browser
+            .eval(&format!(
+                "const preview = document.querySelector(\"#notes li[data-id='{hostile}'] .preview\");\
+                 return [preview.querySelectorAll('img, script, a, b').length,\
+                         preview.textContent.includes('<img src=x onerror=alert(1)>'),\
+                         preview.textContent.includes('[x](javascript:alert(1))')];"
+            ))
+            .await;
+        assert_eq!(safe, json!([0, true, true]), "{screen:?}");
+        assert!(
+            browser.accessibility_violations().await.is_empty(),
+            "{screen:?}: {:?}",
+            browser.accessibility_violations().await
+        );
+
+        // Ticked (or unticked) from the card: the body's marker changes, the AI's
+        // answer stays, and the focus stays on the box.
+        browser
+            .click(&format!("{card} .preview input[data-task='0']"))
+            .await;
+        let ticked = browser
+            .wait_for_api("ticked", &format!("/api/notes/{id}"), |note| {
+                note["body"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains(if round == 0 {
+                        "- [x] tomatoes"
+                    } else {
+                        "- [ ] tomatoes"
+                    })
+            })
+            .await;
+        assert_eq!(ticked["title"], done["title"], "{screen:?}");
+        assert_eq!(ticked["ai_status"], "done", "{screen:?}");
+        browser
+            .wait_until(
+                "the card shows the tick, the focus on its box",
+                &format!(
+                    "document.querySelector(\"{card} input[data-task='0']\").checked === {} && \
+                     document.activeElement === document.querySelector(\"{card} input[data-task='0']\")",
+                    round == 0
+                ),
+            )
+            .await;
+    }
+    browser.close().await;
+}

@@ -4,11 +4,12 @@
 // the note and `ctx`, and what its buttons do is `ctx`'s functions.
 //
 // ctx: {slow, maxAttempts, inTrash, offerKeep, selected, open(id), filterTag(tag),
-//       action(id, name), edit(item, note), trash(note), remove(note)}
+//       action(id, name), edit(item, note), trash(note), remove(note),
+//       tick(note, index, done)}
 
 import { t } from "./i18n.js";
 import { button, confirmingButton, details, headline, isolated, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
-import { appendLinkedText } from "./links.js";
+import { appendPreview, blocks } from "./preview.js";
 
 /// The card's title line: the note's title, or (no title yet: the AI has not answered)
 /// its first line in full; the line is one line high whatever it says (CSS cuts it with
@@ -67,14 +68,18 @@ function snippetElement(snippet) {
   return element;
 }
 
-/// The body, a few lines of it (its web addresses links), with "Show more" when it
-/// is longer.
-function preview(body) {
-  const element = paragraph("preview", "");
-  appendLinkedText(element, body.trim());
-  const lines = body.trim().split("\n").length;
-  if (lines <= 3 && body.length <= 240) return [element];
+/// The body, a few lines of it rendered (web/js/preview.js: its formatting, its
+/// links, its checklist items, tickable by `tick(index, done)`), with "Show more"
+/// when it is longer. A checklist shows six lines, so its first items are there to tick.
+function preview(body, tick) {
+  const element = document.createElement("div");
+  element.className = "preview";
+  const tasks = appendPreview(element, body, tick);
+  const shows = tasks > 0 ? 6 : 3;
+  const rows = blocks(body).reduce((sum, block) => sum + (block.kind === "code" ? block.text.split("\n").length : 1), 0);
+  if (rows <= shows && body.length <= shows * 80) return [element];
   element.classList.add("clamped");
+  if (tasks > 0) element.classList.add("checklist");
   const more = button(t("showMore"), () => {
     const clamped = element.classList.toggle("clamped");
     more.textContent = t(clamped ? "showMore" : "showLess");
@@ -118,7 +123,7 @@ export function card(note, ctx, item = document.createElement("li")) {
   }
   if (note.snippet) item.append(snippetElement(note.snippet));
   // The body, whatever the AI said: the same text before its answer and after.
-  else item.append(...preview(note.body));
+  else item.append(...preview(note.body, !ctx.inTrash && ctx.tick && ((index, done) => ctx.tick(note, index, done))));
 
   const slow = note.ai_status === "pending" && ctx.slow;
   if (slow) item.append(paragraph("slow-note", slowText(slow)));

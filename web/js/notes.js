@@ -260,6 +260,8 @@ const actions = {
   action: noteAction,
   edit: editInCard,
   trash: trashNote,
+  // A checklist item ticked on the card: an edit of the body that keeps the AI's answer.
+  tick: guarded(async (note, index, done) => answered(await api.tickTask(note.id, index, done))),
 };
 
 function renderNotes(s) {
@@ -272,6 +274,7 @@ function renderNotes(s) {
   // The card holding the focus, and where it was: a card made again (an edit closed,
   // a tick) or taken out (trashed) must not drop the focus to the page's top.
   const focused = document.activeElement && document.activeElement.closest("#notes .note");
+  const focusedTask = focused && document.activeElement.dataset.task;
   const focusedAt = focused ? [...$("notes").children].indexOf(focused) : -1;
   renderKeyed(
     $("notes"),
@@ -279,7 +282,7 @@ function renderNotes(s) {
     (data, item) => card(data.note, { ...actions, ...data, selected: list.selected }, item),
     (id) => id === s.editing,
   );
-  if (focused && !$("notes").contains(document.activeElement)) keepFocus(focused.dataset.id, focusedAt);
+  if (focused && !$("notes").contains(document.activeElement)) keepFocus(focused.dataset.id, focusedAt, focusedTask);
   // Written only when it changes: this runs on every render.
   const empty = t(place.search ? "searchNone" : "empty");
   $("notes-empty").hidden = list.notes.length > 0;
@@ -319,9 +322,15 @@ function refreshTimes() {
 
 /// The focus lost by a render goes back to the card that had it, or, when that card
 /// left the list (trashed), to the one that took its place.
-function keepFocus(id, at) {
+function keepFocus(id, at, task) {
   const notes = state.list.notes;
-  if (notes.some((note) => note.id === id)) return select(id);
+  if (notes.some((note) => note.id === id)) {
+    select(id);
+    // A checklist item ticked on the card keeps the focus on its box.
+    const box = task !== undefined && cardElement(id)?.querySelector(`input[data-task="${task}"]`);
+    if (box) box.focus();
+    return;
+  }
   if (notes.length) select(notes[Math.min(at, notes.length - 1)].id);
 }
 
