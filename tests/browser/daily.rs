@@ -410,8 +410,8 @@ async fn a_search_says_it_shows_the_first_hundred_and_brings_the_rest_on_scroll_
         browser.open_inbox().await;
         browser
             .wait_until(
-                "the first page",
-                "document.querySelectorAll('#notes .note').length === 50",
+                "the list",
+                "document.querySelectorAll('#notes .note').length >= 50",
             )
             .await;
         browser.type_into("#search", "stored").await;
@@ -719,5 +719,73 @@ async fn a_card_shows_the_body_formatted_and_its_checklist_ticks_from_the_list_o
             )
             .await;
     }
+    browser.close().await;
+}
+
+/// Notes as a person keeps them (issue #28's realistic set): checklists, a meeting
+/// note, links with a comment, a quote, an article, Korean, code, one-liners.
+const REALISTIC: &[&str] = &[
+    "Call mom",
+    "Shopping\n- [ ] tomatoes\n- [ ] basil\n- [ ] garlic\n- [ ] olive oil\n- [ ] bread\n- [ ] milk\n- [x] eggs",
+    "https://example.org/blog/sqlite-wal good explanation of checkpoints, read before the migration",
+    "# Project Falcon kickoff\nAttendees: Ana, Ben, Chloe\n- scope: import from Keep\n- Ben owns the design\n- next meeting Thursday",
+    "> The best way to have a good idea is to have lots of ideas.\n— Linus Pauling",
+    "내일 오전 10시에 치과 예약. 보험 카드 챙기기",
+    "```\ncargo test --test browser -- --nocapture\n```\nruns the page tests with their output",
+    "Idea: a weekly review every Sunday evening, 20 minutes, inbox to zero",
+    "Book recommendations from Sam: The Overstory, Piranesi, A Psalm for the Wild-Built",
+    "Renew the passport before March (takes 6 weeks)",
+    "Long read on local-first software https://example.org/local-first \u{2014} the seven ideals, CRDTs, \
+     and why the cloud should be a peer. Worth re-reading the part about offline edits and \
+     conflicts before we design sync. The authors argue that the user should own the data and \
+     that apps should keep working without a network; most of our notes app already does.",
+    "Gift ideas for Jun: a good pen, the hiking map of Jeju, tea",
+];
+
+#[actix_rt::test]
+async fn a_first_screen_shows_at_least_eight_realistic_notes_on_a_desktop() {
+    let browser = start(&[]).await;
+    let mut bodies: Vec<&str> = Vec::new();
+    while bodies.len() < 30 {
+        bodies.extend(REALISTIC.iter().take(30 - bodies.len()));
+    }
+    for body in &bodies {
+        browser
+            .api("POST", "/api/notes", Some(json!({ "body": body })))
+            .await;
+    }
+    browser
+        .wait_for_api("all done", "/api/status", |status| {
+            status["counts"]["pending"] == 0
+        })
+        .await;
+    let mut seen = Vec::new();
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser
+            .wait_until(
+                "the notes listed",
+                "document.querySelectorAll('#notes .note').length === 30",
+            )
+            .await;
+        // Whole cards inside the first screen, before any scrolling.
+        let whole = browser
+            .eval(
+                "return [...document.querySelectorAll('#notes .note')]\
+                   .filter(c => c.getBoundingClientRect().bottom <= innerHeight).length;",
+            )
+            .await;
+        seen.push(whole.as_u64().unwrap_or_default());
+    }
+    eprintln!(
+        "notes per first screen: desktop {}, phone {}",
+        seen[0], seen[1]
+    );
+    assert!(
+        seen[0] >= 8,
+        "desktop: {} notes on the first screen",
+        seen[0]
+    );
     browser.close().await;
 }
