@@ -719,6 +719,22 @@ async fn a_card_shows_the_body_formatted_and_its_checklist_ticks_from_the_list_o
             )
             .await;
     }
+    // Where the page could count items unlike the service (a code block, a quote,
+    // HTML), the boxes only show.
+    let rule = browser
+        .eval(
+            "const { tickable } = await import('/assets/preview.js');\
+             return [tickable('Shopping\\n- [ ] milk\\n  - [ ] oat'),\
+                     tickable('- [ ] milk\\n```\\n- [ ] not an item\\n```'),\
+                     tickable('> - [ ] quoted'), tickable('<div>\\n- [ ] x\\n</div>'),\
+                     tickable('    - [ ] code'), tickable('- [ ] a\\n    - [ ] nested'),\
+                     tickable('text\\n2. [ ] ordered'), tickable('- [ ] ')];",
+        )
+        .await;
+    assert_eq!(
+        rule,
+        json!([true, false, false, false, false, true, false, false])
+    );
     browser.close().await;
 }
 

@@ -50,7 +50,18 @@ export function blocks(body) {
 /// Whether the page's count of checklist items is surely the service's: no code (fenced
 /// or indented), no quote, no HTML, nothing but plain lines, headings and list items.
 export function tickable(body) {
-  return !body.split("\n").some((line) => FENCE.test(line) || QUOTE.test(line) || /^( {4}|\t)(?!\s*([-*+]|\d{1,9}[.)])\s)/.test(line) || /<[a-z!/]/i.test(line));
+  const ITEM = /^\s*([-*+]|\d{1,9}[.)])\s/;
+  let afterItem = false;
+  for (const line of body.split("\n")) {
+    if (FENCE.test(line) || QUOTE.test(line) || /<[a-z!/]/i.test(line)) return false;
+    // An ordered item may not start a list after a paragraph, an empty item may not be
+    // a task: the edge cases stay with the open note.
+    if (/^\s*\d{1,9}[.)]\s+\[[ xX]\]/.test(line) || /^\s*[-*+]\s+\[[ xX]\]\s*$/.test(line)) return false;
+    // Indented by four or more: an item nested in a list, or else a code block.
+    if (/^( {4}|\t)/.test(line) && !(afterItem && ITEM.test(line))) return false;
+    if (line.trim()) afterItem = ITEM.test(line);
+  }
+  return true;
 }
 
 /// `text` into `element` with its inline formatting, as elements made here.
