@@ -27,7 +27,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::enrichment::{context_length, format_schema, messages_json, parse_enrichment};
-use super::transport::{error_message, exchange, provider_http_client, within};
+use super::transport::{call_within, error_message, exchange, provider_http_client, within};
 use super::{
     CallPlan, CallReply, EnrichmentProvider, LoadPlan, ModelServer, ProviderError, ProviderHealth,
     PullProgress, RefusedAnswer, Sampling, Usage,
@@ -256,19 +256,7 @@ impl OllamaClient {
 
 impl EnrichmentProvider for OllamaClient {
     fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply> {
-        let deadline = plan.deadline;
-        let call = self.clone().chat(plan);
-        async move {
-            actix_rt::time::timeout(deadline, call)
-                .await
-                .unwrap_or_else(|_| {
-                    CallReply::failed(ProviderError::TimedOut(format!(
-                        "no complete answer within {} ms",
-                        deadline.as_millis()
-                    )))
-                })
-        }
-        .boxed_local()
+        call_within(plan.deadline, self.clone().chat(plan))
     }
 
     fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {

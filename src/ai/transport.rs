@@ -9,7 +9,7 @@ use awc::Client;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 
-use super::ProviderError;
+use super::{CallReply, ProviderError};
 
 /// Answers larger than this are refused (a chat answer is a few hundred bytes).
 pub const MAX_ANSWER_BYTES: usize = 4 << 20;
@@ -68,6 +68,25 @@ pub fn within<T: 'static>(
             .unwrap_or_else(|_| {
                 Err(ProviderError::TimedOut(format!(
                     "{what} within {} ms",
+                    deadline.as_millis()
+                )))
+            })
+    }
+    .boxed_local()
+}
+
+/// A chat call under its plan's deadline; past it, the call is dropped (its connection
+/// closed, which a server takes as the client gone) and the reply is `TimedOut`.
+pub fn call_within(
+    deadline: Duration,
+    call: impl std::future::Future<Output = CallReply> + 'static,
+) -> LocalBoxFuture<'static, CallReply> {
+    async move {
+        actix_rt::time::timeout(deadline, call)
+            .await
+            .unwrap_or_else(|_| {
+                CallReply::failed(ProviderError::TimedOut(format!(
+                    "no complete answer within {} ms",
                     deadline.as_millis()
                 )))
             })

@@ -35,7 +35,7 @@ use self::contract::{
     chat_request, context_exceeded, context_in_models, context_in_props, is_loading, key_refused,
     models_health, read_answer, refuses_format, usage_of, OutputFormat,
 };
-use super::transport::{error_message, exchange, provider_http_client, within};
+use super::transport::{call_within, error_message, exchange, provider_http_client, within};
 use super::{
     CallPlan, CallReply, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth, PullProgress,
 };
@@ -207,19 +207,7 @@ impl OpenAiClient {
 
 impl EnrichmentProvider for OpenAiClient {
     fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply> {
-        let deadline = plan.deadline;
-        let call = self.clone().chat(plan);
-        async move {
-            actix_rt::time::timeout(deadline, call)
-                .await
-                .unwrap_or_else(|_| {
-                    CallReply::failed(ProviderError::TimedOut(format!(
-                        "no complete answer within {} ms",
-                        deadline.as_millis()
-                    )))
-                })
-        }
-        .boxed_local()
+        call_within(plan.deadline, self.clone().chat(plan))
     }
 
     fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {

@@ -63,29 +63,30 @@ impl Store {
     /// Moves every expired note (active, older than `expiry.days`, never kept) to the
     /// trash in one statement. Returns their ids.
     pub fn trash_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
-        self.check_file()?;
-        let mut stmt = self.conn.prepare_cached(
+        self.update_expired(
             "UPDATE notes SET deleted_at = ?2, updated_at = ?2
              WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
              RETURNING id",
-        )?;
-        let ids = stmt
-            .query_map(params![self.expired_before(now), timestamp(now)], |r| {
-                r.get(0)
-            })?
-            .collect::<Result<Vec<String>, _>>()?;
-        Ok(ids)
+            now,
+        )
     }
 
     /// Keeps every expired note (active, older than `expiry.days`, never kept) in one
     /// statement: none of them counts as expired again. Returns their ids.
     pub fn keep_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
-        self.check_file()?;
-        let mut stmt = self.conn.prepare_cached(
+        self.update_expired(
             "UPDATE notes SET kept_at = ?2, updated_at = ?2
              WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
              RETURNING id",
-        )?;
+            now,
+        )
+    }
+
+    /// Runs `sql` (an UPDATE of the expired notes, `?1` the expiry's edge and `?2` now,
+    /// `RETURNING id`) and answers the ids it changed.
+    fn update_expired(&mut self, sql: &str, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
+        self.check_file()?;
+        let mut stmt = self.conn.prepare_cached(sql)?;
         let ids = stmt
             .query_map(params![self.expired_before(now), timestamp(now)], |r| {
                 r.get(0)
