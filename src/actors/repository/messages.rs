@@ -1,0 +1,258 @@
+//! The repository's messages: one a store operation, each answering what the store
+//! answers (`StoreResult`). What each does, and the SQL, is the store's
+//! (`crate::storage::Store`).
+
+use actix::Message;
+use chrono::{DateTime, Utc};
+use tokio::sync::oneshot;
+
+use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
+use crate::storage::{
+    Changed, Edited, Imported, Job, NoteCounts, SearchHit, SearchQuery, StoreResult, TagCount,
+    TagRename, TagRenamed,
+};
+
+/// Stores a new pending note with its job row. Durable when the reply arrives.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct CaptureNote {
+    pub body: NoteBody,
+    pub now: DateTime<Utc>,
+}
+
+/// One note by id, trashed or not.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct GetNote {
+    pub id: String,
+}
+
+/// A page of notes matching a filter, newest first.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Note>>")]
+pub struct ListNotes {
+    pub filter: ListFilter,
+    pub now: DateTime<Utc>,
+}
+
+/// Notes matching a search (and a filter's status, tag, trash, expired), best first.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<SearchHit>>")]
+pub struct SearchNotes {
+    pub query: SearchQuery,
+    pub filter: ListFilter,
+    pub now: DateTime<Utc>,
+}
+
+/// How many active notes failed.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct CountFailed;
+
+/// Pending, failed and expired counts together.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<NoteCounts>")]
+pub struct GetCounts {
+    pub now: DateTime<Utc>,
+}
+
+/// Every failed active note back to pending with a fresh job row, in one transaction
+/// (docs/DESIGN.md, "Retry-all"). Replies with their ids. The write at the heart of
+/// the retry-all use case (`crate::inbox`), which the tray and the page trigger.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct RetryAllFailed {
+    pub now: DateTime<Utc>,
+}
+
+/// The model is there: notes that failed only because it was missing go back to
+/// pending; replies with their ids.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct RequeueModelMissingFailures {
+    pub now: DateTime<Utc>,
+}
+
+/// A slow note's timeout (Ollama up): its count and next run; `attempts` left alone.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct RecordSlowTimeout {
+    pub note_id: String,
+    pub next_run_at: DateTime<Utc>,
+    pub slow_timeouts: u32,
+    pub last_error: String,
+}
+
+/// Parks a job after an unreachable/timeout failure; `attempts` is left alone.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct SetNextRunAt {
+    pub note_id: String,
+    pub at: DateTime<Utc>,
+    pub last_error: String,
+}
+
+/// Counts a schema/other failure and schedules the next attempt; replies with the count.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u32>")]
+pub struct IncrementJobAttempt {
+    pub note_id: String,
+    pub next_run_at: DateTime<Utc>,
+    pub last_error: String,
+}
+
+/// Marks a note failed and deletes its job row, in one transaction; replies with the
+/// note.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct MarkAiFailed {
+    pub note_id: String,
+    pub error: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Saves the AI's output, marks the note done and deletes its job row; replies with
+/// the note.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct SaveEnrichment {
+    pub note_id: String,
+    /// The body the AI was asked about: a note edited since is not touched.
+    pub body_read: String,
+    pub enrichment: Enrichment,
+    pub now: DateTime<Utc>,
+}
+
+/// Edits a note's body, title or tags (`Store::edit`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Edited>")]
+pub struct EditNote {
+    pub id: String,
+    pub edit: NoteEdit,
+    pub now: DateTime<Utc>,
+}
+
+/// The tags of active notes with their counts, most used first (`limit` of them).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<TagCount>>")]
+pub struct ListTags {
+    pub limit: Option<usize>,
+}
+
+/// Renames a tag on every note, merging it into `to` when that exists. Replies once the
+/// rename is checked and recorded (`NoSuchTag`, `Conflict` otherwise, nothing changed);
+/// `done` then hears how it ended.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct RenameTag {
+    pub from: String,
+    pub to: String,
+    pub now: DateTime<Utc>,
+    pub done: oneshot::Sender<StoreResult<TagRenamed>>,
+}
+
+/// The next slice of a rename under way (the actor sends it to itself).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct ContinueTagRename {
+    pub(super) rename: TagRename,
+    pub(super) now: DateTime<Utc>,
+    /// Who waits for the end; `None` for a rename resumed after a restart.
+    pub(super) done: Option<oneshot::Sender<StoreResult<TagRenamed>>>,
+}
+
+/// Brings checked notes in (`Store::import`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Imported>")]
+pub struct ImportNotes {
+    pub notes: Vec<Note>,
+    pub now: DateTime<Utc>,
+}
+
+/// The bodies of those notes that are still pending and active.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<(String, String)>>")]
+pub struct GetPendingBodies {
+    pub ids: Vec<String>,
+}
+
+/// The job row of one active note, if it has one.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Option<Job>>")]
+pub struct GetJob {
+    pub note_id: String,
+}
+
+/// Moves a note to the trash.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Changed>")]
+pub struct TrashNote {
+    pub id: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Takes a note out of the trash.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Changed>")]
+pub struct RestoreNote {
+    pub id: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Moves every expired note to the trash; replies with their ids.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct TrashExpiredNotes {
+    pub now: DateTime<Utc>,
+}
+
+/// Keeps every expired note; replies with their ids.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct KeepExpiredNotes {
+    pub now: DateTime<Utc>,
+}
+
+/// Keeps a note past expiry.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct KeepNote {
+    pub id: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Deletes for good the notes trashed before `older_than`; replies with how many.
+/// `now` dates the counts announced after it.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct PurgeTrash {
+    pub older_than: DateTime<Utc>,
+    pub now: DateTime<Utc>,
+}
+
+/// Asks for a note's AI again (`Store::request_enrichment`); replies with the note,
+/// now pending, and what it was.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<(Note, AiStatus)>")]
+pub struct RequestEnrichment {
+    pub id: String,
+    pub now: DateTime<Utc>,
+}
+
+/// Deletes a note in the trash for good (its text overwritten, the WAL emptied).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct DeleteForever {
+    pub id: String,
+}
+
+/// Deletes every note in the trash for good; replies with how many.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct EmptyTrash;
+
+/// Folds the WAL back into the database file. Sent last at shutdown: the mailbox is
+/// FIFO, so its reply also means every message sent before it was handled.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct Checkpoint;
