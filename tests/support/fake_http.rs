@@ -28,6 +28,8 @@ pub struct FakeListener {
     pub addr: SocketAddr,
     handler: Handler,
     accept: Option<JoinHandle<()>>,
+    /// The listening socket, while serving: `stop` closes it there and then.
+    socket: Option<std::os::fd::RawFd>,
 }
 
 impl FakeListener {
@@ -52,6 +54,7 @@ impl FakeListener {
             addr: listener.local_addr().unwrap(),
             handler: Rc::new(move |stream| handler(stream).boxed_local()),
             accept: None,
+            socket: None,
         };
         fake.serve(listener);
         fake
@@ -66,7 +69,19 @@ impl FakeListener {
     }
 
     /// Closes the listening socket: connections are refused from now on.
+    ///
+    /// At once, not when the aborted accept task is next polled: until then the
+    /// kernel would still take connections into the listener's backlog, and a call
+    /// made meanwhile would hang there instead of being refused (seen: a test's call
+    /// hung a virtual second and failed after the fake was back, so the worker, told
+    /// "ready" by no change of health, waited out its 30 s park). On Linux, shutting a
+    /// listening socket down stops it listening; the file is closed with the task.
     pub fn stop(&mut self) {
+        if let Some(socket) = self.socket.take() {
+            // SAFETY: the listener's own descriptor, still open (its task holds it);
+            // shutdown changes no memory.
+            unsafe { libc::shutdown(socket, libc::SHUT_RDWR) };
+        }
         if let Some(task) = self.accept.take() {
             task.abort();
         }
@@ -88,6 +103,8 @@ impl FakeListener {
     }
 
     fn serve(&mut self, listener: TcpListener) {
+        use std::os::fd::AsRawFd;
+        self.socket = Some(listener.as_raw_fd());
         let handler = self.handler.clone();
         self.accept = Some(tokio::task::spawn_local(async move {
             loop {
