@@ -132,6 +132,23 @@ export function bdi(text) {
   return Object.assign(document.createElement("bdi"), { textContent: text });
 }
 
+/// The language of a note's text where the page should know it: "ko" when most of its
+/// letters are Hangul (so the browser breaks Korean between words, not inside one, and
+/// a screen reader reads it as Korean, in the English interface too), else null (the
+/// page's own language stands).
+export function textLanguage(text) {
+  const hangul = (text.match(/[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]/g) || []).length;
+  const other = (text.match(/\p{L}/gu) || []).length - hangul;
+  return hangul > 0 && hangul >= other ? "ko" : null;
+}
+
+/// Sets `element`'s `lang` to its text's language when that is known (`textLanguage`).
+export function markLanguage(element, text) {
+  const language = textLanguage(text);
+  if (language) element.lang = language;
+  return element;
+}
+
 /// A note's headline: its title, or its first line.
 export function headline(note) {
   if (note.title) return note.title;

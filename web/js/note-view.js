@@ -6,7 +6,7 @@
 
 import * as api from "./api.js";
 import { t, relativeTime } from "./i18n.js";
-import { $, bdi, button, details, guarded, headline, isolated, paragraph, tagButton } from "./dom.js";
+import { $, bdi, button, details, guarded, headline, isolated, markLanguage, paragraph, tagButton } from "./dom.js";
 import { aiButton, deleteButton, failureText } from "./card.js";
 import { editNote } from "./edit.js";
 import { answered, noteAction, onNoteChanged, trashNote } from "./notes.js";
@@ -110,6 +110,7 @@ export function detailView(note, ctx) {
   const heading = document.createElement("h2");
   heading.dir = "auto";
   heading.textContent = name;
+  markLanguage(heading, name);
   heading.tabIndex = -1;
   const when = paragraph("hint", t("created", { when: relativeTime(note.created_at) }));
   if (note.updated_at !== note.created_at) when.append(` · ${t("edited", { when: relativeTime(note.updated_at) })}`);
@@ -118,6 +119,7 @@ export function detailView(note, ctx) {
   const rendered = document.createElement("div");
   rendered.className = "rendered";
   rendered.innerHTML = note.body_html;
+  markLanguage(rendered, note.body);
   [...rendered.querySelectorAll("input[type=checkbox]")].forEach((box, index) => {
     box.disabled = Boolean(note.deleted_at);
     box.setAttribute("aria-label", (box.parentElement.textContent || "").trim() || String(index + 1));

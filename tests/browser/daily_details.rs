@@ -1,0 +1,134 @@
+//! The page as a daily notes app, its details (issue #28, "Also seen"): Korean notes
+//! break between words in the English page, "Check again" says what it found, an
+//! error about the service being unreachable goes when it is back, the open note's
+//! hierarchy (title, summary, body), "edited" only for a person's edit, and "Show
+//! more" only where there is more.
+
+use serde_json::{json, Value};
+
+use crate::fake_ollama::Reply;
+use crate::harness::{start, Browser, Scheme, Screen};
+
+/// The places in `css`'s text where a line ends inside a Korean word (between two
+/// Hangul syllables with no space), and how many lines the text takes.
+async fn korean_words_split(browser: &Browser, css: &str) -> (Vec<String>, usize) {
+    let found = browser
+        .eval(&format!(
+            "const element = document.querySelector(\"{css}\");\
+             const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);\
+             const splits = []; const tops = new Set(); let node;\
+             while ((node = walker.nextNode())) {{\
+               const text = node.data; let before = null;\
+               for (let i = 0; i < text.length; i += 1) {{\
+                 const range = document.createRange();\
+                 range.setStart(node, i); range.setEnd(node, i + 1);\
+                 const rect = range.getClientRects()[0];\
+                 if (!rect || /\\s/.test(text[i])) {{ before = null; continue; }}\
+                 tops.add(Math.round(rect.top));\
+                 const hangul = /[\\uac00-\\ud7af]/;\
+                 if (before !== null && Math.abs(rect.top - before) > 2 \
+                     && hangul.test(text[i]) && hangul.test(text[i - 1])) \
+                   splits.push(text.slice(Math.max(0, i - 3), i) + '|' + text.slice(i, i + 3));\
+                 before = rect.top;\
+               }}\
+             }}\
+             return [splits, tops.size];"
+        ))
+        .await;
+    let splits = found[0]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|s| s.as_str().unwrap_or_default().to_string())
+        .collect();
+    (splits, found[1].as_u64().unwrap_or(0) as usize)
+}
+
+async fn open_note(browser: &Browser, id: &str) {
+    browser
+        .wait_until(
+            "listed",
+            &format!("document.querySelector(\"#notes li[data-id='{id}'] a.open\")"),
+        )
+        .await;
+    browser
+        .click(&format!("#notes li[data-id='{id}'] a.open"))
+        .await;
+    browser.wait_visible("note-view").await;
+    browser
+        .wait_until(
+            "the note rendered",
+            "document.querySelector('#note-detail .rendered')",
+        )
+        .await;
+}
+
+async fn capture(browser: &Browser, body: &str) -> String {
+    let note = browser
+        .api("POST", "/api/notes", Some(json!({ "body": body })))
+        .await;
+    note["id"].as_str().expect("captured").to_string()
+}
+
+#[actix_rt::test]
+async fn a_korean_note_breaks_between_words_in_the_english_page_and_a_long_address_still_fits() {
+    let browser = start(&[]).await;
+    let korean = "다음 주 회의에서 새로운 프로젝트 일정과 예산 계획을 팀원들과 공유하기로 \
+                  했습니다. 준비해야 할 자료는 지난 분기 보고서와 고객 설문 결과입니다.";
+    let id = capture(&browser, korean).await;
+    let address = format!("https://example.org/{}", "longpath".repeat(12));
+    let english = format!("Read this later {address} before the meeting");
+    let english_id = capture(&browser, &english).await;
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        let card = format!("#notes li[data-id='{id}'] .preview");
+        browser
+            .wait_until("the card", &format!("document.querySelector(\"{card}\")"))
+            .await;
+        assert_eq!(
+            browser
+                .eval(&format!(
+                    "return [document.documentElement.lang, document.querySelector(\"{card}\").lang];"
+                ))
+                .await,
+            json!(["en", "ko"]),
+            "{screen:?}: the page is English, the note's text Korean"
+        );
+        let (splits, lines) = korean_words_split(&browser, &card).await;
+        assert!(
+            lines > 1,
+            "{screen:?}: the card's text wraps ({lines} lines)"
+        );
+        assert!(
+            splits.is_empty(),
+            "{screen:?}: card words split: {splits:?}"
+        );
+
+        // The English note: no `lang` of its own, and its long address breaks to fit.
+        let english_card = format!("#notes li[data-id='{english_id}'] .preview");
+        assert_eq!(
+            browser
+                .eval(&format!(
+                    "const e = document.querySelector(\"{english_card}\");\
+                     return [e.lang, e.scrollWidth <= e.clientWidth];"
+                ))
+                .await,
+            json!(["", true]),
+            "{screen:?}"
+        );
+
+        open_note(&browser, &id).await;
+        let (splits, lines) = korean_words_split(&browser, "#note-detail .rendered").await;
+        assert!(lines > 1, "{screen:?}: the open note's text wraps");
+        assert!(
+            splits.is_empty(),
+            "{screen:?}: open note words split: {splits:?}"
+        );
+        assert!(
+            browser.accessibility_violations().await.is_empty(),
+            "{screen:?}"
+        );
+    }
+    browser.close().await;
+}
