@@ -132,3 +132,66 @@ async fn a_korean_note_breaks_between_words_in_the_english_page_and_a_long_addre
     }
     browser.close().await;
 }
+
+#[actix_rt::test]
+async fn check_again_says_it_is_checking_and_then_what_it_found() {
+    // Nothing listens where Ollama should be.
+    let url = format!("http://127.0.0.1:{}", crate::ports::free_port());
+    let browser = start(&[("INKLING_OLLAMA__URL", url.as_str())]).await;
+    browser
+        .api("POST", "/api/ollama/recheck", Some(json!({})))
+        .await;
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser.wait_visible("ollama-banner").await;
+        browser.wait_visible("recheck").await;
+        assert_eq!(browser.text("#recheck").await, "Check again");
+        // The check's answer is held until the test lets it through, so the state
+        // while it is under way can be seen.
+        browser
+            .eval(
+                "const fetched = window.fetch;\
+                 window.releaseCheck = null;\
+                 window.fetch = async (path, init) => {\
+                   if (String(path).includes('/api/ollama/recheck')) \
+                     await new Promise((go) => (window.releaseCheck = go));\
+                   return fetched(path, init);\
+                 };",
+            )
+            .await;
+        browser.click("#recheck").await;
+        browser
+            .wait_until("the check under way", "window.releaseCheck !== null")
+            .await;
+        assert_eq!(
+            browser
+                .eval(
+                    "const b = document.getElementById('recheck');\
+                     return [b.textContent, b.getAttribute('aria-disabled'), \
+                             document.activeElement === b];"
+                )
+                .await,
+            json!(["Checking…", "true", true]),
+            "{screen:?}"
+        );
+        browser.eval("window.releaseCheck();").await;
+        browser
+            .wait_until(
+                "the check's answer said",
+                "document.getElementById('recheck-result').getClientRects().length > 0",
+            )
+            .await;
+        assert_eq!(
+            browser.text("#recheck-result").await,
+            "Still not answering — checked just now.",
+            "{screen:?}"
+        );
+        assert_eq!(browser.text("#recheck").await, "Check again", "{screen:?}");
+        assert!(
+            browser.accessibility_violations().await.is_empty(),
+            "{screen:?}"
+        );
+    }
+    browser.close().await;
+}
