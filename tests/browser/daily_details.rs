@@ -195,3 +195,67 @@ async fn check_again_says_it_is_checking_and_then_what_it_found() {
     }
     browser.close().await;
 }
+
+#[actix_rt::test]
+async fn an_error_about_the_service_being_out_of_reach_goes_when_it_is_back() {
+    let mut browser = start(&[]).await;
+    let id = capture(&browser, "Plan the garden").await;
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        let trash = format!("#notes li[data-id='{id}'] .actions .trash");
+        browser
+            .wait_until("listed", &format!("document.querySelector(\"{trash}\")"))
+            .await;
+        browser.stop_service().await;
+        browser.wait_visible("offline-banner").await;
+        // A button pressed while the service is away: its failure is said.
+        browser
+            .eval(&format!("document.querySelector(\"{trash}\").click();"))
+            .await;
+        browser.wait_visible("capture-error").await;
+        assert_eq!(
+            browser.text("#capture-error .text").await,
+            "That didn't work: inkling isn't reachable or ran into a problem. Nothing was changed.",
+            "{screen:?}"
+        );
+
+        browser.start_service_again().await;
+        browser
+            .wait_until(
+                "back online",
+                "document.getElementById('offline-banner').hidden",
+            )
+            .await;
+        assert_eq!(
+            browser
+                .eval("return document.getElementById('capture-error').hidden;")
+                .await,
+            json!(true),
+            "{screen:?}: the line about the service being out of reach went with it"
+        );
+    }
+    // A refusal in the service's words is no connection problem: it stays.
+    browser
+        .eval(
+            "const { guarded } = await import('/assets/dom.js');\
+             const { ApiFailure } = await import('/assets/api.js');\
+             await guarded(async () => { throw new ApiFailure(409, 'not in the trash'); })();",
+        )
+        .await;
+    browser.wait_visible("capture-error").await;
+    browser.stop_service().await;
+    browser.wait_visible("offline-banner").await;
+    browser.start_service_again().await;
+    browser
+        .wait_until(
+            "back online",
+            "document.getElementById('offline-banner').hidden",
+        )
+        .await;
+    assert_eq!(
+        browser.text("#capture-error .text").await,
+        "Nothing was changed: not in the trash"
+    );
+    browser.close().await;
+}

@@ -8,12 +8,21 @@ import { t, relativeTime, locale } from "./i18n.js";
 export const $ = (id) => document.getElementById(id);
 
 /// A problem the person should know about, in the capture error line (it is under the
-/// box, where the eyes are).
-export function showProblem(text, detail) {
+/// box, where the eyes are). `unreachable`: the problem is that the service could not
+/// be reached, so the line goes by itself once it can be (`clearUnreachable`).
+export function showProblem(text, detail, { unreachable = false } = {}) {
   const line = $("capture-error");
   line.querySelector(".text").textContent = text;
   setDetail(line, detail);
+  line.dataset.unreachable = String(unreachable);
   line.hidden = false;
+}
+
+/// The service is reachable (the live feed connected): a line saying it was not is
+/// over. Any other problem stays until it is answered.
+export function clearUnreachable() {
+  const line = $("capture-error");
+  if (line.dataset.unreachable === "true") line.hidden = true;
 }
 
 /// Puts `detail` behind an element's "Details" toggle (hidden when there is none).
@@ -39,7 +48,8 @@ export function guarded(action) {
         showProblem(t("actionRefused", { reason: failure.message }), "");
         return;
       }
-      showProblem(t("actionFailed"), failure.message);
+      // No answer at all (not an ApiFailure): the service was out of reach.
+      showProblem(t("actionFailed"), failure.message, { unreachable: !(failure instanceof ApiFailure) });
     }
   };
 }
