@@ -6,7 +6,6 @@
 
 use serde_json::{json, Value};
 
-use crate::fake_ollama::Reply;
 use crate::harness::{start, Browser, Scheme, Screen};
 
 /// The places in `css`'s text where a line ends inside a Korean word (between two
@@ -257,5 +256,79 @@ async fn an_error_about_the_service_being_out_of_reach_goes_when_it_is_back() {
         browser.text("#capture-error .text").await,
         "Nothing was changed: not in the trash"
     );
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_open_note_has_its_title_biggest_and_once_and_its_summary_before_the_body() {
+    let browser = start(&[]).await;
+    let long_part = "We talked about where the sun falls in the afternoon and which beds \
+                     dry out first. "
+        .repeat(30);
+    let body = format!(
+        "# Garden plan\n\nDig the beds on Saturday.\n\n## Seeds\n\n{long_part}\n\n### Tools\n\nA spade."
+    );
+    let id = capture(&browser, &body).await;
+    browser
+        .wait_for_api("done", &format!("/api/notes/{id}"), |note| {
+            note["ai_status"] == "done"
+        })
+        .await;
+    browser
+        .api(
+            "PATCH",
+            &format!("/api/notes/{id}"),
+            Some(json!({ "title": "Garden plan" })),
+        )
+        .await;
+    browser
+        .wait_for_api("titled", &format!("/api/notes/{id}"), |note| {
+            note["title"] == "Garden plan" && note["ai_status"] == "done"
+        })
+        .await;
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        open_note(&browser, &id).await;
+        let page: Value = browser
+            .eval(
+                "const detail = document.getElementById('note-detail');\
+                 const title = detail.querySelector('h2');\
+                 const size = (e) => parseFloat(getComputedStyle(e).fontSize);\
+                 const headings = [...detail.querySelectorAll('.rendered :is(h1,h2,h3,h4,h5,h6)')];\
+                 const saying = [...detail.querySelectorAll('*')]\
+                   .filter((e) => e.children.length === 0 && e.textContent.includes('Garden plan'));\
+                 const summary = detail.querySelector('.summary');\
+                 const rendered = detail.querySelector('.rendered');\
+                 return {\
+                   title: title.textContent,\
+                   bigger_headings: headings.filter((h) => size(h) >= size(title)).map((h) => h.textContent),\
+                   headings: headings.map((h) => h.textContent),\
+                   said: saying.length,\
+                   summary: summary && summary.textContent,\
+                   summary_first: Boolean(summary && \
+                     (summary.compareDocumentPosition(rendered) & Node.DOCUMENT_POSITION_FOLLOWING)),\
+                 };",
+            )
+            .await;
+        assert_eq!(
+            page,
+            json!({
+                "title": "Garden plan",
+                "bigger_headings": [],
+                "headings": ["Seeds", "Tools"],
+                "said": 1,
+                "summary": "A note the fake model read.",
+                "summary_first": true,
+            }),
+            "{screen:?}"
+        );
+        let ai = browser.text("#note-detail .ai-section").await;
+        assert!(ai.contains("set by you"), "{screen:?}: {ai}");
+        assert!(
+            browser.accessibility_violations().await.is_empty(),
+            "{screen:?}"
+        );
+    }
     browser.close().await;
 }
