@@ -332,3 +332,67 @@ async fn the_open_note_has_its_title_biggest_and_once_and_its_summary_before_the
     }
     browser.close().await;
 }
+
+#[actix_rt::test]
+async fn show_more_is_offered_only_where_the_card_hides_some_of_the_note() {
+    let browser = start(&[]).await;
+    // Long in characters, one short line on the card: the address is not shown.
+    let linked = format!(
+        "See [the doc](https://example.org/{}) today.",
+        "section/".repeat(40)
+    );
+    let short_id = capture(&browser, &linked).await;
+    let long = "The meeting moved to Thursday, so the slides need the new numbers. ".repeat(12);
+    let long_id = capture(&browser, &long).await;
+    let state = |id: &str| {
+        format!(
+            "const card = document.querySelector(\"#notes li[data-id='{id}']\");\
+             const more = card.querySelector('.show-more');\
+             const preview = card.querySelector('.preview');\
+             return [Boolean(more && more.getClientRects().length > 0), \
+                     preview.scrollHeight > preview.clientHeight + 1, \
+                     preview.getBoundingClientRect().height];"
+        )
+    };
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        for id in [&short_id, &long_id] {
+            browser
+                .wait_until(
+                    "listed",
+                    &format!("document.querySelector(\"#notes li[data-id='{id}'] .preview\")"),
+                )
+                .await;
+        }
+        // One frame on: the cards are laid out and measured.
+        browser
+            .eval("await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));")
+            .await;
+        let short = browser.eval(&state(&short_id)).await;
+        assert_eq!(
+            (&short[0], &short[1]),
+            (&json!(false), &json!(false)),
+            "{screen:?}: nothing hidden, no Show more"
+        );
+        let before = browser.eval(&state(&long_id)).await;
+        assert_eq!(
+            (&before[0], &before[1]),
+            (&json!(true), &json!(true)),
+            "{screen:?}: the long note is cut and says so"
+        );
+        browser
+            .click(&format!("#notes li[data-id='{long_id}'] .show-more"))
+            .await;
+        let after = browser.eval(&state(&long_id)).await;
+        assert!(
+            after[2].as_f64() > before[2].as_f64(),
+            "{screen:?}: Show more shows more ({before} → {after})"
+        );
+        assert!(
+            browser.accessibility_violations().await.is_empty(),
+            "{screen:?}"
+        );
+    }
+    browser.close().await;
+}

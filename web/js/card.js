@@ -87,8 +87,20 @@ function preview(body, tick) {
     more.setAttribute("aria-expanded", String(!clamped));
   }, "show-more");
   more.setAttribute("aria-expanded", "false");
+  // The count above guesses (a long link's address is not shown, a wide card fits
+  // more): once laid out, "Show more" stays only where the clamp hides something. A
+  // ResizeObserver answers after layout and before paint, so a card never shows the
+  // button and then loses it; and a card off screen (content-visibility) is measured
+  // when it is laid out, not before.
+  new ResizeObserver(() => {
+    if (!element.isConnected || !element.classList.contains("clamped")) return;
+    more.hidden = !clampHides(element);
+  }).observe(element);
   return [element, more];
 }
+
+/// Whether a clamped preview hides any of its text (a pixel of rounding aside).
+export const clampHides = (element) => element.scrollHeight > element.clientHeight + 1;
 
 /// A note's card, made in `item` (emptied first).
 export function card(note, ctx, item = document.createElement("li")) {
