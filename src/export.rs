@@ -158,6 +158,7 @@ impl ImportedNote {
             title_set_by_user: self.title_set_by_user || (from_elsewhere && title.is_some()),
             tags_set_by_user: self.tags_set_by_user || (from_elsewhere && !tags.is_empty()),
             ai_read_chars: self.ai_read_chars.filter(|_| ai_status == AiStatus::Done),
+            edited_at: None,
             title,
             tags,
         })
@@ -470,6 +471,7 @@ mod tests {
             title_set_by_user: true,
             tags_set_by_user: false,
             ai_read_chars: None,
+            edited_at: None,
         }
     }
 

@@ -396,3 +396,53 @@ async fn show_more_is_offered_only_where_the_card_hides_some_of_the_note() {
     }
     browser.close().await;
 }
+
+#[actix_rt::test]
+async fn edited_is_said_after_a_persons_edit_and_not_after_the_ais_answer() {
+    let browser = start(&[]).await;
+    let id = capture(&browser, "Call the plumber about the kitchen tap").await;
+    let answered = browser
+        .wait_for_api("done", &format!("/api/notes/{id}"), |note| {
+            note["ai_status"] == "done"
+        })
+        .await;
+    assert_ne!(
+        answered["updated_at"], answered["created_at"],
+        "the AI's answer is a write to the note"
+    );
+    assert_eq!(answered.get("edited_at"), None, "but no edit");
+    let when = "document.querySelector('#note-detail h2 + .hint').textContent";
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        open_note(&browser, &id).await;
+        let said = browser.eval(&format!("return {when};")).await;
+        assert_eq!(said, json!("Written just now"), "{screen:?}");
+    }
+
+    browser
+        .api(
+            "PATCH",
+            &format!("/api/notes/{id}"),
+            Some(json!({ "body": "Call the plumber about the bathroom tap" })),
+        )
+        .await;
+    let edited = browser
+        .wait_for_api("done again", &format!("/api/notes/{id}"), |note| {
+            note["ai_status"] == "done"
+        })
+        .await;
+    assert!(edited["edited_at"].is_string(), "{edited}");
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        open_note(&browser, &id).await;
+        let said = browser.eval(&format!("return {when};")).await;
+        assert_eq!(
+            said,
+            json!("Written just now · edited just now"),
+            "{screen:?}"
+        );
+    }
+    browser.close().await;
+}

@@ -115,7 +115,9 @@ export function detailView(note, ctx) {
   markLanguage(heading, name);
   heading.tabIndex = -1;
   const when = paragraph("hint", t("created", { when: relativeTime(note.created_at) }));
-  if (note.updated_at !== note.created_at) when.append(` · ${t("edited", { when: relativeTime(note.updated_at) })}`);
+  // Edited by a person (`edited_at`), not merely written to: the AI's answer, a trash
+  // or a keep move `updated_at` too, and none of them is an edit.
+  if (note.edited_at) when.append(` · ${t("edited", { when: relativeTime(note.edited_at) })}`);
 
   // The body as the service rendered and cleaned it. Each tick is an edit of the body.
   const rendered = document.createElement("div");
