@@ -137,10 +137,6 @@ export function noteAddress(id) {
 /// reorder the words around it.
 export const isolated = (text) => `\u2068${text}\u2069`;
 
-/// A title shown on its own: a <bdi>, its direction its own, nothing around it reordered.
-export function bdi(text) {
-  return Object.assign(document.createElement("bdi"), { textContent: text });
-}
 
 /// The language of a note's text where the page should know it: "ko" when most of its
 /// letters are Hangul (so the browser breaks Korean between words, not inside one, and
