@@ -477,7 +477,6 @@ fn tagged_notes(filler: &str) -> Vec<inkling::domain::Note> {
             title_set_by_user: false,
             tags_set_by_user: false,
             ai_read_chars: None,
-            edited_at: None,
         })
         .collect()
 }
@@ -603,7 +602,6 @@ async fn rename() {
             title_set_by_user: false,
             tags_set_by_user: false,
             ai_read_chars: None,
-            edited_at: None,
         })
         .collect();
     store.import(&notes, Utc::now()).unwrap();

@@ -26,9 +26,7 @@ export const state = {
   // `dismissed`: banner id → what it said when put away; it comes back when it has
   // something new to say.
   // `backlog`: the pending line speaks of a backlog until every note is done.
-  // `recheck`: "Check again" under way (`{checking: true}`) or when its answer said the
-  // provider is still down (`{at}`, an ISO time), so the click is answered either way.
-  banners: { retry: null, failedAgain: false, backlog: false, recheck: null, dismissed: new Map() },
+  banners: { retry: null, failedAgain: false, backlog: false, dismissed: new Map() },
   // Where the page is; the address says the same (navigation.js).
   place: {
     view: "inbox",
