@@ -182,9 +182,14 @@ fn receive(socket: &OwnedFd, mut each: impl FnMut(SocketEntry)) -> io::Result<()
         let mut rest = &buffer[..read as usize];
         let mut dumping = false;
         while rest.len() >= HEADER {
-            let length = u32::from_ne_bytes(rest[0..4].try_into().expect("4 bytes")) as usize;
-            let kind = u16::from_ne_bytes(rest[4..6].try_into().expect("2 bytes"));
-            let flags = u16::from_ne_bytes(rest[6..8].try_into().expect("2 bytes"));
+            let (Some(length), Some(kind), Some(flags)) = (
+                bytes_at(rest, 0).map(u32::from_ne_bytes),
+                bytes_at(rest, 4).map(u16::from_ne_bytes),
+                bytes_at(rest, 6).map(u16::from_ne_bytes),
+            ) else {
+                return Err(io::Error::other("a netlink answer cut short"));
+            };
+            let length = length as usize;
             if length < HEADER || length > rest.len() {
                 return Err(io::Error::other("a netlink answer cut short"));
             }
@@ -192,10 +197,7 @@ fn receive(socket: &OwnedFd, mut each: impl FnMut(SocketEntry)) -> io::Result<()
             match kind {
                 NLMSG_DONE => return Ok(()),
                 NLMSG_ERROR => {
-                    let code = body
-                        .get(0..4)
-                        .map(|b| i32::from_ne_bytes(b.try_into().expect("4 bytes")))
-                        .unwrap_or(0);
+                    let code = bytes_at(body, 0).map_or(0, i32::from_ne_bytes);
                     return match -code {
                         0 | libc::ENOENT => Ok(()),
                         errno => Err(io::Error::from_raw_os_error(errno)),
@@ -219,32 +221,31 @@ fn receive(socket: &OwnedFd, mut each: impl FnMut(SocketEntry)) -> io::Result<()
     }
 }
 
-/// One `inet_diag_msg`.
+/// `N` bytes of `bytes` from `at`, if it has them.
+fn bytes_at<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
+    bytes.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+/// One `inet_diag_msg`; `None` when it is shorter than one.
 fn parse_message(body: &[u8]) -> Option<SocketEntry> {
     if body.len() < MESSAGE {
         return None;
     }
-    let word = |at: usize| u32::from_ne_bytes(body[at..at + 4].try_into().expect("4 bytes"));
-    let port = |at: usize| u16::from_be_bytes([body[at], body[at + 1]]);
-    let ip = |at: usize| -> IpAddr {
-        if body[0] as libc::c_int == libc::AF_INET {
-            IpAddr::V4(Ipv4Addr::new(
-                body[at],
-                body[at + 1],
-                body[at + 2],
-                body[at + 3],
-            ))
+    let word = |at: usize| bytes_at(body, at).map(u32::from_ne_bytes);
+    let port = |at: usize| bytes_at(body, at).map(u16::from_be_bytes);
+    let ip = |at: usize| -> Option<IpAddr> {
+        if *body.first()? as libc::c_int == libc::AF_INET {
+            bytes_at::<4>(body, at).map(|octets| IpAddr::V4(Ipv4Addr::from(octets)))
         } else {
-            let octets: [u8; 16] = body[at..at + 16].try_into().expect("16 bytes");
-            IpAddr::V6(Ipv6Addr::from(octets))
+            bytes_at::<16>(body, at).map(|octets| IpAddr::V6(Ipv6Addr::from(octets)))
         }
     };
     Some(SocketEntry {
-        local: canonical(SocketAddr::new(ip(8), port(4))),
-        remote: canonical(SocketAddr::new(ip(24), port(6))),
-        state: body[1],
-        uid: word(64),
-        inode: u64::from(word(68)),
+        local: canonical(SocketAddr::new(ip(8)?, port(4)?)),
+        remote: canonical(SocketAddr::new(ip(24)?, port(6)?)),
+        state: *body.get(1)?,
+        uid: word(64)?,
+        inode: u64::from(word(68)?),
     })
 }
 
