@@ -82,6 +82,20 @@ function renderOllama({ service, banners }, down) {
   showBanner(banners.dismissed, "ollama-banner", down, down ? health.state : "");
 }
 
+/// From how many waiting notes the pending line speaks: a backlog (notes imported, the
+/// AI back after an outage), not a capture or two, whose waiting the card's own meta
+/// line says ("AI waiting") without a banner that comes and goes above the list.
+export const BACKLOG_FROM = 10;
+
+/// Whether the pending line shows: a retry-all in flight, a note the AI is slow on, or
+/// a backlog, from when it reaches `BACKLOG_FROM` until every note is done (so a
+/// backlog draining past 9 does not take the line away halfway). Returns the new
+/// `backlog` memory too.
+export function pendingLine({ pending, retrying, slow, backlog }) {
+  const inBacklog = pending > 0 && (backlog || pending >= BACKLOG_FROM);
+  return { shown: pending > 0 && (retrying || slow > 0 || inBacklog), backlog: inBacklog };
+}
+
 function renderBanners(state) {
   const { service, banners, place } = state;
   const { pending, failed, expired } = service.counts;
@@ -93,7 +107,9 @@ function renderBanners(state) {
   const slow = service.slow.size ? ` ${t("slowBanner", { n: service.slow.size })}` : "";
   const retrying = banners.retry && pending > 0;
   setText("pending-banner", retrying ? t("retrying", { n: banners.retry.sent }) : t("pending", { n: pending }) + slow);
-  showBanner(banners.dismissed, "pending-banner", pending > 0 && !down, "pending");
+  const line = pendingLine({ pending, retrying: Boolean(retrying), slow: service.slow.size, backlog: banners.backlog });
+  banners.backlog = line.backlog;
+  showBanner(banners.dismissed, "pending-banner", line.shown && !down, "pending");
 
   // After a retry-all, notes that fail again are said as such, until none is failed.
   if (banners.retry && pending === 0) {

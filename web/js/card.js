@@ -4,17 +4,19 @@
 // the note and `ctx`, and what its buttons do is `ctx`'s functions.
 //
 // ctx: {slow, maxAttempts, inTrash, offerKeep, selected, open(id), filterTag(tag),
-//       action(id, name), edit(item, note), trash(note), remove(note)}
+//       action(id, name), edit(item, note), trash(note), remove(note),
+//       tick(note, index, done)}
 
 import { t } from "./i18n.js";
 import { button, confirmingButton, details, headline, isolated, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
-import { appendLinkedText } from "./links.js";
+import { appendPreview, blocks } from "./preview.js";
 
-/// The summary says something the card does not already: the body is more than a
-/// couple of lines, and the summary is not the body again.
-function summaryAdds(note) {
-  const body = note.body.trim();
-  return Boolean(note.summary) && body.length > 160 && !body.startsWith(note.summary.trim());
+/// The card's title line: the note's title, or (no title yet: the AI has not answered)
+/// its first line in full; the line is one line high whatever it says (CSS cuts it with
+/// an ellipsis), so the AI's title replacing it moves nothing.
+function titleLine(note) {
+  if (note.title) return note.title;
+  return (note.body.split("\n").find((line) => line.trim()) || note.body).trim();
 }
 
 /// What the AI's failure on a note was, in plain words; the stored error ("schema:
@@ -66,14 +68,18 @@ function snippetElement(snippet) {
   return element;
 }
 
-/// The body, a few lines of it (its web addresses links), with "Show more" when it
-/// is longer.
-function preview(body) {
-  const element = paragraph("preview", "");
-  appendLinkedText(element, body.trim());
-  const lines = body.trim().split("\n").length;
-  if (lines <= 3 && body.length <= 240) return [element];
+/// The body, a few lines of it rendered (web/js/preview.js: its formatting, its
+/// links, its checklist items, tickable by `tick(index, done)`), with "Show more"
+/// when it is longer. A checklist shows six lines, so its first items are there to tick.
+function preview(body, tick) {
+  const element = document.createElement("div");
+  element.className = "preview";
+  const tasks = appendPreview(element, body, tick);
+  const shows = tasks > 0 ? 6 : 3;
+  const rows = blocks(body).reduce((sum, block) => sum + (block.kind === "code" ? block.text.split("\n").length : 1), 0);
+  if (rows <= shows && body.length <= shows * 80) return [element];
   element.classList.add("clamped");
+  if (tasks > 0) element.classList.add("checklist");
   const more = button(t("showMore"), () => {
     const clamped = element.classList.toggle("clamped");
     more.textContent = t(clamped ? "showMore" : "showLess");
@@ -93,12 +99,14 @@ export function card(note, ctx, item = document.createElement("li")) {
   const name = headline(note);
 
   const title = document.createElement("h3");
+  // A first line standing in for the title the AI has not given yet.
+  if (!note.title) title.className = "provisional";
   const open = document.createElement("a");
   open.href = noteAddress(note.id);
   open.className = "open";
   // Its own direction, isolated: bidi controls in a title reorder nothing around it.
   open.dir = "auto";
-  open.textContent = name;
+  open.textContent = titleLine(note);
   open.addEventListener("click", (event) => {
     if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
     event.preventDefault();
@@ -107,13 +115,15 @@ export function card(note, ctx, item = document.createElement("li")) {
   title.append(open);
   item.append(title);
 
-  if (summaryAdds(note) && !note.snippet) item.append(paragraph("summary", note.summary));
+  // No summary on the card (the open note has it): the AI's answer adds nothing below
+  // the title line, so the cards under it stay where they are.
   if (note.ai_read_chars != null && note.ai_status === "done") {
     // A note longer than the model reads at once: its AI fields come from its beginning.
     item.append(paragraph("read-part", t("readPart", { n: note.ai_read_chars })));
   }
   if (note.snippet) item.append(snippetElement(note.snippet));
-  else if (note.body.trim() !== name) item.append(...preview(note.body));
+  // The body, whatever the AI said: the same text before its answer and after.
+  else item.append(...preview(note.body, !ctx.inTrash && ctx.tick && ((index, done) => ctx.tick(note, index, done))));
 
   const slow = note.ai_status === "pending" && ctx.slow;
   if (slow) item.append(paragraph("slow-note", slowText(slow)));
@@ -121,8 +131,16 @@ export function card(note, ctx, item = document.createElement("li")) {
     item.append(paragraph("ai-error", failureText(note, ctx.maxAttempts)), details(note.ai_error));
   }
 
+  // The meta line: what the AI made of the note (or that it has not yet: the badge),
+  // then the actions. The labels are one line, cut when they do not fit, so the AI's
+  // tags replacing the badge never add a line.
   const meta = document.createElement("div");
   meta.className = "meta";
+  const labels = document.createElement("span");
+  labels.className = "labels";
+  const actions = document.createElement("span");
+  actions.className = "actions";
+  meta.append(labels, actions);
   // A badge only when the note is not done: done is the normal case.
   if (note.ai_status !== "done") {
     const badge = document.createElement("span");
@@ -132,24 +150,21 @@ export function card(note, ctx, item = document.createElement("li")) {
       badge.classList.add("slow");
       badge.textContent = t("badgeSlow");
     }
-    meta.append(badge);
+    labels.append(badge);
   }
-  for (const tag of note.tags) meta.append(tagButton(tag, ctx.filterTag));
-  meta.append(timeElement(note.created_at));
-  const spacer = document.createElement("span");
-  spacer.className = "spacer";
-  meta.append(spacer);
+  for (const tag of note.tags) labels.append(tagButton(tag, ctx.filterTag));
+  labels.append(timeElement(note.created_at));
   const named = { title: isolated(name) };
   if (ctx.inTrash) {
-    meta.append(button(t("restore"), () => ctx.action(note.id, "restore"), "restore", t("restoreNote", named)));
-    meta.append(deleteButton(note, named, ctx.remove));
+    actions.append(button(t("restore"), () => ctx.action(note.id, "restore"), "restore", t("restoreNote", named)));
+    actions.append(deleteButton(note, named, ctx.remove));
   } else {
     if (ctx.offerKeep) {
-      meta.append(button(t("keep"), () => ctx.action(note.id, "keep"), "keep", t("keepNote", named)));
+      actions.append(button(t("keep"), () => ctx.action(note.id, "keep"), "keep", t("keepNote", named)));
     }
-    meta.append(button(t("edit"), () => ctx.edit(item, note), "edit", t("editNote", named)));
-    meta.append(aiButton(note, named, ctx.action));
-    meta.append(button(t("trash"), () => ctx.trash(note), "trash", t("trashNote", named)));
+    actions.append(button(t("edit"), () => ctx.edit(item, note), "edit", t("editNote", named)));
+    actions.append(aiButton(note, named, ctx.action));
+    actions.append(button(t("trash"), () => ctx.trash(note), "trash", t("trashNote", named)));
   }
   item.append(meta);
   return item;
