@@ -257,6 +257,7 @@ impl Browser {
         let url = format!("{}{path}", self.app_url);
         let request = match method {
             "POST" => client.post(url),
+            "PATCH" => client.patch(url),
             _ => client.get(url),
         }
         .bearer_auth(&self.token);

@@ -4,9 +4,9 @@
 // filter chip; and the toasts: recovered, undo a trash. Drawn from the `service`,
 // `banners` and `place` slices on every render.
 
-import { t } from "./i18n.js";
+import { t, relativeTime } from "./i18n.js";
 import { $, setDetail, guarded } from "./dom.js";
-import { onRender, update, flush } from "./store.js";
+import { onRender, update, flush, state } from "./store.js";
 import * as api from "./api.js";
 import * as expiry from "./expiry.js";
 
@@ -24,6 +24,22 @@ function setText(id, text) {
   if (element.textContent !== text) element.textContent = text;
 }
 
+/// "Check again" answered: "Checking…" on the button while the check is under way, then
+/// "Still not answering — checked just now" while the provider stays down (a check that
+/// finds it back needs no line: the banner goes and the recovery toast says so).
+function renderRecheck(recheck, down) {
+  const checking = Boolean(recheck && recheck.checking);
+  const recheckButton = $("recheck");
+  const label = t(checking ? "rechecking" : "recheck");
+  if (recheckButton.textContent !== label) recheckButton.textContent = label;
+  // aria-disabled, not disabled: the focus stays on the button through the check.
+  recheckButton.setAttribute("aria-disabled", String(checking));
+  const result = $("recheck-result");
+  const said = down && recheck && recheck.at ? t("stillDown", { when: relativeTime(recheck.at) }) : "";
+  if (result.textContent !== said) result.textContent = said;
+  result.hidden = !said;
+}
+
 function renderOllama({ service, banners }, down) {
   const { health, pull, counts } = service;
   const ollama = $("ollama-banner");
@@ -36,6 +52,7 @@ function renderOllama({ service, banners }, down) {
   progress.hidden = !pulling;
   $("pull-model").hidden = !missing || pulling || openai;
   $("recheck").hidden = !down || (missing && !openai);
+  renderRecheck(banners.recheck, down);
   // While Ollama is down nothing is being processed: the waiting notes are said here,
   // and the "working on" line stays away.
   const waiting = counts.pending ? ` ${t("waitingForOllama", { n: counts.pending })}` : "";
@@ -191,7 +208,17 @@ export function wireBanners() {
     }
   });
   $("recheck").addEventListener("click", guarded(async () => {
-    const health = await api.recheckProvider();
-    update((s) => (s.service.health = health));
+    if (state.banners.recheck && state.banners.recheck.checking) return;
+    update((s) => (s.banners.recheck = { checking: true }));
+    try {
+      const health = await api.recheckProvider();
+      update((s) => {
+        s.service.health = health;
+        s.banners.recheck = health.state === "ready" ? null : { at: new Date().toISOString() };
+      });
+    } catch (failure) {
+      update((s) => (s.banners.recheck = null));
+      throw failure;
+    }
   }));
 }

@@ -8,7 +8,7 @@
 //       tick(note, index, done)}
 
 import { t } from "./i18n.js";
-import { button, confirmingButton, details, headline, isolated, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
+import { button, confirmingButton, details, headline, isolated, markLanguage, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
 import { appendPreview, blocks } from "./preview.js";
 
 /// The card's title line: the note's title, or (no title yet: the AI has not answered)
@@ -55,7 +55,7 @@ export function deleteButton(note, named, remove) {
 /// A search hit's snippet: the piece of its body that matched, the words marked
 /// (`<mark>` elements made here, never parsed from markup).
 function snippetElement(snippet) {
-  const element = paragraph("preview snippet", "");
+  const element = markLanguage(paragraph("preview snippet", ""), snippet.map((part) => part.text).join(""));
   for (const part of snippet) {
     if (part.matched) {
       const mark = document.createElement("mark");
@@ -74,6 +74,7 @@ function snippetElement(snippet) {
 function preview(body, tick) {
   const element = document.createElement("div");
   element.className = "preview";
+  markLanguage(element, body);
   const tasks = appendPreview(element, body, tick);
   const shows = tasks > 0 ? 6 : 3;
   const rows = blocks(body).reduce((sum, block) => sum + (block.kind === "code" ? block.text.split("\n").length : 1), 0);
@@ -86,8 +87,20 @@ function preview(body, tick) {
     more.setAttribute("aria-expanded", String(!clamped));
   }, "show-more");
   more.setAttribute("aria-expanded", "false");
+  // The count above guesses (a long link's address is not shown, a wide card fits
+  // more): once laid out, "Show more" stays only where the clamp hides something. A
+  // ResizeObserver answers after layout and before paint, so a card never shows the
+  // button and then loses it; and a card off screen (content-visibility) is measured
+  // when it is laid out, not before.
+  new ResizeObserver(() => {
+    if (!element.isConnected || !element.classList.contains("clamped")) return;
+    more.hidden = !clampHides(element);
+  }).observe(element);
   return [element, more];
 }
+
+/// Whether a clamped preview hides any of its text (a pixel of rounding aside).
+export const clampHides = (element) => element.scrollHeight > element.clientHeight + 1;
 
 /// A note's card, made in `item` (emptied first).
 export function card(note, ctx, item = document.createElement("li")) {
@@ -107,6 +120,7 @@ export function card(note, ctx, item = document.createElement("li")) {
   // Its own direction, isolated: bidi controls in a title reorder nothing around it.
   open.dir = "auto";
   open.textContent = titleLine(note);
+  markLanguage(title, open.textContent);
   open.addEventListener("click", (event) => {
     if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
     event.preventDefault();

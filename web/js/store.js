@@ -26,7 +26,9 @@ export const state = {
   // `dismissed`: banner id → what it said when put away; it comes back when it has
   // something new to say.
   // `backlog`: the pending line speaks of a backlog until every note is done.
-  banners: { retry: null, failedAgain: false, backlog: false, dismissed: new Map() },
+  // `recheck`: "Check again" under way (`{checking: true}`) or when its answer said the
+  // provider is still down (`{at}`, an ISO time), so the click is answered either way.
+  banners: { retry: null, failedAgain: false, backlog: false, recheck: null, dismissed: new Map() },
   // Where the page is; the address says the same (navigation.js).
   place: {
     view: "inbox",
