@@ -20,6 +20,16 @@ const WATCH_SHIFTS: &str = "window.shifts = 0;\
        if (!document.getElementById('pending-banner').hidden) window.bannerShown = true;\
      }).observe(document.getElementById('pending-banner'), { attributes: true });";
 
+/// A JS function: the card's height once the browser has laid it out for a frame. A
+/// card put on the page a moment ago (content-visibility: auto) is sized by its
+/// placeholder (`contain-intrinsic-size`) until the browser has found it on screen,
+/// at its next rendering; a ResizeObserver reports after that, with the size painted.
+const LAID_OUT_HEIGHT: &str = "const laidOutHeight = (card) => new Promise((done) =>\
+       new ResizeObserver((entries, observer) => {\
+         observer.disconnect();\
+         done(entries[0].borderBoxSize[0].blockSize);\
+       }).observe(card));";
+
 #[actix_rt::test]
 async fn a_capture_and_its_ai_answer_move_nothing_on_the_list_on_both_screens() {
     let browser = start_with_notes(&[], 3).await;
@@ -52,11 +62,14 @@ async fn a_capture_and_its_ai_answer_move_nothing_on_the_list_on_both_screens() 
                 &format!("document.querySelector('{card}').dataset.status === 'pending'"),
             )
             .await;
+        // Measured as painted, not as first placed (see LAID_OUT_HEIGHT): still pending.
         let pending = browser
             .eval(&format!(
-                "const card = document.querySelector('{card}');\
-                 return [card.querySelector('.preview').textContent, card.getBoundingClientRect().height,\
-                         card.querySelector('.meta .badge').textContent];"
+                "{LAID_OUT_HEIGHT}\
+                 const card = document.querySelector('{card}');\
+                 const height = await laidOutHeight(card);\
+                 return [card.querySelector('.preview').textContent, height,\
+                         card.querySelector('.meta .badge').textContent, card.dataset.status];"
             ))
             .await;
         browser
@@ -65,12 +78,14 @@ async fn a_capture_and_its_ai_answer_move_nothing_on_the_list_on_both_screens() 
                 &format!("document.querySelector('{card}').dataset.status === 'done'"),
             )
             .await;
-        // Two frames: the answer's layout has been done and observed.
+        // The answer laid out and painted: its shifts, if any, observed.
         let done = browser
             .eval(&format!(
-                "await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));\
+                "{LAID_OUT_HEIGHT}\
                  const card = document.querySelector('{card}');\
-                 return [card.querySelector('.preview').textContent, card.getBoundingClientRect().height,\
+                 const height = await laidOutHeight(card);\
+                 await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));\
+                 return [card.querySelector('.preview').textContent, height,\
                          window.shifts, window.bannerShown, card.querySelector('h3').textContent];"
             ))
             .await;
@@ -83,6 +98,11 @@ async fn a_capture_and_its_ai_answer_move_nothing_on_the_list_on_both_screens() 
             pending[2],
             json!("AI waiting"),
             "{screen:?}: said in the meta line"
+        );
+        assert_eq!(
+            pending[3],
+            json!("pending"),
+            "{screen:?}: measured before the answer"
         );
         assert_eq!(done[0], pending[0], "{screen:?}: the same text when done");
         assert_eq!(done[1], pending[1], "{screen:?}: the card kept its height");
