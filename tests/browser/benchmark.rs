@@ -94,7 +94,11 @@ async fn benchmark_ten_thousand_notes_first_cards_and_reaching_the_last() {
     let last = browser
         .eval("const cards = document.querySelectorAll('#notes li'); return cards[cards.length - 1].querySelector('a.open').textContent;")
         .await;
-    assert_eq!(last, json!("Note 0"), "the 10,000th note, the oldest");
+    assert_eq!(
+        last,
+        json!("stored note 0"),
+        "the 10,000th note, the oldest"
+    );
     println!(
         "reaching the 10,000th note by scrolling (holding End): {:.1} s, the list rendered {} times on the way",
         took.as_secs_f64(),

@@ -102,6 +102,28 @@ impl fantoccini::wd::WebDriverCompatibleCommand for DevTools {
     }
 }
 
+/// Moves the pointer over `element` (scrolled into view first), as a person's hand
+/// goes to what it clicks.
+async fn point_at(
+    client: &Client,
+    element: &fantoccini::elements::Element,
+) -> Result<(), fantoccini::error::CmdError> {
+    use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+    client
+        .execute(
+            "arguments[0].scrollIntoView({ block: 'center', inline: 'nearest' });",
+            vec![serde_json::to_value(element)?],
+        )
+        .await?;
+    let pointer = MouseActions::new("mouse".into()).then(PointerAction::MoveToElement {
+        element: element.clone(),
+        duration: None,
+        x: 0.0,
+        y: 0.0,
+    });
+    client.perform_actions(pointer).await
+}
+
 /// A JS expression: the element takes up space on the page.
 pub fn shown(id: &str) -> String {
     format!("document.getElementById('{id}').getClientRects().length > 0")
@@ -327,9 +349,19 @@ impl Browser {
     /// Clicks the first element matching `css`. The page re-renders lists when live
     /// updates arrive (and reloads them when the live feed connects), so an element
     /// found a moment ago may be gone: find it again.
+    ///
+    /// The pointer goes over the element first, as a person's does: a card's actions
+    /// show only while the card is pointed at (or holds the focus).
     pub async fn click(&self, css: &str) {
-        self.on_fresh_element(css, |element| async move { element.click().await })
-            .await
+        let client = self.client.clone();
+        self.on_fresh_element(css, |element| {
+            let client = client.clone();
+            async move {
+                point_at(&client, &element).await?;
+                element.click().await
+            }
+        })
+        .await
     }
 
     /// Presses Ctrl+Enter in the capture box (the page's "save"), as a person would.

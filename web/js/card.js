@@ -11,12 +11,37 @@ import { t } from "./i18n.js";
 import { button, confirmingButton, details, headline, isolated, markLanguage, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
 import { appendPreview, blocks } from "./preview.js";
 
-/// The card's title line: the note's title, or (no title yet: the AI has not answered)
-/// its first line in full; the line is one line high whatever it says (CSS cuts it with
-/// an ellipsis), so the AI's title replacing it moves nothing.
-function titleLine(note) {
-  if (note.title) return note.title;
-  return (note.body.split("\n").find((line) => line.trim()) || note.body).trim();
+// A one-line note this short is its own heading: a title would only say it again
+// ("Call mom / Call mom"). Longer, it reads better as a body under a title.
+const SHORT_NOTE = 80;
+// A line with a link or Markdown in it is drawn by the preview (a link inside the
+// heading's own link cannot be clicked).
+const MARKED_UP = /https?:\/\/|[`*_~[\]<>#|]/;
+
+/// What a card's heading says and what its preview shows under it, decided from the
+/// body (and a title the person set) alone, never from the AI's answer, so that the
+/// answer coming changes the heading's words and not the card's shape:
+/// - `whole`: a short note of one line of plain words is its own heading (no preview;
+///   the AI's title, which would say it again, is in the open note);
+/// - `own`: the person's title (an edit), or the body's first line as a Markdown
+///   heading, is the heading; the preview shows the rest of the body;
+/// - else the AI's title, and before it answers the body's first line (`provisional`),
+///   over the body.
+/// {kind: "whole" | "own" | "titled", text, provisional, preview: the body to show or null}
+export function cardHeading(note) {
+  const body = note.body.trim();
+  const lines = body.split("\n").filter((line) => line.trim());
+  if (note.title_set_by_user && note.title) return { kind: "own", text: note.title, provisional: false, preview: note.body };
+  if (lines.length === 1 && body.length <= SHORT_NOTE && !MARKED_UP.test(body)) {
+    return { kind: "whole", text: body, provisional: false, preview: null };
+  }
+  const first = blocks(body)[0];
+  if (first && first.kind === "heading" && first.text) {
+    const rest = body.split("\n").slice(1).join("\n").trim();
+    return { kind: "own", text: first.text, provisional: false, preview: rest || null };
+  }
+  if (note.title) return { kind: "titled", text: note.title, provisional: false, preview: note.body };
+  return { kind: "titled", text: (lines[0] || body).trim(), provisional: true, preview: note.body };
 }
 
 /// What the AI's failure on a note was, in plain words; the stored error ("schema:
@@ -111,15 +136,17 @@ export function card(note, ctx, item = document.createElement("li")) {
   if (ctx.selected === note.id) item.classList.add("selected");
   const name = headline(note);
 
+  const heading = cardHeading(note);
   const title = document.createElement("h3");
+  title.className = heading.kind;
   // A first line standing in for the title the AI has not given yet.
-  if (!note.title) title.className = "provisional";
+  if (heading.provisional) title.classList.add("provisional");
   const open = document.createElement("a");
   open.href = noteAddress(note.id);
   open.className = "open";
   // Its own direction, isolated: bidi controls in a title reorder nothing around it.
   open.dir = "auto";
-  open.textContent = titleLine(note);
+  open.textContent = heading.text;
   markLanguage(title, open.textContent);
   open.addEventListener("click", (event) => {
     if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
@@ -137,7 +164,11 @@ export function card(note, ctx, item = document.createElement("li")) {
   }
   if (note.snippet) item.append(snippetElement(note.snippet));
   // The body, whatever the AI said: the same text before its answer and after.
-  else item.append(...preview(note.body, !ctx.inTrash && ctx.tick && ((index, done) => ctx.tick(note, index, done))));
+  else if (heading.preview) {
+    // Ticks count the items of the whole body: a preview without its heading line
+    // has none above its first item, so its indexes are the body's.
+    item.append(...preview(heading.preview, !ctx.inTrash && ctx.tick && ((index, done) => ctx.tick(note, index, done))));
+  }
 
   const slow = note.ai_status === "pending" && ctx.slow;
   if (slow) item.append(paragraph("slow-note", slowText(slow)));
