@@ -1,8 +1,8 @@
 //! The page as a daily notes app, its details (issue #28, "Also seen"): Korean notes
 //! break between words in the English page, "Check again" says what it found, an
 //! error about the service being unreachable goes when it is back, the open note's
-//! hierarchy (title, summary, body), "edited" only for a person's edit, and "Show
-//! more" only where there is more.
+//! hierarchy (title, summary, body), "edited" only for a person's edit, "Show more"
+//! only where there is more, and the Tags view a list to read, not a wall of forms.
 
 use serde_json::{json, Value};
 
@@ -444,5 +444,116 @@ async fn edited_is_said_after_a_persons_edit_and_not_after_the_ais_answer() {
             "{screen:?}"
         );
     }
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_tags_view_is_a_list_to_read_with_one_rename_box_opened_at_a_time() {
+    let browser = start(&[]).await;
+    let tags = [
+        "errands", "family", "health", "ideas", "jeju", "links", "meetings", "reading", "recipes",
+        "rust", "travel", "work",
+    ];
+    for (i, tag) in tags.iter().enumerate() {
+        let id = capture(&browser, &format!("note {i}")).await;
+        browser
+            .api(
+                "PATCH",
+                &format!("/api/notes/{id}"),
+                Some(json!({ "tags": [tag] })),
+            )
+            .await;
+    }
+    let boxes = "document.querySelectorAll('#tags input').length";
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser.click("#views button[data-view=tags]").await;
+        browser
+            .wait_until(
+                "every tag listed",
+                &format!(
+                    "document.querySelectorAll('#tags li').length === {}",
+                    tags.len()
+                ),
+            )
+            .await;
+        // Read first: each row its tag, its count, Rename; no box to type in.
+        assert_eq!(
+            browser
+                .eval(&format!(
+                    "return [{boxes}, document.querySelectorAll('#tags li button.rename').length];"
+                ))
+                .await,
+            json!([0, tags.len()]),
+            "{screen:?}"
+        );
+        assert!(
+            browser.accessibility_violations().await.is_empty(),
+            "{screen:?}: {:?}",
+            browser.accessibility_violations().await
+        );
+        // Rename opens its row's box, the focus in it; another Rename moves it there.
+        browser
+            .click("#tags li[data-tag=health] button.rename")
+            .await;
+        browser
+            .wait_until(
+                "the box, focused",
+                "document.activeElement === document.querySelector('#tags li[data-tag=health] input')",
+            )
+            .await;
+        browser.click("#tags li[data-tag=rust] button.rename").await;
+        browser
+            .wait_until(
+                "the other box, focused",
+                "document.activeElement === document.querySelector('#tags li[data-tag=rust] input')",
+            )
+            .await;
+        assert_eq!(
+            browser.eval(&format!("return {boxes};")).await,
+            json!(1),
+            "{screen:?}"
+        );
+        // Esc closes it, and only it: the view stays, the focus on the row's Rename.
+        browser.press("\u{E00C}").await;
+        browser
+            .wait_until(
+                "closed, the focus back on Rename",
+                &format!(
+                    "{boxes} === 0 && document.activeElement === \
+                     document.querySelector('#tags li[data-tag=rust] button.rename')"
+                ),
+            )
+            .await;
+        assert!(browser.is_shown("tags-view").await, "{screen:?}");
+        // A refused name (empty) changes nothing and leaves the box open.
+        browser.click("#tags li[data-tag=rust] button.rename").await;
+        browser
+            .type_into("#tags li[data-tag=rust] input", " ")
+            .await;
+        browser.press("\u{E007}").await;
+        assert_eq!(
+            browser.eval(&format!("return {boxes};")).await,
+            json!(1),
+            "{screen:?}"
+        );
+        browser.press("\u{E00C}").await;
+    }
+    // Renamed with the keyboard alone: the box closes and the list says so.
+    browser.click("#tags li[data-tag=jeju] button.rename").await;
+    browser
+        .type_into("#tags li[data-tag=jeju] input", "trips")
+        .await;
+    browser.press("\u{E007}").await;
+    browser
+        .wait_until(
+            "renamed",
+            &format!(
+                "document.querySelector('#tags li[data-tag=trips]') !== null && {boxes} === 0 && \
+                 document.getElementById('tags-result').textContent === 'Renamed #jeju to #trips on 1 note.'"
+            ),
+        )
+        .await;
     browser.close().await;
 }

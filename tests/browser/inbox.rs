@@ -1332,6 +1332,9 @@ async fn the_tags_view_lists_counts_and_renames_or_merges_a_tag() {
         )
         .await;
     browser
+        .click("#tags li[data-tag=recipes] button.rename")
+        .await;
+    browser
         .type_into("#tags li[data-tag=recipes] input", "Cooking")
         .await;
     browser

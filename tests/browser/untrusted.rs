@@ -87,6 +87,7 @@ async fn a_tag_named_like_a_placeholder_is_shown_as_it_is_in_the_rename_message(
             &format!("document.querySelector(\"{row}\") !== null"),
         )
         .await;
+    browser.click(&format!("{row} button.rename")).await;
     browser.type_into(&format!("{row} input"), "x").await;
     browser.click(&format!("{row} button[type=submit]")).await;
     browser
@@ -117,6 +118,7 @@ async fn tags_named_dot_and_dot_dot_are_renamed_from_the_page() {
         browser
             .wait_until(tag, &format!("document.querySelector(\"{row}\") !== null"))
             .await;
+        browser.click(&format!("{row} button.rename")).await;
         browser.type_into(&format!("{row} input"), to).await;
         browser.click(&format!("{row} button[type=submit]")).await;
         browser
