@@ -148,6 +148,16 @@ pub async fn start(extra: &[(&str, &str)]) -> Browser {
 
 /// Like [`start`], with `notes` notes already in the database (done, so the AI is idle).
 pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
+    start_with(extra, notes, true).await
+}
+
+/// Like [`start`], with `notes` notes already in the database waiting for the AI: a
+/// backlog the worker works through once the service starts.
+pub async fn start_with_backlog(notes: usize) -> Browser {
+    start_with(&[], notes, false).await
+}
+
+async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Browser {
     assert!(
         Path::new(CHROMEDRIVER).exists() && Path::new(CHROMIUM).exists(),
         "Chromium and chromedriver are missing: run scripts/test.sh, which installs them"
@@ -174,6 +184,9 @@ pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
                 .capture(&body, start + chrono::Duration::milliseconds(i as i64))
                 .unwrap()
                 .id;
+            if !enriched {
+                continue;
+            }
             let enrichment = inkling::domain::Enrichment {
                 title: format!("Note {i}"),
                 tags: vec!["bulk".into()],
