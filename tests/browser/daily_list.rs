@@ -601,6 +601,7 @@ async fn a_first_screen_shows_eight_realistic_notes_on_a_desktop_and_four_on_a_p
              return [shape('Call mom', null), shape('Call mom', 'Call Mom'),\
                      shape('see https://example.org', 'A link'), shape('# Falcon\\n- scope', 'About Falcon'),\
                      shape('# Falcon', null), shape('milk\\neggs', null), shape('milk\\neggs', 'Shopping'),\
+                     shape('Long enough first line that it reads as a sentence, not a title at all\\nmore', null),\
                      shape('Call mom', 'Family', true), shape('x'.repeat(81), null)];",
         )
         .await;
@@ -612,8 +613,14 @@ async fn a_first_screen_shows_eight_realistic_notes_on_a_desktop_and_four_on_a_p
             ["titled", "A link", false, "see https://example.org"],
             ["own", "Falcon", false, "- scope"],
             ["own", "Falcon", false, null],
-            ["titled", "milk", true, "milk\neggs"],
-            ["titled", "Shopping", false, "milk\neggs"],
+            ["own", "milk", false, "eggs"],
+            ["own", "milk", false, "eggs"],
+            [
+                "titled",
+                "Long enough first line that it reads as a sentence, not a title at all",
+                true,
+                "Long enough first line that it reads as a sentence, not a title at all\nmore"
+            ],
             ["own", "Family", false, "Call mom"],
             ["titled", "x".repeat(81), true, "x".repeat(81)],
         ])

@@ -14,6 +14,8 @@ import { appendPreview, blocks } from "./preview.js";
 // A one-line note this short is its own heading: a title would only say it again
 // ("Call mom / Call mom"). Longer, it reads better as a body under a title.
 const SHORT_NOTE = 80;
+// A first line this short, with more under it, is the note's title as its writer meant.
+const SHORT_TITLE = 60;
 // A line with a link or Markdown in it is drawn by the preview (a link inside the
 // heading's own link cannot be clicked).
 const MARKED_UP = /https?:\/\/|[`*_~[\]<>#|]/;
@@ -24,7 +26,8 @@ const MARKED_UP = /https?:\/\/|[`*_~[\]<>#|]/;
 /// - `whole`: a short note of one line of plain words is its own heading (no preview;
 ///   the AI's title, which would say it again, is in the open note);
 /// - `own`: the person's title (an edit), or the body's first line as a Markdown
-///   heading, is the heading; the preview shows the rest of the body;
+///   heading or a short plain line over more, is the heading; the preview shows the
+///   rest of the body;
 /// - else the AI's title, and before it answers the body's first line (`provisional`),
 ///   over the body.
 /// {kind: "whole" | "own" | "titled", text, provisional, preview: the body to show or null}
@@ -36,9 +39,14 @@ export function cardHeading(note) {
     return { kind: "whole", text: body, provisional: false, preview: null };
   }
   const first = blocks(body)[0];
+  const rest = body.split("\n").slice(1).join("\n").trim();
   if (first && first.kind === "heading" && first.text) {
-    const rest = body.split("\n").slice(1).join("\n").trim();
     return { kind: "own", text: first.text, provisional: false, preview: rest || null };
+  }
+  // A short plain first line over more ("Shopping", then the list): the person's own
+  // title, as in a notes app where the first line is the title.
+  if (first && first.kind === "line" && rest && first.text.trim().length <= SHORT_TITLE && !MARKED_UP.test(first.text)) {
+    return { kind: "own", text: first.text.trim(), provisional: false, preview: rest };
   }
   if (note.title) return { kind: "titled", text: note.title, provisional: false, preview: note.body };
   return { kind: "titled", text: (lines[0] || body).trim(), provisional: true, preview: note.body };
