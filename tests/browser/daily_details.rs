@@ -2,7 +2,8 @@
 //! break between words in the English page, "Check again" says what it found, an
 //! error about the service being unreachable goes when it is back, the open note's
 //! hierarchy (title, summary, body), "edited" only for a person's edit, "Show more"
-//! only where there is more, and the Tags view a list to read, not a wall of forms.
+//! only where there is more, the Tags view a list to read, not a wall of forms, and
+//! the stats chart's labels whole whatever the counts.
 
 use serde_json::{json, Value};
 
@@ -555,5 +556,44 @@ async fn the_tags_view_is_a_list_to_read_with_one_rename_box_opened_at_a_time() 
             ),
         )
         .await;
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_stats_charts_labels_are_whole_however_many_notes_a_day() {
+    let browser = start(&[]).await;
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser.click("#views button[data-view=stats]").await;
+        browser
+            .wait_until(
+                "the chart drawn",
+                "document.querySelectorAll('#chart text').length > 3",
+            )
+            .await;
+        // Days as the usage log could count them: a quiet month, then one huge day (an
+        // import), then a handful; each drawn, and every label inside the chart.
+        let cut = browser
+            .eval(
+                "const { drawChart } = await import('/assets/stats.js');\
+                 const day = (i) => new Date(Date.UTC(2026, 10, 1 + i)).toISOString().slice(0, 10);\
+                 const month = (big) => Array.from({ length: 30 }, (_, i) =>\
+                   [day(i), { captured: i === 20 ? big : i % 3, aiDone: i === 20 ? big : i % 2 }]);\
+                 const cut = [];\
+                 for (const big of [3, 40, 900, 2000, 12345]) {\
+                   drawChart(month(big));\
+                   const box = document.getElementById('chart').viewBox.baseVal;\
+                   for (const text of document.querySelectorAll('#chart text')) {\
+                     const b = text.getBBox();\
+                     if (b.x < 0 || b.y < 0 || b.x + b.width > box.width || b.y + b.height > box.height)\
+                       cut.push(big + ': ' + text.textContent + ' at ' + Math.round(b.x) + ',' + Math.round(b.y));\
+                   }\
+                 }\
+                 return cut;",
+            )
+            .await;
+        assert_eq!(cut, json!([]), "{screen:?}: labels cut at the chart's edge");
+    }
     browser.close().await;
 }

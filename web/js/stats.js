@@ -62,17 +62,24 @@ export async function loadStats() {
   diagnosticsTable(stats);
 }
 
+// The scale's labels: 11 px text, a figure or a separator at most this wide.
+const LABEL_CHAR_PX = 7;
+
 /// Notes written per day as bars, the AI's per day as a line, every one of the last 30
 /// days on the axis (a day with none is a gap, so day one reads as one bar), with a
-/// scale and dates, and the same said in words for a screen reader.
-function drawChart(days) {
+/// scale and dates, and the same said in words for a screen reader. `days`:
+/// [["YYYY-MM-DD", {captured, aiDone}]], oldest first.
+export function drawChart(days) {
   const chart = $("chart");
   chart.replaceChildren();
-  const [left, right, top, bottom] = [34, 592, 12, 150];
   const max = Math.max(1, ...days.map(([, c]) => Math.max(c.captured, c.aiDone)));
   // A round top for the scale: 1, 2, 5, 10, 20, 50…
   const step = [1, 2, 5].map((m) => m * 10 ** Math.floor(Math.log10(max))).find((s) => s * Math.ceil(max / s) >= max);
   const ceiling = Math.max(step, Math.ceil(max / step) * step);
+  // The plot starts right of its widest scale label ("20,000" needs more room than
+  // "5"), so no label is cut at the chart's edge.
+  const widest = ceiling.toLocaleString(locale()).length;
+  const [left, right, top, bottom] = [Math.max(34, 12 + widest * LABEL_CHAR_PX), 592, 12, 150];
   const slot = (right - left) / days.length;
   const y = (value) => bottom - (value / ceiling) * (bottom - top);
   for (const value of [0, ceiling / 2, ceiling]) {
