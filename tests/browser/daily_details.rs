@@ -2,8 +2,9 @@
 //! break between words in the English page, "Check again" says what it found, an
 //! error about the service being unreachable goes when it is back, the open note's
 //! hierarchy (title, summary, body), "edited" only for a person's edit, "Show more"
-//! only where there is more, the Tags view a list to read, not a wall of forms, and
-//! the stats chart's labels whole whatever the counts.
+//! only where there is more, the Tags view a list to read, not a wall of forms, the
+//! stats' week that agrees with the notes, and the chart's labels whole whatever the
+//! counts.
 
 use serde_json::{json, Value};
 
@@ -595,5 +596,81 @@ async fn the_stats_charts_labels_are_whole_however_many_notes_a_day() {
             .await;
         assert_eq!(cut, json!([]), "{screen:?}: labels cut at the chart's edge");
     }
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn the_stats_week_agrees_with_the_notes_after_a_trash_and_the_ai_run_again() {
+    let browser = start(&[]).await;
+    let mut ids = Vec::new();
+    for body in [
+        "first of the week",
+        "second of the week",
+        "third of the week",
+    ] {
+        ids.push(capture(&browser, body).await);
+    }
+    for id in &ids {
+        browser
+            .wait_for_api("done", &format!("/api/notes/{id}"), |note| {
+                note["ai_status"] == "done"
+            })
+            .await;
+    }
+    // The usage log keeps counting what happened: 3 captures, 4 AI answers.
+    browser
+        .api("POST", &format!("/api/notes/{}/trash", ids[0]), None)
+        .await;
+    let before = browser.fake.calls().len();
+    browser
+        .api("POST", &format!("/api/notes/{}/enrich", ids[1]), None)
+        .await;
+    for _ in 0..200 {
+        if browser.fake.calls().len() > before {
+            break;
+        }
+        // Waiting for the worker, not a timed rule.
+        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    browser
+        .wait_for_api("done again", &format!("/api/notes/{}", ids[1]), |note| {
+            note["ai_status"] == "done"
+        })
+        .await;
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser.click("#views button[data-view=stats]").await;
+        browser
+            .wait_until(
+                "the week counted",
+                "document.getElementById('stat-week').textContent !== ''",
+            )
+            .await;
+        // The notes there are: two, both done (not 3 notes and 4 processed).
+        assert_eq!(browser.text("#stat-week").await, "2 notes", "{screen:?}");
+        assert_eq!(
+            browser.text("#stat-week-ai").await,
+            "2 processed by the AI",
+            "{screen:?}"
+        );
+    }
+    let rule = browser
+        .eval(
+            "const { weekCounts } = await import('/assets/stats.js');\
+             const note = (day, ai_status) => ({ created_at: day + 'T10:00:00.000Z', ai_status });\
+             return [weekCounts([note('2026-12-03', 'done'), note('2026-11-27', 'pending')], '2026-11-27'),\
+                     weekCounts([note('2026-12-03', 'failed'), note('2026-11-26', 'done')], '2026-11-27'),\
+                     weekCounts([], '2026-11-27')];",
+        )
+        .await;
+    assert_eq!(
+        rule,
+        json!([
+            { "written": 2, "done": 1, "reachedOlder": false },
+            { "written": 1, "done": 0, "reachedOlder": true },
+            { "written": 0, "done": 0, "reachedOlder": false },
+        ])
+    );
     browser.close().await;
 }
