@@ -477,6 +477,7 @@ fn tagged_notes(filler: &str) -> Vec<inkling::domain::Note> {
             title_set_by_user: false,
             tags_set_by_user: false,
             ai_read_chars: None,
+            edited_at: None,
         })
         .collect()
 }
@@ -602,6 +603,7 @@ async fn rename() {
             title_set_by_user: false,
             tags_set_by_user: false,
             ai_read_chars: None,
+            edited_at: None,
         })
         .collect();
     store.import(&notes, Utc::now()).unwrap();

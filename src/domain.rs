@@ -59,6 +59,11 @@ pub struct Note {
     /// this many characters. Absent: from the whole note.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ai_read_chars: Option<u32>,
+    /// When a person last edited the note (its body, title or tags; a tick is an edit).
+    /// `updated_at` moves on any write, the AI's answer too; this only on an edit.
+    /// Absent: never edited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_at: Option<String>,
 }
 
 impl Note {
@@ -392,6 +397,7 @@ mod tests {
             title_set_by_user: false,
             tags_set_by_user: false,
             ai_read_chars: None,
+            edited_at: None,
         };
         let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
         assert_eq!(note.expires_at(30), Some(at("2026-01-31T00:00:00Z")));

@@ -80,6 +80,9 @@ pub struct ImportedNote {
     /// The AI read only the note's first this many characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ai_read_chars: Option<u32>,
+    /// When a person last edited the note (absent: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_at: Option<String>,
 }
 
 /// Why a note cannot come in.
@@ -158,6 +161,7 @@ impl ImportedNote {
             title_set_by_user: self.title_set_by_user || (from_elsewhere && title.is_some()),
             tags_set_by_user: self.tags_set_by_user || (from_elsewhere && !tags.is_empty()),
             ai_read_chars: self.ai_read_chars.filter(|_| ai_status == AiStatus::Done),
+            edited_at: time("edited_at", self.edited_at)?,
             title,
             tags,
         })
@@ -181,6 +185,7 @@ impl From<Note> for ImportedNote {
             title_set_by_user: note.title_set_by_user,
             tags_set_by_user: note.tags_set_by_user,
             ai_read_chars: note.ai_read_chars,
+            edited_at: note.edited_at,
         }
     }
 }
@@ -227,6 +232,9 @@ pub fn to_markdown(note: &Note) -> String {
     field("id", json(&note.id));
     field("created", json(&note.created_at));
     field("updated", json(&note.updated_at));
+    if let Some(edited) = &note.edited_at {
+        field("edited", json(edited));
+    }
     if let Some(title) = &note.title {
         field("title", json(title));
     }
@@ -281,6 +289,7 @@ pub fn from_markdown(text: &str) -> ImportedNote {
             "id" => note.id = text(),
             "created" | "created_at" | "date" => note.created_at = text(),
             "updated" | "updated_at" => note.updated_at = text(),
+            "edited" | "edited_at" => note.edited_at = text(),
             "title" => note.title = text(),
             "tags" => note.tags = value.as_list(),
             "ai_status" => note.ai_status = text().as_deref().and_then(AiStatus::parse),
@@ -470,6 +479,7 @@ mod tests {
             title_set_by_user: true,
             tags_set_by_user: false,
             ai_read_chars: None,
+            edited_at: None,
         }
     }
 

@@ -40,6 +40,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0006_search_split.sql",
         sql: include_str!("../../migrations/0006_search_split.sql"),
     },
+    Migration {
+        name: "0007_edited_at.sql",
+        sql: include_str!("../../migrations/0007_edited_at.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

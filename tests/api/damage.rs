@@ -32,6 +32,7 @@ fn done_notes() -> Vec<Note> {
             title_set_by_user: false,
             tags_set_by_user: false,
             ai_read_chars: None,
+            edited_at: None,
         })
         .collect()
 }

@@ -1,5 +1,6 @@
-//! The list's benchmarks (docs/PERFORMANCE.md, "The notes page"): ignored in the test
-//! run, because they measure rather than assert. Run them with
+//! The page's benchmarks (docs/PERFORMANCE.md, "The notes page", and typing during a
+//! backlog in "The page as a daily notes app"): ignored in the test run, because they
+//! measure rather than assert. Run them with
 //!
 //! ```sh
 //! cargo test --release --test browser benchmark -- --ignored --nocapture --test-threads 1
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::harness::{start_with_notes, Browser};
+use crate::harness::{start_with_backlog, start_with_notes, Browser};
 
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -94,7 +95,11 @@ async fn benchmark_ten_thousand_notes_first_cards_and_reaching_the_last() {
     let last = browser
         .eval("const cards = document.querySelectorAll('#notes li'); return cards[cards.length - 1].querySelector('a.open').textContent;")
         .await;
-    assert_eq!(last, json!("Note 0"), "the 10,000th note, the oldest");
+    assert_eq!(
+        last,
+        json!("stored note 0"),
+        "the 10,000th note, the oldest"
+    );
     println!(
         "reaching the 10,000th note by scrolling (holding End): {:.1} s, the list rendered {} times on the way",
         took.as_secs_f64(),
@@ -231,4 +236,107 @@ async fn frame_rate(browser: &Browser) -> [f64; 3] {
         )
         .await;
     [0, 1, 2].map(|i| frames[i].as_f64().unwrap())
+}
+
+#[actix_rt::test]
+#[ignore = "a benchmark: cargo test --release --test browser benchmark -- --ignored --nocapture"]
+async fn benchmark_typing_during_a_two_thousand_note_backlog() {
+    // 2,000 notes waiting for the AI when the service starts: the worker answers them
+    // one after another (the fake model at once, so far more answers a second than a
+    // real model gives), each answer live events the page places, while a person types
+    // a note at about ten keys a second. Then the same typing with the backlog done,
+    // the control: what this browser on this machine gives anyway.
+    let browser = start_with_backlog(2_000).await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "the first page, waiting for the AI",
+            "document.querySelectorAll('#notes .note').length === 50",
+        )
+        .await;
+    // Per key: how long it waited for the page's thread (its handler's start after the
+    // key's timestamp), and how long until the frame after it (the first task after the
+    // next animation frame, so up to a frame's 16.7 ms of waiting for the display is
+    // in it); the browser's own Event Timing names every key of 16 ms or more from the
+    // key to the next paint (the INP measure, in steps of 8 ms).
+    browser
+        .eval(
+            r#"window.keys = { waited: [], frame: [], slow: [], events: 0, renders: [], handled: [] };
+            document.addEventListener('inkling:render', (event) => window.keys.renders.push(event.detail.ms));
+            const box = document.getElementById('capture-body');
+            box.addEventListener('keydown', (event) => {
+              const at = event.timeStamp;
+              window.keys.waited.push(performance.now() - at);
+              requestAnimationFrame(() => setTimeout(() => window.keys.frame.push(performance.now() - at), 0));
+            }, { capture: true });
+            new PerformanceObserver((list) => {
+              for (const e of list.getEntries()) if (e.name === 'keydown') window.keys.slow.push(e.duration);
+            }).observe({ type: 'event', durationThreshold: 16 });
+            document.addEventListener('inkling:event', (event) => { window.keys.events += 1; window.keys.handled.push(event.detail.ms); });
+            box.focus();
+            return true;"#,
+        )
+        .await;
+    let typed =
+        "Call the plumber about the kitchen sink before Friday, ask about the boiler. ".repeat(2);
+    for phase in ["during the backlog", "after it (the control)"] {
+        if phase.starts_with("after") {
+            browser
+                .wait_for_api("the backlog done", "/api/status", |status| {
+                    status["counts"]["pending"] == 0
+                })
+                .await;
+            browser
+                .eval("window.keys = { ...window.keys, waited: [], frame: [], slow: [], events: 0, renders: [], handled: [] }; return true;")
+                .await;
+        }
+        let waiting = browser.api("GET", "/api/status", None).await["counts"]["pending"].clone();
+        let textarea = browser
+            .client
+            .find(fantoccini::Locator::Id("capture-body"))
+            .await
+            .unwrap();
+        for key in typed.chars() {
+            textarea.send_keys(&key.to_string()).await.unwrap();
+            // A person's pace, not a timed rule: about ten keys a second.
+            actix_rt::time::sleep(Duration::from_millis(100)).await;
+        }
+        let left = browser.api("GET", "/api/status", None).await["counts"]["pending"].clone();
+        let keys = browser
+            .eval(
+                r#"await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50)));
+                const stats = (a) => { a = a.slice().sort((x, y) => x - y);
+                  return [a.length, a[Math.floor(a.length / 2)], a[Math.floor(a.length * 0.95)], a[a.length - 1]]
+                    .map((v) => Math.round(v * 10) / 10); };
+                return { waited: stats(window.keys.waited), frame: stats(window.keys.frame),
+                         renders: stats(window.keys.renders), handled: stats(window.keys.handled),
+                         slow: window.keys.slow.length, slowest: Math.max(0, ...window.keys.slow), events: window.keys.events };"#,
+            )
+            .await;
+        println!(
+            "typing {} keys {phase}: {waiting} notes waiting before, {left} after, {} live events meanwhile",
+            typed.chars().count(),
+            keys["events"]
+        );
+        println!(
+            "  a key's wait for the page's thread (count, median, p95, max ms): {}",
+            keys["waited"]
+        );
+        println!(
+            "  a key to the frame after it (count, median, p95, max ms): {}",
+            keys["frame"]
+        );
+        println!(
+            "  keys of 16 ms or more to the next paint (Event Timing): {}, the slowest {} ms",
+            keys["slow"], keys["slowest"]
+        );
+        println!(
+            "  the page's work: live events handled (count, median, p95, max ms) {}, renders {}",
+            keys["handled"], keys["renders"]
+        );
+        browser
+            .eval("document.getElementById('capture-body').value = ''; return true;")
+            .await;
+    }
+    browser.close().await;
 }

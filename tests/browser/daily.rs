@@ -1,6 +1,7 @@
-//! The page as a daily notes app (issue #28): a pasted web address is a link, in the
-//! card's preview and in the open note, on a desktop and a phone screen; "Delete
-//! forever" only where it can work, and a refusal said in the service's words.
+//! The page as a daily notes app (issue #28), on a desktop and a phone screen: a
+//! pasted web address is a link, in the card's preview and in the open note; "Delete
+//! forever" only where it can work, and a refusal said in the service's words; a saved
+//! edit shown at once; expiry asked about calmly, once a week.
 
 use serde_json::json;
 
@@ -87,30 +88,33 @@ async fn delete_forever_is_offered_in_the_trash_only_and_a_refusal_is_said_in_th
         )
         .await;
     let id = note["id"].as_str().expect("captured").to_string();
-    browser.open_inbox().await;
-    browser
-        .wait_until(
-            "listed",
-            &format!("document.querySelector(\"#notes li[data-id='{id}'] a.open\")"),
-        )
-        .await;
-    browser
-        .click(&format!("#notes li[data-id='{id}'] a.open"))
-        .await;
-    browser.wait_visible("note-view").await;
-    browser
-        .wait_until(
-            "the note's actions",
-            "document.querySelector('#note-detail .detail-actions .trash')",
-        )
-        .await;
-    assert_eq!(
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
         browser
-            .eval("return document.querySelector('#note-detail .detail-actions .delete') === null;")
-            .await,
-        json!(true),
-        "a note out of the trash has no 'Delete forever'"
-    );
+            .wait_until(
+                "listed",
+                &format!("document.querySelector(\"#notes li[data-id='{id}'] a.open\")"),
+            )
+            .await;
+        browser
+            .click(&format!("#notes li[data-id='{id}'] a.open"))
+            .await;
+        browser.wait_visible("note-view").await;
+        browser
+            .wait_until(
+                "the note's actions",
+                "document.querySelector('#note-detail .detail-actions .trash')",
+            )
+            .await;
+        assert_eq!(
+            browser
+                .eval("return document.querySelector('#note-detail .detail-actions .delete') === null;")
+                .await,
+            json!(true),
+            "{screen:?}: a note out of the trash has no 'Delete forever'"
+        );
+    }
 
     // A request the service refuses (4xx) is said with its reason, not blamed on the
     // connection.
@@ -133,84 +137,88 @@ async fn delete_forever_is_offered_in_the_trash_only_and_a_refusal_is_said_in_th
 #[actix_rt::test]
 async fn a_saved_edit_shows_at_once_in_the_open_note_even_when_the_live_event_comes_first() {
     let browser = start(&[]).await;
-    let note = browser
-        .api("POST", "/api/notes", Some(json!({ "body": "Old words" })))
-        .await;
-    let id = note["id"].as_str().expect("captured").to_string();
-    browser
-        .wait_for_api("done", &format!("/api/notes/{id}"), |note| {
-            note["ai_status"] == "done"
-        })
-        .await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let note = browser
+            .api("POST", "/api/notes", Some(json!({ "body": "Old words" })))
+            .await;
+        let id = note["id"].as_str().expect("captured").to_string();
+        browser
+            .wait_for_api("done", &format!("/api/notes/{id}"), |note| {
+                note["ai_status"] == "done"
+            })
+            .await;
+        ids.push(id);
+    }
     // From now on the model never answers: no later AI event would refresh the view.
     browser.fake.set_default(Reply::Hang);
-    browser.open_inbox().await;
-    browser
-        .wait_until(
-            "listed",
-            &format!("document.querySelector(\"#notes li[data-id='{id}'] a.open\")"),
-        )
-        .await;
-    browser
-        .click(&format!("#notes li[data-id='{id}'] a.open"))
-        .await;
-    browser
-        .wait_until(
-            "the note shown",
-            "document.querySelector('#note-detail .rendered')",
-        )
-        .await;
-    // The save's own answer comes 400 ms late, so the live event of the change is
-    // there first (the order that left the old words on screen).
-    browser
-        .eval(
-            "const fetched = window.fetch;\
-             window.patchesAnswered = 0;\
-             window.requestsOpen = 0;\
-             window.fetch = async (path, init) => {\
-               window.requestsOpen += 1;\
-               try {\
-                 const answer = await fetched(path, init);\
-                 await answer.clone().text();\
-                 if (init && init.method === 'PATCH') {\
-                   await new Promise((done) => setTimeout(done, 400));\
-                   window.patchesAnswered += 1;\
-                 }\
-                 return answer;\
-               } finally {\
-                 window.requestsOpen -= 1;\
-               }\
-             };",
-        )
-        .await;
-    browser.click("#note-detail .detail-actions .edit").await;
-    browser
-        .type_into("#note-detail textarea[name=body]", "New words")
-        .await;
-    browser.click("#note-detail button[type=submit]").await;
-    browser
-        .wait_until(
-            "the new words shown",
-            "document.querySelector('#note-detail .rendered') && \
-             document.querySelector('#note-detail .rendered').textContent.includes('New words')",
-        )
-        .await;
-    browser
-        .wait_until("the save answered", "window.patchesAnswered === 1")
-        .await;
-    // Every load the save and its event set off has come back (the barrier: no
-    // request of the page open): still the new words.
-    browser
-        .wait_until(
-            "every load answered",
-            "window.patchesAnswered === 1 && window.requestsOpen === 0",
-        )
-        .await;
-    let shown = browser.text("#note-detail .rendered").await;
-    assert!(
-        shown.contains("New words") && !shown.contains("Old words"),
-        "{shown}"
-    );
+    for (screen, id) in [Screen::Desktop, Screen::Phone].into_iter().zip(&ids) {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser
+            .wait_until(
+                "listed",
+                &format!("document.querySelector(\"#notes li[data-id='{id}'] a.open\")"),
+            )
+            .await;
+        browser
+            .click(&format!("#notes li[data-id='{id}'] a.open"))
+            .await;
+        browser
+            .wait_until(
+                "the note shown",
+                "document.querySelector('#note-detail .rendered')",
+            )
+            .await;
+        // The save's own answer comes 400 ms late, so the live event of the change is
+        // there first (the order that left the old words on screen).
+        browser
+            .eval(
+                "const fetched = window.fetch;\
+                 window.patchesAnswered = 0;\
+                 window.requestsOpen = 0;\
+                 window.fetch = async (path, init) => {\
+                   window.requestsOpen += 1;\
+                   try {\
+                     const answer = await fetched(path, init);\
+                     await answer.clone().text();\
+                     if (init && init.method === 'PATCH') {\
+                       await new Promise((done) => setTimeout(done, 400));\
+                       window.patchesAnswered += 1;\
+                     }\
+                     return answer;\
+                   } finally {\
+                     window.requestsOpen -= 1;\
+                   }\
+                 };",
+            )
+            .await;
+        browser.click("#note-detail .detail-actions .edit").await;
+        browser
+            .type_into("#note-detail textarea[name=body]", "New words")
+            .await;
+        browser.click("#note-detail button[type=submit]").await;
+        browser
+            .wait_until(
+                "the new words shown",
+                "document.querySelector('#note-detail .rendered') && \
+                 document.querySelector('#note-detail .rendered').textContent.includes('New words')",
+            )
+            .await;
+        // Every load the save and its event set off has come back (the barrier: no
+        // request of the page open): still the new words.
+        browser
+            .wait_until(
+                "every load answered",
+                "window.patchesAnswered === 1 && window.requestsOpen === 0",
+            )
+            .await;
+        let shown = browser.text("#note-detail .rendered").await;
+        assert!(
+            shown.contains("New words") && !shown.contains("Old words"),
+            "{screen:?}: {shown}"
+        );
+    }
     browser.close().await;
 }
 
@@ -218,13 +226,20 @@ async fn a_saved_edit_shows_at_once_in_the_open_note_even_when_the_live_event_co
 async fn notes_past_expiry_are_asked_about_calmly_once_a_week_and_keep_all_keeps_them() {
     // Expiry after 0 days: every note stored is past it.
     let browser = start_with_notes(&[("INKLING_EXPIRY__DAYS", "0")], 2).await;
-    browser.open_inbox().await;
-    browser.wait_visible("expiry-banner").await;
-    let asked = browser.text("#expiry-banner .text").await;
-    assert!(
-        asked.contains("2 notes over 0 days old, not kept"),
-        "calm words: {asked}"
-    );
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser.wait_visible("expiry-banner").await;
+        let asked = browser.text("#expiry-banner .text").await;
+        assert!(
+            asked.contains("2 notes over 0 days old, not kept"),
+            "{screen:?}: calm words: {asked}"
+        );
+        assert!(
+            browser.is_shown("keep-expired").await,
+            "{screen:?}: Keep all"
+        );
+    }
 
     browser.click("#keep-expired").await;
     browser

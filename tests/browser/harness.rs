@@ -102,6 +102,28 @@ impl fantoccini::wd::WebDriverCompatibleCommand for DevTools {
     }
 }
 
+/// Moves the pointer over `element` (scrolled into view first), as a person's hand
+/// goes to what it clicks.
+async fn point_at(
+    client: &Client,
+    element: &fantoccini::elements::Element,
+) -> Result<(), fantoccini::error::CmdError> {
+    use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+    client
+        .execute(
+            "arguments[0].scrollIntoView({ block: 'center', inline: 'nearest' });",
+            vec![serde_json::to_value(element)?],
+        )
+        .await?;
+    let pointer = MouseActions::new("mouse".into()).then(PointerAction::MoveToElement {
+        element: element.clone(),
+        duration: None,
+        x: 0.0,
+        y: 0.0,
+    });
+    client.perform_actions(pointer).await
+}
+
 /// A JS expression: the element takes up space on the page.
 pub fn shown(id: &str) -> String {
     format!("document.getElementById('{id}').getClientRects().length > 0")
@@ -126,6 +148,16 @@ pub async fn start(extra: &[(&str, &str)]) -> Browser {
 
 /// Like [`start`], with `notes` notes already in the database (done, so the AI is idle).
 pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
+    start_with(extra, notes, true).await
+}
+
+/// Like [`start`], with `notes` notes already in the database waiting for the AI: a
+/// backlog the worker works through once the service starts.
+pub async fn start_with_backlog(notes: usize) -> Browser {
+    start_with(&[], notes, false).await
+}
+
+async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Browser {
     assert!(
         Path::new(CHROMEDRIVER).exists() && Path::new(CHROMIUM).exists(),
         "Chromium and chromedriver are missing: run scripts/test.sh, which installs them"
@@ -152,6 +184,9 @@ pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
                 .capture(&body, start + chrono::Duration::milliseconds(i as i64))
                 .unwrap()
                 .id;
+            if !enriched {
+                continue;
+            }
             let enrichment = inkling::domain::Enrichment {
                 title: format!("Note {i}"),
                 tags: vec!["bulk".into()],
@@ -257,6 +292,7 @@ impl Browser {
         let url = format!("{}{path}", self.app_url);
         let request = match method {
             "POST" => client.post(url),
+            "PATCH" => client.patch(url),
             _ => client.get(url),
         }
         .bearer_auth(&self.token);
@@ -326,9 +362,19 @@ impl Browser {
     /// Clicks the first element matching `css`. The page re-renders lists when live
     /// updates arrive (and reloads them when the live feed connects), so an element
     /// found a moment ago may be gone: find it again.
+    ///
+    /// The pointer goes over the element first, as a person's does: a card's actions
+    /// show only while the card is pointed at (or holds the focus).
     pub async fn click(&self, css: &str) {
-        self.on_fresh_element(css, |element| async move { element.click().await })
-            .await
+        let client = self.client.clone();
+        self.on_fresh_element(css, |element| {
+            let client = client.clone();
+            async move {
+                point_at(&client, &element).await?;
+                element.click().await
+            }
+        })
+        .await
     }
 
     /// Presses Ctrl+Enter in the capture box (the page's "save"), as a person would.

@@ -417,7 +417,8 @@ async fn a_note_captured_and_finished_elsewhere_appears_on_the_open_page_live() 
     browser
         .wait_until(
             "the note shows up enriched, without a reload",
-            "[...document.querySelectorAll('#notes li[data-status=done] h3')].some(h => h.textContent === 'About: captured from the command line')",
+            // A one-line note is its own heading on the card, enriched or not.
+            "[...document.querySelectorAll('#notes li[data-status=done] h3')].some(h => h.textContent === 'captured from the command line')",
         )
         .await;
     browser.close().await;
@@ -452,7 +453,7 @@ async fn when_ollama_comes_back_the_banner_goes_and_the_recovery_toast_shows() {
     browser
         .wait_until(
             "the note is enriched after the recovery",
-            "[...document.querySelectorAll('#notes li[data-status=done] h3')].some(h => h.textContent === 'About: while it is down')",
+            "[...document.querySelectorAll('#notes li[data-status=done] h3')].some(h => h.textContent === 'while it is down')",
         )
         .await;
     browser.close().await;
@@ -751,7 +752,7 @@ async fn ten_thousand_notes_are_shown_a_page_at_a_time() {
         .await;
     assert_eq!(
         browser.text("#notes li h3").await,
-        "Note 9999",
+        "stored note 9999",
         "newest first"
     );
 
@@ -1329,6 +1330,9 @@ async fn the_tags_view_lists_counts_and_renames_or_merges_a_tag() {
             "document.querySelectorAll('#tags li').length === 2 && \
              document.querySelector('#tags li[data-tag=cooking] .count').textContent === '2 notes'",
         )
+        .await;
+    browser
+        .click("#tags li[data-tag=recipes] button.rename")
         .await;
     browser
         .type_into("#tags li[data-tag=recipes] input", "Cooking")

@@ -6,6 +6,8 @@
 
 mod benchmark;
 mod daily;
+mod daily_details;
+mod daily_list;
 #[path = "../support/fake_http.rs"]
 mod fake_http;
 #[path = "../support/fake_ollama.rs"]

@@ -128,6 +128,7 @@ fn tagged_notes(store: &mut Store, count: usize, tags: &[&str]) {
             title_set_by_user: false,
             tags_set_by_user: false,
             ai_read_chars: None,
+            edited_at: None,
         })
         .collect();
     store.import(&notes, t0()).unwrap();

@@ -273,3 +273,34 @@ fn an_edit_made_from_a_body_that_changed_meanwhile_is_refused_and_the_other_chan
     store.edit(&id, &tick, t0() + Duration::seconds(3)).unwrap();
     assert_invariants(&store);
 }
+
+#[test]
+fn edited_at_moves_on_a_persons_edit_only_not_on_the_ais_answer() {
+    let mut store = store();
+    let id = capture(&mut store, "first", t0());
+    save_answer(
+        &mut store,
+        &id,
+        &enrichment(&["a"]),
+        t0() + Duration::seconds(1),
+    )
+    .unwrap();
+    let answered = store.get(&id).unwrap();
+    assert_ne!(answered.updated_at, answered.created_at);
+    assert_eq!(answered.edited_at, None, "the AI's answer is no edit");
+
+    let later = t0() + Duration::seconds(2);
+    store
+        .edit(&id, &edit(Some("second"), None, None), later)
+        .unwrap();
+    save_answer(
+        &mut store,
+        &id,
+        &enrichment(&["b"]),
+        t0() + Duration::seconds(3),
+    )
+    .unwrap();
+    let note = store.get(&id).unwrap();
+    assert_eq!(note.edited_at.as_deref(), Some("2026-03-01T12:00:02.000Z"));
+    assert_eq!(note.updated_at, "2026-03-01T12:00:03.000Z");
+}

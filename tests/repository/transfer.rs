@@ -22,6 +22,7 @@ fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
         title_set_by_user: true,
         tags_set_by_user: false,
         ai_read_chars: None,
+        edited_at: None,
     }
 }
 

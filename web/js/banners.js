@@ -4,9 +4,9 @@
 // filter chip; and the toasts: recovered, undo a trash. Drawn from the `service`,
 // `banners` and `place` slices on every render.
 
-import { t } from "./i18n.js";
+import { t, relativeTime } from "./i18n.js";
 import { $, setDetail, guarded } from "./dom.js";
-import { onRender, update, flush } from "./store.js";
+import { onRender, update, flush, state } from "./store.js";
 import * as api from "./api.js";
 import * as expiry from "./expiry.js";
 
@@ -24,6 +24,22 @@ function setText(id, text) {
   if (element.textContent !== text) element.textContent = text;
 }
 
+/// "Check again" answered: "Checking…" on the button while the check is under way, then
+/// "Still not answering — checked just now" while the provider stays down (a check that
+/// finds it back needs no line: the banner goes and the recovery toast says so).
+function renderRecheck(recheck, down) {
+  const checking = Boolean(recheck && recheck.checking);
+  const recheckButton = $("recheck");
+  const label = t(checking ? "rechecking" : "recheck");
+  if (recheckButton.textContent !== label) recheckButton.textContent = label;
+  // aria-disabled, not disabled: the focus stays on the button through the check.
+  recheckButton.setAttribute("aria-disabled", String(checking));
+  const result = $("recheck-result");
+  const said = down && recheck && recheck.at ? t("stillDown", { when: relativeTime(recheck.at) }) : "";
+  if (result.textContent !== said) result.textContent = said;
+  result.hidden = !said;
+}
+
 function renderOllama({ service, banners }, down) {
   const { health, pull, counts } = service;
   const ollama = $("ollama-banner");
@@ -36,6 +52,7 @@ function renderOllama({ service, banners }, down) {
   progress.hidden = !pulling;
   $("pull-model").hidden = !missing || pulling || openai;
   $("recheck").hidden = !down || (missing && !openai);
+  renderRecheck(banners.recheck, down);
   // While Ollama is down nothing is being processed: the waiting notes are said here,
   // and the "working on" line stays away.
   const waiting = counts.pending ? ` ${t("waitingForOllama", { n: counts.pending })}` : "";
@@ -82,6 +99,20 @@ function renderOllama({ service, banners }, down) {
   showBanner(banners.dismissed, "ollama-banner", down, down ? health.state : "");
 }
 
+/// From how many waiting notes the pending line speaks: a backlog (notes imported, the
+/// AI back after an outage), not a capture or two, whose waiting the card's own meta
+/// line says ("AI waiting") without a banner that comes and goes above the list.
+export const BACKLOG_FROM = 10;
+
+/// Whether the pending line shows: a retry-all in flight, a note the AI is slow on, or
+/// a backlog, from when it reaches `BACKLOG_FROM` until every note is done (so a
+/// backlog draining past 9 does not take the line away halfway). Returns the new
+/// `backlog` memory too.
+export function pendingLine({ pending, retrying, slow, backlog }) {
+  const inBacklog = pending > 0 && (backlog || pending >= BACKLOG_FROM);
+  return { shown: pending > 0 && (retrying || slow > 0 || inBacklog), backlog: inBacklog };
+}
+
 function renderBanners(state) {
   const { service, banners, place } = state;
   const { pending, failed, expired } = service.counts;
@@ -93,7 +124,9 @@ function renderBanners(state) {
   const slow = service.slow.size ? ` ${t("slowBanner", { n: service.slow.size })}` : "";
   const retrying = banners.retry && pending > 0;
   setText("pending-banner", retrying ? t("retrying", { n: banners.retry.sent }) : t("pending", { n: pending }) + slow);
-  showBanner(banners.dismissed, "pending-banner", pending > 0 && !down, "pending");
+  const line = pendingLine({ pending, retrying: Boolean(retrying), slow: service.slow.size, backlog: banners.backlog });
+  banners.backlog = line.backlog;
+  showBanner(banners.dismissed, "pending-banner", line.shown && !down, "pending");
 
   // After a retry-all, notes that fail again are said as such, until none is failed.
   if (banners.retry && pending === 0) {
@@ -175,7 +208,17 @@ export function wireBanners() {
     }
   });
   $("recheck").addEventListener("click", guarded(async () => {
-    const health = await api.recheckProvider();
-    update((s) => (s.service.health = health));
+    if (state.banners.recheck && state.banners.recheck.checking) return;
+    update((s) => (s.banners.recheck = { checking: true }));
+    try {
+      const health = await api.recheckProvider();
+      update((s) => {
+        s.service.health = health;
+        s.banners.recheck = health.state === "ready" ? null : { at: new Date().toISOString() };
+      });
+    } catch (failure) {
+      update((s) => (s.banners.recheck = null));
+      throw failure;
+    }
   }));
 }

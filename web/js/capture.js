@@ -22,7 +22,7 @@ async function capture() {
   } catch (failure) {
     if (failure instanceof api.NoSession) return;
     // The draft stays in the box (and in storage): nothing typed is lost.
-    if (!(failure instanceof api.ApiFailure)) return showProblem(t("notSavedOffline"), failure.message);
+    if (!(failure instanceof api.ApiFailure)) return showProblem(t("notSavedOffline"), failure.message, { unreachable: true });
     if (failure.status === 507) return showProblem(t("notSavedFull"), failure.message);
     if (failure.status >= 500) return showProblem(t("notSavedProblem"), failure.message);
     return showProblem(t("notSaved", { reason: failure.message }), "");

@@ -4,17 +4,52 @@
 // the note and `ctx`, and what its buttons do is `ctx`'s functions.
 //
 // ctx: {slow, maxAttempts, inTrash, offerKeep, selected, open(id), filterTag(tag),
-//       action(id, name), edit(item, note), trash(note), remove(note)}
+//       action(id, name), edit(item, note), trash(note), remove(note),
+//       tick(note, index, done)}
 
 import { t } from "./i18n.js";
-import { button, confirmingButton, details, headline, isolated, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
-import { appendLinkedText } from "./links.js";
+import { button, confirmingButton, details, headline, isolated, markLanguage, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
+import { appendPreview, blocks } from "./preview.js";
 
-/// The summary says something the card does not already: the body is more than a
-/// couple of lines, and the summary is not the body again.
-function summaryAdds(note) {
+// A one-line note this short is its own heading: a title would only say it again
+// ("Call mom / Call mom"). Longer, it reads better as a body under a title.
+const SHORT_NOTE = 80;
+// A first line this short, with more under it, is the note's title as its writer meant.
+const SHORT_TITLE = 60;
+// A line with a link or Markdown in it is drawn by the preview (a link inside the
+// heading's own link cannot be clicked).
+const MARKED_UP = /https?:\/\/|[`*_~[\]<>#|]/;
+
+/// What a card's heading says and what its preview shows under it, decided from the
+/// body (and a title the person set) alone, never from the AI's answer, so that the
+/// answer coming changes the heading's words and not the card's shape:
+/// - `whole`: a short note of one line of plain words is its own heading (no preview;
+///   the AI's title, which would say it again, is in the open note);
+/// - `own`: the person's title (an edit), or the body's first line as a Markdown
+///   heading or a short plain line over more, is the heading; the preview shows the
+///   rest of the body;
+/// - else the AI's title, and before it answers the body's first line (`provisional`),
+///   over the body.
+/// {kind: "whole" | "own" | "titled", text, provisional, preview: the body to show or null}
+export function cardHeading(note) {
   const body = note.body.trim();
-  return Boolean(note.summary) && body.length > 160 && !body.startsWith(note.summary.trim());
+  const lines = body.split("\n").filter((line) => line.trim());
+  if (note.title_set_by_user && note.title) return { kind: "own", text: note.title, provisional: false, preview: note.body };
+  if (lines.length === 1 && body.length <= SHORT_NOTE && !MARKED_UP.test(body)) {
+    return { kind: "whole", text: body, provisional: false, preview: null };
+  }
+  const first = blocks(body)[0];
+  const rest = body.split("\n").slice(1).join("\n").trim();
+  if (first && first.kind === "heading" && first.text) {
+    return { kind: "own", text: first.text, provisional: false, preview: rest || null };
+  }
+  // A short plain first line over more ("Shopping", then the list): the person's own
+  // title, as in a notes app where the first line is the title.
+  if (first && first.kind === "line" && rest && first.text.trim().length <= SHORT_TITLE && !MARKED_UP.test(first.text)) {
+    return { kind: "own", text: first.text.trim(), provisional: false, preview: rest };
+  }
+  if (note.title) return { kind: "titled", text: note.title, provisional: false, preview: note.body };
+  return { kind: "titled", text: (lines[0] || body).trim(), provisional: true, preview: note.body };
 }
 
 /// What the AI's failure on a note was, in plain words; the stored error ("schema:
@@ -53,7 +88,7 @@ export function deleteButton(note, named, remove) {
 /// A search hit's snippet: the piece of its body that matched, the words marked
 /// (`<mark>` elements made here, never parsed from markup).
 function snippetElement(snippet) {
-  const element = paragraph("preview snippet", "");
+  const element = markLanguage(paragraph("preview snippet", ""), snippet.map((part) => part.text).join(""));
   for (const part of snippet) {
     if (part.matched) {
       const mark = document.createElement("mark");
@@ -66,22 +101,39 @@ function snippetElement(snippet) {
   return element;
 }
 
-/// The body, a few lines of it (its web addresses links), with "Show more" when it
-/// is longer.
-function preview(body) {
-  const element = paragraph("preview", "");
-  appendLinkedText(element, body.trim());
-  const lines = body.trim().split("\n").length;
-  if (lines <= 3 && body.length <= 240) return [element];
+/// The body, a few lines of it rendered (web/js/preview.js: its formatting, its
+/// links, its checklist items, tickable by `tick(index, done)`), with "Show more"
+/// when it is longer. A checklist shows six lines, so its first items are there to tick.
+function preview(body, tick) {
+  const element = document.createElement("div");
+  element.className = "preview";
+  markLanguage(element, body);
+  const tasks = appendPreview(element, body, tick);
+  const shows = tasks > 0 ? 6 : 3;
+  const rows = blocks(body).reduce((sum, block) => sum + (block.kind === "code" ? block.text.split("\n").length : 1), 0);
+  if (rows <= shows && body.length <= shows * 80) return [element];
   element.classList.add("clamped");
+  if (tasks > 0) element.classList.add("checklist");
   const more = button(t("showMore"), () => {
     const clamped = element.classList.toggle("clamped");
     more.textContent = t(clamped ? "showMore" : "showLess");
     more.setAttribute("aria-expanded", String(!clamped));
   }, "show-more");
   more.setAttribute("aria-expanded", "false");
+  // The count above guesses (a long link's address is not shown, a wide card fits
+  // more): once laid out, "Show more" stays only where the clamp hides something. A
+  // ResizeObserver answers after layout and before paint, so a card never shows the
+  // button and then loses it; and a card off screen (content-visibility) is measured
+  // when it is laid out, not before.
+  new ResizeObserver(() => {
+    if (!element.isConnected || !element.classList.contains("clamped")) return;
+    more.hidden = !clampHides(element);
+  }).observe(element);
   return [element, more];
 }
+
+/// Whether a clamped preview hides any of its text (a pixel of rounding aside).
+export const clampHides = (element) => element.scrollHeight > element.clientHeight + 1;
 
 /// A note's card, made in `item` (emptied first).
 export function card(note, ctx, item = document.createElement("li")) {
@@ -92,13 +144,18 @@ export function card(note, ctx, item = document.createElement("li")) {
   if (ctx.selected === note.id) item.classList.add("selected");
   const name = headline(note);
 
+  const heading = cardHeading(note);
   const title = document.createElement("h3");
+  title.className = heading.kind;
+  // A first line standing in for the title the AI has not given yet.
+  if (heading.provisional) title.classList.add("provisional");
   const open = document.createElement("a");
   open.href = noteAddress(note.id);
   open.className = "open";
   // Its own direction, isolated: bidi controls in a title reorder nothing around it.
   open.dir = "auto";
-  open.textContent = name;
+  open.textContent = heading.text;
+  markLanguage(title, open.textContent);
   open.addEventListener("click", (event) => {
     if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
     event.preventDefault();
@@ -107,13 +164,19 @@ export function card(note, ctx, item = document.createElement("li")) {
   title.append(open);
   item.append(title);
 
-  if (summaryAdds(note) && !note.snippet) item.append(paragraph("summary", note.summary));
+  // No summary on the card (the open note has it): the AI's answer adds nothing below
+  // the title line, so the cards under it stay where they are.
   if (note.ai_read_chars != null && note.ai_status === "done") {
     // A note longer than the model reads at once: its AI fields come from its beginning.
     item.append(paragraph("read-part", t("readPart", { n: note.ai_read_chars })));
   }
   if (note.snippet) item.append(snippetElement(note.snippet));
-  else if (note.body.trim() !== name) item.append(...preview(note.body));
+  // The body, whatever the AI said: the same text before its answer and after.
+  else if (heading.preview) {
+    // Ticks count the items of the whole body: a preview without its heading line
+    // has none above its first item, so its indexes are the body's.
+    item.append(...preview(heading.preview, !ctx.inTrash && ctx.tick && ((index, done) => ctx.tick(note, index, done))));
+  }
 
   const slow = note.ai_status === "pending" && ctx.slow;
   if (slow) item.append(paragraph("slow-note", slowText(slow)));
@@ -121,8 +184,16 @@ export function card(note, ctx, item = document.createElement("li")) {
     item.append(paragraph("ai-error", failureText(note, ctx.maxAttempts)), details(note.ai_error));
   }
 
+  // The meta line: what the AI made of the note (or that it has not yet: the badge),
+  // then the actions. The labels are one line, cut when they do not fit, so the AI's
+  // tags replacing the badge never add a line.
   const meta = document.createElement("div");
   meta.className = "meta";
+  const labels = document.createElement("span");
+  labels.className = "labels";
+  const actions = document.createElement("span");
+  actions.className = "actions";
+  meta.append(labels, actions);
   // A badge only when the note is not done: done is the normal case.
   if (note.ai_status !== "done") {
     const badge = document.createElement("span");
@@ -132,24 +203,21 @@ export function card(note, ctx, item = document.createElement("li")) {
       badge.classList.add("slow");
       badge.textContent = t("badgeSlow");
     }
-    meta.append(badge);
+    labels.append(badge);
   }
-  for (const tag of note.tags) meta.append(tagButton(tag, ctx.filterTag));
-  meta.append(timeElement(note.created_at));
-  const spacer = document.createElement("span");
-  spacer.className = "spacer";
-  meta.append(spacer);
+  for (const tag of note.tags) labels.append(tagButton(tag, ctx.filterTag));
+  labels.append(timeElement(note.created_at));
   const named = { title: isolated(name) };
   if (ctx.inTrash) {
-    meta.append(button(t("restore"), () => ctx.action(note.id, "restore"), "restore", t("restoreNote", named)));
-    meta.append(deleteButton(note, named, ctx.remove));
+    actions.append(button(t("restore"), () => ctx.action(note.id, "restore"), "restore", t("restoreNote", named)));
+    actions.append(deleteButton(note, named, ctx.remove));
   } else {
     if (ctx.offerKeep) {
-      meta.append(button(t("keep"), () => ctx.action(note.id, "keep"), "keep", t("keepNote", named)));
+      actions.append(button(t("keep"), () => ctx.action(note.id, "keep"), "keep", t("keepNote", named)));
     }
-    meta.append(button(t("edit"), () => ctx.edit(item, note), "edit", t("editNote", named)));
-    meta.append(aiButton(note, named, ctx.action));
-    meta.append(button(t("trash"), () => ctx.trash(note), "trash", t("trashNote", named)));
+    actions.append(button(t("edit"), () => ctx.edit(item, note), "edit", t("editNote", named)));
+    actions.append(aiButton(note, named, ctx.action));
+    actions.append(button(t("trash"), () => ctx.trash(note), "trash", t("trashNote", named)));
   }
   item.append(meta);
   return item;

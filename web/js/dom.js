@@ -8,12 +8,21 @@ import { t, relativeTime, locale } from "./i18n.js";
 export const $ = (id) => document.getElementById(id);
 
 /// A problem the person should know about, in the capture error line (it is under the
-/// box, where the eyes are).
-export function showProblem(text, detail) {
+/// box, where the eyes are). `unreachable`: the problem is that the service could not
+/// be reached, so the line goes by itself once it can be (`clearUnreachable`).
+export function showProblem(text, detail, { unreachable = false } = {}) {
   const line = $("capture-error");
   line.querySelector(".text").textContent = text;
   setDetail(line, detail);
+  line.dataset.unreachable = String(unreachable);
   line.hidden = false;
+}
+
+/// The service is reachable (the live feed connected): a line saying it was not is
+/// over. Any other problem stays until it is answered.
+export function clearUnreachable() {
+  const line = $("capture-error");
+  if (line.dataset.unreachable === "true") line.hidden = true;
 }
 
 /// Puts `detail` behind an element's "Details" toggle (hidden when there is none).
@@ -39,7 +48,8 @@ export function guarded(action) {
         showProblem(t("actionRefused", { reason: failure.message }), "");
         return;
       }
-      showProblem(t("actionFailed"), failure.message);
+      // No answer at all (not an ApiFailure): the service was out of reach.
+      showProblem(t("actionFailed"), failure.message, { unreachable: !(failure instanceof ApiFailure) });
     }
   };
 }
@@ -127,9 +137,22 @@ export function noteAddress(id) {
 /// reorder the words around it.
 export const isolated = (text) => `\u2068${text}\u2069`;
 
-/// A title shown on its own: a <bdi>, its direction its own, nothing around it reordered.
-export function bdi(text) {
-  return Object.assign(document.createElement("bdi"), { textContent: text });
+
+/// The language of a note's text where the page should know it: "ko" when most of its
+/// letters are Hangul (so the browser breaks Korean between words, not inside one, and
+/// a screen reader reads it as Korean, in the English interface too), else null (the
+/// page's own language stands).
+export function textLanguage(text) {
+  const hangul = (text.match(/[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]/g) || []).length;
+  const other = (text.match(/\p{L}/gu) || []).length - hangul;
+  return hangul > 0 && hangul >= other ? "ko" : null;
+}
+
+/// Sets `element`'s `lang` to its text's language when that is known (`textLanguage`).
+export function markLanguage(element, text) {
+  const language = textLanguage(text);
+  if (language) element.lang = language;
+  return element;
 }
 
 /// A note's headline: its title, or its first line.

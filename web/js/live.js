@@ -10,6 +10,7 @@
 
 import * as api from "./api.js";
 import { showRecoveryToast } from "./banners.js";
+import { clearUnreachable } from "./dom.js";
 import { loadNotes, noteChanged } from "./notes.js";
 import { loadDetail } from "./note-view.js";
 import { loadTags } from "./tags.js";
@@ -94,6 +95,8 @@ export async function connectLive() {
       if (response.ok && response.body) {
         retryMs = 500;
         setOffline(false);
+        // Reachable again: "isn't reachable" under the capture box is no longer true.
+        clearUnreachable();
         loadNotes();
         if (state.place.view === "trash") loadTrash();
         if (state.place.view === "note") loadDetail();

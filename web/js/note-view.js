@@ -6,7 +6,7 @@
 
 import * as api from "./api.js";
 import { t, relativeTime } from "./i18n.js";
-import { $, bdi, button, details, guarded, headline, isolated, paragraph, tagButton } from "./dom.js";
+import { $, button, details, guarded, headline, isolated, markLanguage, paragraph, tagButton } from "./dom.js";
 import { aiButton, deleteButton, failureText } from "./card.js";
 import { editNote } from "./edit.js";
 import { answered, noteAction, onNoteChanged, trashNote } from "./notes.js";
@@ -79,12 +79,14 @@ function aiSection(note, ctx) {
     if (byUser) return t("byYou");
     return note.ai_read_chars != null ? `${t("byAi")}, ${t("fromFirst", { n: note.ai_read_chars })}` : t("byAi");
   };
-  if (note.title) fact(t("aiTitle"), bdi(note.title), fromAi(note.title_set_by_user));
+  // The title and the summary are shown above (the heading, the lead): here only
+  // where they came from, so neither is said twice.
+  if (note.title) fact(t("aiTitle"), fromAi(note.title_set_by_user));
   const tags = document.createElement("span");
   for (const tag of note.tags) tags.append(tagButton(tag, ctx.filterTag), " ");
   if (!note.tags.length) tags.textContent = t("noTags");
   fact(t("aiTags"), tags, note.tags.length ? fromAi(note.tags_set_by_user) : null);
-  if (note.summary) fact(t("aiSummary"), note.summary, fromAi(false));
+  if (note.summary) fact(t("aiSummary"), fromAi(false));
   ai.append(aiHeading, facts);
   const progress = note.ai;
   if (note.ai_status === "done") ai.append(paragraph("hint", t("aiDoneState")));
@@ -110,19 +112,34 @@ export function detailView(note, ctx) {
   const heading = document.createElement("h2");
   heading.dir = "auto";
   heading.textContent = name;
+  markLanguage(heading, name);
   heading.tabIndex = -1;
   const when = paragraph("hint", t("created", { when: relativeTime(note.created_at) }));
-  if (note.updated_at !== note.created_at) when.append(` · ${t("edited", { when: relativeTime(note.updated_at) })}`);
+  // Edited by a person (`edited_at`), not merely written to: the AI's answer, a trash
+  // or a keep move `updated_at` too, and none of them is an edit.
+  if (note.edited_at) when.append(` · ${t("edited", { when: relativeTime(note.edited_at) })}`);
 
   // The body as the service rendered and cleaned it. Each tick is an edit of the body.
   const rendered = document.createElement("div");
   rendered.className = "rendered";
   rendered.innerHTML = note.body_html;
+  markLanguage(rendered, note.body);
   [...rendered.querySelectorAll("input[type=checkbox]")].forEach((box, index) => {
     box.disabled = Boolean(note.deleted_at);
     box.setAttribute("aria-label", (box.parentElement.textContent || "").trim() || String(index + 1));
     box.addEventListener("change", guarded(() => ctx.tick(note, index, box.checked)));
   });
+
+  // The body's first heading or line saying what the title says (the title typed as
+  // "# Title", or a note without a title whose first line is its heading) is not said
+  // again under it. A line with a checklist box stays: it is something to tick.
+  const first = rendered.firstElementChild;
+  if (first && /^(H[1-6]|P)$/.test(first.tagName) && !first.querySelector("input") && sameWords(first.textContent, name)) {
+    first.remove();
+  }
+
+  // The AI's summary, before the body: what a long note is about, read first.
+  const lead = note.summary ? markLanguage(paragraph("summary", note.summary), note.summary) : null;
 
   const actions = document.createElement("div");
   actions.className = "detail-actions";
@@ -139,7 +156,14 @@ export function detailView(note, ctx) {
       button(t("trash"), () => ctx.trash(note), "trash", t("trashNote", named)),
     );
   }
-  return [heading, when, rendered, aiSection(note, ctx), actions];
+  return [heading, when, ...(lead ? [lead] : []), rendered, aiSection(note, ctx), actions];
+}
+
+/// Whether two lines say the same words (a Markdown heading's marks, case and spacing
+/// aside).
+function sameWords(a, b) {
+  const words = (text) => text.replace(/^\s*#{1,6}\s+/, "").replace(/\s+/g, " ").trim().toLowerCase();
+  return words(a) === words(b);
 }
 
 /// Edits the open note (the `e` key).

@@ -19,7 +19,12 @@ import { state, update, flush, onRender } from "./store.js";
 // scrolling are larger, so the end of a long list is fewer loads away.
 const PAGE_SIZE = 50;
 const MORE_SIZE = 200;
+// A search is ranked, not paged by date: it shows its best SEARCH_SIZE hits, and
+// scrolling asks for SEARCH_SIZE more at a time (the whole ranked list again, one
+// longer), up to the most the service answers at once. One hit more than shown is
+// asked for, so the page knows there are more and says so.
 const SEARCH_SIZE = 100;
+const SEARCH_MOST = 500;
 // How far below the screen the next page starts loading, in pixels.
 const LOAD_AHEAD_PX = 1200;
 
@@ -30,10 +35,25 @@ export function onNoteChanged(listener) {
   changedListeners.push(listener);
 }
 
+/// How many hits a search showing `shown` asks for: one more, to know whether there
+/// are more, except at the most the service answers.
+export const searchLimit = (shown) => Math.min(shown + 1, SEARCH_MOST);
+
+/// What a search's answer shows: at most `shown` hits, whether there are more to load,
+/// and whether the list stops at the most the service answers (more may match).
+export function searchPage(hits, shown) {
+  const asked = searchLimit(shown);
+  return {
+    notes: hits.slice(0, shown),
+    hasMore: hits.length > shown,
+    capped: asked === SEARCH_MOST && hits.length >= SEARCH_MOST,
+  };
+}
+
 function listQuery(before) {
   const { filter, search } = state.place;
   return {
-    limit: search ? SEARCH_SIZE : before ? MORE_SIZE : PAGE_SIZE,
+    limit: search ? searchLimit(state.list.searchShown) : before ? MORE_SIZE : PAGE_SIZE,
     tag: filter.tag || undefined,
     expired: filter.expired ? "true" : undefined,
     q: search || undefined,
@@ -44,6 +64,7 @@ function listQuery(before) {
 /// Asks for the list's first page; `showList` shows it.
 export function beginListLoad() {
   const asked = ++state.list.loads;
+  state.list.searchShown = SEARCH_SIZE;
   state.list.changedDuringLoad = new Map();
   return api.notes(listQuery()).then((notes) => ({ asked, notes }));
 }
@@ -61,8 +82,12 @@ export function showList({ asked, notes }) {
   const changed = list.changedDuringLoad;
   list.changedDuringLoad = null;
   update(() => {
-    list.notes = notes;
-    list.hasMore = !state.place.search && notes.length === PAGE_SIZE;
+    if (state.place.search) Object.assign(list, searchPage(notes, list.searchShown));
+    else {
+      list.notes = notes;
+      list.hasMore = notes.length === PAGE_SIZE;
+      list.capped = false;
+    }
     // The list may show these as they were before their change.
     for (const note of changed.values()) placeNote(note);
   });
@@ -79,6 +104,7 @@ export async function loadMore() {
   const list = state.list;
   const last = list.notes[list.notes.length - 1];
   if (!last || list.loadingMore || !list.hasMore) return;
+  if (state.place.search) return loadMoreHits();
   list.loadingMore = true;
   try {
     const asked = list.loads;
@@ -88,6 +114,26 @@ export async function loadMore() {
       const known = new Set(list.notes.map((note) => note.id));
       list.notes = list.notes.concat(more.filter((note) => !known.has(note.id)));
       list.hasMore = more.length === MORE_SIZE;
+    });
+  } finally {
+    list.loadingMore = false;
+  }
+  queueMicrotask(recheckNearTheEnd);
+}
+
+/// A search's next hits: the ranked list asked for again, SEARCH_SIZE longer; the
+/// cards already there stay (the same notes, in the same order).
+async function loadMoreHits() {
+  const list = state.list;
+  list.loadingMore = true;
+  try {
+    const asked = list.loads;
+    const shown = Math.min(list.searchShown + SEARCH_SIZE, SEARCH_MOST);
+    const hits = await api.notes({ ...listQuery(), limit: searchLimit(shown) });
+    if (asked !== list.loads) return; // another search meanwhile
+    update(() => {
+      list.searchShown = shown;
+      Object.assign(list, searchPage(hits, shown));
     });
   } finally {
     list.loadingMore = false;
@@ -198,15 +244,24 @@ export async function trashNote(note) {
 export function editInCard(item, note) {
   invalidate($("notes"), note.id);
   editNote(item, note, { saved: answered, closed: () => update() });
+  // Drawn with the card held, so that closing the form (Esc, Cancel: nothing else
+  // changed) is a change the list sees, and the card comes back.
+  update();
 }
 
-// What a card's buttons do.
+// What a card's buttons do. A note opened from its card is the list's place: Back
+// returns to it, and the next `j` goes on from it.
 const actions = {
-  open: openNote,
+  open: (id) => {
+    mark(id);
+    openNote(id);
+  },
   filterTag: filterByTag,
   action: noteAction,
   edit: editInCard,
   trash: trashNote,
+  // A checklist item ticked on the card: an edit of the body that keeps the AI's answer.
+  tick: guarded(async (note, index, done) => answered(await api.tickTask(note.id, index, done))),
 };
 
 function renderNotes(s) {
@@ -216,17 +271,30 @@ function renderNotes(s) {
     key: note.id,
     data: { note, slow: (note.ai_status === "pending" && service.slow.get(note.id)) || null, offerKeep, maxAttempts: service.maxAttempts },
   }));
+  // The card holding the focus, and where it was: a card made again (an edit closed,
+  // a tick) or taken out (trashed) must not drop the focus to the page's top.
+  const focused = document.activeElement && document.activeElement.closest("#notes .note");
+  const focusedTask = focused && document.activeElement.dataset.task;
+  const focusedAt = focused ? [...$("notes").children].indexOf(focused) : -1;
   renderKeyed(
     $("notes"),
     items,
     (data, item) => card(data.note, { ...actions, ...data, selected: list.selected }, item),
     (id) => id === s.editing,
   );
+  if (focused && !$("notes").contains(document.activeElement)) keepFocus(focused.dataset.id, focusedAt, focusedTask);
   // Written only when it changes: this runs on every render.
   const empty = t(place.search ? "searchNone" : "empty");
   $("notes-empty").hidden = list.notes.length > 0;
   if ($("notes-empty").textContent !== empty) $("notes-empty").textContent = empty;
   $("load-more").hidden = !list.hasMore;
+  // A search says how much of it is shown: "The first 100 matches…" while there are
+  // more, "137 matches" once all are there.
+  const count = $("search-count");
+  count.hidden = !place.search || list.notes.length === 0;
+  const n = list.notes.length;
+  const said = list.hasMore ? t("searchFirst", { n }) : list.capped ? t("searchCapped", { n }) : t("searchCount", { n });
+  if (count.textContent !== said) count.textContent = said;
 }
 
 // The list is drawn again only when something it shows changed.
@@ -240,6 +308,7 @@ onRender((s) => {
     maxAttempts: s.service.maxAttempts,
     editing: s.editing,
     hasMore: s.list.hasMore,
+    capped: s.list.capped,
   };
   if (Object.keys(inputs).every((key) => inputs[key] === drawn[key])) return;
   drawn = inputs;
@@ -251,23 +320,53 @@ function refreshTimes() {
   for (const time of document.querySelectorAll(".note time")) time.textContent = relativeTime(time.dateTime);
 }
 
-/// j/k: the next or previous card gets the focus (and its outline).
+/// The focus lost by a render goes back to the card that had it, or, when that card
+/// left the list (trashed), to the one that took its place.
+function keepFocus(id, at, task) {
+  const notes = state.list.notes;
+  if (notes.some((note) => note.id === id)) {
+    select(id);
+    // A checklist item ticked on the card keeps the focus on its box.
+    const box = task !== undefined && cardElement(id)?.querySelector(`input[data-task="${task}"]`);
+    if (box) box.focus();
+    return;
+  }
+  if (notes.length) select(notes[Math.min(at, notes.length - 1)].id);
+}
+
+/// j/k: the next or previous card gets the focus (and its outline). When the selected
+/// card has left the list, the place it had is where the next move starts: `j` goes
+/// to the card now there, `k` to the one before.
 export function moveSelection(step) {
   const notes = state.list.notes;
   if (!notes.length) return;
   const at = notes.findIndex((note) => note.id === state.list.selected);
-  const next = Math.min(notes.length - 1, Math.max(0, at < 0 ? 0 : at + step));
+  const from = state.list.selectedAt;
+  const next =
+    at >= 0
+      ? Math.min(notes.length - 1, Math.max(0, at + step))
+      : from === null
+        ? 0
+        : Math.min(notes.length - 1, Math.max(0, step > 0 ? from : from - 1));
   select(notes[next].id);
   if (next >= notes.length - 3) loadMore();
 }
 
-function select(id) {
+/// The list's place is this note (its outline), without moving the focus.
+function mark(id) {
   const old = state.list.selected && elementFor($("notes"), state.list.selected);
   if (old) old.classList.remove("selected");
   state.list.selected = id;
+  const at = state.list.notes.findIndex((note) => note.id === id);
+  if (at >= 0) state.list.selectedAt = at;
   const element = elementFor($("notes"), id);
+  if (element) element.classList.add("selected");
+  return element;
+}
+
+function select(id) {
+  const element = mark(id);
   if (!element) return;
-  element.classList.add("selected");
   element.querySelector("a.open").focus();
   element.scrollIntoView({ block: "nearest" });
 }

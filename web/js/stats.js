@@ -1,6 +1,7 @@
-// The stats view: this week at a glance, the top tags, the oldest note waiting, the
-// chart of the last 30 days (drawn as SVG, said in words for a screen reader) and the
-// usage log's daily counters behind "Diagnostics".
+// The stats view: this week at a glance (counted from the notes there are), the top
+// tags, the oldest note waiting, the chart of the last 30 days (the usage log's
+// record, drawn as SVG, said in words for a screen reader) and the usage log's daily
+// counters behind "Diagnostics".
 
 import * as api from "./api.js";
 import { t, raw, locale, shortDay } from "./i18n.js";
@@ -22,19 +23,52 @@ function lastDays(n) {
   return Array.from({ length: n }, (_, i) => new Date(today - (n - 1 - i) * 86_400_000).toISOString().slice(0, 10));
 }
 
+// This week's notes are read a page of this many at a time, at most WEEK_PAGES pages.
+const WEEK_PAGE = 500;
+const WEEK_PAGES = 10;
+
+/// This week's notes among `notes` (newest first): how many were written since `since`
+/// ("YYYY-MM-DD", UTC, as the chart's days), how many of them the AI has done, and
+/// whether an older note was reached (no need to read further).
+export function weekCounts(notes, since) {
+  const week = notes.filter((note) => note.created_at.slice(0, 10) >= since);
+  return {
+    written: week.length,
+    done: week.filter((note) => note.ai_status === "done").length,
+    reachedOlder: week.length < notes.length,
+  };
+}
+
+/// This week at a glance, counted from the notes there are (not the usage log's
+/// events: a note trashed since, or the AI run again on a note, made it say 39 notes
+/// where the list had 32).
+async function countThisWeek(since) {
+  const total = { written: 0, done: 0 };
+  let before;
+  for (let page = 0; page < WEEK_PAGES; page += 1) {
+    const notes = await api.notes({ limit: WEEK_PAGE, before });
+    const counts = weekCounts(notes, since);
+    total.written += counts.written;
+    total.done += counts.done;
+    if (counts.reachedOlder || notes.length < WEEK_PAGE) break;
+    before = notes[notes.length - 1].id;
+  }
+  return total;
+}
+
 export async function loadStats() {
-  const [stats, tags, waiting] = await Promise.all([
+  const since = lastDays(7)[0];
+  const [stats, tags, waiting, week] = await Promise.all([
     api.stats(),
     api.tags(),
     api.notes({ status: "pending", limit: 500 }),
+    countThisWeek(since),
   ]);
   const counted = (day) => stats.days[day] || { captured: 0, aiDone: 0 };
 
   // At a glance: this week, the top tags, the oldest note still waiting.
-  const week = lastDays(7).map(counted);
-  const sum = (days, key) => days.reduce((total, day) => total + (day[key] || 0), 0);
-  $("stat-week").textContent = t("thisWeekValue", { n: sum(week, "captured") });
-  $("stat-week-ai").textContent = t("thisWeekAi", { n: sum(week, "aiDone") });
+  $("stat-week").textContent = t("thisWeekValue", { n: week.written });
+  $("stat-week-ai").textContent = t("thisWeekAi", { n: week.done });
   const top = $("stat-tags");
   top.replaceChildren();
   for (const { tag, count } of tags.slice(0, 5)) {
@@ -62,17 +96,24 @@ export async function loadStats() {
   diagnosticsTable(stats);
 }
 
+// The scale's labels: 11 px text, a figure or a separator at most this wide.
+const LABEL_CHAR_PX = 7;
+
 /// Notes written per day as bars, the AI's per day as a line, every one of the last 30
 /// days on the axis (a day with none is a gap, so day one reads as one bar), with a
-/// scale and dates, and the same said in words for a screen reader.
-function drawChart(days) {
+/// scale and dates, and the same said in words for a screen reader. `days`:
+/// [["YYYY-MM-DD", {captured, aiDone}]], oldest first.
+export function drawChart(days) {
   const chart = $("chart");
   chart.replaceChildren();
-  const [left, right, top, bottom] = [34, 592, 12, 150];
   const max = Math.max(1, ...days.map(([, c]) => Math.max(c.captured, c.aiDone)));
   // A round top for the scale: 1, 2, 5, 10, 20, 50…
   const step = [1, 2, 5].map((m) => m * 10 ** Math.floor(Math.log10(max))).find((s) => s * Math.ceil(max / s) >= max);
   const ceiling = Math.max(step, Math.ceil(max / step) * step);
+  // The plot starts right of its widest scale label ("20,000" needs more room than
+  // "5"), so no label is cut at the chart's edge.
+  const widest = ceiling.toLocaleString(locale()).length;
+  const [left, right, top, bottom] = [Math.max(34, 12 + widest * LABEL_CHAR_PX), 592, 12, 150];
   const slot = (right - left) / days.length;
   const y = (value) => bottom - (value / ceiling) * (bottom - top);
   for (const value of [0, ceiling / 2, ceiling]) {

@@ -25,7 +25,10 @@ export const state = {
   // so the banner can say "Retrying 3 notes…" and then "2 notes failed again".
   // `dismissed`: banner id → what it said when put away; it comes back when it has
   // something new to say.
-  banners: { retry: null, failedAgain: false, dismissed: new Map() },
+  // `backlog`: the pending line speaks of a backlog until every note is done.
+  // `recheck`: "Check again" under way (`{checking: true}`) or when its answer said the
+  // provider is still down (`{at}`, an ISO time), so the click is answered either way.
+  banners: { retry: null, failedAgain: false, backlog: false, recheck: null, dismissed: new Map() },
   // Where the page is; the address says the same (navigation.js).
   place: {
     view: "inbox",
@@ -42,12 +45,18 @@ export const state = {
   list: {
     notes: [], // newest first, or a search's hits by rank
     hasMore: false,
+    // A search: how many hits it shows, and whether it stops at the most the service
+    // answers at once (more may match).
+    searchShown: 100,
+    capped: false,
     loadingMore: false,
     buttonNear: false,
     loads: 0,
     changedDuringLoad: null,
-    // The card j/k moved to (a note id).
+    // The card j/k moved to (a note id), and its index then: when it leaves the list
+    // (trashed), the next j/k goes on from there, not from the top.
     selected: null,
+    selectedAt: null,
   },
   // The note being edited (its id), in its card or open: its card is kept as it is
   // (the form, what is typed, the focus) while events patch the list around it.

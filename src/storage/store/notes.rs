@@ -34,12 +34,12 @@ pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
      WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL";
 
 /// How many columns [`NOTE_COLUMNS`] has (a query may add its own after them).
-pub(super) const NOTE_COLUMN_COUNT: usize = 14;
+pub(super) const NOTE_COLUMN_COUNT: usize = 15;
 /// The columns [`note_from_row`] reads, in its order.
 pub(super) const NOTE_COLUMNS: &str =
     "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
      n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, n.tags_set_by_user, \
-     n.ai_read_chars";
+     n.ai_read_chars, n.edited_at";
 
 impl Store {
     /// Stores a new pending note and its job row in one transaction. Durable on return.
@@ -75,6 +75,7 @@ impl Store {
             title_set_by_user: false,
             tags_set_by_user: false,
             ai_read_chars: None,
+            edited_at: None,
         })
     }
 
@@ -237,8 +238,9 @@ impl Store {
             });
         }
         let at = timestamp(now);
+        // A person's edit: `edited_at` says so (the AI's answer moves `updated_at` only).
         tx.execute(
-            "UPDATE notes SET updated_at = ?2 WHERE id = ?1",
+            "UPDATE notes SET updated_at = ?2, edited_at = ?2 WHERE id = ?1",
             params![note_id, at],
         )?;
         // Ticks on a note the AI has answered (or given up on) keep its answer: the
@@ -311,5 +313,6 @@ pub(super) fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
         title_set_by_user: r.get(11)?,
         tags_set_by_user: r.get(12)?,
         ai_read_chars: r.get(13)?,
+        edited_at: r.get(14)?,
     })
 }

@@ -99,6 +99,7 @@ pub fn note(id: &str, status: crate::domain::AiStatus) -> Note {
         title_set_by_user: false,
         tags_set_by_user: false,
         ai_read_chars: None,
+        edited_at: None,
     }
 }
 
