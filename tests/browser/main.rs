@@ -6,6 +6,8 @@
 
 mod benchmark;
 mod daily;
+#[path = "../support/eventually.rs"]
+mod eventually;
 #[path = "../support/fake_http.rs"]
 mod fake_http;
 #[path = "../support/fake_ollama.rs"]
@@ -19,4 +21,5 @@ mod page;
 mod ports;
 #[path = "../support/service.rs"]
 mod service;
+mod squatter;
 mod untrusted;
