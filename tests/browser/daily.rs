@@ -115,13 +115,15 @@ async fn delete_forever_is_offered_in_the_trash_only_and_a_refusal_is_said_in_th
     // A request the service refuses (4xx) is said with its reason, not blamed on the
     // connection.
     let said = browser
-        .eval(
-            "const { guarded } = await import('/assets/dom.js');\
-             const { ApiFailure } = await import('/assets/api.js');\
-             await guarded(async () => { throw new ApiFailure(409, \
-               'note x is not in the trash; move it to the trash first'); })();\
+        .eval(&format!(
+            "const {{ guarded }} = await import({});\
+             const {{ ApiFailure }} = await import({});\
+             await guarded(async () => {{ throw new ApiFailure(409, \
+               'note x is not in the trash; move it to the trash first'); }})();\
              return document.querySelector('#capture-error .text').textContent;",
-        )
+            crate::harness::module("dom.js"),
+            crate::harness::module("api.js")
+        ))
         .await;
     assert_eq!(
         said,

@@ -102,6 +102,12 @@ impl fantoccini::wd::WebDriverCompatibleCommand for DevTools {
     }
 }
 
+/// A JS expression: the URL of the page's module `name` (`"notes.js"`), under this
+/// run's asset path, so that `import()` gives the page's own instance of it.
+pub fn module(name: &str) -> String {
+    format!("new URL('./{name}', document.querySelector('script[type=module]').src)")
+}
+
 /// A script: the session the page holds in this origin's IndexedDB, as
 /// `{id, key: {type, extractable, algorithm, usages}}`, or null.
 pub const HELD_SESSION: &str = "return new Promise((done) => {

@@ -342,7 +342,10 @@ async fn a_list_asked_for_before_a_note_finished_and_read_after_it_does_not_undo
     browser.eval(&hold_answers("/api/notes?")).await;
     // The page's modules are its own: the same module instance, imported again.
     browser
-        .eval("import(new URL('./notes.js', document.querySelector('script[type=module]').src)).then((notes) => notes.loadNotes()); return true;")
+        .eval(&format!(
+            "import({}).then((notes) => notes.loadNotes()); return true;",
+            crate::harness::module("notes.js")
+        ))
         .await;
     browser
         .wait_until(

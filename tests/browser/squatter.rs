@@ -203,6 +203,10 @@ async fn a_program_on_the_port_while_inkling_is_stopped_gets_no_credential_and_n
     browser.save_with_ctrl_enter().await;
     browser.wait_visible("capture-error").await;
     let heard = squatter.stop();
+    println!(
+        "the squatter received {} requests, each checked below",
+        heard.len()
+    );
 
     assert!(!heard.is_empty());
     for request in &heard {
@@ -398,5 +402,40 @@ async fn what_a_squatter_put_in_the_browsers_cache_is_not_used_once_inkling_is_b
         browser.eval("return document.title;").await,
         json!("inkling")
     );
+    browser.close().await;
+}
+
+/// What the proof costs the page each time it connects again (docs/PERFORMANCE.md,
+/// "The page's proof"): ignored in the test run, because it measures rather than
+/// asserts. Run it with
+///
+/// ```sh
+/// cargo test --release --test browser proof_cost -- --ignored --nocapture
+/// ```
+#[actix_rt::test]
+#[ignore = "a benchmark: run with --ignored --nocapture"]
+async fn proof_cost() {
+    let browser = start(&[]).await;
+    browser.open_inbox().await;
+    let figures = browser
+        .eval(&format!(
+            "const proof = await import({});
+             const times = [], plain = [];
+             let access = null;
+             for (let i = 0; i < 200; i++) {{
+               const started = performance.now();
+               access = await proof.prove();
+               times.push(performance.now() - started);
+               const asked = performance.now();
+               await fetch('/api/status', {{ headers: {{ Authorization: `Bearer ${{access}}` }} }});
+               plain.push(performance.now() - asked);
+             }}
+             const at = (values, q) => values.sort((a, b) => a - b)[Math.floor(values.length * q)];
+             return {{ prove_median_ms: at(times, 0.5), prove_p95_ms: at(times, 0.95),
+                      status_median_ms: at(plain, 0.5), status_p95_ms: at(plain, 0.95) }};",
+            crate::harness::module("proof.js")
+        ))
+        .await;
+    println!("the page's proof, 200 times: {figures}");
     browser.close().await;
 }
