@@ -22,8 +22,9 @@
 //! - [`tags`]: what a tag may be, and how tags stay one tidy vocabulary.
 //! - [`cli`] and [`client`]: the command line and its client of the running service.
 //! - [`logging`]: the service log (`tracing`), per-actor targets.
-//! - [`api_token`], [`sessions`], [`open_codes`], [`identity`]: the per-install token,
-//!   the inbox page's sessions, the codes that open it, the service's proof to the CLI.
+//! - [`api_token`], [`sessions`], [`open_codes`], [`identity`], [`page_proof`]: the
+//!   per-install token, the inbox page's sessions, the codes that open it, the service's
+//!   proof to the CLI, and the proofs the page and the service exchange.
 //! - [`clock`]: injectable time.
 //! - [`words`]: the sentences the tray and stats.md show, one table per language.
 //! - [`instance`]: one service per data dir (the lock file).
@@ -50,6 +51,7 @@ pub mod inbox;
 pub mod instance;
 pub mod logging;
 pub mod open_codes;
+pub mod page_proof;
 pub mod render;
 pub mod services;
 pub mod sessions;

@@ -2,17 +2,23 @@
 //!
 //! The page used to be signed in by a cookie whose value was a permanent secret of the
 //! install, and browsers send the cookies of 127.0.0.1 to *every* port of it: any other
-//! local web server the browser visited received a credential for the whole API. Now:
+//! local web server the browser visited received a credential for the whole API. Then
+//! by a bearer in `localStorage`, which an open tab sent to whatever listened on the
+//! port while inkling was stopped (another user's program got it, and it still worked
+//! after inkling restarted). Now:
 //!
-//! - a session is a fresh random secret (`POST /session` makes one, in exchange for a
-//!   one-time code or the token), one per signed-in page;
-//! - the page keeps it in `localStorage`, which the browser keeps per origin (scheme,
-//!   host *and port*), and sends it as `Authorization: Bearer …`, never as a cookie, so
-//!   no other port's page or server ever sees it;
-//! - it ends after [`IDLE_EXPIRY`] without use, and `inkling logout --all` ends every one;
-//! - the service keeps only each session's SHA-256 in `<data_dir>/sessions` (0600,
-//!   written whole or not at all), so a page stays signed in across a restart of the
-//!   browser or of the service, and the file alone opens nothing.
+//! - a session is a random id (`POST /session` opens one, in exchange for a one-time
+//!   code or the token) and a key derived from it and the token
+//!   (`crate::page_proof::page_key`), which the page keeps as a non-extractable
+//!   WebCrypto key; the id alone opens nothing;
+//! - the page trades proofs with the service for an *access* (`grant_access`): a bearer
+//!   kept only in memory here and in the page, which ends with the service's run, with
+//!   its session, and which the page drops whenever a connection is lost;
+//! - a session ends after [`IDLE_EXPIRY`] without use, and `inkling logout --all` ends
+//!   every one, their accesses and live feeds with them;
+//! - the service keeps only each id's SHA-256 in `<data_dir>/sessions` (0600, written
+//!   whole or not at all), so a page stays signed in across a restart of the browser or
+//!   of the service, and the file alone opens nothing.
 //!
 //! Each decision takes `now`, so expiry is tested with a moved clock.
 
@@ -44,15 +50,47 @@ struct Session {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct SessionsFile {
     #[serde(default)]
-    /// SHA-256 of each session's secret (hex) → its dates.
+    /// SHA-256 of each session's id (hex) → its dates.
     sessions: HashMap<String, Session>,
+}
+
+/// At most this many accesses per session (its tabs, and each one's reconnections);
+/// the oldest goes first.
+const ACCESSES_PER_SESSION: usize = 16;
+
+/// An access handed to a page that proved its key: for this run of the service only.
+#[derive(Debug, Clone)]
+struct Access {
+    /// The session's digest (a key of `SessionsFile::sessions`).
+    session: String,
+    granted: DateTime<Utc>,
+    /// Breaks ties between accesses granted in the same instant.
+    order: u64,
+}
+
+/// The sessions (as on disk) and the accesses (memory only).
+#[derive(Debug, Default)]
+struct Held {
+    file: SessionsFile,
+    /// SHA-256 of each access (hex) → its grant.
+    accesses: HashMap<String, Access>,
+    granted: u64,
+}
+
+impl Held {
+    /// Forgets the accesses of sessions that no longer exist.
+    fn drop_orphan_accesses(&mut self) {
+        let sessions = &self.file.sessions;
+        self.accesses
+            .retain(|_, access| sessions.contains_key(&access.session));
+    }
 }
 
 /// The sessions of the install's pages.
 #[derive(Debug)]
 pub struct Sessions {
     path: PathBuf,
-    known: Arc<Mutex<SessionsFile>>,
+    known: Arc<Mutex<Held>>,
     /// Bumped whenever sessions end, so that a live feed opened with one ends with it.
     ended: tokio::sync::watch::Sender<u64>,
 }
@@ -82,20 +120,25 @@ impl Sessions {
         }
         let sessions = Sessions {
             path: path.to_path_buf(),
-            known: Arc::new(Mutex::new(known)),
+            known: Arc::new(Mutex::new(Held {
+                file: known,
+                ..Held::default()
+            })),
             ended: tokio::sync::watch::Sender::new(0),
         };
-        let mut known = sessions.lock();
-        let before = known.sessions.len();
-        known.sessions.retain(|_, session| !expired(session, now));
-        if known.sessions.len() != before {
-            sessions.save(&known)?;
+        let mut held = sessions.lock();
+        let before = held.file.sessions.len();
+        held.file
+            .sessions
+            .retain(|_, session| !expired(session, now));
+        if held.file.sessions.len() != before {
+            sessions.save(&held.file)?;
         }
-        drop(known);
+        drop(held);
         Ok(sessions)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, SessionsFile> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
         self.known.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -105,48 +148,115 @@ impl Sessions {
             .with_context(|| format!("cannot write the sessions file {}", self.path.display()))
     }
 
-    /// A new session: its secret, for the page to keep. Only its digest is kept here.
+    /// A new session: its id, for the page to keep (with the key derived from it).
+    /// Only its digest is kept here.
     pub fn open(&self, now: DateTime<Utc>) -> anyhow::Result<String> {
-        let secret = api_token::new_secret()?;
-        let mut known = self.lock();
-        known.sessions.insert(
-            digest(&secret),
+        let id = api_token::new_secret()?;
+        let mut held = self.lock();
+        held.file.sessions.insert(
+            digest(&id),
             Session {
                 created: now,
                 last_used: now,
             },
         );
-        self.save(&known)?;
-        Ok(secret)
+        self.save(&held.file)?;
+        Ok(id)
     }
 
-    /// Whether `secret` is a live session; a use is recorded, an expired one ended.
-    pub fn check(&self, secret: &str, now: DateTime<Utc>) -> bool {
-        let key = digest(secret);
-        let mut known = self.lock();
-        let Some(session) = known.sessions.get_mut(&key) else {
+    /// Whether `id` is a live session; a use is recorded, an expired one ended.
+    pub fn check(&self, id: &str, now: DateTime<Utc>) -> bool {
+        self.check_digest(&digest(id), now)
+    }
+
+    fn check_digest(&self, key: &str, now: DateTime<Utc>) -> bool {
+        let mut held = self.lock();
+        let Some(session) = held.file.sessions.get_mut(key) else {
             return false;
         };
         if expired(session, now) {
-            known.sessions.remove(&key);
-            self.save_or_log(&known);
+            held.file.sessions.remove(key);
+            held.drop_orphan_accesses();
+            self.save_or_log(&held.file);
             self.ended.send_modify(|n| *n += 1);
             return false;
         }
         let stale = now - session.last_used >= RECORD_USE_EVERY;
         session.last_used = now;
         if stale {
-            self.save_or_log(&known);
+            self.save_or_log(&held.file);
         }
         true
     }
 
-    /// Ends the session `secret` (a page signing out); whether there was one.
-    pub fn end(&self, secret: &str) -> anyhow::Result<bool> {
-        let mut known = self.lock();
-        let ended = known.sessions.remove(&digest(secret)).is_some();
+    /// A new access for the live session `id` (whose page has just proved its key), or
+    /// None when there is no such session. It is kept only in memory, as a digest.
+    pub fn grant_access(&self, id: &str, now: DateTime<Utc>) -> anyhow::Result<Option<String>> {
+        let session = digest(id);
+        if !self.check_digest(&session, now) {
+            return Ok(None);
+        }
+        let access = api_token::new_secret()?;
+        let mut held = self.lock();
+        held.granted += 1;
+        let order = held.granted;
+        held.accesses.insert(
+            digest(&access),
+            Access {
+                session: session.clone(),
+                granted: now,
+                order,
+            },
+        );
+        let mut of_this_session: Vec<(String, (DateTime<Utc>, u64))> = held
+            .accesses
+            .iter()
+            .filter(|(_, a)| a.session == session)
+            .map(|(k, a)| (k.clone(), (a.granted, a.order)))
+            .collect();
+        if of_this_session.len() > ACCESSES_PER_SESSION {
+            of_this_session.sort_by_key(|(_, when)| *when);
+            let surplus = of_this_session.len() - ACCESSES_PER_SESSION;
+            for (key, _) in of_this_session.into_iter().take(surplus) {
+                held.accesses.remove(&key);
+            }
+            self.ended.send_modify(|n| *n += 1);
+        }
+        Ok(Some(access))
+    }
+
+    /// Whether `access` was granted in this run to a session that is still live; a use
+    /// of the session is recorded.
+    pub fn check_access(&self, access: &str, now: DateTime<Utc>) -> bool {
+        let session = match self.lock().accesses.get(&digest(access)) {
+            Some(granted) => granted.session.clone(),
+            None => return false,
+        };
+        self.check_digest(&session, now)
+    }
+
+    /// Ends the session that `access` belongs to (a page signing out); whether there
+    /// was one.
+    pub fn end_by_access(&self, access: &str) -> anyhow::Result<bool> {
+        let session = match self.lock().accesses.get(&digest(access)) {
+            Some(granted) => granted.session.clone(),
+            None => return Ok(false),
+        };
+        self.end_digest(&session)
+    }
+
+    /// Ends the session `id` (its page was opened again and holds a new one); whether
+    /// there was one.
+    pub fn end(&self, id: &str) -> anyhow::Result<bool> {
+        self.end_digest(&digest(id))
+    }
+
+    fn end_digest(&self, key: &str) -> anyhow::Result<bool> {
+        let mut held = self.lock();
+        let ended = held.file.sessions.remove(key).is_some();
         if ended {
-            self.save(&known)?;
+            held.drop_orphan_accesses();
+            self.save(&held.file)?;
             self.ended.send_modify(|n| *n += 1);
         }
         Ok(ended)
@@ -154,20 +264,21 @@ impl Sessions {
 
     /// Ends every session (`inkling logout --all`): how many there were.
     pub fn end_all(&self) -> anyhow::Result<usize> {
-        let mut known = self.lock();
-        let count = known.sessions.len();
-        known.sessions.clear();
-        self.save(&known)?;
+        let mut held = self.lock();
+        let count = held.file.sessions.len();
+        held.file.sessions.clear();
+        held.accesses.clear();
+        self.save(&held.file)?;
         self.ended.send_modify(|n| *n += 1);
         Ok(count)
     }
 
-    /// Resolves once `secret` is no longer a session (ended, or never one): a live
-    /// feed opened with a session ends with it.
-    pub fn until_ended(&self, secret: &str) -> impl std::future::Future<Output = ()> + 'static {
-        let key = digest(secret);
+    /// Resolves once `access` no longer opens anything (its session ended, or it was
+    /// never one): a live feed opened with an access ends with it.
+    pub fn until_ended(&self, access: &str) -> impl std::future::Future<Output = ()> + 'static {
+        let key = digest(access);
         let mut ended = self.ended.subscribe();
-        let live = move |sessions: &SessionsFile| sessions.sessions.contains_key(&key);
+        let live = move |held: &Held| held.accesses.contains_key(&key);
         let known = Arc::clone(&self.known);
         async move {
             loop {
@@ -183,7 +294,7 @@ impl Sessions {
 
     /// Sessions open now.
     pub fn count(&self) -> usize {
-        self.lock().sessions.len()
+        self.lock().file.sessions.len()
     }
 
     /// A use is recorded in memory in any case; the file catches up with the next write.
@@ -268,20 +379,66 @@ mod tests {
         assert_eq!(Sessions::load(&path, at(0)).unwrap().count(), 0);
     }
 
+    #[test]
+    fn an_access_lives_in_memory_with_its_session_and_the_id_alone_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions");
+        let sessions = Sessions::load(&path, at(0)).unwrap();
+        let id = sessions.open(at(0)).unwrap();
+        let other = sessions.open(at(0)).unwrap();
+        assert!(!sessions.check_access(&id, at(0)), "the id is no access");
+        assert_eq!(sessions.grant_access("no such id", at(0)).unwrap(), None);
+
+        let access = sessions.grant_access(&id, at(0)).unwrap().unwrap();
+        assert!(sessions.check_access(&access, at(0)));
+        assert!(!std::fs::read_to_string(&path).unwrap().contains(&access));
+        let kept = sessions.grant_access(&other, at(0)).unwrap().unwrap();
+
+        // A restart of the service: the session is still there, its access is not.
+        let restarted = Sessions::load(&path, at(1)).unwrap();
+        assert!(!restarted.check_access(&access, at(1)));
+        assert!(restarted.check(&id, at(1)));
+
+        // Signing out with an access ends its session and every access of it.
+        let second = sessions.grant_access(&id, at(0)).unwrap().unwrap();
+        assert!(sessions.end_by_access(&second).unwrap());
+        assert!(!sessions.check_access(&access, at(0)));
+        assert!(!sessions.check(&id, at(0)));
+        assert!(sessions.check_access(&kept, at(0)), "another session's");
+
+        // Unused for thirty days: the session ends, its access with it.
+        assert!(!sessions.check_access(&kept, at(31)));
+    }
+
+    #[test]
+    fn a_session_keeps_its_newest_accesses_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = Sessions::load(&dir.path().join("sessions"), at(0)).unwrap();
+        let id = sessions.open(at(0)).unwrap();
+        let first = sessions.grant_access(&id, at(0)).unwrap().unwrap();
+        let later: Vec<String> = (0..ACCESSES_PER_SESSION)
+            .map(|_| sessions.grant_access(&id, at(0)).unwrap().unwrap())
+            .collect();
+        assert!(!sessions.check_access(&first, at(0)), "the oldest went");
+        assert!(later.iter().all(|a| sessions.check_access(a, at(0))));
+    }
+
     #[actix_rt::test]
-    async fn a_wait_on_a_session_ends_when_the_session_does() {
+    async fn a_wait_on_an_access_ends_when_its_session_does() {
         let dir = tempfile::tempdir().unwrap();
         let sessions = Sessions::load(&dir.path().join("sessions"), at(0)).unwrap();
         let first = sessions.open(at(0)).unwrap();
         let second = sessions.open(at(0)).unwrap();
-        let first_ended = actix_rt::spawn(sessions.until_ended(&first));
-        let second_ended = actix_rt::spawn(sessions.until_ended(&second));
+        let first_access = sessions.grant_access(&first, at(0)).unwrap().unwrap();
+        let second_access = sessions.grant_access(&second, at(0)).unwrap().unwrap();
+        let first_ended = actix_rt::spawn(sessions.until_ended(&first_access));
+        let second_ended = actix_rt::spawn(sessions.until_ended(&second_access));
         sessions.end(&first).unwrap();
         first_ended.await.unwrap();
         assert!(!second_ended.is_finished());
         sessions.end_all().unwrap();
         second_ended.await.unwrap();
-        // Not a session at all: ends at once.
+        // Not an access at all: ends at once.
         sessions.until_ended("nothing").await;
     }
 

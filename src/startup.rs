@@ -116,6 +116,8 @@ impl Application {
         });
         let token = web::Data::new(ApiToken(token));
         let open_codes = web::Data::new(OpenCodes::default());
+        let challenges = web::Data::new(crate::page_proof::Challenges::default());
+        let page_assets = web::Data::new(http::routes::page::PageAssets::fresh()?);
         let tray_codes = open_codes.clone();
         let sessions = web::Data::new(sessions);
         let origins = web::Data::new(http::server::guard::AllowedOrigins::for_port(
@@ -125,6 +127,10 @@ impl Application {
         let max_body_bytes = settings.http.max_body_bytes;
         let app = move || {
             App::new()
+                // Inside the guard: a worker script's fetch for a foreign Host is refused.
+                .wrap(actix_web::middleware::from_fn(
+                    http::server::service_worker::refuse_service_workers,
+                ))
                 .wrap(actix_web::middleware::from_fn(
                     http::server::guard::check_host_and_origin,
                 ))
@@ -136,6 +142,8 @@ impl Application {
                 .app_data(token.clone())
                 .app_data(sessions.clone())
                 .app_data(open_codes.clone())
+                .app_data(challenges.clone())
+                .app_data(page_assets.clone())
                 .app_data(origins.clone())
                 .configure(|cfg| http::configure(cfg, max_body_bytes))
         };

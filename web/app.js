@@ -1,8 +1,9 @@
 // inkling's notes page: start-up and wiring, the entry module. Plain JavaScript
 // modules, no build step, no external library: the page must work offline, served from
 // the binary, under a Content-Security-Policy that allows only this origin's scripts.
-// The modules are web/js/<name>.js, served at /assets/<name>.js (src/http/routes/page.rs), so
-// they import each other as "./<name>.js".
+// The modules are web/js/<name>.js, served at /assets/<run>/<name>.js (<run> fresh for
+// each start of the service: src/http/routes/page.rs), so they import each other as
+// "./<name>.js".
 //
 // The modules, by what they own: store.js (the state, and the one update that
 // schedules a render), api.js (the session and every API path), i18n.js (words),
@@ -10,9 +11,11 @@
 // card.js (a note's card, a pure view), notes.js (the list and its paging), note-view.js
 // (one note), edit.js, capture.js, banners.js, trash.js, tags.js, stats.js,
 // transfer.js, live.js (the live feed), keys.js, facts.js (the service's rules, as it
-// sends them), dom.js (element makers).
+// sends them), dom.js (element makers), proof.js (the page's key, the proofs it trades
+// with the service, no service workers).
 
 import * as api from "./api.js";
+import { removeServiceWorkers } from "./proof.js";
 import { applyStrings } from "./i18n.js";
 import { $ } from "./dom.js";
 import { wireBanners } from "./banners.js";
@@ -70,7 +73,19 @@ function wireControls() {
   });
 }
 
+// inkling has no service worker: one here was registered by another program's page
+// while inkling was stopped. Each is removed before anything else; a page loaded
+// through one is loaded again without it. Whether the page is being loaded again.
+async function leaveServiceWorkers() {
+  const controlled = Boolean(navigator.serviceWorker && navigator.serviceWorker.controller);
+  await removeServiceWorkers().catch((error) => console.error(error));
+  if (!controlled || (await navigator.serviceWorker.getRegistrations()).length) return false;
+  location.reload();
+  return true;
+}
+
 async function start() {
+  if (await leaveServiceWorkers()) return;
   // The strings, the status and the first page are asked for at once: the first cards
   // wait for one round trip, not three in a row.
   const strings = api.strings();

@@ -50,11 +50,28 @@ pub struct ImportedCount {
     pub skipped: u64,
 }
 
-/// `POST /session` → the page's new session.
+/// `POST /session` → the page's new session: its id (public: it opens nothing) and its
+/// key (hex), which the page imports as a non-extractable WebCrypto key and which never
+/// crosses the wire again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionOpened {
     pub session: String,
+    pub key: String,
     pub idle_expiry_days: i64,
+}
+
+/// `GET /session/proof` → the service's proof for the page's nonce, and a challenge
+/// for the page to answer (`crate::page_proof`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionProof {
+    pub proof: String,
+    pub challenge: String,
+}
+
+/// `POST /session/access` → the bearer for this run of the service.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionAccess {
+    pub access: String,
 }
 
 /// Any refusal (a 4xx or 5xx answer): what went wrong, in words for the person.

@@ -121,6 +121,23 @@ pub struct ExportRequest {
     pub out: Option<PathBuf>,
 }
 
+/// `GET /session/proof?session=ID&nonce=HEX` query string.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionProofQuery {
+    pub session: String,
+    pub nonce: String,
+}
+
+/// `POST /session/access` body: the page's answer to the service's challenge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionAccessRequest {
+    pub session: String,
+    pub challenge: String,
+    pub answer: String,
+}
+
 /// `GET /identity?nonce=HEX` query string.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

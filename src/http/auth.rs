@@ -1,6 +1,7 @@
 //! The credential check in front of every `/api` route: `Authorization: Bearer …` with
-//! either the per-install token (the CLI, scripts) or one of the inbox page's sessions
-//! (`src/sessions.rs`).
+//! either the per-install token (the CLI, scripts) or an access of one of the inbox
+//! page's sessions, granted in this run of the service (`src/sessions.rs`,
+//! `src/page_proof.rs`).
 //!
 //! No cookie is accepted: browsers send a cookie of 127.0.0.1 to every port of it, so
 //! any other local web server would receive it. The page holds its session in its own
@@ -26,7 +27,7 @@ use crate::sessions::Sessions;
 pub enum Credential {
     /// The per-install token (the CLI, scripts).
     Token,
-    /// A page's session, with its secret.
+    /// A page's access (granted to its session in this run).
     Session(String),
 }
 
@@ -44,7 +45,7 @@ pub fn bearer(request: &actix_web::HttpRequest) -> Option<&str> {
         .map(str::trim)
 }
 
-/// Lets a request through only with the token or a live session.
+/// Lets a request through only with the token or a live session's access.
 pub async fn require_credential(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -62,7 +63,7 @@ pub async fn require_credential(
             Some(Credential::Token)
         } else {
             sessions
-                .check(given, state.clock.now())
+                .check_access(given, state.clock.now())
                 .then(|| Credential::Session(given.to_owned()))
         }
     });

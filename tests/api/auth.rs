@@ -104,9 +104,10 @@ async fn the_server_listens_on_loopback_only() {
     assert!(app.local_addr().ip().is_loopback(), "{}", app.local_addr());
 }
 
-/// The page's credential (docs/SECURITY.md, "What is defended", the row "another local
-/// web server gets the page's credential"): a random session per page,
-/// traded for a one-time code or the token, sent as a header; it ends after 30 days
+/// The page's credential (docs/SECURITY.md, "What is defended", the rows "another local
+/// web server gets the page's credential" and "a program on the port while inkling is
+/// stopped"): a random session per page, traded for a one-time code or the token; the
+/// page proves its key for an access, sent as a header; the session ends after 30 days
 /// unused or with `inkling logout --all`; a cookie opens nothing.
 #[actix_rt::test]
 async fn a_page_session_works_as_a_header_expires_when_unused_and_can_be_ended() {
@@ -115,32 +116,37 @@ async fn a_page_session_works_as_a_header_expires_when_unused_and_can_be_ended()
         .post_unauthenticated("/session", &serde_json::json!({ "token": app.token }))
         .await;
     assert_eq!(status, 200, "{opened}");
-    let session = opened["session"].as_str().unwrap().to_owned();
     assert_eq!(opened["idle_expiry_days"], 30);
+    let session = opened["session"].as_str().unwrap().to_owned();
+    let key = crate::helpers::unhex(opened["key"].as_str().unwrap());
     assert_ne!(session, app.token);
-    let header = format!("Bearer {session}");
+    let access = app.page_access(&session, &key).await.unwrap();
+    let header = format!("Bearer {access}");
     assert_eq!(app.get_with_auth("/api/status", Some(&header)).await.0, 200);
 
-    // Neither the old cookie nor the session as a cookie opens anything.
+    // Neither the old cookie nor the access as a cookie opens anything.
     let cookie = app
         .get_with_headers(
             "/api/status",
-            &[("Cookie", &format!("inkling_session={session}"))],
+            &[("Cookie", &format!("inkling_session={access}"))],
         )
         .await;
     assert_eq!(cookie.0, 401);
 
-    // Used within 30 days it lives on; unused for 30 days it ends.
+    // Used within 30 days it lives on; unused for 30 days it ends, and no proof opens
+    // it again.
     app.clock.advance(chrono::Duration::days(29));
     assert_eq!(app.get_with_auth("/api/status", Some(&header)).await.0, 200);
     app.clock.advance(chrono::Duration::days(30));
     assert_eq!(app.get_with_auth("/api/status", Some(&header)).await.0, 401);
+    assert_eq!(app.page_access(&session, &key).await, Err(401));
 
     // Ending every session (what `inkling logout --all` asks) ends this one too.
-    let (_, second) = app
-        .post_unauthenticated("/session", &serde_json::json!({ "token": app.token }))
-        .await;
-    let second = format!("Bearer {}", second["session"].as_str().unwrap());
+    let (second, second_key) = app.open_page_session().await;
+    let second = format!(
+        "Bearer {}",
+        app.page_access(&second, &second_key).await.unwrap()
+    );
     assert_eq!(app.get_with_auth("/api/status", Some(&second)).await.0, 200);
     let (status, ended) = app
         .post_json("/api/sessions/end-all", &serde_json::json!({}))
@@ -164,16 +170,99 @@ async fn a_page_session_works_as_a_header_expires_when_unused_and_can_be_ended()
     }
 }
 
+/// What a program on the port while inkling was stopped could have been sent by the
+/// page: the session's id, nonces, the page's answer to a challenge of its choosing.
+/// None of them opens anything; only the key (which never crosses the wire after the
+/// session opened) gets an access, once per challenge, and an access is the bearer of
+/// this run only.
+#[actix_rt::test]
+async fn a_sessions_id_alone_is_worth_nothing_and_only_its_key_gets_an_access() {
+    let app = spawn_app().await;
+    let (id, key) = app.open_page_session().await;
+    assert_eq!(
+        app.get_with_auth("/api/status", Some(&format!("Bearer {id}")))
+            .await
+            .0,
+        401,
+        "the id is no bearer"
+    );
+
+    // The service proves the key, and asks the page to.
+    let nonce = inkling::identity::new_nonce().unwrap();
+    let proof_path = format!("/session/proof?session={id}&nonce={nonce}");
+    let (status, proved) = app.get_with_auth(&proof_path, None).await;
+    assert_eq!(status, 200, "{proved}");
+    let challenge = proved["challenge"].as_str().unwrap().to_owned();
+    let access = |answer: String, challenge: &str| serde_json::json!({ "session": id, "challenge": challenge, "answer": answer });
+    // An answer made without the key, or with another session's key, or to another
+    // port, or the service's own proof sent back: refused, and the challenge is spent.
+    let (_, other_key) = app.open_page_session().await;
+    let wrong = [
+        inkling::page_proof::page_answer(&other_key, app.port(), &challenge),
+        inkling::page_proof::page_answer(&key, app.port() + 1, &challenge),
+        proved["proof"].as_str().unwrap().to_owned(),
+        "00".repeat(32),
+    ];
+    for answer in wrong {
+        let (_, fresh) = app.get_with_auth(&proof_path, None).await;
+        let fresh = fresh["challenge"].as_str().unwrap().to_owned();
+        let answer = answer.replace(&challenge, &fresh);
+        let (status, _) = app
+            .post_unauthenticated("/session/access", &access(answer, &fresh))
+            .await;
+        assert_eq!(status, 401);
+    }
+    let right = inkling::page_proof::page_answer(&key, app.port(), &challenge);
+    let (status, granted) = app
+        .post_unauthenticated("/session/access", &access(right.clone(), &challenge))
+        .await;
+    assert_eq!(status, 200, "{granted}");
+    let (status, _) = app
+        .post_unauthenticated("/session/access", &access(right, &challenge))
+        .await;
+    assert_eq!(status, 401, "a challenge answers once");
+
+    // A session that is not open gets no proof; a nonce that is not hex is refused.
+    let unknown = format!("/session/proof?session={}&nonce={nonce}", "0".repeat(64));
+    assert_eq!(app.get_with_auth(&unknown, None).await.0, 401);
+    let bad = format!("/session/proof?session={id}&nonce=not-hex");
+    assert_eq!(app.get_with_auth(&bad, None).await.0, 400);
+}
+
+/// Opening the page again (`inkling open` twice) names the session it held: that one
+/// ends, rather than being left to expire.
+#[actix_rt::test]
+async fn a_session_opened_in_place_of_another_ends_it() {
+    let app = spawn_app().await;
+    let (old, old_key) = app.open_page_session().await;
+    let old_access = app.page_access(&old, &old_key).await.unwrap();
+    let (status, _) = app
+        .post_unauthenticated(
+            "/session",
+            &serde_json::json!({ "token": app.token, "replaces": old }),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let header = format!("Bearer {old_access}");
+    assert_eq!(app.get_with_auth("/api/status", Some(&header)).await.0, 401);
+    assert_eq!(app.page_access(&old, &old_key).await, Err(401));
+    // Naming a session without a code or the token ends nothing.
+    let (new, new_key) = app.open_page_session().await;
+    let (status, _) = app
+        .post_unauthenticated("/session", &serde_json::json!({ "replaces": new }))
+        .await;
+    assert_eq!(status, 401);
+    assert!(app.page_access(&new, &new_key).await.is_ok());
+}
+
 /// A live feed opened with a session ends when the session does: a signed-out page
 /// hears no more notes.
 #[actix_rt::test]
 async fn a_live_feed_ends_with_its_session() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let app = spawn_app().await;
-    let (_, opened) = app
-        .post_unauthenticated("/session", &serde_json::json!({ "token": app.token }))
-        .await;
-    let session = opened["session"].as_str().unwrap();
+    let (id, key) = app.open_page_session().await;
+    let session = app.page_access(&id, &key).await.unwrap();
     let address = app.address.trim_start_matches("http://").to_owned();
     let mut feed = tokio::net::TcpStream::connect(&address).await.unwrap();
     feed.write_all(

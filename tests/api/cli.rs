@@ -186,7 +186,8 @@ fn logout_all_signs_every_page_out() {
         crate::helpers::blocking_request(port, "POST", "/session", None, Some(&trade)).unwrap();
     assert_eq!(status, 200);
     let opened: serde_json::Value = serde_json::from_str(&opened).unwrap();
-    let session = opened["session"].as_str().unwrap().to_owned();
+    let session = crate::service_process::blocking_page_access(port, &opened)
+        .expect("the page gets an access");
     let status_with = |credential: &str| {
         crate::helpers::blocking_request(port, "GET", "/api/status", Some(credential), None)
             .unwrap()
@@ -204,6 +205,11 @@ fn logout_all_signs_every_page_out() {
         "signed out 1 inbox page; `inkling open` opens the inbox again"
     );
     assert_eq!(status_with(&session), 401);
+    assert_eq!(
+        crate::service_process::blocking_page_access(port, &opened),
+        None,
+        "no new access either"
+    );
     assert_eq!(status_with(&token), 200);
 }
 

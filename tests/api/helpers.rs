@@ -55,6 +55,14 @@ pub async fn spawn_app_in(data_dir: tempfile::TempDir, extra: &[(&str, &str)]) -
     }
 }
 
+/// Hex digits as bytes.
+pub fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
+}
+
 /// Status code and parsed JSON body (Null when the body is not JSON).
 pub type Reply = (u16, Value);
 
@@ -117,6 +125,54 @@ impl TestApp {
                 .await,
         )
         .await
+    }
+
+    /// The port the service listens on (what the page's proofs name).
+    pub fn port(&self) -> u16 {
+        self.address.rsplit(':').next().unwrap().parse().unwrap()
+    }
+
+    /// Opens a page's session with the token: its id and its key's bytes.
+    pub async fn open_page_session(&self) -> (String, Vec<u8>) {
+        let (status, opened) = self
+            .post_unauthenticated("/session", &serde_json::json!({ "token": self.token }))
+            .await;
+        assert_eq!(status, 200, "{opened}");
+        let key = unhex(opened["key"].as_str().expect("a key"));
+        (opened["session"].as_str().unwrap().to_owned(), key)
+    }
+
+    /// What the page does before it sends anything: checks the service's proof, then
+    /// answers its challenge; the access it gets, or the refusal's status.
+    pub async fn page_access(&self, id: &str, key: &[u8]) -> Result<String, u16> {
+        let nonce = inkling::identity::new_nonce().unwrap();
+        let (status, proved) = self
+            .get_with_auth(&format!("/session/proof?session={id}&nonce={nonce}"), None)
+            .await;
+        if status != 200 {
+            return Err(status);
+        }
+        assert!(
+            inkling::page_proof::is_service_proof(
+                key,
+                self.port(),
+                &nonce,
+                proved["proof"].as_str().unwrap()
+            ),
+            "the service proves the key: {proved}"
+        );
+        let challenge = proved["challenge"].as_str().unwrap();
+        let answer = inkling::page_proof::page_answer(key, self.port(), challenge);
+        let (status, granted) = self
+            .post_unauthenticated(
+                "/session/access",
+                &serde_json::json!({ "session": id, "challenge": challenge, "answer": answer }),
+            )
+            .await;
+        match status {
+            200 => Ok(granted["access"].as_str().unwrap().to_owned()),
+            other => Err(other),
+        }
     }
 
     pub async fn post_json(&self, path: &str, body: &Value) -> Reply {

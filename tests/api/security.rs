@@ -316,3 +316,84 @@ fn the_cli_sends_neither_the_token_nor_the_note_to_a_program_squatting_the_port(
     );
     assert!(!received.contains("4711"), "the note went out: {received}");
 }
+
+/// A page served by a squatter while inkling was stopped could register a service
+/// worker, which stayed after inkling was back (a 404 for its script did not remove
+/// it) and saw every later code and session. Every fetch of a worker's script, at any
+/// path (inside `/api` too, without a credential), now gets a worker that unregisters
+/// itself; no answer grants a scope.
+#[actix_rt::test]
+async fn a_service_workers_script_is_answered_with_one_that_unregisters_itself() {
+    let app = crate::helpers::spawn_app().await;
+    let client = awc::Client::new();
+    for path in ["/sw.js", "/api/sw.js", "/assets/sw.js", "/", "/api/notes"] {
+        let mut response = client
+            .get(format!("{}{path}", app.address))
+            .insert_header(("Service-Worker", "script"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{path}");
+        let headers = response.headers();
+        assert!(
+            headers
+                .get("content-type")
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("text/javascript"),
+            "{path}"
+        );
+        assert!(headers.get("service-worker-allowed").is_none(), "{path}");
+        assert_eq!(headers.get("cache-control").unwrap(), "no-store");
+        let body = response.body().await.unwrap();
+        let body = std::str::from_utf8(&body).unwrap();
+        assert!(body.contains("self.registration.unregister()"), "{body}");
+        assert!(!body.contains("addEventListener(\"fetch\""), "{body}");
+    }
+    // Without the header: the routes as ever.
+    let response = client
+        .get(format!("{}/api/notes", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 401);
+    let page = client
+        .get(format!("{}/", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(page.headers().get("service-worker-allowed").is_none());
+}
+
+/// The page names its assets under a path of this run (a squatter could have had the
+/// browser keep its own script at `/assets/app.js` for a year); both paths answer.
+#[actix_rt::test]
+async fn the_page_names_its_assets_under_a_path_of_this_run() {
+    let app = crate::helpers::spawn_app().await;
+    let client = awc::Client::new();
+    let mut page = client
+        .get(format!("{}/", app.address))
+        .send()
+        .await
+        .unwrap();
+    let html = String::from_utf8(page.body().await.unwrap().to_vec()).unwrap();
+    let start = html.find("src=\"/assets/").expect("the entry module") + 13;
+    let run = html[start..].split('/').next().unwrap().to_owned();
+    assert_eq!(run.len(), 32, "{html}");
+    assert!(!html.contains("\"/assets/app.js"), "{html}");
+    for path in [format!("/assets/{run}/app.js"), "/assets/app.js".into()] {
+        let mut answer = client
+            .get(format!("{}{path}", app.address))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status().as_u16(), 200, "{path}");
+        let body = answer.body().await.unwrap();
+        assert!(
+            std::str::from_utf8(&body).unwrap().contains("import"),
+            "{path}"
+        );
+    }
+}

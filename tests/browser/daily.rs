@@ -119,13 +119,15 @@ async fn delete_forever_is_offered_in_the_trash_only_and_a_refusal_is_said_in_th
     // A request the service refuses (4xx) is said with its reason, not blamed on the
     // connection.
     let said = browser
-        .eval(
-            "const { guarded } = await import('/assets/dom.js');\
-             const { ApiFailure } = await import('/assets/api.js');\
-             await guarded(async () => { throw new ApiFailure(409, \
-               'note x is not in the trash; move it to the trash first'); })();\
+        .eval(&format!(
+            "const {{ guarded }} = await import({});\
+             const {{ ApiFailure }} = await import({});\
+             await guarded(async () => {{ throw new ApiFailure(409, \
+               'note x is not in the trash; move it to the trash first'); }})();\
              return document.querySelector('#capture-error .text').textContent;",
-        )
+            crate::harness::module("dom.js"),
+            crate::harness::module("api.js")
+        ))
         .await;
     assert_eq!(
         said,
@@ -287,13 +289,14 @@ async fn notes_past_expiry_are_asked_about_calmly_once_a_week_and_keep_all_keeps
     );
     // The rule itself: asked again once a week has passed.
     let due = browser
-        .eval(
-            "const { reviewDue, ASK_AGAIN_AFTER_MS } = await import('/assets/expiry.js');\
+        .eval(&format!(
+            "const {{ reviewDue, ASK_AGAIN_AFTER_MS }} = await import({});\
              const now = Date.now();\
              return [reviewDue(1, null, now), reviewDue(0, null, now),\
                      reviewDue(1, now - ASK_AGAIN_AFTER_MS + 1, now),\
                      reviewDue(1, now - ASK_AGAIN_AFTER_MS, now)];",
-        )
+            crate::harness::module("expiry.js")
+        ))
         .await;
     assert_eq!(due, json!([true, false, false, true]));
     browser.close().await;

@@ -238,11 +238,13 @@ async fn an_error_about_the_service_being_out_of_reach_goes_when_it_is_back() {
     }
     // A refusal in the service's words is no connection problem: it stays.
     browser
-        .eval(
-            "const { guarded } = await import('/assets/dom.js');\
-             const { ApiFailure } = await import('/assets/api.js');\
-             await guarded(async () => { throw new ApiFailure(409, 'not in the trash'); })();",
-        )
+        .eval(&format!(
+            "const {{ guarded }} = await import({});\
+             const {{ ApiFailure }} = await import({});\
+             await guarded(async () => {{ throw new ApiFailure(409, 'not in the trash'); }})();",
+            crate::harness::module("dom.js"),
+            crate::harness::module("api.js")
+        ))
         .await;
     browser.wait_visible("capture-error").await;
     browser.stop_service().await;
@@ -576,23 +578,24 @@ async fn the_stats_charts_labels_are_whole_however_many_notes_a_day() {
         // Days as the usage log could count them: a quiet month, then one huge day (an
         // import), then a handful; each drawn, and every label inside the chart.
         let cut = browser
-            .eval(
-                "const { drawChart } = await import('/assets/stats.js');\
+            .eval(&format!(
+                "const {{ drawChart }} = await import({});\
                  const day = (i) => new Date(Date.UTC(2026, 10, 1 + i)).toISOString().slice(0, 10);\
-                 const month = (big) => Array.from({ length: 30 }, (_, i) =>\
-                   [day(i), { captured: i === 20 ? big : i % 3, aiDone: i === 20 ? big : i % 2 }]);\
+                 const month = (big) => Array.from({{ length: 30 }}, (_, i) =>\
+                   [day(i), {{ captured: i === 20 ? big : i % 3, aiDone: i === 20 ? big : i % 2 }}]);\
                  const cut = [];\
-                 for (const big of [3, 40, 900, 2000, 12345]) {\
+                 for (const big of [3, 40, 900, 2000, 12345]) {{\
                    drawChart(month(big));\
                    const box = document.getElementById('chart').viewBox.baseVal;\
-                   for (const text of document.querySelectorAll('#chart text')) {\
+                   for (const text of document.querySelectorAll('#chart text')) {{\
                      const b = text.getBBox();\
                      if (b.x < 0 || b.y < 0 || b.x + b.width > box.width || b.y + b.height > box.height)\
                        cut.push(big + ': ' + text.textContent + ' at ' + Math.round(b.x) + ',' + Math.round(b.y));\
-                   }\
-                 }\
+                   }}\
+                 }}\
                  return cut;",
-            )
+                crate::harness::module("stats.js")
+            ))
             .await;
         assert_eq!(cut, json!([]), "{screen:?}: labels cut at the chart's edge");
     }
@@ -656,13 +659,14 @@ async fn the_stats_week_agrees_with_the_notes_after_a_trash_and_the_ai_run_again
         );
     }
     let rule = browser
-        .eval(
-            "const { weekCounts } = await import('/assets/stats.js');\
-             const note = (day, ai_status) => ({ created_at: day + 'T10:00:00.000Z', ai_status });\
+        .eval(&format!(
+            "const {{ weekCounts }} = await import({});\
+             const note = (day, ai_status) => ({{ created_at: day + 'T10:00:00.000Z', ai_status }});\
              return [weekCounts([note('2026-12-03', 'done'), note('2026-11-27', 'pending')], '2026-11-27'),\
                      weekCounts([note('2026-12-03', 'failed'), note('2026-11-26', 'done')], '2026-11-27'),\
                      weekCounts([], '2026-11-27')];",
-        )
+            crate::harness::module("stats.js")
+        ))
         .await;
     assert_eq!(
         rule,

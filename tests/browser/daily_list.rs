@@ -126,13 +126,14 @@ async fn a_capture_and_its_ai_answer_move_nothing_on_the_list_on_both_screens() 
     // The rule: the pending line speaks of a retry, a slow note or a backlog (from 10
     // notes until none waits), never of a capture or two.
     let rule = browser
-        .eval(
-            "const { pendingLine } = await import('/assets/banners.js');\
+        .eval(&format!(
+            "const {{ pendingLine }} = await import({});\
              const line = (pending, retrying, slow, backlog) =>\
-               pendingLine({ pending, retrying, slow, backlog });\
+               pendingLine({{ pending, retrying, slow, backlog }});\
              return [line(1, false, 0, false), line(3, true, 0, false), line(1, false, 1, false),\
                      line(10, false, 0, false), line(4, false, 0, true), line(0, false, 0, true)];",
-        )
+            crate::harness::module("banners.js")
+        ))
         .await;
     assert_eq!(
         rule,
@@ -205,14 +206,15 @@ async fn a_search_says_it_shows_the_first_hundred_and_brings_the_rest_on_scroll_
     }
     // At the most the service answers at once (500), the list says more may match.
     let capped = browser
-        .eval(
-            "const { searchPage, searchLimit } = await import('/assets/notes.js');\
-             const hits = (n) => Array.from({ length: n }, (_, i) => ({ id: String(i) }));\
-             const page = (n, shown) => { const p = searchPage(hits(n), shown);\
-               return [p.notes.length, p.hasMore, p.capped]; };\
+        .eval(&format!(
+            "const {{ searchPage, searchLimit }} = await import({});\
+             const hits = (n) => Array.from({{ length: n }}, (_, i) => ({{ id: String(i) }}));\
+             const page = (n, shown) => {{ const p = searchPage(hits(n), shown);\
+               return [p.notes.length, p.hasMore, p.capped]; }};\
              return [searchLimit(100), searchLimit(500), page(101, 100), page(37, 100),\
                      page(500, 500), page(450, 500)];",
-        )
+            crate::harness::module("notes.js")
+        ))
         .await;
     assert_eq!(
         capped,
@@ -473,14 +475,15 @@ async fn a_card_shows_the_body_formatted_and_its_checklist_ticks_from_the_list_o
     // Where the page could count items unlike the service (a code block, a quote,
     // HTML), the boxes only show.
     let rule = browser
-        .eval(
-            "const { tickable } = await import('/assets/preview.js');\
+        .eval(&format!(
+            "const {{ tickable }} = await import({});\
              return [tickable('Shopping\\n- [ ] milk\\n  - [ ] oat'),\
                      tickable('- [ ] milk\\n```\\n- [ ] not an item\\n```'),\
                      tickable('> - [ ] quoted'), tickable('<div>\\n- [ ] x\\n</div>'),\
                      tickable('    - [ ] code'), tickable('- [ ] a\\n    - [ ] nested'),\
                      tickable('text\\n2. [ ] ordered'), tickable('- [ ] ')];",
-        )
+            crate::harness::module("preview.js")
+        ))
         .await;
     assert_eq!(
         rule,
@@ -593,17 +596,18 @@ async fn a_first_screen_shows_eight_realistic_notes_on_a_desktop_and_four_on_a_p
     // The rule, from the body (and a title the person set) alone: the AI's answer
     // changes a heading's words, never a card's shape.
     let rule = browser
-        .eval(
-            "const { cardHeading } = await import('/assets/card.js');\
-             const shape = (body, title, mine) => {\
-               const h = cardHeading({ body, title, title_set_by_user: Boolean(mine) });\
-               return [h.kind, h.text, h.provisional, h.preview]; };\
+        .eval(&format!(
+            "const {{ cardHeading }} = await import({});\
+             const shape = (body, title, mine) => {{\
+               const h = cardHeading({{ body, title, title_set_by_user: Boolean(mine) }});\
+               return [h.kind, h.text, h.provisional, h.preview]; }};\
              return [shape('Call mom', null), shape('Call mom', 'Call Mom'),\
                      shape('see https://example.org', 'A link'), shape('# Falcon\\n- scope', 'About Falcon'),\
                      shape('# Falcon', null), shape('milk\\neggs', null), shape('milk\\neggs', 'Shopping'),\
                      shape('Long enough first line that it reads as a sentence, not a title at all\\nmore', null),\
                      shape('Call mom', 'Family', true), shape('x'.repeat(81), null)];",
-        )
+            crate::harness::module("card.js")
+        ))
         .await;
     assert_eq!(
         rule,

@@ -124,6 +124,32 @@ async fn point_at(
     client.perform_actions(pointer).await
 }
 
+/// A JS expression: the URL of the page's module `name` (`"notes.js"`), under this
+/// run's asset path, so that `import()` gives the page's own instance of it.
+pub fn module(name: &str) -> String {
+    format!("new URL('./{name}', document.querySelector('script[type=module]').src)")
+}
+
+/// A script: the session the page holds in this origin's IndexedDB, as
+/// `{id, key: {type, extractable, algorithm, usages}}`, or null.
+pub const HELD_SESSION: &str = "return new Promise((done) => {
+  const opening = indexedDB.open('inkling');
+  opening.onerror = () => done(null);
+  opening.onupgradeneeded = () => { opening.transaction.abort(); };
+  opening.onsuccess = () => {
+    const db = opening.result;
+    if (!db.objectStoreNames.contains('page')) { db.close(); return done(null); }
+    const got = db.transaction('page').objectStore('page').get('session');
+    got.onerror = () => done(null);
+    got.onsuccess = () => {
+      db.close();
+      const held = got.result;
+      done(held ? { id: held.id, key: { type: held.key.type, extractable: held.key.extractable,
+        algorithm: held.key.algorithm.name, usages: held.key.usages } } : null);
+    };
+  };
+});";
+
 /// A JS expression: the element takes up space on the page.
 pub fn shown(id: &str) -> String {
     format!("document.getElementById('{id}').getClientRects().length > 0")

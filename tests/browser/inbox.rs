@@ -1,9 +1,9 @@
 //! The inbox page's behaviour in Chromium (issue: banners, notes, capture, live).
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::fake_ollama::Reply;
-use crate::harness::{start, start_with_notes, Browser};
+use crate::harness::{start, start_with_notes, Browser, HELD_SESSION};
 
 /// Captures through the API (as the CLI does) and waits until the failed count is `n`.
 async fn failed_notes(browser: &Browser, n: usize) {
@@ -78,8 +78,9 @@ fn another_local_server() -> (u16, std::sync::Arc<std::sync::Mutex<String>>) {
 }
 
 /// The page's credential is port-isolated: the cookie it used to be was sent by the
-/// browser to every port of 127.0.0.1. The session lives in this origin's storage and
-/// goes out only as a header of the page's own requests.
+/// browser to every port of 127.0.0.1. The session lives in this origin's IndexedDB:
+/// its id and a key the page's own scripts can use but not read; what goes out, as a
+/// header of the page's own requests, is an access that lives in memory.
 #[actix_rt::test]
 async fn the_session_stays_with_this_origin_and_no_other_local_port_receives_it() {
     let browser = start(&[]).await;
@@ -91,15 +92,19 @@ async fn the_session_stays_with_this_origin_and_no_other_local_port_receives_it(
         "the code is dropped from the address: {url}"
     );
     assert_eq!(browser.eval("return document.cookie;").await, json!(""));
-    let session = browser
-        .eval("return localStorage.getItem('inkling.session');")
-        .await;
-    let session = session
+    assert_eq!(browser.eval("return localStorage.length;").await, json!(0));
+    let held = browser.eval(HELD_SESSION).await;
+    let session = held["id"]
         .as_str()
-        .expect("a session in this origin's storage")
+        .expect("a session in this origin's IndexedDB")
         .to_owned();
     assert_eq!(session.len(), 64);
     assert_ne!(session, browser.token);
+    assert_eq!(
+        held["key"],
+        json!({ "type": "secret", "extractable": false, "algorithm": "HMAC", "usages": ["sign", "verify"] }),
+        "a key no script can read back"
+    );
 
     let (other_port, heard) = another_local_server();
     browser
@@ -111,6 +116,11 @@ async fn the_session_stays_with_this_origin_and_no_other_local_port_receives_it(
         browser.eval("return localStorage.length;").await,
         json!(0),
         "another port's page sees none of inkling's storage"
+    );
+    assert_eq!(
+        browser.eval(HELD_SESSION).await,
+        Value::Null,
+        "nor its IndexedDB"
     );
     assert_eq!(browser.eval("return document.cookie;").await, json!(""));
     let heard = heard.lock().unwrap().clone();
@@ -164,7 +174,9 @@ async fn a_one_time_code_opens_the_page_once() {
     assert_eq!(url.query(), None, "{url}");
 
     // Without the session it opened (a fresh profile), the same address opens nothing.
-    browser.eval("localStorage.clear(); return null;").await;
+    browser
+        .eval("return new Promise((done) => { const r = indexedDB.deleteDatabase('inkling'); r.onsuccess = r.onerror = r.onblocked = () => done(null); });")
+        .await;
     browser.client.goto(&address).await.unwrap();
     browser.wait_visible("no-session").await;
     browser.close().await;
@@ -330,7 +342,10 @@ async fn a_list_asked_for_before_a_note_finished_and_read_after_it_does_not_undo
     browser.eval(&hold_answers("/api/notes?")).await;
     // The page's modules are its own: the same module instance, imported again.
     browser
-        .eval("import('/assets/notes.js').then((notes) => notes.loadNotes()); return true;")
+        .eval(&format!(
+            "import({}).then((notes) => notes.loadNotes()); return true;",
+            crate::harness::module("notes.js")
+        ))
         .await;
     browser
         .wait_until(

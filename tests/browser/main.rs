@@ -8,6 +8,8 @@ mod benchmark;
 mod daily;
 mod daily_details;
 mod daily_list;
+#[path = "../support/eventually.rs"]
+mod eventually;
 #[path = "../support/fake_http.rs"]
 mod fake_http;
 #[path = "../support/fake_ollama.rs"]
@@ -21,4 +23,5 @@ mod page;
 mod ports;
 #[path = "../support/service.rs"]
 mod service;
+mod squatter;
 mod untrusted;

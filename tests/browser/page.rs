@@ -464,7 +464,7 @@ async fn when_the_service_stops_the_page_says_so_keeps_the_draft_and_recovers_by
     browser.wait_visible("capture-error").await;
     assert_eq!(
         browser.text("#capture-error .text").await,
-        "Not saved: inkling isn't running. Your text is kept here; save again once it's back."
+        "Not saved yet: inkling isn't running. Your text is kept here and saved as soon as it's back."
     );
     browser.assert_plain_words().await;
     assert_eq!(
@@ -481,6 +481,7 @@ async fn when_the_service_stops_the_page_says_so_keeps_the_draft_and_recovers_by
             "document.getElementById('offline-banner').hidden",
         )
         .await;
+    // Saved by itself once the service is back; Save pressed meanwhile saves it once.
     browser.save_with_ctrl_enter().await;
     browser
         .wait_until(
@@ -488,6 +489,8 @@ async fn when_the_service_stops_the_page_says_so_keeps_the_draft_and_recovers_by
             "document.querySelectorAll('#notes .note').length === 1",
         )
         .await;
+    let notes = browser.api("GET", "/api/notes", None).await;
+    assert_eq!(notes.as_array().unwrap().len(), 1, "{notes}");
     browser.close().await;
 }
 

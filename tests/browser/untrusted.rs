@@ -154,9 +154,7 @@ async fn the_token_in_the_address_opens_nothing_and_is_dropped_from_it() {
     let url = browser.client.current_url().await.unwrap();
     assert_eq!(url.query(), None, "{url}");
     assert_eq!(
-        browser
-            .eval("return localStorage.getItem('inkling.session');")
-            .await,
+        browser.eval(crate::harness::HELD_SESSION).await,
         Value::Null
     );
     browser.close().await;

@@ -217,3 +217,42 @@ pub fn blocking_request(
         .unwrap_or_default();
     Ok((status, body))
 }
+
+/// What the page does with the session `POST /session` opened (`opened`, its JSON):
+/// checks the service's proof, answers its challenge, and returns the access; None
+/// when the service refuses.
+pub fn blocking_page_access(port: u16, opened: &serde_json::Value) -> Option<String> {
+    let id = opened["session"].as_str()?;
+    let key_hex = opened["key"].as_str()?;
+    let key: Vec<u8> = (0..key_hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&key_hex[i..i + 2], 16).unwrap())
+        .collect();
+    let nonce = inkling::identity::new_nonce().unwrap();
+    let path = format!("/session/proof?session={id}&nonce={nonce}");
+    let (status, proved) = blocking_request(port, "GET", &path, None, None).ok()?;
+    if status != 200 {
+        return None;
+    }
+    let proved: serde_json::Value = serde_json::from_str(&proved).unwrap();
+    let proof = proved["proof"].as_str().unwrap();
+    assert!(inkling::page_proof::is_service_proof(
+        &key, port, &nonce, proof
+    ));
+    let challenge = proved["challenge"].as_str().unwrap();
+    let answer = inkling::page_proof::page_answer(&key, port, challenge);
+    let body = serde_json::json!({ "session": id, "challenge": challenge, "answer": answer });
+    let (status, granted) = blocking_request(
+        port,
+        "POST",
+        "/session/access",
+        None,
+        Some(&body.to_string()),
+    )
+    .ok()?;
+    if status != 200 {
+        return None;
+    }
+    let granted: serde_json::Value = serde_json::from_str(&granted).unwrap();
+    Some(granted["access"].as_str()?.to_owned())
+}

@@ -1,9 +1,19 @@
 // The one module that knows the service's addresses and how to call them: the
-// session (kept in this origin's localStorage, sent as `Authorization: Bearer`, never
-// a cookie: browsers send those to every port of 127.0.0.1), the answers' errors, and
-// every API path the page uses. Other modules call the named functions below.
+// session (proof.js proves the service and gets an access; the access is sent as
+// `Authorization: Bearer`, never a cookie: browsers send those to every port of
+// 127.0.0.1), the answers' errors, and every API path the page uses. Other modules
+// call the named functions below.
+//
+// Nothing is sent to an unproven service: after any lost connection (a request that
+// could not reach the service, the live feed ending) the access is dropped, and the
+// next request first proves the service again (proof.js). A request refused with 401
+// proves again once (the service restarted: accesses live in its memory) before the
+// page says it is signed out.
+
+import * as proof from "./proof.js";
 
 export class NoSession extends Error {}
+export const { Unproven } = proof;
 
 /// A request that got an answer other than success: its HTTP status and the service's
 /// own words, which go behind "Details".
@@ -14,7 +24,9 @@ export class ApiFailure extends Error {
   }
 }
 
-const SESSION_KEY = "inkling.session";
+// Where the page kept a bearer before it kept a key: readable by any page of this
+// origin, a squatter's included. Dropped.
+localStorage.removeItem("inkling.session");
 
 let whenSignedOut = () => {};
 
@@ -23,33 +35,87 @@ export function onSignedOut(handler) {
   whenSignedOut = handler;
 }
 
+// The access for this run of the service, in memory only; null until proved.
+let access = null;
+let proving = null;
+
 function signedOut() {
-  localStorage.removeItem(SESSION_KEY);
+  access = null;
   whenSignedOut();
 }
 
-export function session() {
-  return localStorage.getItem(SESSION_KEY);
+/// A connection to the service was lost: nothing more is sent until it has proved
+/// itself again.
+export function connectionLost() {
+  access = null;
 }
 
-function withSession(headers = {}) {
-  const held = session();
-  return held ? { ...headers, Authorization: `Bearer ${held}` } : headers;
+// After a proof: no service worker of another program stays.
+function cleanUpAfterSquatters() {
+  proof.removeServiceWorkers().catch(() => {});
+}
+
+async function currentAccess() {
+  // A service worker that took this tab over would see the access: proved again
+  // (proof.js does not send past the nonce under one).
+  if (access && !proof.underServiceWorker()) return access;
+  access = null;
+  if (!proving) {
+    proving = proof.prove().finally(() => (proving = null));
+    proving.then(
+      (granted) => {
+        access = granted;
+        cleanUpAfterSquatters();
+      },
+      () => {},
+    );
+  }
+  try {
+    return await proving;
+  } catch (error) {
+    if (error instanceof proof.NotOpen) {
+      signedOut();
+      throw new NoSession();
+    }
+    throw error;
+  }
+}
+
+/// Whether the page holds a session (it may have ended at the service).
+export async function hasSession() {
+  return (await proof.heldSession()) !== null;
+}
+
+// A request with the access: proved first if need be; a lost connection drops the
+// access; a 401 proves again once.
+async function authorized(path, init) {
+  for (let attempt = 0; ; attempt++) {
+    const granted = await currentAccess();
+    let response;
+    try {
+      response = await fetch(path, { ...init, credentials: "omit", headers: { ...init.headers, Authorization: `Bearer ${granted}` } });
+    } catch (error) {
+      if (access === granted) access = null;
+      throw error;
+    }
+    if (response.status !== 401) return response;
+    if (access === granted) access = null;
+    if (attempt > 0) {
+      signedOut();
+      throw new NoSession();
+    }
+  }
 }
 
 async function call(path, options = {}) {
-  const init = { credentials: "omit", ...options };
-  init.headers = withSession();
+  const init = { ...options, headers: {} };
+  delete init.json;
   if (options.json !== undefined) {
     init.method = init.method || "POST";
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(options.json);
   }
-  const response = await fetch(path, init);
-  if (response.status === 401) {
-    signedOut();
-    throw new NoSession();
-  }
+  const response = await authorized(path, init);
   const type = response.headers.get("content-type") || "";
   // NDJSON (a download's progress) is read as text: it is followed on the live feed.
   const body = type.includes("application/json") ? await response.json() : await response.text();
@@ -63,29 +129,25 @@ const post = (path, json = {}) => call(path, { json });
 const note = (id) => `/api/notes/${encodeURIComponent(id)}`;
 
 /// The page's words, both languages (an asset, no session needed).
-export const strings = () => fetch("/assets/i18n.json").then((response) => response.json());
+// Beside this module, under this run's asset path (src/http/routes/page.rs).
+export const strings = () => fetch(new URL("./i18n.json", import.meta.url)).then((response) => response.json());
 
-/// Trades a one-time code for a session, kept in this origin's storage;
-/// the session this page held before, if any, is ended rather than left to expire.
-/// A used or stale code keeps the session the page may already hold.
+/// Trades a one-time code for a session and keeps its key; the session this page held
+/// before, if any, is ended rather than left to expire. A used or stale code keeps the
+/// session the page may already hold.
 export async function openSession(grant) {
+  const old = await proof.heldSession().catch(() => null);
   const response = await fetch("/session", {
     method: "POST",
     credentials: "omit",
+    cache: "no-store",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(grant),
+    body: JSON.stringify(old ? { ...grant, replaces: old.id } : grant),
   });
   if (!response.ok) return;
-  const old = session();
-  localStorage.setItem(SESSION_KEY, (await response.json()).session);
-  if (old) {
-    await fetch("/api/session/end", {
-      method: "POST",
-      credentials: "omit",
-      headers: { Authorization: `Bearer ${old}`, "Content-Type": "application/json" },
-      body: "{}",
-    }).catch(() => {});
-  }
+  const opened = await response.json();
+  access = null;
+  await proof.keepSession(opened.session, opened.key);
 }
 
 export const status = () => call("/api/status");
@@ -123,14 +185,7 @@ export const exportUsageLog = () => post("/api/usage-log/export");
 /// Every note as inkling's JSON export, as text (whole: parsed once to be sure the
 /// stream did not end early).
 export async function exportNotes() {
-  const response = await fetch("/api/notes/export?format=json", {
-    credentials: "omit",
-    headers: withSession(),
-  });
-  if (response.status === 401) {
-    signedOut();
-    throw new NoSession();
-  }
+  const response = await authorized("/api/notes/export?format=json", { headers: {} });
   const text = await response.text();
   if (!response.ok) throw new Error(JSON.parse(text).error || `HTTP ${response.status}`);
   return text;
@@ -139,10 +194,10 @@ export async function exportNotes() {
 /// The live feed's response (its body is read by live.js), or null when the session
 /// was refused.
 export async function events() {
-  const response = await fetch("/api/events", { credentials: "omit", headers: withSession() });
-  if (response.status === 401) {
-    signedOut();
-    return null;
+  try {
+    return await authorized("/api/events", { headers: {} });
+  } catch (error) {
+    if (error instanceof NoSession) return null;
+    throw error;
   }
-  return response;
 }

@@ -1,9 +1,11 @@
 // The live feed (/api/events): server-sent events read with fetch (which can send the
 // session header; EventSource cannot). Each event carries what changed (the note as
 // it is now, the counts, the provider's health), so the page reads nothing back after
-// one. When the feed ends the page says the service is offline and connects again
-// after 0.5 s, doubling to 10 s; every (re)connection catches up on what was missed
-// (the list, the open view), and the service sends the last counts and health first.
+// one. When the feed ends the page says the service is offline, drops its access (the
+// next connection proves the service first: api.js, proof.js) and connects again after
+// 0.5 s, doubling to 10 s; every (re)connection catches up on what was missed (the
+// list, the open view, a note saved while the service was away), and the service
+// sends the last counts and health first.
 //
 // Each event handled is announced as an `inkling:event` DOM event with how long its
 // handler took (the benchmark's "page's work per event").
@@ -11,6 +13,7 @@
 import * as api from "./api.js";
 import { showRecoveryToast } from "./banners.js";
 import { clearUnreachable } from "./dom.js";
+import { saveWhenBack } from "./capture.js";
 import { loadNotes, noteChanged } from "./notes.js";
 import { loadDetail } from "./note-view.js";
 import { loadTags } from "./tags.js";
@@ -97,6 +100,7 @@ export async function connectLive() {
         setOffline(false);
         // Reachable again: "isn't reachable" under the capture box is no longer true.
         clearUnreachable();
+        saveWhenBack();
         loadNotes();
         if (state.place.view === "trash") loadTrash();
         if (state.place.view === "note") loadDetail();
@@ -114,8 +118,11 @@ export async function connectLive() {
         }
       }
     } catch (error) {
-      // The service is not there (yet): try again below.
+      // The service is not there (yet), or what answers did not prove it is inkling:
+      // try again below.
     }
+    // Whatever answers next proves itself before it is sent anything.
+    api.connectionLost();
     setOffline(true);
     await new Promise((resolve) => setTimeout(resolve, retryMs));
     retryMs = Math.min(retryMs * 2, 10000);

@@ -201,12 +201,12 @@ pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>)
     // and when the session it was opened with ends (`inkling logout --all`): a signed-out
     // page hears nothing more.
     let session = match request.extensions().get::<Credential>() {
-        Some(Credential::Session(secret)) => Some(secret.clone()),
+        Some(Credential::Session(access)) => Some(access.clone()),
         _ => None,
     };
     let signed_out = session
         .zip(request.app_data::<web::Data<Sessions>>())
-        .map(|(secret, sessions)| sessions.until_ended(&secret));
+        .map(|(access, sessions)| sessions.until_ended(&access));
     let signed_out = async move {
         match signed_out {
             Some(ended) => ended.await,

@@ -106,7 +106,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .wrap(from_fn(body::read_within_deadline))
                 .service(endpoint("/").route(web::get().to(page::index)))
                 .service(endpoint("/assets/{name}").route(web::get().to(page::assets)))
+                .service(endpoint("/assets/{run}/{name}").route(web::get().to(page::run_assets)))
                 .service(endpoint("/session").route(web::post().to(sessions::open_session)))
+                .service(endpoint("/session/proof").route(web::get().to(sessions::prove_service)))
+                .service(endpoint("/session/access").route(web::post().to(sessions::grant_access)))
                 .service(endpoint("/identity").route(web::get().to(status::identity)))
                 .default_service(web::to(not_found)),
         );

@@ -1,8 +1,16 @@
-//! The inbox page: `GET /` and `GET /assets/{name}`, embedded from `web/` (no build
-//! step, no CDN: the page works offline). The page's sessions are `sessions.rs`.
+//! The inbox page: `GET /` and `GET /assets/{run}/{name}` (also `/assets/{name}`),
+//! embedded from `web/` (no build step, no CDN: the page works offline). The page's
+//! sessions are `sessions.rs`.
 //!
 //! Everything is served with a Content-Security-Policy that allows only this origin's
 //! own scripts and styles, so even a note body full of markup cannot run code.
+//!
+//! The page names its assets under a path fresh for each run of the service
+//! ([`PageAssets`]): a program that held the port while inkling was stopped could have
+//! served its own script at `/assets/app.js` to a page the person opened there, marked
+//! to be kept for a year, and the browser would have run it in every later inbox
+//! without asking inkling (tests/browser/squatter.rs; `Clear-Site-Data: "cache"` on the
+//! page's answer did not stop it in Chromium). A path it cannot guess was never cached.
 
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY};
 use actix_web::{web, HttpResponse};
@@ -40,6 +48,7 @@ const MODULES: &[(&str, &str)] = &[
     ("note-view.js", include_str!("../../../web/js/note-view.js")),
     ("notes.js", include_str!("../../../web/js/notes.js")),
     ("preview.js", include_str!("../../../web/js/preview.js")),
+    ("proof.js", include_str!("../../../web/js/proof.js")),
     ("stats.js", include_str!("../../../web/js/stats.js")),
     ("store.js", include_str!("../../../web/js/store.js")),
     ("tags.js", include_str!("../../../web/js/tags.js")),
@@ -58,14 +67,51 @@ fn asset(content_type: &str, body: &'static str) -> HttpResponse {
         .body(body)
 }
 
-/// `GET /`: the page. It holds no data; it asks the API once it has a session.
-pub async fn index() -> HttpResponse {
-    asset("text/html; charset=utf-8", INDEX_HTML)
+/// The page as this run of the service serves it: its assets under `/assets/<run>/`,
+/// `<run>` random for each start. The modules import each other by relative paths, so
+/// they all come from the same place.
+#[derive(Debug, Clone)]
+pub struct PageAssets {
+    index_html: String,
 }
 
-/// `GET /assets/{name}`.
+impl PageAssets {
+    /// The page of a run whose asset path is `/assets/<run>/`.
+    pub fn for_run(run: &str) -> PageAssets {
+        PageAssets {
+            index_html: INDEX_HTML.replace("\"/assets/", &format!("\"/assets/{run}/")),
+        }
+    }
+
+    /// A fresh run: 16 random bytes as hex.
+    pub fn fresh() -> anyhow::Result<PageAssets> {
+        let run = crate::identity::new_nonce()?;
+        Ok(PageAssets::for_run(&run[..32]))
+    }
+}
+
+/// `GET /`: the page. It holds no data; it asks the API once it has a session.
+pub async fn index(page: web::Data<PageAssets>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header((CONTENT_SECURITY_POLICY, CSP))
+        .insert_header((CACHE_CONTROL, "no-cache"))
+        .body(page.index_html.clone())
+}
+
+/// `GET /assets/{run}/{name}`: what the page asks for. Any run is answered (the path
+/// only needs to be one nobody else could have put in the browser's cache).
+pub async fn run_assets(path: web::Path<(String, String)>) -> HttpResponse {
+    asset_named(&path.1)
+}
+
+/// `GET /assets/{name}`: the same, for scripts and tools.
 pub async fn assets(name: web::Path<String>) -> HttpResponse {
-    match name.as_str() {
+    asset_named(&name)
+}
+
+fn asset_named(name: &str) -> HttpResponse {
+    match name {
         "app.js" => asset("text/javascript; charset=utf-8", APP_JS),
         "style.css" => asset("text/css; charset=utf-8", STYLE_CSS),
         "i18n.json" => asset("application/json", I18N_JSON),
@@ -79,7 +125,21 @@ pub async fn assets(name: web::Path<String>) -> HttpResponse {
 
 #[cfg(test)]
 mod tests {
-    use super::I18N_JSON;
+    use super::{PageAssets, I18N_JSON, INDEX_HTML};
+
+    #[test]
+    fn the_page_names_every_asset_under_its_runs_path() {
+        let page = PageAssets::for_run("0123abcd");
+        assert!(INDEX_HTML.matches("\"/assets/").count() >= 3);
+        assert_eq!(
+            page.index_html.matches("\"/assets/").count(),
+            page.index_html.matches("\"/assets/0123abcd/").count()
+        );
+        assert!(page.index_html.contains("src=\"/assets/0123abcd/app.js\""));
+        let (a, b) = (PageAssets::fresh().unwrap(), PageAssets::fresh().unwrap());
+        assert_ne!(a.index_html, b.index_html);
+    }
+
     use serde_json::Value;
 
     /// The shape of a string: text, a plural (its categories), or a list.

@@ -12,7 +12,9 @@
 //!   closing it after a refusal;
 //! - [`body`]: request bodies read whole, within a deadline and a size limit;
 //! - [`guard`]: the Host/Origin guard in front of everything;
-//! - [`peer`]: only the user's own programs may connect (the client socket's owner).
+//! - [`peer`]: only the user's own programs may connect (the client socket's owner);
+//! - [`service_worker`]: no service worker: a worker script's fetch gets one that
+//!   unregisters itself.
 //!
 //! What a request means, and who may send it, is the routes' and `auth.rs`'s.
 
@@ -24,6 +26,7 @@ pub mod guard;
 pub mod handle;
 pub mod listener;
 pub mod peer;
+pub mod service_worker;
 
 pub use handle::{ServerHandle, ServerOptions, ServerStatus};
 pub use listener::{RunningServer, Server};
