@@ -41,6 +41,8 @@ const LAYERS: &[&[&str]] = &[
     &[
         "configuration",
         "identity",
+        // The page's proof of the service: the CLI's identity idea, for the page.
+        "page_proof",
         "sessions",
         "open_codes",
         "instance",
