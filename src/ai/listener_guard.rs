@@ -21,8 +21,8 @@ use futures_util::StreamExt as _;
 
 use super::listener::{judge, target_of, ListenerTrust, LoopbackTarget, Verdict};
 use super::{
-    CallPlan, CallReply, EnrichmentProvider, LoadPlan, ModelServer, ProviderError, ProviderHealth,
-    PullProgress,
+    CallPlan, CallReply, EmbedPlan, EnrichmentProvider, LoadPlan, ModelServer, ProviderError,
+    ProviderHealth, PullProgress,
 };
 use crate::socket_owner;
 
@@ -140,6 +140,16 @@ impl EnrichmentProvider for GuardedProvider {
         match self.check.refused_call() {
             Some(error) => ready(Err(error)).boxed_local(),
             None => self.inner.load_model(plan),
+        }
+    }
+
+    fn embed(
+        &self,
+        plan: EmbedPlan,
+    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
+        match self.check.refused_call() {
+            Some(error) => ready(Err(error)).boxed_local(),
+            None => self.inner.embed(plan),
         }
     }
 

@@ -40,6 +40,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0006_search_split.sql",
         sql: include_str!("../../migrations/0006_search_split.sql"),
     },
+    // Numbered 0009 while other branches add 0007 and 0008; renumbered at merge.
+    Migration {
+        name: "0009_note_vectors.sql",
+        sql: include_str!("../../migrations/0009_note_vectors.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

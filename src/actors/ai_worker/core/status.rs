@@ -18,6 +18,10 @@ impl WorkerCore {
             WorkerState::Running {
                 note_id: note_id.clone(),
             }
+        } else if self.embedding.calling() > 0 {
+            WorkerState::Embedding {
+                notes: self.embedding.calling(),
+            }
         } else if let Some(until) = self.storage_wait_until(now) {
             WorkerState::StorageUnavailable {
                 until: timestamp(until),
@@ -50,6 +54,7 @@ impl WorkerCore {
             queued: self.queue.len(),
             slow_notes,
             model_time: self.model_time.clone(),
+            embeddings: self.embedding.state(),
         }
     }
 }

@@ -1,0 +1,596 @@
+//! The notes' vectors (related notes): made by the embedding model when no note's
+//! title is due, in batches, newest notes first, one call in flight with the chat
+//! calls (docs/DESIGN.md, "Related notes").
+//!
+//! What is left to embed is the database's answer (notes out of the trash with no
+//! vector of the configured model: a new note, an edited one, whose vector the edit
+//! removed, every note after an upgrade or a change of model); the decisions are here:
+//! when to ask ([`Embedding::next_step`]), the text cut to the model's context, which
+//! vectors of an answer are taken, and what a failed call means. None is ever a note's
+//! failure: an outage waits (and resumes the moment the provider is seen ready), a
+//! missing model or a server without embeddings is a state shown with its fix, a text
+//! too long is cut shorter, a vector of the wrong length is refused (said once).
+
+use chrono::{DateTime, Utc};
+
+use super::super::backoff::{next_outage_step, outage_backoff};
+use super::{after, Effect, WorkerCore, STORAGE_RETRY_DELAY};
+use crate::ai::embedding::{accept_vectors, embed_failure, embedding_text, EmbedFailure};
+use crate::ai::{EmbedPlan, ProviderError};
+use crate::api::worker::{EmbeddingsState, ModelUse};
+use crate::domain::timestamp;
+use crate::storage::{EmbeddingBacklog, NoteVector};
+
+/// How many notes one embedding call carries: a batch is one request's overhead for
+/// many notes, and small enough that a note captured meanwhile waits little for it.
+pub const EMBED_BATCH: usize = 8;
+
+/// The least room a text keeps after cuts for inputs that did not fit.
+const MIN_ROOM_TOKENS: u32 = 128;
+
+/// The embedding model and its context (`ollama.embedding_model`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbeddingRules {
+    pub model: String,
+    pub context_tokens: u32,
+}
+
+/// What is in flight for the vectors: at most one thing, and while it is, no chat call
+/// starts (one call in flight).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Busy {
+    /// Reading the next notes to embed.
+    Reading,
+    /// The embedding call for these notes (`(id, body)`), started then.
+    Calling {
+        batch: Vec<(String, String)>,
+        since: DateTime<Utc>,
+    },
+}
+
+/// The embedding work's state.
+#[derive(Debug)]
+pub(super) struct Embedding {
+    rules: Option<EmbeddingRules>,
+    state: EmbeddingsState,
+    busy: Option<Busy>,
+    /// The last read found nothing left to embed: no read until notes change.
+    caught_up: bool,
+    /// No call before this (after a failure); cleared when the provider is seen ready.
+    paused_until: Option<DateTime<Utc>>,
+    /// Consecutive failures, for the wait (the outage schedule).
+    step: usize,
+    /// The tokens a text may fill: the model's context, halved for each input that
+    /// still did not fit.
+    room: u32,
+    /// The model's dimensions, once a vector is stored or taken.
+    dims: Option<usize>,
+    /// Notes whose vectors were refused this run: not asked again until restart.
+    refused: Vec<String>,
+    /// Vectors of the wrong length were logged (once).
+    told_wrong_length: bool,
+}
+
+/// What the vectors' side wants when no note is due.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum EmbedStep {
+    /// Read the next notes to embed.
+    Read,
+    /// Nothing before then.
+    WaitUntil(DateTime<Utc>),
+    /// Nothing to do (off, caught up, or in flight).
+    Nothing,
+}
+
+impl Embedding {
+    pub(super) fn new(rules: Option<EmbeddingRules>) -> Self {
+        let room = rules.as_ref().map_or(0, |r| r.context_tokens);
+        let state = if rules.is_some() {
+            EmbeddingsState::Working
+        } else {
+            EmbeddingsState::Off
+        };
+        Embedding {
+            rules,
+            state,
+            busy: None,
+            caught_up: false,
+            paused_until: None,
+            step: 0,
+            room,
+            dims: None,
+            refused: Vec::new(),
+            told_wrong_length: false,
+        }
+    }
+
+    /// A read or a call for the vectors is in flight: no chat call starts meanwhile.
+    pub(super) fn busy(&self) -> bool {
+        self.busy.is_some()
+    }
+
+    /// How many notes the call in flight embeds (0: none).
+    pub(super) fn calling(&self) -> usize {
+        match &self.busy {
+            Some(Busy::Calling { batch, .. }) => batch.len(),
+            _ => 0,
+        }
+    }
+
+    pub(super) fn state(&self) -> EmbeddingsState {
+        self.state.clone()
+    }
+
+    /// The decision when no note's title is due: read the next notes to embed, wait
+    /// out a pause, or nothing.
+    pub(super) fn next_step(&self, now: DateTime<Utc>) -> EmbedStep {
+        if self.rules.is_none() || self.busy.is_some() || self.caught_up {
+            return EmbedStep::Nothing;
+        }
+        match self.paused_until {
+            Some(until) if until > now => EmbedStep::WaitUntil(until),
+            _ => EmbedStep::Read,
+        }
+    }
+
+    /// Notes were stored or changed: there may be something to embed.
+    pub(super) fn notes_changed(&mut self) {
+        self.caught_up = false;
+    }
+
+    /// The provider was seen ready (the monitor, a recheck, a retry-all): a pause ends,
+    /// and a missing model or a server without embeddings is asked again (it may have
+    /// been pulled, or started with them).
+    pub(super) fn provider_ready(&mut self) {
+        if self.rules.is_none() {
+            return;
+        }
+        self.paused_until = None;
+        self.caught_up = false;
+        if matches!(
+            self.state,
+            EmbeddingsState::ModelMissing { .. }
+                | EmbeddingsState::NotServed { .. }
+                | EmbeddingsState::Waiting { .. }
+        ) {
+            self.state = EmbeddingsState::Working;
+        }
+    }
+}
+
+impl WorkerCore {
+    /// No note's title is due (the next at `chat_at`, if any): the vectors' turn. The
+    /// one timer is set for the earlier of the next note and the end of a pause.
+    pub(super) fn embed_or_wait(
+        &mut self,
+        chat_at: Option<DateTime<Utc>>,
+        now: DateTime<Utc>,
+    ) -> Vec<Effect> {
+        match self.embedding.next_step(now) {
+            EmbedStep::Read => {
+                let Some(rules) = self.embedding.rules.clone() else {
+                    return vec![Effect::Wake(chat_at)];
+                };
+                self.embedding.busy = Some(Busy::Reading);
+                vec![
+                    Effect::Wake(chat_at),
+                    Effect::ReadEmbeddingBacklog {
+                        model: rules.model,
+                        limit: EMBED_BATCH,
+                        skip: self.embedding.refused.clone(),
+                    },
+                ]
+            }
+            EmbedStep::WaitUntil(until) => {
+                let at = chat_at.map_or(until, |at| at.min(until));
+                vec![Effect::Wake(Some(at))]
+            }
+            EmbedStep::Nothing => vec![Effect::Wake(chat_at)],
+        }
+    }
+
+    /// The answer to [`Effect::ReadEmbeddingBacklog`]: the next notes are embedded in
+    /// one call, each cut to the model's context; none left, the work is caught up.
+    pub fn embedding_backlog_read(
+        &mut self,
+        read: Result<EmbeddingBacklog, String>,
+        now: DateTime<Utc>,
+    ) -> Vec<Effect> {
+        self.embedding.busy = None;
+        let backlog = match read {
+            Ok(backlog) => backlog,
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the notes to embed; trying again later");
+                self.embedding.paused_until = Some(now + STORAGE_RETRY_DELAY);
+                return self.schedule(now);
+            }
+        };
+        if backlog.dims.is_some() {
+            self.embedding.dims = backlog.dims;
+        }
+        if backlog.notes.is_empty() {
+            self.embedding.caught_up = true;
+            self.embedding.state = EmbeddingsState::UpToDate;
+            return self.schedule(now);
+        }
+        let room = self.embedding.room;
+        let texts = backlog
+            .notes
+            .iter()
+            .map(|(_, body)| embedding_text(body, room).to_string())
+            .collect();
+        self.embedding.busy = Some(Busy::Calling {
+            batch: backlog.notes,
+            since: now,
+        });
+        vec![Effect::Embed(EmbedPlan {
+            deadline: self.rules.request_timeout,
+            texts,
+        })]
+    }
+
+    /// The answer to [`Effect::Embed`]: the vectors taken are saved (each for the body
+    /// it was made from), the rest refused; a failure waits, or is a state, or cuts the
+    /// texts shorter. Then the next work, titles first.
+    pub fn embedded(
+        &mut self,
+        answer: Result<Vec<Vec<f32>>, ProviderError>,
+        now: DateTime<Utc>,
+    ) -> Vec<Effect> {
+        let Some(Busy::Calling { batch, since }) = self.embedding.busy.take() else {
+            return self.schedule(now);
+        };
+        let ms = (now - since).num_milliseconds().max(0) as u64;
+        let Some(rules) = self.embedding.rules.clone() else {
+            return self.schedule(now);
+        };
+        let mut effects = Vec::new();
+        match answer.map(|vectors| accept_vectors(batch.len(), vectors, self.embedding.dims)) {
+            Ok(Ok(taken)) => {
+                self.embedding.step = 0;
+                self.embedding.state = EmbeddingsState::Working;
+                let mut vectors = Vec::new();
+                for ((note_id, body), vector) in batch.into_iter().zip(taken) {
+                    match vector {
+                        Some(vector) => {
+                            self.embedding.dims.get_or_insert(vector.len());
+                            vectors.push(NoteVector {
+                                note_id,
+                                body,
+                                vector,
+                            });
+                        }
+                        None => self.embedding.refused.push(note_id),
+                    }
+                }
+                if !self.embedding.refused.is_empty() && !self.embedding.told_wrong_length {
+                    self.embedding.told_wrong_length = true;
+                    tracing::warn!(model = %rules.model, dims = ?self.embedding.dims,
+                        refused = self.embedding.refused.len(),
+                        "the embedding model answered vectors of the wrong length (or not numbers); \
+                         they are not stored and those notes have no related notes until restart");
+                }
+                effects.extend(self.spent(ModelUse::Kept, ms));
+                if !vectors.is_empty() {
+                    effects.push(Effect::SaveVectors {
+                        model: rules.model,
+                        vectors,
+                    });
+                }
+            }
+            Ok(Err(problem)) => {
+                let detail =
+                    format!("the server's answer cannot be matched to the notes: {problem:?}");
+                effects.extend(self.spent(ModelUse::Other, ms));
+                self.embedding_paused(detail, now);
+            }
+            Err(error) => {
+                let failure = embed_failure(&error);
+                effects.extend(self.embedding_failed(failure, &rules, ms, now));
+            }
+        }
+        effects.extend(self.schedule(now));
+        effects
+    }
+
+    /// What a failed embedding call does (never a note's failure).
+    fn embedding_failed(
+        &mut self,
+        failure: EmbedFailure,
+        rules: &EmbeddingRules,
+        ms: u64,
+        now: DateTime<Utc>,
+    ) -> Vec<Effect> {
+        let longest = outage_backoff(usize::MAX, &self.rules.schedule.unreachable_backoffs_ms);
+        match failure {
+            EmbedFailure::Outage(detail) => {
+                tracing::info!(%detail, "the embedding call found the provider down or busy");
+                let mut effects = self.spent(ModelUse::Unreachable, ms);
+                self.embedding_paused(detail, now);
+                effects.push(Effect::SuspectDown);
+                effects
+            }
+            EmbedFailure::ModelMissing(detail) => {
+                tracing::warn!(%detail, model = %rules.model, "the embedding model is missing");
+                self.embedding.state = EmbeddingsState::ModelMissing {
+                    model: rules.model.clone(),
+                };
+                // Asked again when the provider is seen ready (a pull, a recheck), or
+                // after the longest outage wait.
+                self.embedding.paused_until = Some(after(now, longest));
+                self.spent(ModelUse::ModelMissing, ms)
+            }
+            EmbedFailure::NotServed(detail) => {
+                tracing::warn!(%detail, "the model server makes no embeddings");
+                self.embedding.state = EmbeddingsState::NotServed { detail };
+                self.embedding.paused_until = Some(after(now, longest));
+                self.spent(ModelUse::Other, ms)
+            }
+            EmbedFailure::TooLong(detail) => {
+                let room = self.embedding.room;
+                if room <= MIN_ROOM_TOKENS {
+                    let effects = self.spent(ModelUse::Other, ms);
+                    self.embedding_paused(detail, now);
+                    return effects;
+                }
+                self.embedding.room = (room / 2).max(MIN_ROOM_TOKENS);
+                tracing::info!(%detail, room = self.embedding.room,
+                    "a note did not fit the embedding model; cutting shorter and asking again");
+                self.spent(ModelUse::Other, ms)
+            }
+            EmbedFailure::Other(detail) => {
+                tracing::warn!(%detail, "the embedding call failed; trying again later");
+                let effects = self.spent(ModelUse::Other, ms);
+                self.embedding_paused(detail, now);
+                effects
+            }
+        }
+    }
+
+    /// A failure that waits: the outage schedule's next wait, or until the provider is
+    /// seen ready.
+    fn embedding_paused(&mut self, detail: String, now: DateTime<Utc>) {
+        let schedule = &self.rules.schedule.unreachable_backoffs_ms;
+        let until = after(now, outage_backoff(self.embedding.step, schedule));
+        self.embedding.step = next_outage_step(self.embedding.step, schedule);
+        self.embedding.paused_until = Some(until);
+        self.embedding.state = EmbeddingsState::Waiting {
+            until: timestamp(until),
+            detail,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::*;
+    use super::*;
+
+    fn embedding_rules() -> WorkerRules {
+        WorkerRules {
+            embedding: Some(EmbeddingRules {
+                model: "embeddinggemma".into(),
+                context_tokens: 2048,
+            }),
+            ..rules()
+        }
+    }
+
+    fn started_embedding() -> WorkerCore {
+        let mut core = WorkerCore::new(embedding_rules());
+        core.loaded([], t(0));
+        core.health_changed(up(), t(0));
+        core
+    }
+
+    fn reads(effects: &[Effect]) -> bool {
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::ReadEmbeddingBacklog { .. }))
+    }
+
+    fn backlog(notes: &[(&str, &str)], dims: Option<usize>) -> EmbeddingBacklog {
+        EmbeddingBacklog {
+            notes: notes
+                .iter()
+                .map(|(id, body)| (id.to_string(), body.to_string()))
+                .collect(),
+            dims,
+        }
+    }
+
+    fn plan_in(effects: &[Effect]) -> EmbedPlan {
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::Embed(plan) => Some(plan.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("an embedding call: {effects:?}"))
+    }
+
+    fn saved(effects: &[Effect]) -> Vec<NoteVector> {
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::SaveVectors { vectors, .. } => Some(vectors.clone()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn with_no_title_due_the_next_notes_are_embedded_in_one_call_and_caught_up_stops_reading() {
+        let mut core = WorkerCore::new(embedding_rules());
+        let effects = core.loaded([], t(0));
+        assert!(!reads(&effects), "nothing before the first health check");
+        let effects = core.health_changed(up(), t(0));
+        assert!(reads(&effects), "{effects:?}");
+        assert_eq!(core.status(t(0)).embeddings, EmbeddingsState::Working);
+        let effects =
+            core.embedding_backlog_read(Ok(backlog(&[("b", "newer"), ("a", "older")], None)), t(0));
+        let plan = plan_in(&effects);
+        assert_eq!(plan.texts, ["newer", "older"]);
+        assert_eq!(plan.deadline, std::time::Duration::from_secs(120));
+        assert_eq!(core.status(t(0)).state, WorkerState::Embedding { notes: 2 });
+        let effects = core.embedded(Ok(vec![vec![3.0, 4.0], vec![0.0, 2.0]]), t(1));
+        let vectors = saved(&effects);
+        assert_eq!(vectors.len(), 2);
+        assert_eq!(
+            (vectors[0].note_id.as_str(), vectors[0].body.as_str()),
+            ("b", "newer")
+        );
+        assert_eq!(vectors[0].vector, vec![0.6, 0.8], "normalised");
+        assert!(effects.contains(&Effect::CountModelTime {
+            usage: ModelUse::Kept,
+            ms: 1000
+        }));
+        assert!(reads(&effects), "the next batch: {effects:?}");
+        let effects = core.embedding_backlog_read(Ok(backlog(&[], Some(2))), t(1));
+        assert_eq!(effects, [Effect::Wake(None)], "idle: no timer at all");
+        assert_eq!(core.status(t(1)).embeddings, EmbeddingsState::UpToDate);
+        // A capture (or an edit) may leave something to embed: after its title.
+        let effects = core.enqueued(vec!["c".into()], t(2), t(2));
+        assert!(!reads(&effects), "the title first: {effects:?}");
+        assert_eq!(call_started(&mut core, effects, t(2)), "c");
+        let effects = core.answered("c".into(), enrichment(), 5, t(3));
+        assert!(reads(&effects), "then the vectors: {effects:?}");
+    }
+
+    #[test]
+    fn a_title_due_goes_before_the_vectors_and_waits_only_for_the_call_in_flight() {
+        let mut core = started_embedding();
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("old", "old note")], None)), t(0));
+        plan_in(&effects);
+        // A note captured while the vectors' call runs: no second call meanwhile.
+        assert!(core.enqueued(vec!["new".into()], t(1), t(1)).is_empty());
+        let effects = core.embedded(Ok(vec![vec![1.0, 0.0]]), t(2));
+        assert!(!reads(&effects), "{effects:?}");
+        assert_eq!(call_started(&mut core, effects, t(2)), "new");
+    }
+
+    #[test]
+    fn an_outage_waits_spends_no_note_and_resumes_the_moment_the_provider_is_ready() {
+        let mut core = started_embedding();
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(0));
+        plan_in(&effects);
+        let effects = core.embedded(Err(ProviderError::Unreachable("refused".into())), t(0));
+        assert!(effects.contains(&Effect::SuspectDown), "{effects:?}");
+        assert_eq!(
+            wake_of(&effects),
+            Some(Some(t(30))),
+            "the outage's first wait"
+        );
+        assert!(matches!(
+            core.status(t(0)).embeddings,
+            EmbeddingsState::Waiting { .. }
+        ));
+        assert_eq!(core.status(t(0)).queued, 0, "no note's job was touched");
+        core.health_changed(down(), t(1));
+        let effects = core.health_changed(up(), t(5));
+        assert!(reads(&effects), "at once, not at 30 s: {effects:?}");
+    }
+
+    #[test]
+    fn a_server_without_embeddings_or_the_model_is_a_state_with_its_fix_and_never_a_note_failure() {
+        let mut core = started_embedding();
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(0));
+        plan_in(&effects);
+        let no =
+            ProviderError::NoEmbeddings("HTTP 501: This server does not support embeddings".into());
+        let effects = core.embedded(Err(no), t(0));
+        assert!(!effects
+            .iter()
+            .any(|e| matches!(e, Effect::StoreAttempt { .. } | Effect::MarkFailed { .. })));
+        let state = core.status(t(0)).embeddings;
+        assert!(matches!(state, EmbeddingsState::NotServed { .. }));
+        assert!(state.words().unwrap().starts_with(
+            "This server does not make embeddings: start llama-server with --embeddings"
+        ));
+        assert_eq!(
+            wake_of(&effects),
+            Some(Some(t(900))),
+            "asked again after the longest wait"
+        );
+        // A recheck asks again at once.
+        let effects = core.resume_requested("recheck", t(10));
+        assert!(reads(&effects), "{effects:?}");
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(10));
+        plan_in(&effects);
+        let missing = ProviderError::Status {
+            code: 404,
+            message: "model \"embeddinggemma\" not found, try pulling it first".into(),
+        };
+        core.embedded(Err(missing), t(11));
+        assert_eq!(
+            core.status(t(11)).embeddings,
+            EmbeddingsState::ModelMissing {
+                model: "embeddinggemma".into()
+            }
+        );
+    }
+
+    #[test]
+    fn vectors_of_the_wrong_length_are_refused_and_those_notes_left_out_of_the_next_reads() {
+        let mut core = started_embedding();
+        let effects = core.embedding_backlog_read(
+            Ok(backlog(
+                &[("a", "one"), ("b", "two"), ("c", "three")],
+                Some(3),
+            )),
+            t(0),
+        );
+        plan_in(&effects);
+        let effects = core.embedded(
+            Ok(vec![
+                vec![1.0, 0.0, 0.0],
+                vec![1.0, 0.0],
+                vec![0.0, 0.0, 1.0],
+            ]),
+            t(1),
+        );
+        let ids: Vec<String> = saved(&effects).into_iter().map(|v| v.note_id).collect();
+        assert_eq!(ids, ["a", "c"], "the 2-long vector is refused");
+        let skip = effects.iter().find_map(|e| match e {
+            Effect::ReadEmbeddingBacklog { skip, .. } => Some(skip.clone()),
+            _ => None,
+        });
+        assert_eq!(skip, Some(vec!["b".to_string()]));
+        // An answer with too few vectors matches no note: none stored, a wait.
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("d", "four")], Some(3))), t(1));
+        plan_in(&effects);
+        let effects = core.embedded(Ok(vec![]), t(2));
+        assert!(saved(&effects).is_empty());
+        assert!(matches!(
+            core.status(t(2)).embeddings,
+            EmbeddingsState::Waiting { .. }
+        ));
+    }
+
+    #[test]
+    fn a_text_too_long_for_the_model_is_cut_shorter_and_asked_again_at_once() {
+        let mut core = started_embedding();
+        let long = "word ".repeat(3_000);
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", &long)], None)), t(0));
+        let first = plan_in(&effects).texts[0].len();
+        assert!(first < long.len(), "cut to the context from the start");
+        let too_long = ProviderError::ContextExceeded {
+            prompt_tokens: None,
+            context_tokens: None,
+            message: "the input length exceeds the context length".into(),
+        };
+        let effects = core.embedded(Err(too_long), t(1));
+        assert!(reads(&effects), "at once: {effects:?}");
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", &long)], None)), t(1));
+        let again = plan_in(&effects).texts[0].len();
+        assert!(again < first * 6 / 10, "{again} of {first}");
+    }
+
+    #[test]
+    fn without_an_embedding_model_nothing_is_read_or_called() {
+        let mut core = started();
+        assert_eq!(core.status(t(0)).embeddings, EmbeddingsState::Off);
+        let effects = core.resume_requested("recheck", t(0));
+        assert!(!reads(&effects));
+    }
+}
