@@ -39,6 +39,7 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("note-view.js", include_str!("../../../web/js/note-view.js")),
     ("notes.js", include_str!("../../../web/js/notes.js")),
+    ("related.js", include_str!("../../../web/js/related.js")),
     ("stats.js", include_str!("../../../web/js/stats.js")),
     ("store.js", include_str!("../../../web/js/store.js")),
     ("tags.js", include_str!("../../../web/js/tags.js")),
