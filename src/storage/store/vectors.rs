@@ -93,8 +93,10 @@ impl Store {
                 "INSERT INTO note_vectors (note_id, model, dims, vector, embedded_at)
                  SELECT ?1, ?2, ?3, ?4, ?5
                  WHERE EXISTS (SELECT 1 FROM notes WHERE id = ?1 AND body = ?6)
-                   AND NOT EXISTS (SELECT 1 FROM note_vectors
-                                   WHERE model = ?2 AND dims != ?3 AND note_id != ?1)
+                   -- Two ranges of the (model, dims) index, not a scan of the model's
+                   -- vectors (`dims != ?3` would read every one of them).
+                   AND NOT EXISTS (SELECT 1 FROM note_vectors WHERE model = ?2 AND dims < ?3)
+                   AND NOT EXISTS (SELECT 1 FROM note_vectors WHERE model = ?2 AND dims > ?3)
                  ON CONFLICT (note_id) DO UPDATE SET
                      model = excluded.model, dims = excluded.dims,
                      vector = excluded.vector, embedded_at = excluded.embedded_at",
