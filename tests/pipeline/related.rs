@@ -231,3 +231,38 @@ async fn after_an_upgrade_or_a_new_model_every_note_is_embedded_newest_first_nev
     assert_eq!(related(&p, &ids[0]).await, (vec![ids[2].clone()], true));
     assert_eq!(related(&p, &ids[1]).await, (vec![ids[3].clone()], true));
 }
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn notes_imported_as_done_get_their_vectors_too() {
+    let p = Pipeline::start(&[]).await;
+    let at = inkling::domain::timestamp(t0());
+    let done = |body: &str| inkling::domain::Note {
+        id: String::new(),
+        body: body.into(),
+        title: Some(body.into()),
+        summary: Some(String::new()),
+        tags: Vec::new(),
+        ai_status: inkling::domain::AiStatus::Done,
+        ai_error: None,
+        created_at: at.clone(),
+        updated_at: at.clone(),
+        deleted_at: None,
+        kept_at: None,
+        title_set_by_user: false,
+        tags_set_by_user: false,
+        ai_read_chars: None,
+    };
+    let notes = vec![
+        done("Invoice for the plumber"),
+        done("Plumber invoice paid"),
+    ];
+    let imported = p.run(p.services.inbox.import(notes)).await.unwrap();
+    p.settle().await;
+    assert_eq!(p.fake.calls().len(), 0, "no title asked for");
+    assert_eq!(vectors(&p).len(), 2);
+    let first = imported.notes[0].id.clone();
+    assert_eq!(
+        related(&p, &first).await,
+        (vec![imported.notes[1].id.clone()], true)
+    );
+}

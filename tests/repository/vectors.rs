@@ -23,7 +23,7 @@ fn what_is_left_to_embed_is_every_note_without_a_vector_of_the_model_newest_firs
     let new = capture(&mut store, "new", t0() + TimeDelta::minutes(1));
     let trashed = capture(&mut store, "trashed", t0() + TimeDelta::minutes(2));
     store.trash(&trashed, t0()).unwrap();
-    let backlog = store.embedding_backlog("m", 10, &[]).unwrap();
+    let backlog = store.embedding_backlog("m", 10, &[], None).unwrap();
     assert_eq!(
         backlog.notes,
         [(new.clone(), "new".into()), (old.clone(), "old".into())]
@@ -37,14 +37,19 @@ fn what_is_left_to_embed_is_every_note_without_a_vector_of_the_model_newest_firs
         1
     );
     let backlog = store
-        .embedding_backlog("m", 10, std::slice::from_ref(&old))
+        .embedding_backlog("m", 10, std::slice::from_ref(&old), None)
         .unwrap();
     assert!(backlog.notes.is_empty(), "done, or skipped: {backlog:?}");
     assert_eq!(backlog.dims, Some(2));
+    // Among some notes alone: found by id.
+    let among = store
+        .embedding_backlog("other", 10, &[], Some(std::slice::from_ref(&old)))
+        .unwrap();
+    assert_eq!(among.notes, [(old.clone(), "old".into())]);
     // Another model: every note is left to embed again.
     assert_eq!(
         store
-            .embedding_backlog("other", 10, &[])
+            .embedding_backlog("other", 10, &[], None)
             .unwrap()
             .notes
             .len(),
@@ -76,14 +81,22 @@ fn a_vector_is_kept_only_for_its_body_and_only_with_its_models_length() {
         .edit(&a, &edit(None, Some("A title"), None), t0())
         .unwrap();
     assert_eq!(
-        store.embedding_backlog("m", 10, &[]).unwrap().notes.len(),
+        store
+            .embedding_backlog("m", 10, &[], None)
+            .unwrap()
+            .notes
+            .len(),
         1
     );
     store
         .edit(&a, &edit(Some("a new body"), None, None), t0())
         .unwrap();
     assert_eq!(
-        store.embedding_backlog("m", 10, &[]).unwrap().notes.len(),
+        store
+            .embedding_backlog("m", 10, &[], None)
+            .unwrap()
+            .notes
+            .len(),
         2
     );
 }

@@ -27,7 +27,7 @@ use chrono::{DateTime, Utc};
 
 use self::core::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore};
 pub use self::core::{EmbeddingRules, WorkerRules};
-pub use self::messages::{Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
+pub use self::messages::{EmbedNotes, Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
 use self::queue::QueuedJob;
 use super::handling;
 use super::hub::Hub;
@@ -172,8 +172,18 @@ impl AiWorkerActor {
                     .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
             }
             Effect::AnnounceSlow(slow) => self.hub.do_send(NoteSlow { slow }),
-            Effect::ReadEmbeddingBacklog { model, limit, skip } => {
-                let read = GetEmbeddingBacklog { model, limit, skip };
+            Effect::ReadEmbeddingBacklog {
+                model,
+                limit,
+                skip,
+                only,
+            } => {
+                let read = GetEmbeddingBacklog {
+                    model,
+                    limit,
+                    skip,
+                    only,
+                };
                 self.ask_repository(read, ctx, |core, read, now| {
                     let read = match read {
                         Ok(Ok(backlog)) => Ok(backlog),
@@ -450,6 +460,16 @@ impl Handler<Enqueue> for AiWorkerActor {
         let effects = self.core.enqueued(msg.note_ids, msg.at, self.clock.now());
         self.run(effects, ctx);
         tracing::debug!(count, "jobs enqueued");
+    }
+}
+
+impl Handler<EmbedNotes> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: EmbedNotes, ctx: &mut Context<Self>) {
+        let _handled = handling!("EmbedNotes");
+        let effects = self.core.to_embed(&msg.note_ids, self.clock.now());
+        self.run(effects, ctx);
     }
 }
 

@@ -265,6 +265,8 @@ pub struct GetEmbeddingBacklog {
     pub limit: usize,
     /// Notes whose vectors were refused this run.
     pub skip: Vec<String>,
+    /// Among these notes alone (those changed since a read of every note).
+    pub only: Option<Vec<String>>,
 }
 
 /// Stores the vectors of notes that still have the body each was made from.

@@ -294,7 +294,7 @@ handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit)
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
 handle_with_store!(GetEmbeddingBacklog => EmbeddingBacklog, |store, msg| {
-    store.embedding_backlog(&msg.model, msg.limit, &msg.skip)
+    store.embedding_backlog(&msg.model, msg.limit, &msg.skip, msg.only.as_deref())
 });
 // A vector is in no count and changes nothing a note shows: nothing to announce.
 handle_with_store!(SaveVectors => usize, |store, msg| {

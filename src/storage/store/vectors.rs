@@ -39,24 +39,34 @@ pub struct Related {
 impl Store {
     /// Up to `limit` notes out of the trash with no vector of `model`, newest first
     /// (a new note's neighbours matter most), leaving out `skip` (notes whose vectors
-    /// were refused this run).
+    /// were refused this run); with `only`, among those notes alone (found by id, not
+    /// by walking every note).
     pub fn embedding_backlog(
         &self,
         model: &str,
         limit: usize,
         skip: &[String],
+        only: Option<&[String]>,
     ) -> StoreResult<EmbeddingBacklog> {
-        let skip = serde_json::to_string(skip)
-            .map_err(|e| StoreError::Unavailable(format!("cannot list notes to skip: {e}")))?;
-        let mut stmt = self.conn.prepare_cached(
+        let json = |ids: &[String]| {
+            serde_json::to_string(ids)
+                .map_err(|e| StoreError::Unavailable(format!("cannot list notes: {e}")))
+        };
+        let skip = json(skip)?;
+        let (which, only) = match only {
+            Some(ids) => ("AND n.id IN (SELECT value FROM json_each(?4))", json(ids)?),
+            None => ("AND ?4 IS NULL", String::new()),
+        };
+        let only = (!only.is_empty()).then_some(only);
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT n.id, n.body FROM notes n
-             WHERE n.deleted_at IS NULL
+             WHERE n.deleted_at IS NULL {which}
                AND NOT EXISTS (SELECT 1 FROM note_vectors v WHERE v.note_id = n.id AND v.model = ?1)
                AND n.id NOT IN (SELECT value FROM json_each(?3))
-             ORDER BY n.id DESC LIMIT ?2",
-        )?;
+             ORDER BY n.id DESC LIMIT ?2"
+        ))?;
         let notes = stmt
-            .query_map(params![model, limit as i64, skip], |r| {
+            .query_map(params![model, limit as i64, skip, only], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })?
             .collect::<Result<Vec<_>, _>>()?;

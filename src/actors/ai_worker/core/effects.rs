@@ -79,12 +79,14 @@ pub enum Effect {
     /// A note was marked failed: say so (`JobFailed`, with its reason). The repository
     /// announces the note and the new counts itself.
     AnnounceFailed { failure: Failure },
-    /// Read the next notes to embed with `model`, newest first, leaving out `skip`
-    /// (answer: [`WorkerCore::embedding_backlog_read`]).
+    /// Read the next notes to embed with `model`, newest first, leaving out `skip`;
+    /// with `only`, among those notes alone (answer:
+    /// [`WorkerCore::embedding_backlog_read`]).
     ReadEmbeddingBacklog {
         model: String,
         limit: usize,
         skip: Vec<String>,
+        only: Option<Vec<String>>,
     },
     /// Ask the provider for the vectors of the plan's texts (answer:
     /// [`WorkerCore::embedded`]).

@@ -13,7 +13,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::super::backoff::{next_outage_step, outage_backoff};
+use super::super::backoff::{next_outage_step, outage_backoff, slow_note_deadline};
 use super::{after, Effect, WorkerCore, STORAGE_RETRY_DELAY};
 use crate::ai::embedding::{accept_vectors, embed_failure, embedding_text, EmbedFailure};
 use crate::ai::{EmbedPlan, ProviderError};
@@ -39,8 +39,9 @@ pub struct EmbeddingRules {
 /// starts (one call in flight).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Busy {
-    /// Reading the next notes to embed.
-    Reading,
+    /// Reading the next notes to embed: of every note (`full`), or of the notes
+    /// changed since.
+    Reading { full: bool },
     /// The embedding call for these notes (`(id, body)`), started then.
     Calling {
         batch: Vec<(String, String)>,
@@ -54,8 +55,12 @@ pub(super) struct Embedding {
     rules: Option<EmbeddingRules>,
     state: EmbeddingsState,
     busy: Option<Busy>,
-    /// The last read found nothing left to embed: no read until notes change.
-    caught_up: bool,
+    /// A read of every note found nothing left to embed: since then only the notes
+    /// stored or changed are read (a read of every note walks all of them, ~100,000 at
+    /// most, which a capture must not wait behind twice).
+    scanned: bool,
+    /// Notes stored or changed since the scan that found nothing, to read next.
+    changed: Vec<String>,
     /// No call before this (after a failure); cleared when the provider is seen ready.
     paused_until: Option<DateTime<Utc>>,
     /// Consecutive failures, for the wait (the outage schedule).
@@ -69,6 +74,9 @@ pub(super) struct Embedding {
     refused: Vec<String>,
     /// Vectors of the wrong length were logged (once).
     told_wrong_length: bool,
+    /// Calls that ran out of time in a row: each doubles the next one's deadline, as
+    /// for a slow note (up to the longest); a success starts again from the first.
+    timeouts: u32,
 }
 
 /// What the vectors' side wants when no note is due.
@@ -94,13 +102,15 @@ impl Embedding {
             rules,
             state,
             busy: None,
-            caught_up: false,
+            scanned: false,
+            changed: Vec::new(),
             paused_until: None,
             step: 0,
             room,
             dims: None,
             refused: Vec::new(),
             told_wrong_length: false,
+            timeouts: 0,
         }
     }
 
@@ -124,7 +134,8 @@ impl Embedding {
     /// The decision when no note's title is due: read the next notes to embed, wait
     /// out a pause, or nothing.
     pub(super) fn next_step(&self, now: DateTime<Utc>) -> EmbedStep {
-        if self.rules.is_none() || self.busy.is_some() || self.caught_up {
+        if self.rules.is_none() || self.busy.is_some() || (self.scanned && self.changed.is_empty())
+        {
             return EmbedStep::Nothing;
         }
         match self.paused_until {
@@ -133,9 +144,16 @@ impl Embedding {
         }
     }
 
-    /// Notes were stored or changed: there may be something to embed.
-    pub(super) fn notes_changed(&mut self) {
-        self.caught_up = false;
+    /// Notes were stored or changed (queued for their AI): they may have no vector.
+    pub(super) fn notes_changed(&mut self, note_ids: &[String]) {
+        if self.rules.is_none() || !self.scanned {
+            return; // the next read is of every note anyway
+        }
+        for id in note_ids {
+            if !self.changed.contains(id) {
+                self.changed.push(id.clone());
+            }
+        }
     }
 
     /// The provider was seen ready (the monitor, a recheck, a retry-all): a pause ends,
@@ -146,7 +164,6 @@ impl Embedding {
             return;
         }
         self.paused_until = None;
-        self.caught_up = false;
         if matches!(
             self.state,
             EmbeddingsState::ModelMissing { .. }
@@ -159,6 +176,13 @@ impl Embedding {
 }
 
 impl WorkerCore {
+    /// Notes stored with no job for their AI (an import of done notes): their vectors
+    /// are made when no title is due.
+    pub fn to_embed(&mut self, note_ids: &[String], now: DateTime<Utc>) -> Vec<Effect> {
+        self.embedding.notes_changed(note_ids);
+        self.schedule(now)
+    }
+
     /// No note's title is due (the next at `chat_at`, if any): the vectors' turn. The
     /// one timer is set for the earlier of the next note and the end of a pause.
     pub(super) fn embed_or_wait(
@@ -171,13 +195,19 @@ impl WorkerCore {
                 let Some(rules) = self.embedding.rules.clone() else {
                     return vec![Effect::Wake(chat_at)];
                 };
-                self.embedding.busy = Some(Busy::Reading);
+                let full = !self.embedding.scanned;
+                let only = (!full).then(|| {
+                    let take = self.embedding.changed.len().min(EMBED_BATCH);
+                    self.embedding.changed.drain(..take).collect()
+                });
+                self.embedding.busy = Some(Busy::Reading { full });
                 vec![
                     Effect::Wake(chat_at),
                     Effect::ReadEmbeddingBacklog {
                         model: rules.model,
                         limit: EMBED_BATCH,
                         skip: self.embedding.refused.clone(),
+                        only,
                     },
                 ]
             }
@@ -196,12 +226,16 @@ impl WorkerCore {
         read: Result<EmbeddingBacklog, String>,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
-        self.embedding.busy = None;
+        let full = matches!(
+            self.embedding.busy.take(),
+            Some(Busy::Reading { full: true })
+        );
         let backlog = match read {
             Ok(backlog) => backlog,
             Err(error) => {
                 tracing::warn!(%error, "cannot read the notes to embed; trying again later");
                 self.embedding.paused_until = Some(now + STORAGE_RETRY_DELAY);
+                self.embedding.scanned = false; // the notes of that read are found again
                 return self.schedule(now);
             }
         };
@@ -209,8 +243,12 @@ impl WorkerCore {
             self.embedding.dims = backlog.dims;
         }
         if backlog.notes.is_empty() {
-            self.embedding.caught_up = true;
-            self.embedding.state = EmbeddingsState::UpToDate;
+            if full {
+                self.embedding.scanned = true;
+            }
+            if self.embedding.scanned && self.embedding.changed.is_empty() {
+                self.embedding.state = EmbeddingsState::UpToDate;
+            }
             return self.schedule(now);
         }
         let room = self.embedding.room;
@@ -223,10 +261,12 @@ impl WorkerCore {
             batch: backlog.notes,
             since: now,
         });
-        vec![Effect::Embed(EmbedPlan {
-            deadline: self.rules.request_timeout,
-            texts,
-        })]
+        let deadline = slow_note_deadline(
+            self.embedding.timeouts,
+            self.rules.request_timeout,
+            self.rules.max_request_timeout,
+        );
+        vec![Effect::Embed(EmbedPlan { deadline, texts })]
     }
 
     /// The answer to [`Effect::Embed`]: the vectors taken are saved (each for the body
@@ -248,6 +288,7 @@ impl WorkerCore {
         match answer.map(|vectors| accept_vectors(batch.len(), vectors, self.embedding.dims)) {
             Ok(Ok(taken)) => {
                 self.embedding.step = 0;
+                self.embedding.timeouts = 0;
                 self.embedding.state = EmbeddingsState::Working;
                 let mut vectors = Vec::new();
                 for ((note_id, body), vector) in batch.into_iter().zip(taken) {
@@ -271,6 +312,9 @@ impl WorkerCore {
                          they are not stored and those notes have no related notes until restart");
                 }
                 effects.extend(self.spent(ModelUse::Kept, ms));
+                if self.embedding.scanned && self.embedding.changed.is_empty() {
+                    self.embedding.state = EmbeddingsState::UpToDate;
+                }
                 if !vectors.is_empty() {
                     effects.push(Effect::SaveVectors {
                         model: rules.model,
@@ -279,12 +323,19 @@ impl WorkerCore {
                 }
             }
             Ok(Err(problem)) => {
+                self.embedding.scanned = false;
                 let detail =
                     format!("the server's answer cannot be matched to the notes: {problem:?}");
                 effects.extend(self.spent(ModelUse::Other, ms));
                 self.embedding_paused(detail, now);
             }
             Err(error) => {
+                // The batch is found again by the next read of every note.
+                self.embedding.scanned = false;
+                if matches!(error, ProviderError::TimedOut(_)) {
+                    // Ours: the next try of a slow batch gets twice the time.
+                    self.embedding.timeouts = self.embedding.timeouts.saturating_add(1);
+                }
                 let failure = embed_failure(&error);
                 effects.extend(self.embedding_failed(failure, &rules, ms, now));
             }
@@ -420,7 +471,8 @@ mod tests {
     }
 
     #[test]
-    fn with_no_title_due_the_next_notes_are_embedded_in_one_call_and_caught_up_stops_reading() {
+    fn with_no_title_due_the_next_notes_are_embedded_in_one_call_and_then_only_changed_notes_are_read(
+    ) {
         let mut core = WorkerCore::new(embedding_rules());
         let effects = core.loaded([], t(0));
         assert!(!reads(&effects), "nothing before the first health check");
@@ -449,12 +501,22 @@ mod tests {
         let effects = core.embedding_backlog_read(Ok(backlog(&[], Some(2))), t(1));
         assert_eq!(effects, [Effect::Wake(None)], "idle: no timer at all");
         assert_eq!(core.status(t(1)).embeddings, EmbeddingsState::UpToDate);
-        // A capture (or an edit) may leave something to embed: after its title.
+        // A capture (or an edit) may leave something to embed: after its title, and
+        // that note alone is read, by id (not a walk over every note).
         let effects = core.enqueued(vec!["c".into()], t(2), t(2));
         assert!(!reads(&effects), "the title first: {effects:?}");
         assert_eq!(call_started(&mut core, effects, t(2)), "c");
         let effects = core.answered("c".into(), enrichment(), 5, t(3));
-        assert!(reads(&effects), "then the vectors: {effects:?}");
+        let only = effects.iter().find_map(|e| match e {
+            Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
+            _ => None,
+        });
+        assert_eq!(only, Some(Some(vec!["c".to_string()])), "{effects:?}");
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("c", "new")], Some(2))), t(3));
+        plan_in(&effects);
+        let effects = core.embedded(Ok(vec![vec![1.0, 0.0]]), t(4));
+        assert!(!reads(&effects), "nothing else changed: {effects:?}");
+        assert_eq!(saved(&effects).len(), 1);
     }
 
     #[test]
@@ -489,6 +551,34 @@ mod tests {
         core.health_changed(down(), t(1));
         let effects = core.health_changed(up(), t(5));
         assert!(reads(&effects), "at once, not at 30 s: {effects:?}");
+    }
+
+    #[test]
+    fn a_batch_that_ran_out_of_time_is_tried_again_with_twice_the_time_up_to_the_longest() {
+        let mut core = started_embedding();
+        let mut deadlines = Vec::new();
+        let mut now = 0;
+        for _ in 0..4 {
+            let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(now));
+            deadlines.push(plan_in(&effects).deadline.as_secs());
+            let effects = core.embedded(Err(ProviderError::TimedOut("no vectors".into())), t(now));
+            assert!(
+                effects.contains(&Effect::SuspectDown),
+                "the health check judges: {effects:?}"
+            );
+            now += 10_000;
+            assert!(reads(&core.woke(t(now))));
+        }
+        assert_eq!(deadlines, [120, 240, 480, 600]);
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(now));
+        plan_in(&effects);
+        core.embedded(Ok(vec![vec![1.0]]), t(now));
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("b", "body")], None)), t(now));
+        assert_eq!(
+            plan_in(&effects).deadline.as_secs(),
+            120,
+            "a success starts again"
+        );
     }
 
     #[test]

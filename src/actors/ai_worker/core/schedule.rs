@@ -16,11 +16,11 @@ impl WorkerCore {
         at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
+        self.embedding.notes_changed(&note_ids);
         for note_id in note_ids {
             self.requeued(&note_id);
             self.queue.upsert(note_id, QueuedJob::fresh(at));
         }
-        self.embedding.notes_changed();
         self.storage_may_be_back("notes were just stored as pending", now);
         self.schedule(now)
     }
