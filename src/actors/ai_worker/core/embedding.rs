@@ -11,6 +11,8 @@
 //! missing model or a server without embeddings is a state shown with its fix, a text
 //! too long is cut shorter, a vector of the wrong length is refused (said once).
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 
 use super::super::backoff::{next_outage_step, outage_backoff, slow_note_deadline};
@@ -59,8 +61,9 @@ pub(super) struct Embedding {
     /// stored or changed are read (a read of every note walks all of them, ~100,000 at
     /// most, which a capture must not wait behind twice).
     scanned: bool,
-    /// Notes stored or changed since the scan that found nothing, to read next.
-    changed: Vec<String>,
+    /// Notes stored or changed since the scan that found nothing, to read next (by id:
+    /// UUID v7, so the last are the newest, read first).
+    changed: BTreeSet<String>,
     /// No call before this (after a failure); cleared when the provider is seen ready.
     paused_until: Option<DateTime<Utc>>,
     /// Consecutive failures, for the wait (the outage schedule).
@@ -103,7 +106,7 @@ impl Embedding {
             state,
             busy: None,
             scanned: false,
-            changed: Vec::new(),
+            changed: BTreeSet::new(),
             paused_until: None,
             step: 0,
             room,
@@ -145,14 +148,12 @@ impl Embedding {
     }
 
     /// Notes were stored or changed (queued for their AI): they may have no vector.
+    /// Kept even before a read of every note has found nothing: one in flight may have
+    /// been made before they were stored (read again by id later, a note with its
+    /// vector is simply not in the answer).
     pub(super) fn notes_changed(&mut self, note_ids: &[String]) {
-        if self.rules.is_none() || !self.scanned {
-            return; // the next read is of every note anyway
-        }
-        for id in note_ids {
-            if !self.changed.contains(id) {
-                self.changed.push(id.clone());
-            }
+        if self.rules.is_some() {
+            self.changed.extend(note_ids.iter().cloned());
         }
     }
 
@@ -197,8 +198,10 @@ impl WorkerCore {
                 };
                 let full = !self.embedding.scanned;
                 let only = (!full).then(|| {
-                    let take = self.embedding.changed.len().min(EMBED_BATCH);
-                    self.embedding.changed.drain(..take).collect()
+                    let changed = &mut self.embedding.changed;
+                    std::iter::from_fn(|| changed.pop_last())
+                        .take(EMBED_BATCH)
+                        .collect()
                 });
                 self.embedding.busy = Some(Busy::Reading { full });
                 vec![
@@ -413,274 +416,5 @@ impl WorkerCore {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::fixture::*;
-    use super::*;
-
-    fn embedding_rules() -> WorkerRules {
-        WorkerRules {
-            embedding: Some(EmbeddingRules {
-                model: "embeddinggemma".into(),
-                context_tokens: 2048,
-            }),
-            ..rules()
-        }
-    }
-
-    fn started_embedding() -> WorkerCore {
-        let mut core = WorkerCore::new(embedding_rules());
-        core.loaded([], t(0));
-        core.health_changed(up(), t(0));
-        core
-    }
-
-    fn reads(effects: &[Effect]) -> bool {
-        effects
-            .iter()
-            .any(|e| matches!(e, Effect::ReadEmbeddingBacklog { .. }))
-    }
-
-    fn backlog(notes: &[(&str, &str)], dims: Option<usize>) -> EmbeddingBacklog {
-        EmbeddingBacklog {
-            notes: notes
-                .iter()
-                .map(|(id, body)| (id.to_string(), body.to_string()))
-                .collect(),
-            dims,
-        }
-    }
-
-    fn plan_in(effects: &[Effect]) -> EmbedPlan {
-        effects
-            .iter()
-            .find_map(|e| match e {
-                Effect::Embed(plan) => Some(plan.clone()),
-                _ => None,
-            })
-            .unwrap_or_else(|| panic!("an embedding call: {effects:?}"))
-    }
-
-    fn saved(effects: &[Effect]) -> Vec<NoteVector> {
-        effects
-            .iter()
-            .find_map(|e| match e {
-                Effect::SaveVectors { vectors, .. } => Some(vectors.clone()),
-                _ => None,
-            })
-            .unwrap_or_default()
-    }
-
-    #[test]
-    fn with_no_title_due_the_next_notes_are_embedded_in_one_call_and_then_only_changed_notes_are_read(
-    ) {
-        let mut core = WorkerCore::new(embedding_rules());
-        let effects = core.loaded([], t(0));
-        assert!(!reads(&effects), "nothing before the first health check");
-        let effects = core.health_changed(up(), t(0));
-        assert!(reads(&effects), "{effects:?}");
-        assert_eq!(core.status(t(0)).embeddings, EmbeddingsState::Working);
-        let effects =
-            core.embedding_backlog_read(Ok(backlog(&[("b", "newer"), ("a", "older")], None)), t(0));
-        let plan = plan_in(&effects);
-        assert_eq!(plan.texts, ["newer", "older"]);
-        assert_eq!(plan.deadline, std::time::Duration::from_secs(120));
-        assert_eq!(core.status(t(0)).state, WorkerState::Embedding { notes: 2 });
-        let effects = core.embedded(Ok(vec![vec![3.0, 4.0], vec![0.0, 2.0]]), t(1));
-        let vectors = saved(&effects);
-        assert_eq!(vectors.len(), 2);
-        assert_eq!(
-            (vectors[0].note_id.as_str(), vectors[0].body.as_str()),
-            ("b", "newer")
-        );
-        assert_eq!(vectors[0].vector, vec![0.6, 0.8], "normalised");
-        assert!(effects.contains(&Effect::CountModelTime {
-            usage: ModelUse::Kept,
-            ms: 1000
-        }));
-        assert!(reads(&effects), "the next batch: {effects:?}");
-        let effects = core.embedding_backlog_read(Ok(backlog(&[], Some(2))), t(1));
-        assert_eq!(effects, [Effect::Wake(None)], "idle: no timer at all");
-        assert_eq!(core.status(t(1)).embeddings, EmbeddingsState::UpToDate);
-        // A capture (or an edit) may leave something to embed: after its title, and
-        // that note alone is read, by id (not a walk over every note).
-        let effects = core.enqueued(vec!["c".into()], t(2), t(2));
-        assert!(!reads(&effects), "the title first: {effects:?}");
-        assert_eq!(call_started(&mut core, effects, t(2)), "c");
-        let effects = core.answered("c".into(), enrichment(), 5, t(3));
-        let only = effects.iter().find_map(|e| match e {
-            Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
-            _ => None,
-        });
-        assert_eq!(only, Some(Some(vec!["c".to_string()])), "{effects:?}");
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("c", "new")], Some(2))), t(3));
-        plan_in(&effects);
-        let effects = core.embedded(Ok(vec![vec![1.0, 0.0]]), t(4));
-        assert!(!reads(&effects), "nothing else changed: {effects:?}");
-        assert_eq!(saved(&effects).len(), 1);
-    }
-
-    #[test]
-    fn a_title_due_goes_before_the_vectors_and_waits_only_for_the_call_in_flight() {
-        let mut core = started_embedding();
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("old", "old note")], None)), t(0));
-        plan_in(&effects);
-        // A note captured while the vectors' call runs: no second call meanwhile.
-        assert!(core.enqueued(vec!["new".into()], t(1), t(1)).is_empty());
-        let effects = core.embedded(Ok(vec![vec![1.0, 0.0]]), t(2));
-        assert!(!reads(&effects), "{effects:?}");
-        assert_eq!(call_started(&mut core, effects, t(2)), "new");
-    }
-
-    #[test]
-    fn an_outage_waits_spends_no_note_and_resumes_the_moment_the_provider_is_ready() {
-        let mut core = started_embedding();
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(0));
-        plan_in(&effects);
-        let effects = core.embedded(Err(ProviderError::Unreachable("refused".into())), t(0));
-        assert!(effects.contains(&Effect::SuspectDown), "{effects:?}");
-        assert_eq!(
-            wake_of(&effects),
-            Some(Some(t(30))),
-            "the outage's first wait"
-        );
-        assert!(matches!(
-            core.status(t(0)).embeddings,
-            EmbeddingsState::Waiting { .. }
-        ));
-        assert_eq!(core.status(t(0)).queued, 0, "no note's job was touched");
-        core.health_changed(down(), t(1));
-        let effects = core.health_changed(up(), t(5));
-        assert!(reads(&effects), "at once, not at 30 s: {effects:?}");
-    }
-
-    #[test]
-    fn a_batch_that_ran_out_of_time_is_tried_again_with_twice_the_time_up_to_the_longest() {
-        let mut core = started_embedding();
-        let mut deadlines = Vec::new();
-        let mut now = 0;
-        for _ in 0..4 {
-            let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(now));
-            deadlines.push(plan_in(&effects).deadline.as_secs());
-            let effects = core.embedded(Err(ProviderError::TimedOut("no vectors".into())), t(now));
-            assert!(
-                effects.contains(&Effect::SuspectDown),
-                "the health check judges: {effects:?}"
-            );
-            now += 10_000;
-            assert!(reads(&core.woke(t(now))));
-        }
-        assert_eq!(deadlines, [120, 240, 480, 600]);
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(now));
-        plan_in(&effects);
-        core.embedded(Ok(vec![vec![1.0]]), t(now));
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("b", "body")], None)), t(now));
-        assert_eq!(
-            plan_in(&effects).deadline.as_secs(),
-            120,
-            "a success starts again"
-        );
-    }
-
-    #[test]
-    fn a_server_without_embeddings_or_the_model_is_a_state_with_its_fix_and_never_a_note_failure() {
-        let mut core = started_embedding();
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(0));
-        plan_in(&effects);
-        let no =
-            ProviderError::NoEmbeddings("HTTP 501: This server does not support embeddings".into());
-        let effects = core.embedded(Err(no), t(0));
-        assert!(!effects
-            .iter()
-            .any(|e| matches!(e, Effect::StoreAttempt { .. } | Effect::MarkFailed { .. })));
-        let state = core.status(t(0)).embeddings;
-        assert!(matches!(state, EmbeddingsState::NotServed { .. }));
-        assert!(state.words().unwrap().starts_with(
-            "This server does not make embeddings: start llama-server with --embeddings"
-        ));
-        assert_eq!(
-            wake_of(&effects),
-            Some(Some(t(900))),
-            "asked again after the longest wait"
-        );
-        // A recheck asks again at once.
-        let effects = core.resume_requested("recheck", t(10));
-        assert!(reads(&effects), "{effects:?}");
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(10));
-        plan_in(&effects);
-        let missing = ProviderError::Status {
-            code: 404,
-            message: "model \"embeddinggemma\" not found, try pulling it first".into(),
-        };
-        core.embedded(Err(missing), t(11));
-        assert_eq!(
-            core.status(t(11)).embeddings,
-            EmbeddingsState::ModelMissing {
-                model: "embeddinggemma".into()
-            }
-        );
-    }
-
-    #[test]
-    fn vectors_of_the_wrong_length_are_refused_and_those_notes_left_out_of_the_next_reads() {
-        let mut core = started_embedding();
-        let effects = core.embedding_backlog_read(
-            Ok(backlog(
-                &[("a", "one"), ("b", "two"), ("c", "three")],
-                Some(3),
-            )),
-            t(0),
-        );
-        plan_in(&effects);
-        let effects = core.embedded(
-            Ok(vec![
-                vec![1.0, 0.0, 0.0],
-                vec![1.0, 0.0],
-                vec![0.0, 0.0, 1.0],
-            ]),
-            t(1),
-        );
-        let ids: Vec<String> = saved(&effects).into_iter().map(|v| v.note_id).collect();
-        assert_eq!(ids, ["a", "c"], "the 2-long vector is refused");
-        let skip = effects.iter().find_map(|e| match e {
-            Effect::ReadEmbeddingBacklog { skip, .. } => Some(skip.clone()),
-            _ => None,
-        });
-        assert_eq!(skip, Some(vec!["b".to_string()]));
-        // An answer with too few vectors matches no note: none stored, a wait.
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("d", "four")], Some(3))), t(1));
-        plan_in(&effects);
-        let effects = core.embedded(Ok(vec![]), t(2));
-        assert!(saved(&effects).is_empty());
-        assert!(matches!(
-            core.status(t(2)).embeddings,
-            EmbeddingsState::Waiting { .. }
-        ));
-    }
-
-    #[test]
-    fn a_text_too_long_for_the_model_is_cut_shorter_and_asked_again_at_once() {
-        let mut core = started_embedding();
-        let long = "word ".repeat(3_000);
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", &long)], None)), t(0));
-        let first = plan_in(&effects).texts[0].len();
-        assert!(first < long.len(), "cut to the context from the start");
-        let too_long = ProviderError::ContextExceeded {
-            prompt_tokens: None,
-            context_tokens: None,
-            message: "the input length exceeds the context length".into(),
-        };
-        let effects = core.embedded(Err(too_long), t(1));
-        assert!(reads(&effects), "at once: {effects:?}");
-        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", &long)], None)), t(1));
-        let again = plan_in(&effects).texts[0].len();
-        assert!(again < first * 6 / 10, "{again} of {first}");
-    }
-
-    #[test]
-    fn without_an_embedding_model_nothing_is_read_or_called() {
-        let mut core = started();
-        assert_eq!(core.status(t(0)).embeddings, EmbeddingsState::Off);
-        let effects = core.resume_requested("recheck", t(0));
-        assert!(!reads(&effects));
-    }
-}
+#[path = "embedding_tests.rs"]
+mod tests;
