@@ -32,7 +32,8 @@ pub enum WorkerState {
     /// An answer could not be saved (a full disk, an I/O error): no call before
     /// `until`, since its answer would be lost too.
     StorageUnavailable { until: String },
-    /// No note is due: the embedding model is making the vectors of these many notes.
+    /// No note is due: the embedding model is making the vectors of these many notes
+    /// (0: the worker is reading which notes to embed).
     Embedding { notes: usize },
 }
 

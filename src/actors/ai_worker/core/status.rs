@@ -18,7 +18,9 @@ impl WorkerCore {
             WorkerState::Running {
                 note_id: note_id.clone(),
             }
-        } else if self.embedding.calling() > 0 {
+        } else if self.embedding.busy() {
+            // Reading which notes to embed (0), or the call for them: work in flight,
+            // as a barrier that asks the worker must see it.
             WorkerState::Embedding {
                 notes: self.embedding.calling(),
             }
