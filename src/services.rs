@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use actix::Actor;
 
-use crate::actors::ai_worker::{AiWorkerActor, WorkerRules, WorkerWiring};
+use crate::actors::ai_worker::{AiWorkerActor, EmbeddingRules, WorkerRules, WorkerWiring};
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::Mailbox;
 use crate::actors::model_pull::ModelPullActor;
@@ -83,7 +83,11 @@ impl Services {
                     hub: hub.clone(),
                     clock: clock.clone(),
                 },
-                WorkerRules::new(settings.worker.clone(), &settings.provider_calls()),
+                WorkerRules::new(settings.worker.clone(), &settings.provider_calls())
+                    .with_embedding(settings.embedding_calls().map(|calls| EmbeddingRules {
+                        model: calls.model,
+                        context_tokens: calls.context_tokens,
+                    })),
                 jobs,
             )
             .start(),

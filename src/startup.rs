@@ -67,10 +67,9 @@ impl Application {
         let integrity = check_the_database_in_background(&db_path)?;
         let store = Store::open_checked(&db_path, settings.expiry.days, integrity.clone())
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
-        let provider = GuardedProvider::wrap(
-            crate::ai::provider_for(&settings),
-            listener_check(&settings)?,
-        );
+        let (check, embedding_check) = listener_checks(&settings)?;
+        let provider =
+            GuardedProvider::wrap(crate::ai::provider_for(&settings), check, embedding_check);
         let services = Services::start(&settings, clock.clone(), store, db_path.clone(), provider)
             .map_err(|e| {
                 anyhow::anyhow!(
@@ -239,9 +238,12 @@ impl Application {
     }
 }
 
-/// The check of who listens on the model server's port, when its URL is on this
-/// machine (`crate::ai::listener`): this user, root, `ollama` and `ai.trusted_listeners`.
-fn listener_check(settings: &Settings) -> anyhow::Result<Option<ListenerCheck>> {
+/// The checks of who listens on the model server's port and the embedding server's,
+/// when their URLs are on this machine (`crate::ai::listener`): this user, root,
+/// `ollama` and `ai.trusted_listeners`.
+fn listener_checks(
+    settings: &Settings,
+) -> anyhow::Result<(Option<ListenerCheck>, Option<ListenerCheck>)> {
     let trusted = settings
         .ai
         .trusted_listener_uids()
@@ -256,11 +258,17 @@ fn listener_check(settings: &Settings) -> anyhow::Result<Option<ListenerCheck>> 
         ModelServer::Ollama => &settings.ollama.url,
         ModelServer::OpenAiCompatible => &settings.openai.url,
     };
-    let check = ListenerCheck::for_url(url, trust, server);
+    let check = ListenerCheck::for_url(url, trust.clone(), server);
     if check.is_none() {
         tracing::info!(%url, "the model server is on another machine: whose program answers there is not checked");
     }
-    Ok(check)
+    let embedding_check = match server {
+        ModelServer::OpenAiCompatible => {
+            ListenerCheck::for_url(settings.openai.embedding_base(), trust, server)
+        }
+        ModelServer::Ollama => check.clone(),
+    };
+    Ok((check, embedding_check))
 }
 
 /// Creates the data dir readable by its owner only (it holds the token and the notes),

@@ -84,6 +84,10 @@ pub enum ProviderError {
         context_tokens: Option<u32>,
         message: String,
     },
+    /// The server makes no embeddings (no such route, started without them, a
+    /// chat-only model): the embedding work's state, never a note's failure.
+    #[error("{0}")]
+    NoEmbeddings(String),
 }
 
 /// A model's answer that was refused, and why: what a retry tells the model.
@@ -145,6 +149,8 @@ pub fn classify_reason(error: &ProviderError) -> FailureReason {
         ProviderError::Misconfigured(_) => FailureReason::Unreachable,
         // Only when cutting the note could not make it fit (the core cuts first).
         ProviderError::ContextExceeded { .. } => FailureReason::Other,
+        // Only an embedding call says it; the embedding work reads it on its own.
+        ProviderError::NoEmbeddings(_) => FailureReason::Other,
     }
 }
 

@@ -21,8 +21,8 @@ use futures_util::StreamExt as _;
 
 use super::listener::{judge, target_of, ListenerTrust, LoopbackTarget, Verdict};
 use super::{
-    CallPlan, CallReply, EnrichmentProvider, LoadPlan, ModelServer, ProviderError, ProviderHealth,
-    PullProgress,
+    CallPlan, CallReply, EmbedPlan, EnrichmentProvider, LoadPlan, ModelServer, ProviderError,
+    ProviderHealth, PullProgress,
 };
 use crate::socket_owner;
 
@@ -94,57 +94,82 @@ impl ListenerCheck {
     }
 }
 
-/// A provider whose every request waits for the listener check.
+/// A provider whose every request waits for the listener check: the model server's,
+/// and for the embeddings the embedding server's (`openai.embedding_url`, another port).
 pub struct GuardedProvider {
     inner: Rc<dyn EnrichmentProvider>,
-    check: ListenerCheck,
+    check: Option<ListenerCheck>,
+    embedding_check: Option<ListenerCheck>,
 }
 
 impl GuardedProvider {
-    /// `inner` behind `check`; a provider elsewhere than this machine (no check) is
-    /// returned as it is.
+    /// `inner` behind `check` (its chat calls, health, loads) and `embedding_check`
+    /// (its embeddings); a provider with neither on this machine is returned as it is.
     pub fn wrap(
         inner: Rc<dyn EnrichmentProvider>,
         check: Option<ListenerCheck>,
+        embedding_check: Option<ListenerCheck>,
     ) -> Rc<dyn EnrichmentProvider> {
-        match check {
-            Some(check) => Rc::new(GuardedProvider { inner, check }),
-            None => inner,
+        if check.is_none() && embedding_check.is_none() {
+            return inner;
         }
+        Rc::new(GuardedProvider {
+            inner,
+            check,
+            embedding_check,
+        })
+    }
+
+    fn refused_call(&self) -> Option<ProviderError> {
+        self.check.as_ref().and_then(ListenerCheck::refused_call)
     }
 }
 
 impl EnrichmentProvider for GuardedProvider {
     fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply> {
-        match self.check.refused_call() {
+        match self.refused_call() {
             Some(error) => ready(CallReply::failed(error)).boxed_local(),
             None => self.inner.enrich(plan),
         }
     }
 
     fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {
-        match self.check.refused_call() {
+        match self.refused_call() {
             Some(error) => ready(Err(error)).boxed_local(),
             None => self.inner.model_context(),
         }
     }
 
     fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
-        match self.check.refusal() {
+        match self.check.as_ref().and_then(ListenerCheck::refusal) {
             Some(health) => ready(health).boxed_local(),
             None => self.inner.health(),
         }
     }
 
     fn load_model(&self, plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
-        match self.check.refused_call() {
+        match self.refused_call() {
             Some(error) => ready(Err(error)).boxed_local(),
             None => self.inner.load_model(plan),
         }
     }
 
+    fn embed(
+        &self,
+        plan: EmbedPlan,
+    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
+        match self
+            .embedding_check
+            .as_ref()
+            .and_then(ListenerCheck::refused_call)
+        {
+            Some(error) => ready(Err(error)).boxed_local(),
+            None => self.inner.embed(plan),
+        }
+    }
+
     fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
-        match self.check.refused_call() {
+        match self.refused_call() {
             Some(error) => stream::once(ready(Err(error))).boxed_local(),
             None => self.inner.pull_model(),
         }

@@ -4,6 +4,8 @@
 //!   validation of the answer;
 //! - [`classify`]: `ProviderError` (what went wrong, as data) and `classify_reason`
 //!   (docs/DESIGN.md, "Failure reasons");
+//! - [`embedding`]: a note's embedding: its text cut to the model's context, the
+//!   vectors of an answer taken or refused, what a failed call means;
 //! - [`speed`]: the model's measured speed, and the deadline a long note gets from it;
 //! - [`ollama`]: the awc client for Ollama's HTTP API, and [`openai`]'s for any
 //!   OpenAI-compatible server, behind the [`EnrichmentProvider`] trait the actors use;
@@ -12,6 +14,7 @@
 //!   notes, checked before every request to a loopback model server.
 
 pub mod classify;
+pub mod embedding;
 pub mod enrichment;
 pub mod listener;
 pub mod listener_guard;
@@ -31,6 +34,7 @@ pub use classify::{classify_reason, FailureReason, ProviderError, RefusedAnswer}
 
 use crate::configuration::{ProviderKind, Settings};
 use crate::domain::Enrichment;
+pub use embedding::EmbedPlan;
 
 /// The client of the model server the settings name (`ai.provider`).
 pub fn provider_for(settings: &Settings) -> Rc<dyn EnrichmentProvider> {
@@ -206,6 +210,12 @@ pub trait EnrichmentProvider {
     /// Loads the model into memory under the plan's deadline, so a cold load is not
     /// charged to a note's call. A server that loads its model itself answers at once.
     fn load_model(&self, plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>>;
+    /// Asks for one vector per text of the plan (the embedding model's), under the
+    /// plan's deadline. A server that makes none answers `ProviderError::NoEmbeddings`.
+    fn embed(
+        &self,
+        plan: EmbedPlan,
+    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>>;
     /// Downloads the model (`ollama pull`), its progress as it comes; the stream ends
     /// after "success", or with the error that stopped it. A server that cannot
     /// download answers with one error saying how to load the model there.

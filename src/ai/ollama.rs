@@ -12,6 +12,7 @@
 //! - `model_context`: `POST /api/show`, the model's own context length.
 //! - `load_model`: `POST /api/generate` with no prompt, which only loads the model, in
 //!   the context the calls will use (Ollama reloads whenever it changes).
+//! - `embed`: `POST /api/embed`, the texts as one batch, with the embedding model.
 //! - `health`: `GET /api/tags`: is Ollama answering, and is the model pulled?
 //! - `pull_model`: `POST /api/pull`, its NDJSON progress read line by line as it comes
 //!   (a download takes minutes: no overall deadline, but a stalled one ends).
@@ -26,6 +27,7 @@ use futures_util::StreamExt as _;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::embedding::{read_embeddings, EmbedPlan};
 use super::enrichment::{context_length, format_schema, messages_json, parse_enrichment};
 use super::transport::{call_within, error_message, exchange, provider_http_client, within};
 use super::{
@@ -46,6 +48,8 @@ pub struct OllamaClient {
     model: String,
     /// Sent with every request as it is written (`ollama.keep_alive`: "30m", "-1").
     keep_alive: String,
+    /// The model that makes the notes' vectors (`ollama.embedding_model`).
+    embedding_model: String,
 }
 
 /// The parts of a non-streaming `/api/chat` answer that matter; unknown fields ignored.
@@ -100,7 +104,22 @@ impl OllamaClient {
             base_url: settings.url.trim_end_matches('/').to_string(),
             model: settings.model.clone(),
             keep_alive: settings.keep_alive.clone(),
+            embedding_model: settings.embedding_model.trim().to_string(),
         }
+    }
+
+    /// `POST /api/embed` with the texts as a batch `input`: one vector each, in order.
+    /// No `truncate`: Ollama ignores it since 0.13.5, and the core cuts each text to the
+    /// model's context first.
+    async fn embed_texts(self, plan: EmbedPlan) -> Result<Vec<Vec<f32>>, ProviderError> {
+        let request = json!({
+            "model": self.embedding_model,
+            "input": plan.texts,
+            "keep_alive": self.keep_alive,
+        });
+        let url = format!("{}/api/embed", self.base_url);
+        let (status, bytes) = exchange(|| self.http.post(&url).send_json(&request)).await?;
+        read_embeddings(status, &bytes, error_message)
     }
 
     /// The `/api/chat` request that carries out `plan`.
@@ -277,6 +296,13 @@ impl EnrichmentProvider for OllamaClient {
             "the model did not load",
             self.clone().load(plan.context_tokens),
         )
+    }
+
+    fn embed(
+        &self,
+        plan: EmbedPlan,
+    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
+        within(plan.deadline, "no vectors", self.clone().embed_texts(plan))
     }
 
     fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {

@@ -120,3 +120,30 @@ impl NoteDetail {
         }
     }
 }
+
+/// `GET /api/notes/{id}/related`: the notes nearest to one (docs/DESIGN.md, "Related
+/// notes"), best first, none below the similarity floor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelatedNotes {
+    pub notes: Vec<RelatedNote>,
+    /// False while the note has no vector yet (just captured or edited, the embedding
+    /// model missing): no related notes can be said yet, which is not "none".
+    pub embedded: bool,
+}
+
+/// One related note, with how similar it is (cosine, 0 to 1, three decimals).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelatedNote {
+    #[serde(flatten)]
+    pub note: NoteView,
+    pub similarity: f32,
+}
+
+impl RelatedNote {
+    pub fn new(note: NoteView, similarity: f32) -> Self {
+        RelatedNote {
+            note,
+            similarity: (similarity * 1000.0).round() / 1000.0,
+        }
+    }
+}

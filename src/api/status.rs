@@ -112,6 +112,7 @@ mod tests {
                     next_deadline_ms: 600_000,
                 }],
                 model_time: Default::default(),
+                embeddings: Default::default(),
             },
             actors: BTreeMap::from([("repository".into(), ActorCounters::default())]),
         };

@@ -32,6 +32,50 @@ pub enum WorkerState {
     /// An answer could not be saved (a full disk, an I/O error): no call before
     /// `until`, since its answer would be lost too.
     StorageUnavailable { until: String },
+    /// No note is due: the embedding model is making the vectors of these many notes
+    /// (0: the worker is reading which notes to embed).
+    Embedding { notes: usize },
+}
+
+/// Where the notes' vectors stand (related notes): the embedding work's own state,
+/// never a note's failure.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum EmbeddingsState {
+    /// No embedding model configured: no vectors, no related notes.
+    #[default]
+    Off,
+    /// Working, or ready to (the model answered, or has not been asked yet).
+    Working,
+    /// Every note out of the trash has its vector.
+    UpToDate,
+    /// The embedding model is not installed.
+    ModelMissing { model: String },
+    /// The server makes no embeddings (started without them, a chat-only model).
+    NotServed { detail: String },
+    /// A call failed (the server down, busy, an error): tried again at `until`, or as
+    /// soon as the server is seen ready.
+    Waiting { until: String, detail: String },
+}
+
+impl EmbeddingsState {
+    /// The state in plain words with the fix, for `inkling status` and the page;
+    /// `None` when there is nothing to fix.
+    pub fn words(&self) -> Option<String> {
+        match self {
+            EmbeddingsState::ModelMissing { model } => Some(format!(
+                "The embedding model {model} is not installed: run `ollama pull {model}`. \
+                 Related notes wait; titles and tags are not affected."
+            )),
+            EmbeddingsState::NotServed { .. } => Some(
+                "This server does not make embeddings: start llama-server with --embeddings \
+                 (and --pooling mean), and point openai.embedding_url at it. Related notes \
+                 wait; titles and tags are not affected."
+                    .to_string(),
+            ),
+            _ => None,
+        }
+    }
 }
 
 /// The worker's state and the size of its queue.
@@ -47,6 +91,9 @@ pub struct WorkerStatus {
     /// Where the model's time went since the service started.
     #[serde(default)]
     pub model_time: ModelTime,
+    /// Where the notes' vectors stand.
+    #[serde(default)]
+    pub embeddings: EmbeddingsState,
 }
 
 /// A note that keeps taking longer than its deadline while Ollama is up.

@@ -70,6 +70,11 @@ pub enum Command {
         /// The note's id.
         id: String,
     },
+    /// Show the notes most like one (by their meaning, from the embedding model).
+    Related {
+        /// The note's id.
+        id: String,
+    },
     /// Send every failed note back to the AI now; prints how many.
     RetryFailed,
     /// Print the number of failed notes.

@@ -78,6 +78,7 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
         Command::List(args) => notes::list(run, &args).await,
         Command::Search { query, filters } => notes::search(run, &query, &filters).await,
         Command::Show { id } => notes::show(run, &id).await,
+        Command::Related { id } => notes::related(run, &id).await,
         Command::Edit {
             id,
             title,

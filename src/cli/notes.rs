@@ -1,7 +1,9 @@
-//! The notes themselves: `capture`, `list`, `search`, `show` and `edit`.
+//! The notes themselves: `capture`, `list`, `search`, `show`, `related` and `edit`.
 
 use super::input::{edit_in_editor, read_note};
-use super::render::{describe_slow, list_line, note_lines, snippet_line};
+use super::render::{
+    describe_slow, list_line, not_embedded_line, note_lines, related_line, snippet_line,
+};
 use super::{Invocation, ListArgs};
 use crate::api::requests::{EditRequest, ListQuery};
 use crate::client::{ClientError, ServiceClient};
@@ -70,6 +72,28 @@ pub async fn search(
         run.out.line(list_line(&hit.note))?;
         run.out
             .line(format!("    {}", snippet_line(&hit.snippet)))?;
+    }
+    Ok(())
+}
+
+/// `inkling related ID`: the notes most like it, best first, each with how similar;
+/// a note without its vector yet says so, and why when the embedding work is held.
+pub async fn related(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientError> {
+    let related = run.client.related(id).await?;
+    if run.json {
+        return run.out.json(&related);
+    }
+    if !related.embedded {
+        let status = run.client.status().await?;
+        let why = status.worker.embeddings.words();
+        run.out.line(not_embedded_line(why.as_deref()))?;
+        return Ok(());
+    }
+    if related.notes.is_empty() {
+        run.out.line("no related notes yet")?;
+    }
+    for found in &related.notes {
+        run.out.line(related_line(found))?;
     }
     Ok(())
 }

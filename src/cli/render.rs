@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::api::notes::SnippetPart;
+use crate::api::notes::{RelatedNote, SnippetPart};
 use crate::api::replies::{TagCount, TagRenamed};
 use crate::api::status::{
     ActorCounters, ModelServer, ProviderHealth, ServiceStatus, SlowNote, WorkerState, WorkerStatus,
@@ -39,6 +39,9 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str) -> Vec<String> {
                 .model_time
                 .describe(crate::configuration::Locale::En)
         ));
+    }
+    if let Some(words) = status.worker.embeddings.words() {
+        lines.push(format!("related notes: {words}"));
     }
     for slow in &status.worker.slow_notes {
         lines.push(format!(
@@ -94,6 +97,9 @@ fn describe_worker(worker: &WorkerStatus) -> String {
             format!("waiting for the model to be installed ({queued} queued)")
         }
         WorkerState::LoadingModel => format!("loading the model ({queued} queued)"),
+        WorkerState::Embedding { notes } => {
+            format!("making the vectors of {notes} notes for related notes ({queued} queued)")
+        }
         WorkerState::Withheld => {
             format!("sending no notes: another user listens on the model server's port ({queued} queued)")
         }
@@ -191,6 +197,25 @@ pub fn list_line(note: &Note) -> String {
         &note.created_at[..16.min(note.created_at.len())],
         headline
     )
+}
+
+/// A related note: how similar (in percent), then its list line.
+pub fn related_line(found: &RelatedNote) -> String {
+    format!(
+        "{:>3} %  {}",
+        (found.similarity * 100.0).round() as i64,
+        list_line(&found.note.note)
+    )
+}
+
+/// What `inkling related` says of a note that has no vector yet.
+pub fn not_embedded_line(why: Option<&str>) -> String {
+    match why {
+        Some(why) => format!("no related notes yet: this note is not indexed. {why}"),
+        None => "no related notes yet: this note is not indexed yet (it will be in the \
+                 background, after the AI's titles)"
+            .into(),
+    }
 }
 
 /// A search hit's snippet on one line, the matched words in `[brackets]`, control

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::{ClientError, ServiceClient};
-use crate::api::notes::SearchHit;
+use crate::api::notes::{RelatedNotes, SearchHit};
 use crate::api::pull::ModelPullProgress;
 use crate::api::replies::{
     Count, ExportedTo, ImportedCount, OpenCode, TagCount, TagRenamed, TrashedExpired,
@@ -43,6 +43,11 @@ impl ServiceClient {
     /// `GET /api/notes/{id}`: the note (its detail's other fields are the page's).
     pub async fn show(&self, id: &str) -> Result<Note, ClientError> {
         self.get(&note_path(id, "")).await
+    }
+
+    /// `GET /api/notes/{id}/related`: the notes nearest to it, best first.
+    pub async fn related(&self, id: &str) -> Result<RelatedNotes, ClientError> {
+        self.get(&note_path(id, "/related")).await
     }
 
     /// `PATCH /api/notes/{id}`: the note as edited.

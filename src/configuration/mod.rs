@@ -26,7 +26,8 @@ mod strict;
 pub use locale::{Locale, LocaleSetting};
 pub use ollama::{parse_keep_alive, OllamaSettings, MIN_NUM_CTX};
 pub use openai::{
-    AiSettings, ApiKey, OpenAiSettings, ProviderCalls, ProviderKind, UNSAID_CONTEXT_TOKENS,
+    AiSettings, ApiKey, EmbeddingCalls, OpenAiSettings, ProviderCalls, ProviderKind,
+    MIN_EMBEDDING_CONTEXT, UNSAID_CONTEXT_TOKENS,
 };
 
 /// The embedded defaults: every key, its default and a one-line comment.
@@ -211,6 +212,25 @@ impl Settings {
         }
     }
 
+    /// The embedding model of the configured provider; `None`: no vectors.
+    pub fn embedding_calls(&self) -> Option<EmbeddingCalls> {
+        let (model, context_tokens) = match self.ai.provider {
+            ProviderKind::Ollama => (
+                &self.ollama.embedding_model,
+                self.ollama.embedding_context_tokens,
+            ),
+            ProviderKind::OpenAi => (
+                &self.openai.embedding_model,
+                self.openai.embedding_context_tokens,
+            ),
+        };
+        let model = model.trim();
+        (!model.is_empty()).then(|| EmbeddingCalls {
+            model: model.to_string(),
+            context_tokens,
+        })
+    }
+
     /// The OpenAI-compatible server's key (`openai.api_key_env`), when one is named.
     pub fn openai_api_key(&self) -> &ApiKey {
         &self.openai_api_key
@@ -344,6 +364,12 @@ impl Settings {
             return bad(
                 "ollama.num_ctx",
                 format!("must be at least {MIN_NUM_CTX} (the prompt and the answer need room)"),
+            );
+        }
+        if self.ollama.embedding_context_tokens < MIN_EMBEDDING_CONTEXT {
+            return bad(
+                "ollama.embedding_context_tokens",
+                format!("must be at least {MIN_EMBEDDING_CONTEXT}"),
             );
         }
         if self.ai.provider == ProviderKind::OpenAi {

@@ -31,6 +31,13 @@ pub struct OllamaSettings {
     /// The context every call asks for, in tokens (never above the model's own).
     #[serde(deserialize_with = "strict::whole")]
     pub num_ctx: u32,
+    /// The model that makes the notes' vectors (related notes), pulled like the chat
+    /// model; empty: no vectors.
+    #[serde(deserialize_with = "strict::text")]
+    pub embedding_model: String,
+    /// The embedding model's context in tokens: a longer note is cut to it.
+    #[serde(deserialize_with = "strict::whole")]
+    pub embedding_context_tokens: u32,
 }
 
 impl OllamaSettings {

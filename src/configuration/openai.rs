@@ -97,7 +97,21 @@ pub struct OpenAiSettings {
     /// has (llama.cpp, vLLM and LM Studio say; others get [`UNSAID_CONTEXT_TOKENS`]).
     #[serde(deserialize_with = "strict::whole")]
     pub context_tokens: u32,
+    /// The base of the server that makes the notes' vectors, ending in `/v1`; empty:
+    /// `url` (llama.cpp serves embeddings from a second `llama-server --embeddings`).
+    #[serde(deserialize_with = "strict::text")]
+    pub embedding_url: String,
+    /// The embedding model's name; empty: no vectors.
+    #[serde(deserialize_with = "strict::text")]
+    pub embedding_model: String,
+    /// The embedding model's context in tokens (llama.cpp: its physical batch, `-ub`,
+    /// 512 unless started otherwise): a longer note is cut to it.
+    #[serde(deserialize_with = "strict::whole")]
+    pub embedding_context_tokens: u32,
 }
+
+/// The smallest embedding context: the model's own tokens and a few words of the note.
+pub const MIN_EMBEDDING_CONTEXT: u32 = 128;
 
 /// The context assumed of a server that does not say its own, when none is configured:
 /// small enough for any model worth running, so a long note is cut rather than refused.
@@ -119,6 +133,16 @@ impl OpenAiSettings {
     /// The configured context cap; `None`: the server's own.
     pub fn context_cap(&self) -> Option<u32> {
         (self.context_tokens > 0).then_some(self.context_tokens)
+    }
+
+    /// Where embeddings are asked for: `embedding_url`, else `url`.
+    pub fn embedding_base(&self) -> &str {
+        let url = if self.embedding_url.trim().is_empty() {
+            &self.url
+        } else {
+            &self.embedding_url
+        };
+        url.trim().trim_end_matches('/')
     }
 
     /// The server's root, without `/v1` (llama.cpp's `/health` and `/props` live there).
@@ -172,6 +196,14 @@ impl std::fmt::Debug for ApiKey {
     }
 }
 
+/// How the notes' vectors are made, whichever the provider: the embedding model and
+/// its context (a longer note is cut to it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbeddingCalls {
+    pub model: String,
+    pub context_tokens: u32,
+}
+
 /// How calls are made, whichever the provider: what the worker's core and the health
 /// monitor are configured with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,6 +255,27 @@ impl OpenAiSettings {
         }
         if self.health_interval_ms == 0 {
             return bad("openai.health_interval_ms", "must be at least 1".into());
+        }
+        if !self.embedding_url.trim().is_empty() {
+            if let Err(reason) = strict::http_url(&self.embedding_url) {
+                return bad("openai.embedding_url", reason);
+            }
+            if !self.embedding_url.trim_end_matches('/').ends_with("/v1") {
+                return bad(
+                    "openai.embedding_url",
+                    format!(
+                        "\"{}\" does not end in /v1: write the API's base, as in \
+                         http://127.0.0.1:8081/v1",
+                        self.embedding_url
+                    ),
+                );
+            }
+        }
+        if self.embedding_context_tokens < MIN_EMBEDDING_CONTEXT {
+            return bad(
+                "openai.embedding_context_tokens",
+                format!("must be at least {MIN_EMBEDDING_CONTEXT}"),
+            );
         }
         if self.context_tokens != 0 && self.context_tokens < MIN_NUM_CTX {
             return bad(

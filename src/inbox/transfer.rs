@@ -1,8 +1,9 @@
 //! Import: checked notes brought in (`crate::export::ImportedNote::validate`), in one
-//! transaction, ids that exist skipped; the pending ones queued for the AI.
+//! transaction, ids that exist skipped; the pending ones queued for the AI, the
+//! others for their vectors.
 
 use super::{unavailable, Inbox};
-use crate::actors::ai_worker::Enqueue;
+use crate::actors::ai_worker::{EmbedNotes, Enqueue};
 use crate::actors::repository::ImportNotes;
 use crate::actors::telemetry::Emit;
 use crate::domain::{AiStatus, Note};
@@ -29,11 +30,21 @@ impl Inbox {
             .filter(|n| n.ai_status == AiStatus::Pending && n.deleted_at.is_none())
             .map(|n| n.id.clone())
             .collect();
+        // The others have no job, and no vector yet: the worker makes them.
+        let done: Vec<String> = imported
+            .notes
+            .iter()
+            .filter(|n| n.ai_status != AiStatus::Pending && n.deleted_at.is_none())
+            .map(|n| n.id.clone())
+            .collect();
         if !waiting.is_empty() {
             self.worker.do_send(Enqueue {
                 note_ids: waiting,
                 at: now,
             });
+        }
+        if !done.is_empty() {
+            self.worker.do_send(EmbedNotes { note_ids: done });
         }
         self.telemetry
             .do_send(Emit(UsageEvent::NotesImported(NotesImported { count })));

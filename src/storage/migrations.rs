@@ -44,6 +44,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0007_edited_at.sql",
         sql: include_str!("../../migrations/0007_edited_at.sql"),
     },
+    Migration {
+        name: "0008_note_vectors.sql",
+        sql: include_str!("../../migrations/0008_note_vectors.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -206,7 +206,7 @@ fn fake_on_a_thread(reply: Reply) -> (String, std::sync::mpsc::Receiver<()>) {
 }
 
 /// [`fake_on_a_thread`], set up by `setup` first.
-fn fake_on_a_thread_with(
+pub(crate) fn fake_on_a_thread_with(
     reply: Reply,
     setup: impl FnOnce(&FakeOllama) + Send + 'static,
 ) -> (String, std::sync::mpsc::Receiver<()>) {

@@ -18,6 +18,7 @@
 //! - `security`: what other users and processes on the desktop cannot do.
 //! - `damage`: a database damaged while the service was down is refused, never written.
 //! - `slots`: silent connections and open feeds cannot lock the user out.
+//! - `related`: a note's related notes over HTTP and from the command line.
 //! - `other_users`: what another real user's programs cannot get (a squatted model
 //!   server port, the page's session, `localhost`).
 
@@ -45,6 +46,7 @@ mod other_users;
 #[path = "../support/ports.rs"]
 mod ports;
 mod process;
+mod related;
 mod security;
 mod server;
 #[path = "../support/service.rs"]

@@ -21,6 +21,7 @@ mod other_user;
 mod page;
 #[path = "../support/ports.rs"]
 mod ports;
+mod related;
 #[path = "../support/service.rs"]
 mod service;
 mod squatter;

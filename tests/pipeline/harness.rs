@@ -178,15 +178,15 @@ impl Pipeline {
         self.openai.as_ref().expect("started with start_openai")
     }
 
-    /// Calls the fakes hold open, and calls they have seen, whichever is the provider.
+    /// Calls the fakes hold open, and calls they have seen (chat and embeddings),
+    /// whichever is the provider.
     fn provider_calls(&self) -> (usize, usize) {
-        let openai = self
-            .openai
-            .as_ref()
-            .map_or((0, 0), |o| (o.held_calls(), o.calls().len()));
+        let openai = self.openai.as_ref().map_or((0, 0), |o| {
+            (o.held_calls(), o.calls().len() + o.embed_calls().len())
+        });
         (
             self.fake.held_calls() + openai.0,
-            self.fake.calls().len() + openai.1,
+            self.fake.calls().len() + self.fake.embed_calls().len() + openai.1,
         )
     }
 
@@ -218,7 +218,9 @@ impl Pipeline {
             let (held, calls) = self.provider_calls();
             let calling = matches!(
                 worker.state,
-                WorkerState::Running { .. } | WorkerState::LoadingModel
+                WorkerState::Running { .. }
+                    | WorkerState::LoadingModel
+                    | WorkerState::Embedding { .. }
             ) && held == 0;
             if !calling && !checking {
                 let now = self.clock.now();
@@ -332,6 +334,11 @@ impl Pipeline {
             .optional()
             .unwrap();
         NoteRow { status, error, job }
+    }
+
+    /// The test's own connection to the database (reads only).
+    pub fn reader(&self) -> &rusqlite::Connection {
+        &self.reader
     }
 
     /// One column of a note's row.

@@ -17,6 +17,8 @@
 //!   goals on virtual time (the table in docs/PERFORMANCE.md).
 //! - `openai`: an OpenAI-compatible server (llama.cpp's, faked): the output format it
 //!   takes, its model loading, its context, its API key.
+//! - `related`: the notes' vectors (made after the titles, again after an edit or a
+//!   change of model, never a note's failure) and the related notes they give.
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
@@ -41,6 +43,7 @@ mod outage;
 #[path = "../support/ports.rs"]
 mod ports;
 mod provider;
+mod related;
 mod retry_all;
 #[path = "../support/service.rs"]
 mod service;

@@ -35,6 +35,19 @@ impl LlamaServer {
     /// and waits until `GET /health` answers 200 (it answers 503 "Loading model" while
     /// the model loads).
     pub async fn start(tools: &Tools, port: u16, alias: &str, log: &Path) -> LlamaServer {
+        Self::start_with(tools, port, alias, log, &[]).await
+    }
+
+    /// [`LlamaServer::start`] with more arguments: `--embeddings --pooling mean` makes
+    /// the server answer `/v1/embeddings` too (Gemma 3 270M's file names no pooling, and
+    /// without one the server refuses: "Pooling type 'none' is not OAI compatible").
+    pub async fn start_with(
+        tools: &Tools,
+        port: u16,
+        alias: &str,
+        log: &Path,
+        extra: &[&str],
+    ) -> LlamaServer {
         let output = File::options()
             .create(true)
             .append(true)
@@ -55,6 +68,7 @@ impl LlamaServer {
             .arg(&tools.chat_template)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
             .args(["--alias", alias])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(output)
             .stderr(errors)

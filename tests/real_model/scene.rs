@@ -70,6 +70,17 @@ impl Scene {
         self.llama = Some(LlamaServer::start(&self.tools, self.llama_port, alias, &log).await);
     }
 
+    /// Starts `llama-server` as [`Scene::start_llama`] does, making embeddings too
+    /// (`--embeddings --pooling mean`): one server for the chat and the vectors.
+    pub async fn start_llama_with_embeddings(&mut self, alias: &str) {
+        assert!(self.llama.is_none(), "llama-server is already running");
+        let log = self.llama_log();
+        let extra = ["--embeddings", "--pooling", "mean"];
+        let server =
+            LlamaServer::start_with(&self.tools, self.llama_port, alias, &log, &extra).await;
+        self.llama = Some(server);
+    }
+
     /// The running server.
     pub fn llama(&self) -> &LlamaServer {
         self.llama.as_ref().expect("llama-server is running")
@@ -82,8 +93,14 @@ impl Scene {
 
     /// Starts the service on a config file that points it at the scene's server.
     pub fn start_inkling(&mut self) {
+        self.start_inkling_with("");
+    }
+
+    /// [`Scene::start_inkling`] with more lines of the `[openai]` section.
+    pub fn start_inkling_with(&mut self, openai_lines: &str) {
         let config = self.dir().join("config.toml");
-        std::fs::write(&config, openai_config(self.llama_port)).expect("the config file");
+        let text = format!("{}{openai_lines}\n", openai_config(self.llama_port));
+        std::fs::write(&config, text).expect("the config file");
         let data = self.dir().join("data");
         std::fs::create_dir_all(&data).expect("the data dir");
         self.inkling = Some(ServiceProcess::start_with_config(

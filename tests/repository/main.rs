@@ -15,6 +15,7 @@ mod search;
 mod tags;
 mod transfer;
 mod trash;
+mod vectors;
 
 const EXPIRY_DAYS: u32 = 30;
 

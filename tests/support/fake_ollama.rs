@@ -11,6 +11,10 @@
 //! - `POST /api/show` gives the model's context length (`set_context_length`);
 //! - `POST /api/generate` with no prompt loads the model (`done_reason: "load"`, after
 //!   `set_load_seconds`), or 404s while it is not installed; loads are counted;
+//! - `POST /api/embed` answers each `input` with a bag-of-words vector
+//!   (`fake_embeddings`), 404 "model not found" while the embedding model is not in
+//!   `set_models`' list (`embeddinggemma:latest` is, at start), or as `set_embed`
+//!   says; the requests are recorded (`embed_calls`);
 //! - `stop()` closes the listening socket (connection refused) and `start()` opens
 //!   the same port again: the provider going down and coming back.
 #![allow(dead_code)]
@@ -24,6 +28,10 @@ use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use crate::fake_http::{read_request, respond, until_hung_up, FakeListener, JSON};
+
+#[path = "fake_embeddings.rs"]
+pub mod fake_embeddings;
+pub use fake_embeddings::EmbedReply;
 
 /// How the fake answers one `/api/chat` call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +111,8 @@ struct State {
     pull_error: Option<String>,
     pulls: usize,
     simulation: Option<Simulation>,
+    embed: EmbedReply,
+    embed_calls: Vec<serde_json::Value>,
 }
 
 /// Counts a held call until the connection ends.
@@ -126,7 +136,7 @@ impl FakeOllama {
         let state = Arc::new(Mutex::new(State {
             default: Reply::Ok,
             script: VecDeque::new(),
-            models: vec!["llama3.2:latest".into()],
+            models: vec!["llama3.2:latest".into(), "embeddinggemma:latest".into()],
             tags: vec!["fake".into(), "test".into()],
             calls: Vec::new(),
             health_checks: 0,
@@ -138,6 +148,8 @@ impl FakeOllama {
             pull_error: None,
             pulls: 0,
             simulation: None,
+            embed: EmbedReply::Ok,
+            embed_calls: Vec::new(),
         }));
         let serving = state.clone();
         let listener =
@@ -180,6 +192,16 @@ impl FakeOllama {
     /// The tags every valid enrichment gives from now on.
     pub fn set_tags(&self, tags: &[&str]) {
         self.state.lock().unwrap().tags = tags.iter().map(|t| t.to_string()).collect();
+    }
+
+    /// How `/api/embed` answers from now on.
+    pub fn set_embed(&self, reply: EmbedReply) {
+        self.state.lock().unwrap().embed = reply;
+    }
+
+    /// Every `/api/embed` request so far.
+    pub fn embed_calls(&self) -> Vec<serde_json::Value> {
+        self.state.lock().unwrap().embed_calls.clone()
     }
 
     pub fn set_models(&self, models: &[&str]) {
@@ -383,6 +405,46 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 "model_info": { "general.architecture": "llama", "llama.context_length": context },
             });
             respond(&mut stream, "200 OK", JSON, &show.to_string()).await;
+        }
+        ("POST", "/api/embed") => {
+            let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let model = request["model"].as_str().unwrap_or("").to_string();
+            let reply = {
+                let mut state = state.lock().unwrap();
+                state.embed_calls.push(request.clone());
+                state.embed
+            };
+            if !installed(&state, &model) || reply == EmbedReply::ModelMissing {
+                return model_not_found(&mut stream, &model).await;
+            }
+            let inputs = fake_embeddings::inputs_of(&request);
+            let dims = match reply {
+                EmbedReply::NotServed => {
+                    return respond(&mut stream, "501 Not Implemented", JSON,
+                        r#"{"error":"This server does not support embeddings. Start it with `--embeddings`"}"#).await;
+                }
+                EmbedReply::LongerThan(bytes) if inputs.iter().any(|i| i.len() > bytes) => {
+                    return respond(
+                        &mut stream,
+                        "400 Bad Request",
+                        JSON,
+                        r#"{"error":"the input length exceeds the context length"}"#,
+                    )
+                    .await;
+                }
+                EmbedReply::WrongLength(dims) => dims,
+                _ => fake_embeddings::DIMS,
+            };
+            let embeddings: Vec<Vec<f32>> = inputs
+                .iter()
+                .map(|text| fake_embeddings::vector_of(text, dims))
+                .collect();
+            let answer = serde_json::json!({
+                "model": model, "embeddings": embeddings,
+                "total_duration": 14_143_917, "load_duration": 1_019_500,
+                "prompt_eval_count": inputs.len() * 8,
+            });
+            respond(&mut stream, "200 OK", JSON, &answer.to_string()).await;
         }
         ("GET", "/api/version") => {
             respond(&mut stream, "200 OK", JSON, r#"{"version":"0.33.0"}"#).await;

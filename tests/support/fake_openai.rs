@@ -12,6 +12,9 @@
 //!   `json_schema` response format while `refuse_json_schema(true)` (as some servers
 //!   refuse it); 503 while loading; else the next scripted [`Reply`], or the default.
 //!   Every request that reaches this route is recorded (`calls`).
+//! - `POST /v1/embeddings`: 501 "does not support embeddings" as llama.cpp's server
+//!   started without `--embeddings` answers, until `set_embed` says otherwise; then a
+//!   bag-of-words vector per `input` (`fake_embeddings`), in the OpenAI API's shape.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
@@ -21,6 +24,10 @@ use serde_json::{json, Value};
 use tokio::net::TcpStream;
 
 use crate::fake_http::{read_request, respond, until_hung_up, FakeListener, HeldCount, JSON};
+
+// The fake Ollama's (every crate with this fake has that one too).
+use crate::fake_ollama::fake_embeddings;
+pub use fake_embeddings::EmbedReply;
 
 /// How the fake answers one chat call that it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +73,8 @@ struct State {
     default: Reply,
     script: VecDeque<Reply>,
     calls: Vec<ChatCall>,
+    embed: EmbedReply,
+    embed_calls: Vec<Value>,
 }
 
 pub struct FakeOpenAi {
@@ -88,6 +97,8 @@ impl FakeOpenAi {
             default: Reply::Ok,
             script: VecDeque::new(),
             calls: Vec::new(),
+            embed: EmbedReply::NotServed,
+            embed_calls: Vec::new(),
         }));
         let held = HeldCount::default();
         let (serving, holding) = (state.clone(), held.clone());
@@ -105,6 +116,16 @@ impl FakeOpenAi {
     /// The API's base, as `openai.url` takes it.
     pub fn url(&self) -> String {
         format!("{}/v1", self.listener.url())
+    }
+
+    /// How `/v1/embeddings` answers from now on.
+    pub fn set_embed(&self, reply: EmbedReply) {
+        self.state.lock().unwrap().embed = reply;
+    }
+
+    /// Every `/v1/embeddings` request so far.
+    pub fn embed_calls(&self) -> Vec<Value> {
+        self.state.lock().unwrap().embed_calls.clone()
     }
 
     /// The served model's name.
@@ -199,6 +220,46 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
             }
             let props = json!({ "default_generation_settings": { "n_ctx": context } });
             respond(&mut stream, "200 OK", JSON, &props.to_string()).await;
+        }
+        ("POST", "/v1/embeddings") => {
+            let body = request.json();
+            let reply = {
+                let mut state = state.lock().unwrap();
+                state.embed_calls.push(body.clone());
+                state.embed
+            };
+            let inputs = fake_embeddings::inputs_of(&body);
+            let dims = match reply {
+                EmbedReply::NotServed => {
+                    return respond(&mut stream, "501 Not Implemented", JSON,
+                        r#"{"error":{"code":501,"message":"This server does not support embeddings. Start it with `--embeddings`","type":"not_supported_error"}}"#).await;
+                }
+                EmbedReply::ModelMissing => {
+                    return respond(&mut stream, "404 Not Found", JSON,
+                        r#"{"error":{"code":404,"message":"model not found","type":"not_found_error"}}"#).await;
+                }
+                EmbedReply::LongerThan(bytes) if inputs.iter().any(|i| i.len() > bytes) => {
+                    return respond(&mut stream, "500 Internal Server Error", JSON,
+                        r#"{"error":{"code":500,"message":"input (596 tokens) is too large to process. increase the physical batch size (current batch size: 512)","type":"server_error"}}"#).await;
+                }
+                EmbedReply::WrongLength(dims) => dims,
+                _ => fake_embeddings::DIMS,
+            };
+            let data: Vec<Value> = inputs
+                .iter()
+                .enumerate()
+                .map(|(index, text)| {
+                    json!({
+                        "object": "embedding", "index": index,
+                        "embedding": fake_embeddings::vector_of(text, dims),
+                    })
+                })
+                .collect();
+            let answer = json!({
+                "object": "list", "model": body["model"], "data": data,
+                "usage": { "prompt_tokens": inputs.len() * 8, "total_tokens": inputs.len() * 8 },
+            });
+            respond(&mut stream, "200 OK", JSON, &answer.to_string()).await;
         }
         ("POST", "/v1/chat/completions") => {
             let body = request.json();

@@ -163,6 +163,7 @@ export function notes(query) {
 
 export const capture = (body) => post("/api/notes", { body });
 export const noteDetail = (id) => call(note(id));
+export const related = (id) => call(`${note(id)}/related`);
 export const editNote = (id, change) => call(note(id), { method: "PATCH", json: change });
 export const deleteNote = (id) => call(note(id), { method: "DELETE" });
 /// trash, restore, keep, enrich.

@@ -11,6 +11,7 @@ import { aiButton, deleteButton, failureText } from "./card.js";
 import { editNote } from "./edit.js";
 import { answered, noteAction, onNoteChanged, trashNote } from "./notes.js";
 import { filterByTag, goBack, whenShown } from "./navigation.js";
+import { showRelated } from "./related.js";
 import { state } from "./store.js";
 
 /// Loads the open note and shows it. Loads overlap (a live event's, the end of an
@@ -42,7 +43,9 @@ function showDetail() {
   const article = $("note-detail");
   article.dataset.id = note.id;
   article.dataset.status = note.ai_status;
-  article.replaceChildren(...detailView(note, ctx));
+  const related = document.createElement("section");
+  article.replaceChildren(...detailView(note, ctx), related);
+  showRelated(related, note.id);
 }
 
 // What the open note's buttons do.

@@ -15,6 +15,13 @@ pub struct Enqueue {
     pub at: DateTime<Utc>,
 }
 
+/// Notes stored without a job (imported as done or failed): they have no vector yet.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct EmbedNotes {
+    pub note_ids: Vec<String>,
+}
+
 /// A note came back from the trash: take its job (as stored, attempts included) into
 /// the queue again.
 #[derive(Debug, Message)]

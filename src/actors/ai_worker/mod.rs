@@ -25,20 +25,21 @@ use std::rc::Rc;
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
 
-pub use self::core::WorkerRules;
 use self::core::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore};
-pub use self::messages::{Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
+pub use self::core::{EmbeddingRules, WorkerRules};
+pub use self::messages::{EmbedNotes, Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
 use self::queue::QueuedJob;
 use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
 use super::ollama_monitor::{CheckNow, OllamaMonitorActor, SuspectDown};
 use super::repository::{
-    GetJob, GetPendingBodies, IncrementJobAttempt, ListTags, MarkAiFailed, RecordSlowTimeout,
-    RepositoryActor, RequeueModelMissingFailures, SaveEnrichment, SetNextRunAt,
+    GetEmbeddingBacklog, GetJob, GetPendingBodies, IncrementJobAttempt, ListTags, MarkAiFailed,
+    RecordSlowTimeout, RepositoryActor, RequeueModelMissingFailures, SaveEnrichment, SaveVectors,
+    SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
-use crate::ai::{CallPlan, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth};
+use crate::ai::{CallPlan, EmbedPlan, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth};
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteSlow, OllamaStatusChanged};
@@ -171,6 +172,47 @@ impl AiWorkerActor {
                     .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
             }
             Effect::AnnounceSlow(slow) => self.hub.do_send(NoteSlow { slow }),
+            Effect::ReadEmbeddingBacklog {
+                model,
+                limit,
+                skip,
+                only,
+            } => {
+                let read = GetEmbeddingBacklog {
+                    model,
+                    limit,
+                    skip,
+                    only,
+                };
+                self.ask_repository(read, ctx, |core, read, now| {
+                    let read = match read {
+                        Ok(Ok(backlog)) => Ok(backlog),
+                        Ok(Err(e)) => Err(e.to_string()),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    core.embedding_backlog_read(read, now)
+                });
+            }
+            Effect::Embed(plan) => self.embed(plan, ctx),
+            Effect::SaveVectors { model, vectors } => {
+                let count = vectors.len();
+                let write = SaveVectors {
+                    model,
+                    vectors,
+                    now: self.clock.now(),
+                };
+                // Nothing waits for it: a vector not stored is made again next time
+                // (its note is still without one), and the disk's trouble is the
+                // titles' to notice.
+                self.ask_repository(write, ctx, move |_, stored, _| {
+                    match stored {
+                        Ok(Ok(stored)) => tracing::debug!(stored, of = count, "vectors stored"),
+                        Ok(Err(e)) => tracing::warn!(error = %e, "cannot store the notes' vectors"),
+                        Err(_) => {}
+                    }
+                    Vec::new()
+                });
+            }
             Effect::AnnounceFailed { failure } => {
                 self.hub.do_send(JobFailed {
                     note_id: failure.note_id,
@@ -339,6 +381,16 @@ impl AiWorkerActor {
         }));
     }
 
+    /// Asks the provider for the vectors of a batch; the answer goes to the core.
+    fn embed(&mut self, plan: EmbedPlan, ctx: &mut Context<Self>) {
+        tracing::debug!(notes = plan.texts.len(), "asking for the notes' vectors");
+        let call = self.provider.embed(plan);
+        ctx.spawn(call.into_actor(self).map(|answer, act, ctx| {
+            let effects = act.core.embedded(answer, act.clock.now());
+            act.run(effects, ctx);
+        }));
+    }
+
     fn read_model_context(&mut self, ctx: &mut Context<Self>) {
         let read = self.provider.model_context();
         ctx.spawn(read.into_actor(self).map(|read, act, ctx| {
@@ -408,6 +460,16 @@ impl Handler<Enqueue> for AiWorkerActor {
         let effects = self.core.enqueued(msg.note_ids, msg.at, self.clock.now());
         self.run(effects, ctx);
         tracing::debug!(count, "jobs enqueued");
+    }
+}
+
+impl Handler<EmbedNotes> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: EmbedNotes, ctx: &mut Context<Self>) {
+        let _handled = handling!("EmbedNotes");
+        let effects = self.core.to_embed(&msg.note_ids, self.clock.now());
+        self.run(effects, ctx);
     }
 }
 

@@ -8,8 +8,8 @@ use tokio::sync::oneshot;
 
 use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use crate::storage::{
-    Changed, Edited, Imported, Job, NoteCounts, SearchHit, SearchQuery, StoreResult, TagCount,
-    TagRename, TagRenamed,
+    Changed, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, NoteVector, Related, SearchHit,
+    SearchQuery, StoreResult, TagCount, TagRename, TagRenamed,
 };
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
@@ -256,3 +256,33 @@ pub struct EmptyTrash;
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<()>")]
 pub struct Checkpoint;
+
+/// Notes still to embed with `model`, newest first (the worker's next batch).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<EmbeddingBacklog>")]
+pub struct GetEmbeddingBacklog {
+    pub model: String,
+    pub limit: usize,
+    /// Notes whose vectors were refused this run.
+    pub skip: Vec<String>,
+    /// Among these notes alone (those changed since a read of every note).
+    pub only: Option<Vec<String>>,
+}
+
+/// Stores the vectors of notes that still have the body each was made from.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<usize>")]
+pub struct SaveVectors {
+    pub model: String,
+    pub vectors: Vec<NoteVector>,
+    pub now: DateTime<Utc>,
+}
+
+/// A note's nearest notes (`crate::storage::vectors`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Related>")]
+pub struct GetRelated {
+    pub id: String,
+    pub limit: usize,
+    pub floor: f32,
+}

@@ -41,8 +41,8 @@ use super::mailbox::Mailbox;
 use crate::domain::{AiStatus, Note};
 use crate::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
 use crate::storage::{
-    Changed, Edited, Imported, Job, NoteCounts, RenameProgress, SearchHit, Store, StoreError,
-    StoreResult, TagCount, RENAME_SLICE_NOTES,
+    Changed, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, Related, RenameProgress,
+    SearchHit, Store, StoreError, StoreResult, TagCount, RENAME_SLICE_NOTES,
 };
 
 mod announce;
@@ -293,6 +293,16 @@ handle_write!(ImportNotes => Imported,
 handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit));
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
+handle_with_store!(GetEmbeddingBacklog => EmbeddingBacklog, |store, msg| {
+    store.embedding_backlog(&msg.model, msg.limit, &msg.skip, msg.only.as_deref())
+});
+// A vector is in no count and changes nothing a note shows: nothing to announce.
+handle_with_store!(SaveVectors => usize, |store, msg| {
+    store.save_vectors(&msg.model, &msg.vectors, msg.now)
+});
+handle_with_store!(GetRelated => Related, |store, msg| {
+    store.related(&msg.id, msg.limit, msg.floor)
+});
 handle_write!(TrashNote => Changed,
     counts: |c| c.changed.then_some(CountsChange::All),
     notes: |c| c.changed.then(|| NotesChange::one(&c.note)),

@@ -16,6 +16,8 @@
 //!   server there; with the model listed, `GET /props` with the key: a server whose
 //!   `/models` is open to anyone shows a refused key there, before any note is sent,
 //!   not as a server that looks ready and refuses every note.
+//! - `embed`: `POST {embedding_url}/embeddings` (`encoding_format: "float"`), the texts
+//!   as one batch; llama.cpp makes them only in a server started with `--embeddings`.
 //! - `load_model`: nothing to do; these servers load their model themselves.
 //! - `pull_model`: these servers have no download: one error saying to load the model
 //!   in the server.
@@ -35,6 +37,7 @@ use self::contract::{
     chat_request, context_exceeded, context_in_models, context_in_props, is_loading, key_refused,
     models_health, read_answer, refuses_format, usage_of, OutputFormat,
 };
+use super::embedding::{read_embeddings, EmbedPlan};
 use super::transport::{call_within, error_message, exchange, provider_http_client, within};
 use super::{
     CallPlan, CallReply, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth, PullProgress,
@@ -54,6 +57,9 @@ pub struct OpenAiClient {
     root: String,
     model: String,
     key: ApiKey,
+    /// Where vectors are made (`openai.embedding_url`, else `url`), and by which model.
+    embedding_url: String,
+    embedding_model: String,
     /// The most constrained output format this server has not refused (shared by the
     /// clones; reset by a restart).
     format: Rc<Cell<OutputFormat>>,
@@ -67,6 +73,8 @@ impl OpenAiClient {
             root: settings.server_root().to_string(),
             model: settings.model.trim().to_string(),
             key,
+            embedding_url: settings.embedding_base().to_string(),
+            embedding_model: settings.embedding_model.trim().to_string(),
             format: Rc::new(Cell::new(OutputFormat::JsonSchema)),
         }
     }
@@ -80,6 +88,21 @@ impl OpenAiClient {
             Some(key) => request.bearer_auth(key),
             None => request,
         }
+    }
+
+    /// `POST {embedding_url}/embeddings` with the texts as a batch `input`, asking for
+    /// plain floats (`encoding_format: "float"`: a server's base64 default once read as
+    /// a quarter of the dimensions, Karakeep #2991).
+    async fn embed_texts(self, plan: EmbedPlan) -> Result<Vec<Vec<f32>>, ProviderError> {
+        let url = format!("{}/embeddings", self.embedding_url);
+        let request = serde_json::json!({
+            "model": self.embedding_model,
+            "input": plan.texts,
+            "encoding_format": "float",
+        });
+        let (status, bytes) =
+            exchange(|| self.authorised(self.http.post(&url)).send_json(&request)).await?;
+        read_embeddings(status, &bytes, error_message)
     }
 
     async fn chat(self, plan: CallPlan) -> CallReply {
@@ -234,6 +257,13 @@ impl EnrichmentProvider for OpenAiClient {
     fn load_model(&self, _plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
         // The server loads its model itself; while it does, its health says so.
         async { Ok(()) }.boxed_local()
+    }
+
+    fn embed(
+        &self,
+        plan: EmbedPlan,
+    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
+        within(plan.deadline, "no vectors", self.clone().embed_texts(plan))
     }
 
     fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {

@@ -3,6 +3,7 @@
 //! shapes the reply; no business logic lives here.
 //!
 //! - [`notes`]: capture, list and search, show, edit, tick, keep, enrich;
+//! - [`related`]: a note's nearest notes, by their vectors;
 //! - [`trash`]: to the trash and back, delete for good, empty the trash;
 //! - [`tags`]: the tags in use, rename or merge one everywhere;
 //! - [`inbox`]: the failed count, retry every failed note, trash the expired;
@@ -19,6 +20,7 @@ pub mod live;
 pub mod notes;
 pub mod page;
 pub mod provider;
+pub mod related;
 pub mod sessions;
 pub mod status;
 pub mod tags;
@@ -76,6 +78,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(endpoint("/notes/{id}/restore").route(web::post().to(trash::restore)))
                 .service(endpoint("/notes/{id}/keep").route(web::post().to(notes::keep)))
                 .service(endpoint("/notes/{id}/enrich").route(web::post().to(notes::enrich)))
+                .service(endpoint("/notes/{id}/related").route(web::get().to(related::related)))
                 .service(
                     endpoint("/notes/{id}/tasks/{index}").route(web::post().to(notes::tick_task)),
                 )

@@ -49,6 +49,7 @@ const MODULES: &[(&str, &str)] = &[
     ("notes.js", include_str!("../../../web/js/notes.js")),
     ("preview.js", include_str!("../../../web/js/preview.js")),
     ("proof.js", include_str!("../../../web/js/proof.js")),
+    ("related.js", include_str!("../../../web/js/related.js")),
     ("stats.js", include_str!("../../../web/js/stats.js")),
     ("store.js", include_str!("../../../web/js/store.js")),
     ("tags.js", include_str!("../../../web/js/tags.js")),

@@ -22,6 +22,7 @@
 //! - `tag_rename.rs`: renaming a tag everywhere, in slices that let other work in;
 //! - `search.rs`: full-text search (what a query means is `storage/search.rs`);
 //! - `transfer.rs`: import;
+//! - `vectors.rs`: the notes' vectors: what is left to embed, saving them, related notes;
 //! - `invariants.rs`: checks after the fact (the invariants above, query plans).
 
 use std::path::Path;
@@ -44,6 +45,7 @@ mod tag_rename;
 mod tags;
 mod transfer;
 mod trash;
+mod vectors;
 
 pub use crate::api::notes::{NoteCounts, SearchHit};
 pub use crate::api::replies::{TagCount, TagRenamed};
@@ -57,6 +59,7 @@ pub use search::SEARCH_CANDIDATES;
 pub use tag_rename::{renamed_tags, RenameProgress, TagRename, RENAME_SLICE_NOTES};
 pub use transfer::Imported;
 pub use trash::Changed;
+pub use vectors::{EmbeddingBacklog, NoteVector, Related};
 
 /// The one connection that writes.
 pub struct Store {

@@ -44,10 +44,13 @@ pub const INSERT_REQUEUED_JOBS_SQL: &str =
      SELECT id, 0, ?1 FROM notes
      WHERE ai_status = 'pending' AND deleted_at IS NULL AND updated_at = ?1";
 
-/// Every job of an active note, earliest first.
+/// Every job of an active note, earliest first. The queue drives the join (`CROSS JOIN` keeps SQLite's order): left to itself, with
+/// no statistics, SQLite walked every active note's index entry and looked each up in
+/// the queue, reading pages across the whole file at every start (and stopping
+/// start-up on damage there that the check at start should have been the one to find).
 pub const ALL_JOBS_SQL: &str =
     "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason, j.slow_timeouts
-     FROM pending_jobs j JOIN notes n ON n.id = j.note_id
+     FROM pending_jobs j CROSS JOIN notes n ON n.id = j.note_id
      WHERE n.deleted_at IS NULL
      ORDER BY j.next_run_at, j.note_id";
 

@@ -4,9 +4,10 @@
 use chrono::{DateTime, Utc};
 
 use super::SlowNote;
-use crate::ai::{CallPlan, FailureReason, LoadPlan};
+use crate::ai::{CallPlan, EmbedPlan, FailureReason, LoadPlan};
 use crate::api::worker::ModelUse;
 use crate::domain::{Enrichment, Note};
+use crate::storage::NoteVector;
 
 /// What the actor does for the core. Each one that needs an answer names the method
 /// the answer goes to.
@@ -78,6 +79,23 @@ pub enum Effect {
     /// A note was marked failed: say so (`JobFailed`, with its reason). The repository
     /// announces the note and the new counts itself.
     AnnounceFailed { failure: Failure },
+    /// Read the next notes to embed with `model`, newest first, leaving out `skip`;
+    /// with `only`, among those notes alone (answer:
+    /// [`WorkerCore::embedding_backlog_read`]).
+    ReadEmbeddingBacklog {
+        model: String,
+        limit: usize,
+        skip: Vec<String>,
+        only: Option<Vec<String>>,
+    },
+    /// Ask the provider for the vectors of the plan's texts (answer:
+    /// [`WorkerCore::embedded`]).
+    Embed(EmbedPlan),
+    /// Store vectors, each for the body it was made from; nothing waits for it.
+    SaveVectors {
+        model: String,
+        vectors: Vec<NoteVector>,
+    },
     /// A note timed out [`SLOW_AFTER_TIMEOUTS`] times or more while Ollama was up: say
     /// so (the live page marks it, with what to do).
     AnnounceSlow(SlowNote),

@@ -25,6 +25,7 @@ pub fn rules() -> WorkerRules {
         load_timeout: std::time::Duration::from_secs(300),
         context_cap: Some(8192),
         longest_read: Some(std::time::Duration::from_secs(60)),
+        embedding: None,
     }
 }
 

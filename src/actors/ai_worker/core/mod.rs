@@ -32,19 +32,23 @@
 //! - an answer is saved beside the next call (the commit and the model use different
 //!   resources); an answer lost to disk trouble makes the whole worker wait, saving
 //!   each answer before the next call until a save succeeds, and any other refusal is
-//!   that note's own `other` failure.
+//!   that note's own `other` failure;
+//! - with no note's title due, the notes' vectors are made in batches, newest first,
+//!   in the same one-call-at-a-time line; their failures are never a note's.
 //!
 //! One file per rule, each with its unit tests: [`schedule`] (one call at a time, the
 //! timer, the read-ahead), [`policy`] (the outage park, the note's own failures),
 //! [`order`] (the cheapest due job first, a long note's reading capped), [`plan`] (a
 //! call's deadline and prompt, built once), [`context`] (the model's
 //! context, a prompt that did not fit), [`slow`], [`model`] (warmth, loading, the
-//! model's time), [`saving`], [`disk`], [`restart`]; [`effects`] is what the core asks
+//! model's time), [`saving`], [`disk`], [`restart`], [`embedding`] (the notes'
+//! vectors, when no title is due); [`effects`] is what the core asks
 //! of the actor, [`status`] what it shows.
 
 mod context;
 mod disk;
 mod effects;
+mod embedding;
 mod model;
 mod order;
 mod plan;
@@ -64,6 +68,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 use self::disk::DiskTrouble;
 pub use self::effects::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome};
+use self::embedding::Embedding;
+pub use self::embedding::{EmbeddingRules, EMBED_BATCH};
 use self::model::Model;
 use self::policy::Park;
 pub use self::policy::{decide, FailureDecision};
@@ -100,6 +106,8 @@ pub struct WorkerRules {
     /// The longest a note's reading may take at the model's measured speed
     /// (`worker.longest_read_ms`); `None`: no cap but the context.
     pub longest_read: Option<std::time::Duration>,
+    /// The embedding model, for the notes' vectors; `None`: no vectors.
+    pub embedding: Option<EmbeddingRules>,
 }
 
 impl WorkerRules {
@@ -112,7 +120,14 @@ impl WorkerRules {
             keep_alive: calls.keep_alive,
             load_timeout: calls.load_timeout,
             context_cap: calls.context_cap,
+            embedding: None,
         }
+    }
+
+    /// The rules with the notes' vectors made by `embedding`.
+    pub fn with_embedding(mut self, embedding: Option<EmbeddingRules>) -> Self {
+        self.embedding = embedding;
+        self
     }
 }
 
@@ -175,11 +190,14 @@ pub struct WorkerCore {
     /// What the prompt in flight holds: how much of the note, and its estimated tokens.
     in_flight_read_chars: Option<u32>,
     in_flight_estimate: usize,
+    /// The notes' vectors: made when no title is due ([`embedding`]).
+    embedding: Embedding,
 }
 
 impl WorkerCore {
     pub fn new(rules: WorkerRules) -> Self {
         WorkerCore {
+            embedding: Embedding::new(rules.embedding.clone()),
             rules,
             queue: Queue::default(),
             bodies: HashMap::new(),

@@ -203,6 +203,7 @@ impl WorkerCore {
         if self.parked.take().is_some() {
             tracing::info!(why, "resuming: the provider is healthy again");
         }
+        self.embedding.provider_ready();
         self.schedule(now)
     }
 

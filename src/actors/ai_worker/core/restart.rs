@@ -31,6 +31,7 @@ impl WorkerCore {
     /// stored (attempts included, so a trip through the trash buys no attempts).
     pub fn tracked(&mut self, note_id: String, job: QueuedJob, now: DateTime<Utc>) -> Vec<Effect> {
         self.requeued(&note_id);
+        self.embedding.notes_changed(std::slice::from_ref(&note_id));
         self.queue.upsert(note_id, job);
         self.storage_may_be_back("a note was just restored", now);
         self.schedule(now)

@@ -16,6 +16,7 @@ impl WorkerCore {
         at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
+        self.embedding.notes_changed(&note_ids);
         for note_id in note_ids {
             self.requeued(&note_id);
             self.queue.upsert(note_id, QueuedJob::fresh(at));
@@ -99,7 +100,12 @@ impl WorkerCore {
     /// Runs the earliest due job, or sets the one timer for when one will be due.
     /// Nothing while loading or while a call is in flight (its end schedules).
     pub(super) fn schedule(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
-        if !self.loaded || self.in_flight.is_some() || self.loading_model || self.health.is_none() {
+        if !self.loaded
+            || self.in_flight.is_some()
+            || self.embedding.busy()
+            || self.loading_model
+            || self.health.is_none()
+        {
             return Vec::new();
         }
         if let Some(until) = self.storage_wait_until(now) {
@@ -115,14 +121,15 @@ impl WorkerCore {
             // The monitor checks every health interval; its "ready" resumes.
             return vec![Effect::Wake(None)];
         }
+        // No title due: the notes' vectors may go (with no timer at all when idle).
         let Some((at, _)) = self.queue.first() else {
-            return vec![Effect::Wake(None)]; // idle: nothing to wake up for
+            return self.embed_or_wait(None, now);
         };
         if at > now {
-            return vec![Effect::Wake(Some(at))];
+            return self.embed_or_wait(Some(at), now);
         }
         let Some(note_id) = self.next_due(now) else {
-            return vec![Effect::Wake(Some(at))];
+            return self.embed_or_wait(Some(at), now);
         };
         if self.needs_load(now) {
             tracing::info!("loading the model before the next note");

@@ -18,6 +18,12 @@ impl WorkerCore {
             WorkerState::Running {
                 note_id: note_id.clone(),
             }
+        } else if self.embedding.busy() {
+            // Reading which notes to embed (0), or the call for them: work in flight,
+            // as a barrier that asks the worker must see it.
+            WorkerState::Embedding {
+                notes: self.embedding.calling(),
+            }
         } else if let Some(until) = self.storage_wait_until(now) {
             WorkerState::StorageUnavailable {
                 until: timestamp(until),
@@ -50,6 +56,7 @@ impl WorkerCore {
             queued: self.queue.len(),
             slow_notes,
             model_time: self.model_time.clone(),
+            embeddings: self.embedding.state(),
         }
     }
 }

@@ -1,0 +1,293 @@
+//! The unit tests of the notes' vectors' rules (`embedding.rs`), on plain data.
+
+use super::super::fixture::*;
+use super::*;
+
+fn embedding_rules() -> WorkerRules {
+    WorkerRules {
+        embedding: Some(EmbeddingRules {
+            model: "embeddinggemma".into(),
+            context_tokens: 2048,
+        }),
+        ..rules()
+    }
+}
+
+fn started_embedding() -> WorkerCore {
+    let mut core = WorkerCore::new(embedding_rules());
+    core.loaded([], t(0));
+    core.health_changed(up(), t(0));
+    core
+}
+
+fn reads(effects: &[Effect]) -> bool {
+    effects
+        .iter()
+        .any(|e| matches!(e, Effect::ReadEmbeddingBacklog { .. }))
+}
+
+fn backlog(notes: &[(&str, &str)], dims: Option<usize>) -> EmbeddingBacklog {
+    EmbeddingBacklog {
+        notes: notes
+            .iter()
+            .map(|(id, body)| (id.to_string(), body.to_string()))
+            .collect(),
+        dims,
+    }
+}
+
+fn plan_in(effects: &[Effect]) -> EmbedPlan {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Embed(plan) => Some(plan.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("an embedding call: {effects:?}"))
+}
+
+fn saved(effects: &[Effect]) -> Vec<NoteVector> {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::SaveVectors { vectors, .. } => Some(vectors.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn with_no_title_due_the_next_notes_are_embedded_in_one_call_and_then_only_changed_notes_are_read()
+{
+    let mut core = WorkerCore::new(embedding_rules());
+    let effects = core.loaded([], t(0));
+    assert!(!reads(&effects), "nothing before the first health check");
+    let effects = core.health_changed(up(), t(0));
+    assert!(reads(&effects), "{effects:?}");
+    assert_eq!(core.status(t(0)).embeddings, EmbeddingsState::Working);
+    let effects =
+        core.embedding_backlog_read(Ok(backlog(&[("b", "newer"), ("a", "older")], None)), t(0));
+    let plan = plan_in(&effects);
+    assert_eq!(plan.texts, ["newer", "older"]);
+    assert_eq!(plan.deadline, std::time::Duration::from_secs(120));
+    assert_eq!(core.status(t(0)).state, WorkerState::Embedding { notes: 2 });
+    let effects = core.embedded(Ok(vec![vec![3.0, 4.0], vec![0.0, 2.0]]), t(1));
+    let vectors = saved(&effects);
+    assert_eq!(vectors.len(), 2);
+    assert_eq!(
+        (vectors[0].note_id.as_str(), vectors[0].body.as_str()),
+        ("b", "newer")
+    );
+    assert_eq!(vectors[0].vector, vec![0.6, 0.8], "normalised");
+    assert!(effects.contains(&Effect::CountModelTime {
+        usage: ModelUse::Kept,
+        ms: 1000
+    }));
+    assert!(reads(&effects), "the next batch: {effects:?}");
+    let effects = core.embedding_backlog_read(Ok(backlog(&[], Some(2))), t(1));
+    assert_eq!(effects, [Effect::Wake(None)], "idle: no timer at all");
+    assert_eq!(core.status(t(1)).embeddings, EmbeddingsState::UpToDate);
+    // A capture (or an edit) may leave something to embed: after its title, and
+    // that note alone is read, by id (not a walk over every note).
+    let effects = core.enqueued(vec!["c".into()], t(2), t(2));
+    assert!(!reads(&effects), "the title first: {effects:?}");
+    assert_eq!(call_started(&mut core, effects, t(2)), "c");
+    let effects = core.answered("c".into(), enrichment(), 5, t(3));
+    let only = effects.iter().find_map(|e| match e {
+        Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
+        _ => None,
+    });
+    assert_eq!(only, Some(Some(vec!["c".to_string()])), "{effects:?}");
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("c", "new")], Some(2))), t(3));
+    plan_in(&effects);
+    let effects = core.embedded(Ok(vec![vec![1.0, 0.0]]), t(4));
+    assert!(!reads(&effects), "nothing else changed: {effects:?}");
+    assert_eq!(saved(&effects).len(), 1);
+}
+
+#[test]
+fn a_note_stored_while_the_first_read_of_every_note_is_in_flight_is_read_by_id_after_it() {
+    let mut core = WorkerCore::new(embedding_rules());
+    core.loaded([], t(0));
+    assert!(
+        reads(&core.health_changed(up(), t(0))),
+        "the read of every note"
+    );
+    core.enqueued(vec!["new".into()], t(0), t(0));
+    // The read was made before the note was stored: it finds nothing. Then the
+    // note's title goes first, and after it the note is read by id.
+    let effects = core.embedding_backlog_read(Ok(backlog(&[], None)), t(0));
+    assert_eq!(call_started(&mut core, effects, t(0)), "new");
+    let effects = core.answered("new".into(), enrichment(), 5, t(1));
+    let only = effects.iter().find_map(|e| match e {
+        Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
+        _ => None,
+    });
+    assert_eq!(only, Some(Some(vec!["new".to_string()])), "{effects:?}");
+}
+
+#[test]
+fn a_title_due_goes_before_the_vectors_and_waits_only_for_the_call_in_flight() {
+    let mut core = started_embedding();
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("old", "old note")], None)), t(0));
+    plan_in(&effects);
+    // A note captured while the vectors' call runs: no second call meanwhile.
+    assert!(core.enqueued(vec!["new".into()], t(1), t(1)).is_empty());
+    let effects = core.embedded(Ok(vec![vec![1.0, 0.0]]), t(2));
+    assert!(!reads(&effects), "{effects:?}");
+    assert_eq!(call_started(&mut core, effects, t(2)), "new");
+}
+
+#[test]
+fn an_outage_waits_spends_no_note_and_resumes_the_moment_the_provider_is_ready() {
+    let mut core = started_embedding();
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(0));
+    plan_in(&effects);
+    let effects = core.embedded(Err(ProviderError::Unreachable("refused".into())), t(0));
+    assert!(effects.contains(&Effect::SuspectDown), "{effects:?}");
+    assert_eq!(
+        wake_of(&effects),
+        Some(Some(t(30))),
+        "the outage's first wait"
+    );
+    assert!(matches!(
+        core.status(t(0)).embeddings,
+        EmbeddingsState::Waiting { .. }
+    ));
+    assert_eq!(core.status(t(0)).queued, 0, "no note's job was touched");
+    core.health_changed(down(), t(1));
+    let effects = core.health_changed(up(), t(5));
+    assert!(reads(&effects), "at once, not at 30 s: {effects:?}");
+}
+
+#[test]
+fn a_batch_that_ran_out_of_time_is_tried_again_with_twice_the_time_up_to_the_longest() {
+    let mut core = started_embedding();
+    let mut deadlines = Vec::new();
+    let mut now = 0;
+    for _ in 0..4 {
+        let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(now));
+        deadlines.push(plan_in(&effects).deadline.as_secs());
+        let effects = core.embedded(Err(ProviderError::TimedOut("no vectors".into())), t(now));
+        assert!(
+            effects.contains(&Effect::SuspectDown),
+            "the health check judges: {effects:?}"
+        );
+        now += 10_000;
+        assert!(reads(&core.woke(t(now))));
+    }
+    assert_eq!(deadlines, [120, 240, 480, 600]);
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(now));
+    plan_in(&effects);
+    core.embedded(Ok(vec![vec![1.0]]), t(now));
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("b", "body")], None)), t(now));
+    assert_eq!(
+        plan_in(&effects).deadline.as_secs(),
+        120,
+        "a success starts again"
+    );
+}
+
+#[test]
+fn a_server_without_embeddings_or_the_model_is_a_state_with_its_fix_and_never_a_note_failure() {
+    let mut core = started_embedding();
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(0));
+    plan_in(&effects);
+    let no =
+        ProviderError::NoEmbeddings("HTTP 501: This server does not support embeddings".into());
+    let effects = core.embedded(Err(no), t(0));
+    assert!(!effects
+        .iter()
+        .any(|e| matches!(e, Effect::StoreAttempt { .. } | Effect::MarkFailed { .. })));
+    let state = core.status(t(0)).embeddings;
+    assert!(matches!(state, EmbeddingsState::NotServed { .. }));
+    assert!(state
+        .words()
+        .unwrap()
+        .starts_with("This server does not make embeddings: start llama-server with --embeddings"));
+    assert_eq!(
+        wake_of(&effects),
+        Some(Some(t(900))),
+        "asked again after the longest wait"
+    );
+    // A recheck asks again at once.
+    let effects = core.resume_requested("recheck", t(10));
+    assert!(reads(&effects), "{effects:?}");
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "body")], None)), t(10));
+    plan_in(&effects);
+    let missing = ProviderError::Status {
+        code: 404,
+        message: "model \"embeddinggemma\" not found, try pulling it first".into(),
+    };
+    core.embedded(Err(missing), t(11));
+    assert_eq!(
+        core.status(t(11)).embeddings,
+        EmbeddingsState::ModelMissing {
+            model: "embeddinggemma".into()
+        }
+    );
+}
+
+#[test]
+fn vectors_of_the_wrong_length_are_refused_and_those_notes_left_out_of_the_next_reads() {
+    let mut core = started_embedding();
+    let effects = core.embedding_backlog_read(
+        Ok(backlog(
+            &[("a", "one"), ("b", "two"), ("c", "three")],
+            Some(3),
+        )),
+        t(0),
+    );
+    plan_in(&effects);
+    let effects = core.embedded(
+        Ok(vec![
+            vec![1.0, 0.0, 0.0],
+            vec![1.0, 0.0],
+            vec![0.0, 0.0, 1.0],
+        ]),
+        t(1),
+    );
+    let ids: Vec<String> = saved(&effects).into_iter().map(|v| v.note_id).collect();
+    assert_eq!(ids, ["a", "c"], "the 2-long vector is refused");
+    let skip = effects.iter().find_map(|e| match e {
+        Effect::ReadEmbeddingBacklog { skip, .. } => Some(skip.clone()),
+        _ => None,
+    });
+    assert_eq!(skip, Some(vec!["b".to_string()]));
+    // An answer with too few vectors matches no note: none stored, a wait.
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("d", "four")], Some(3))), t(1));
+    plan_in(&effects);
+    let effects = core.embedded(Ok(vec![]), t(2));
+    assert!(saved(&effects).is_empty());
+    assert!(matches!(
+        core.status(t(2)).embeddings,
+        EmbeddingsState::Waiting { .. }
+    ));
+}
+
+#[test]
+fn a_text_too_long_for_the_model_is_cut_shorter_and_asked_again_at_once() {
+    let mut core = started_embedding();
+    let long = "word ".repeat(3_000);
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("a", &long)], None)), t(0));
+    let first = plan_in(&effects).texts[0].len();
+    assert!(first < long.len(), "cut to the context from the start");
+    let too_long = ProviderError::ContextExceeded {
+        prompt_tokens: None,
+        context_tokens: None,
+        message: "the input length exceeds the context length".into(),
+    };
+    let effects = core.embedded(Err(too_long), t(1));
+    assert!(reads(&effects), "at once: {effects:?}");
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("a", &long)], None)), t(1));
+    let again = plan_in(&effects).texts[0].len();
+    assert!(again < first * 6 / 10, "{again} of {first}");
+}
+
+#[test]
+fn without_an_embedding_model_nothing_is_read_or_called() {
+    let mut core = started();
+    assert_eq!(core.status(t(0)).embeddings, EmbeddingsState::Off);
+    let effects = core.resume_requested("recheck", t(0));
+    assert!(!reads(&effects));
+}

@@ -1,0 +1,350 @@
+//! A note's embedding, none of it I/O: the text a model is given (the body cut to the
+//! embedding model's context), what one batch call is ([`EmbedPlan`]), which vectors of
+//! an answer are taken ([`accept_vectors`]), and what a failed call means for the
+//! embedding work ([`EmbedFailure`], docs/DESIGN.md, "Related notes").
+//!
+//! The transports (`ollama.rs`, `openai/`) carry a plan out as it is; the worker's core
+//! decides what to embed and when.
+
+use std::time::Duration;
+
+use super::enrichment::fit_note;
+use super::{classify_reason, FailureReason, ProviderError};
+
+/// One batch call: the texts, in order (one vector each comes back), and how long the
+/// whole call may take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbedPlan {
+    pub deadline: Duration,
+    pub texts: Vec<String>,
+}
+
+/// The text a note is embedded from: its body, cut at a line or word break to what
+/// fits `context_tokens` (counted high, as for the chat model: 3 bytes a token, room
+/// kept for the model's own tokens). Ollama refuses an over-long input since 0.13.5
+/// (it no longer honours `truncate`) and llama.cpp's server refuses one longer than
+/// its batch, so inkling cuts, keeping the note's beginning.
+pub fn embedding_text(body: &str, context_tokens: u32) -> &str {
+    fit_note(body, context_tokens, 0, 0).0
+}
+
+/// Why some vectors of an answer were not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VectorProblem {
+    /// The answer has another number of vectors than texts sent: none can be matched
+    /// to its note.
+    Count { asked: usize, got: usize },
+}
+
+/// The vectors of an answer that are taken, one per text sent (`None`: refused): a
+/// vector must have `dims` values (the model's, once known; else the first vector's),
+/// all finite and not all zero. Each taken vector is scaled to length 1, so a dot
+/// product is the cosine (Ollama's already are; a server may not).
+pub fn accept_vectors(
+    asked: usize,
+    vectors: Vec<Vec<f32>>,
+    dims: Option<usize>,
+) -> Result<Vec<Option<Vec<f32>>>, VectorProblem> {
+    if vectors.len() != asked {
+        return Err(VectorProblem::Count {
+            asked,
+            got: vectors.len(),
+        });
+    }
+    let dims = dims.or_else(|| vectors.first().map(Vec::len));
+    Ok(vectors
+        .into_iter()
+        .map(|vector| {
+            if Some(vector.len()) != dims || vector.is_empty() {
+                return None;
+            }
+            if !vector.iter().all(|v| v.is_finite()) {
+                return None;
+            }
+            let length = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+            (length > 0.0 && length.is_finite())
+                .then(|| vector.into_iter().map(|v| v / length).collect())
+        })
+        .collect())
+}
+
+/// What a failed embedding call means. Never a note's failure: the embedding work waits
+/// or stops, the note's title, tags and summary go on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmbedFailure {
+    /// The server is down, busy or ran out of time: wait, and resume the moment it is
+    /// seen ready.
+    Outage(String),
+    /// The embedding model is not installed (`ollama pull MODEL`).
+    ModelMissing(String),
+    /// The server makes no embeddings (no such route, started without `--embeddings`,
+    /// a chat-only model): the provider's state until it is started with them.
+    NotServed(String),
+    /// A text did not fit the model's context: cut shorter and ask again.
+    TooLong(String),
+    /// Anything else (a crash, an answer that is not vectors): wait, then try again.
+    Other(String),
+}
+
+/// docs/DESIGN.md, "Related notes": a failed embedding call, read as the work's state.
+pub fn embed_failure(error: &ProviderError) -> EmbedFailure {
+    let text = error.to_string();
+    match error {
+        ProviderError::NoEmbeddings(_) => EmbedFailure::NotServed(text),
+        ProviderError::ContextExceeded { .. } => EmbedFailure::TooLong(text),
+        _ => match classify_reason(error) {
+            FailureReason::Unreachable | FailureReason::Timeout => EmbedFailure::Outage(text),
+            FailureReason::ModelMissing => EmbedFailure::ModelMissing(text),
+            FailureReason::Schema | FailureReason::Other => EmbedFailure::Other(text),
+        },
+    }
+}
+
+/// Whether an error answer to an embedding request says the server makes no
+/// embeddings: no such route (404 that names no model, 405), llama.cpp's and Ollama's
+/// 501 "does not support embeddings", a 400 saying so or refusing the pooling
+/// ("Pooling type 'none' is not OAI compatible").
+pub fn says_no_embeddings(status: u16, message: &str) -> bool {
+    let lower = message.to_lowercase();
+    match status {
+        404 => !(lower.contains("model") && lower.contains("not found")),
+        405 | 501 => true,
+        400 => {
+            lower.contains("does not support embeddings")
+                || lower.contains("pooling")
+                || lower.contains("embedding") && lower.contains("not supported")
+        }
+        _ => false,
+    }
+}
+
+/// Whether an error answer says an input was longer than the model takes: Ollama's 400
+/// "the input length exceeds the context length", llama.cpp's 500 "input (596 tokens)
+/// is too large to process. increase the physical batch size".
+pub fn says_too_long(status: u16, message: &str) -> bool {
+    let lower = message.to_lowercase();
+    (400..600).contains(&status)
+        && (lower.contains("exceeds the context length")
+            || lower.contains("too large to process")
+            || lower.contains("exceeds the available context size")
+            || lower.contains("maximum context length"))
+}
+
+/// An embedding request's answer, whatever its status, as vectors or what went wrong:
+/// Ollama's `{"embeddings": [[…], …]}` or the OpenAI API's `{"data": [{"index": i,
+/// "embedding": […]}, …]}` (put in `index` order). `error_message` reads an error body.
+pub fn read_embeddings(
+    status: u16,
+    bytes: &[u8],
+    error_message: impl Fn(&[u8]) -> String,
+) -> Result<Vec<Vec<f32>>, ProviderError> {
+    if !(200..300).contains(&status) {
+        let message = error_message(bytes);
+        if says_too_long(status, &message) {
+            return Err(ProviderError::ContextExceeded {
+                prompt_tokens: None,
+                context_tokens: None,
+                message,
+            });
+        }
+        if says_no_embeddings(status, &message) {
+            return Err(ProviderError::NoEmbeddings(format!(
+                "HTTP {status}: {message}"
+            )));
+        }
+        return Err(ProviderError::Status {
+            code: status,
+            message,
+        });
+    }
+    let answer: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| ProviderError::Invalid(format!("the answer is not JSON: {e}")))?;
+    let numbers = |value: &serde_json::Value| -> Option<Vec<f32>> {
+        value
+            .as_array()?
+            .iter()
+            .map(|n| n.as_f64().map(|n| n as f32))
+            .collect()
+    };
+    let not_vectors = || {
+        ProviderError::Invalid(
+            "the answer has no list of vectors (\"embeddings\" or \"data\")".to_string(),
+        )
+    };
+    if let Some(list) = answer.get("embeddings").and_then(|e| e.as_array()) {
+        return list
+            .iter()
+            .map(|v| numbers(v).ok_or_else(not_vectors))
+            .collect();
+    }
+    let data = answer
+        .get("data")
+        .and_then(|d| d.as_array())
+        .ok_or_else(not_vectors)?;
+    let mut indexed = data
+        .iter()
+        .enumerate()
+        .map(|(at, item)| {
+            let index = item
+                .get("index")
+                .and_then(|i| i.as_u64())
+                .map_or(at, |i| i as usize);
+            let vector = item
+                .get("embedding")
+                .and_then(numbers)
+                .ok_or_else(not_vectors)?;
+            Ok((index, vector))
+        })
+        .collect::<Result<Vec<_>, ProviderError>>()?;
+    indexed.sort_by_key(|(index, _)| *index);
+    Ok(indexed.into_iter().map(|(_, vector)| vector).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(bytes: &[u8]) -> String {
+        crate::ai::transport::error_message(bytes)
+    }
+
+    #[test]
+    fn both_servers_answers_are_read_in_the_order_sent_and_their_refusals_told_apart() {
+        let ollama = br#"{"model":"embeddinggemma","embeddings":[[0.1,0.2],[0.3,0.4]]}"#;
+        assert_eq!(
+            read_embeddings(200, ollama, message).unwrap(),
+            vec![vec![0.1, 0.2], vec![0.3, 0.4]]
+        );
+        let openai = br#"{"object":"list","data":[{"index":1,"embedding":[2.0]},{"index":0,"embedding":[1.0]}]}"#;
+        assert_eq!(
+            read_embeddings(200, openai, message).unwrap(),
+            vec![vec![1.0], vec![2.0]]
+        );
+        assert!(matches!(
+            read_embeddings(200, br#"{"data":[{"embedding":"AAAA"}]}"#, message),
+            Err(ProviderError::Invalid(_))
+        ));
+        let no = br#"{"error":{"code":501,"message":"This server does not support embeddings. Start it with `--embeddings`","type":"not_supported_error"}}"#;
+        assert!(matches!(
+            read_embeddings(501, no, message),
+            Err(ProviderError::NoEmbeddings(_))
+        ));
+        let missing = br#"{"error":"model \"embeddinggemma\" not found, try pulling it first"}"#;
+        assert!(matches!(
+            embed_failure(&read_embeddings(404, missing, message).unwrap_err()),
+            EmbedFailure::ModelMissing(_)
+        ));
+        let long = br#"{"error":"the input length exceeds the context length"}"#;
+        assert!(matches!(
+            read_embeddings(400, long, message),
+            Err(ProviderError::ContextExceeded { .. })
+        ));
+    }
+
+    #[test]
+    fn a_long_body_is_cut_at_a_break_to_the_embedding_models_context() {
+        assert_eq!(embedding_text("short note", 512), "short note");
+        let long = "word ".repeat(2_000);
+        let cut = embedding_text(&long, 512);
+        assert!(cut.len() <= (512 - 64) * 3, "{}", cut.len());
+        assert!(cut.ends_with("word"), "cut at a word break: {cut:?}");
+        // Korean: never inside a character.
+        let korean = "사과를 먹었다 ".repeat(1_000);
+        let cut = embedding_text(&korean, 256);
+        assert!(korean.starts_with(cut) && !cut.is_empty());
+    }
+
+    #[test]
+    fn vectors_of_the_wrong_length_or_not_numbers_are_refused_and_the_rest_normalised() {
+        let taken = accept_vectors(
+            4,
+            vec![
+                vec![3.0, 4.0],
+                vec![1.0, 0.0, 0.0],
+                vec![f32::NAN, 1.0],
+                vec![0.0, 0.0],
+            ],
+            Some(2),
+        )
+        .unwrap();
+        assert_eq!(taken, vec![Some(vec![0.6, 0.8]), None, None, None]);
+        // The model's length not yet known: the first vector's is the rule.
+        let taken = accept_vectors(2, vec![vec![1.0; 4], vec![1.0; 3]], None).unwrap();
+        assert_eq!(taken[0].as_ref().map(Vec::len), Some(4));
+        assert_eq!(taken[1], None);
+        assert_eq!(
+            accept_vectors(2, vec![vec![1.0]], None),
+            Err(VectorProblem::Count { asked: 2, got: 1 })
+        );
+    }
+
+    #[test]
+    fn a_server_without_embeddings_is_told_from_a_missing_model_and_a_long_input() {
+        assert!(says_no_embeddings(404, "File Not Found"));
+        assert!(says_no_embeddings(
+            501,
+            "This server does not support embeddings. Start it with `--embeddings`"
+        ));
+        assert!(says_no_embeddings(
+            400,
+            "Pooling type 'none' is not OAI compatible. Please use a different pooling type"
+        ));
+        assert!(says_no_embeddings(
+            400,
+            "this model does not support embeddings"
+        ));
+        assert!(!says_no_embeddings(
+            404,
+            "model \"embeddinggemma\" not found, try pulling it first"
+        ));
+        assert!(!says_no_embeddings(500, "boom"));
+        assert!(says_too_long(
+            400,
+            "the input length exceeds the context length"
+        ));
+        assert!(says_too_long(
+            500,
+            "input (596 tokens) is too large to process. increase the physical batch size"
+        ));
+        assert!(!says_too_long(500, "runner crashed"));
+    }
+
+    #[test]
+    fn a_failed_call_is_an_outage_a_missing_model_a_server_without_them_or_another_error() {
+        let read = |e: ProviderError| embed_failure(&e);
+        assert!(matches!(
+            read(ProviderError::Unreachable("refused".into())),
+            EmbedFailure::Outage(_)
+        ));
+        assert!(matches!(
+            read(ProviderError::TimedOut("slow".into())),
+            EmbedFailure::Outage(_)
+        ));
+        assert!(matches!(
+            read(ProviderError::Status {
+                code: 404,
+                message: "model \"embeddinggemma\" not found, try pulling it first".into()
+            }),
+            EmbedFailure::ModelMissing(_)
+        ));
+        assert!(matches!(
+            read(ProviderError::NoEmbeddings("no".into())),
+            EmbedFailure::NotServed(_)
+        ));
+        assert!(matches!(
+            read(ProviderError::ContextExceeded {
+                prompt_tokens: None,
+                context_tokens: None,
+                message: "long".into()
+            }),
+            EmbedFailure::TooLong(_)
+        ));
+        assert!(matches!(
+            read(ProviderError::Status {
+                code: 500,
+                message: "crash".into()
+            }),
+            EmbedFailure::Other(_)
+        ));
+    }
+}

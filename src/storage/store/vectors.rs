@@ -1,0 +1,179 @@
+//! The notes' vectors (migration 0008): what is left to embed for a model, newest
+//! first; vectors saved for the body they were made from; a note's related notes.
+//! How a vector is stored and compared is `storage/vectors.rs`.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension, TransactionBehavior};
+
+use super::{Store, StoreError, StoreResult};
+use crate::domain::{timestamp, Note};
+use crate::storage::vectors::{decode, encode, nearest};
+
+/// Notes still to embed with a model, and that model's dimensions once a vector of it
+/// is stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EmbeddingBacklog {
+    /// `(id, body)`, newest first.
+    pub notes: Vec<(String, String)>,
+    pub dims: Option<usize>,
+}
+
+/// A vector to store: for which note, made from which body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoteVector {
+    pub note_id: String,
+    /// The body the vector was made from: a note edited since keeps no vector (its new
+    /// body is embedded next).
+    pub body: String,
+    pub vector: Vec<f32>,
+}
+
+/// A note's related notes, best first, each with its similarity (cosine); `embedded`
+/// is false while the note itself has no vector yet.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Related {
+    pub notes: Vec<(Note, f32)>,
+    pub embedded: bool,
+}
+
+impl Store {
+    /// Up to `limit` notes out of the trash with no vector of `model`, newest first
+    /// (a new note's neighbours matter most), leaving out `skip` (notes whose vectors
+    /// were refused this run); with `only`, among those notes alone (found by id, not
+    /// by walking every note).
+    pub fn embedding_backlog(
+        &self,
+        model: &str,
+        limit: usize,
+        skip: &[String],
+        only: Option<&[String]>,
+    ) -> StoreResult<EmbeddingBacklog> {
+        let json = |ids: &[String]| {
+            serde_json::to_string(ids)
+                .map_err(|e| StoreError::Unavailable(format!("cannot list notes: {e}")))
+        };
+        let skip = json(skip)?;
+        let (which, only) = match only {
+            Some(ids) => ("AND n.id IN (SELECT value FROM json_each(?4))", json(ids)?),
+            None => ("AND ?4 IS NULL", String::new()),
+        };
+        let only = (!only.is_empty()).then_some(only);
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT n.id, n.body FROM notes n
+             WHERE n.deleted_at IS NULL {which}
+               AND NOT EXISTS (SELECT 1 FROM note_vectors v WHERE v.note_id = n.id AND v.model = ?1)
+               AND n.id NOT IN (SELECT value FROM json_each(?3))
+             ORDER BY n.id DESC LIMIT ?2"
+        ))?;
+        let notes = stmt
+            .query_map(params![model, limit as i64, skip, only], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let dims: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT dims FROM note_vectors WHERE model = ?1 LIMIT 1",
+                [model],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(EmbeddingBacklog {
+            notes,
+            dims: dims.and_then(|d| usize::try_from(d).ok()),
+        })
+    }
+
+    /// Stores each vector as its note's, with `model`, in one transaction, when the
+    /// note still has the body it was made from and the vector has the dimensions of
+    /// that model's other vectors (never mixed). Replies how many were stored.
+    pub fn save_vectors(
+        &mut self,
+        model: &str,
+        vectors: &[NoteVector],
+        now: DateTime<Utc>,
+    ) -> StoreResult<usize> {
+        self.check_file()?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut stored = 0;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO note_vectors (note_id, model, dims, vector, embedded_at)
+                 SELECT ?1, ?2, ?3, ?4, ?5
+                 WHERE EXISTS (SELECT 1 FROM notes WHERE id = ?1 AND body = ?6)
+                   -- Two ranges of the (model, dims) index, not a scan of the model's
+                   -- vectors (`dims != ?3` would read every one of them).
+                   AND NOT EXISTS (SELECT 1 FROM note_vectors WHERE model = ?2 AND dims < ?3)
+                   AND NOT EXISTS (SELECT 1 FROM note_vectors WHERE model = ?2 AND dims > ?3)
+                 ON CONFLICT (note_id) DO UPDATE SET
+                     model = excluded.model, dims = excluded.dims,
+                     vector = excluded.vector, embedded_at = excluded.embedded_at",
+            )?;
+            for item in vectors {
+                stored += insert.execute(params![
+                    item.note_id,
+                    model,
+                    item.vector.len() as i64,
+                    encode(&item.vector),
+                    timestamp(now),
+                    item.body,
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(stored)
+    }
+
+    /// The `k` notes out of the trash nearest to `note_id` (cosine, at least `floor`),
+    /// compared only with vectors of the note's own model and dimensions. Brute force
+    /// over those vectors ([`nearest`]): the one query an index would replace.
+    pub fn related(&self, note_id: &str, k: usize, floor: f32) -> StoreResult<Related> {
+        self.get(note_id)?;
+        let own: Option<(String, i64, Vec<u8>)> = self
+            .conn
+            .query_row(
+                "SELECT model, dims, vector FROM note_vectors WHERE note_id = ?1",
+                [note_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let Some((model, dims, bytes)) = own else {
+            return Ok(Related::default());
+        };
+        let Some(query) = decode(&bytes) else {
+            return Ok(Related::default());
+        };
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT v.note_id, v.vector FROM note_vectors v JOIN notes n ON n.id = v.note_id
+             WHERE v.model = ?1 AND v.dims = ?2 AND v.note_id != ?3 AND n.deleted_at IS NULL
+             ORDER BY v.note_id DESC",
+        )?;
+        let rows = stmt.query_map(params![model, dims, note_id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })?;
+        // One vector in memory at a time: compared as it is read (300 MB at 100,000
+        // notes of 768 dimensions would not be).
+        let mut failed = None;
+        let candidates = rows.map_while(|row| match row {
+            Ok((id, bytes)) => Some((id, decode(&bytes).unwrap_or_default())),
+            Err(e) => {
+                failed = Some(e);
+                None
+            }
+        });
+        let best = nearest(&query, candidates, k, floor);
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        let mut notes = Vec::with_capacity(best.len());
+        for (id, similarity) in best {
+            notes.push((self.get(&id)?, similarity));
+        }
+        Ok(Related {
+            notes,
+            embedded: true,
+        })
+    }
+}

@@ -1,0 +1,68 @@
+//! The fake model servers' embeddings: deterministic and meaningful, so a test can say
+//! which notes are related. Each word (lowercased, common words left out) is hashed
+//! into one of [`DIMS`] buckets; a text's vector is its bucket counts, scaled to
+//! length 1 as real servers' are. Notes that share words point the same way; notes
+//! with no word in common are (but for a hash collision) at right angles.
+#![allow(dead_code)]
+
+/// The fakes' vectors' length.
+pub const DIMS: usize = 64;
+
+/// Words too common to say what a note is about.
+const COMMON: [&str; 24] = [
+    "a", "an", "and", "the", "to", "of", "in", "on", "for", "is", "it", "my", "with", "at", "be",
+    "this", "that", "i", "we", "buy", "some", "from", "by", "or",
+];
+
+/// The vector of `text`, `dims` long.
+pub fn vector_of(text: &str, dims: usize) -> Vec<f32> {
+    let mut vector = vec![0.0_f32; dims];
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| !w.is_empty() && !COMMON.contains(&w.as_str()))
+    {
+        // FNV-1a: the same bucket for the same word, in every run.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in word.bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        vector[(hash % dims as u64) as usize] += 1.0;
+    }
+    let length = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+    if length > 0.0 {
+        vector.iter_mut().for_each(|v| *v /= length);
+    } else {
+        // A text of common words only: still a vector (a real model gives one too).
+        vector[0] = 1.0;
+    }
+    vector
+}
+
+/// The texts of a request's `input` (a string or a list of them).
+pub fn inputs_of(request: &serde_json::Value) -> Vec<String> {
+    match &request["input"] {
+        serde_json::Value::String(text) => vec![text.clone()],
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().unwrap_or_default().to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// How a fake answers an embedding request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbedReply {
+    /// 200, one [`DIMS`]-long vector per input.
+    Ok,
+    /// 200, vectors of this length instead (a server that disagrees with itself).
+    WrongLength(usize),
+    /// The server makes no embeddings (llama.cpp without `--embeddings`: 501).
+    NotServed,
+    /// The embedding model is not installed (Ollama's 404 "model … not found").
+    ModelMissing,
+    /// An input longer than this many bytes is refused as too long for the context.
+    LongerThan(usize),
+}
