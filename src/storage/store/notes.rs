@@ -33,8 +33,6 @@ pub const COUNT_WITH_STATUS_SQL: &str =
 pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
      WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL";
 
-/// How many columns [`NOTE_COLUMNS`] has (a query may add its own after them).
-pub(super) const NOTE_COLUMN_COUNT: usize = 14;
 /// The columns [`note_from_row`] reads, in its order.
 pub(super) const NOTE_COLUMNS: &str =
     "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
