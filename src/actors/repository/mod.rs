@@ -46,9 +46,11 @@ use crate::storage::{
 };
 
 mod announce;
+mod group_commit;
 mod messages;
 
 pub use announce::{counts_after, CountsChange, NotesChange};
+pub use group_commit::{Captures, CommitCaptures};
 pub use messages::*;
 
 /// The actor. `store` is `None` only if reopening the database after a restart of the
