@@ -17,12 +17,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use actix::{Handler, Message, SyncContext};
+use actix::Message;
 use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 
 use super::{CountsChange, NotesChange, RepositoryActor};
-use crate::actors::handling;
 use crate::domain::{Note, NoteBody};
 use crate::storage::{StoreError, StoreResult};
 
@@ -69,15 +68,14 @@ impl Captures {
 #[rtype(result = "()")]
 pub struct CommitCaptures(pub Captures);
 
-impl Handler<CommitCaptures> for RepositoryActor {
-    type Result = ();
-
-    fn handle(&mut self, msg: CommitCaptures, _: &mut SyncContext<Self>) {
-        let mut handled = handling!("CommitCaptures");
-        let waiting = msg.0.take_all();
+impl RepositoryActor {
+    /// [`CommitCaptures`]' work (its handler, in `mod.rs`, counts it with the
+    /// repository's other messages): whether every note taken was stored.
+    pub(super) fn commit_captures(&mut self, captures: &Captures) -> bool {
+        let waiting = captures.take_all();
         if waiting.is_empty() {
             // Taken by the commit of an earlier message.
-            return;
+            return true;
         }
         let Some(store) = self.store.as_mut() else {
             for capture in waiting {
@@ -85,8 +83,7 @@ impl Handler<CommitCaptures> for RepositoryActor {
                     "the repository is not open".into(),
                 )));
             }
-            handled.succeeded(false);
-            return;
+            return false;
         };
         let notes: Vec<(&NoteBody, DateTime<Utc>)> =
             waiting.iter().map(|w| (&w.body, w.now)).collect();
@@ -101,7 +98,7 @@ impl Handler<CommitCaptures> for RepositoryActor {
                     .collect()
             }
         };
-        handled.succeeded(results.iter().all(Result::is_ok));
+        let stored = results.iter().all(Result::is_ok);
         for (capture, result) in waiting.into_iter().zip(results) {
             if let Ok(note) = &result {
                 self.announce(CountsChange::OnePending, capture.now);
@@ -111,5 +108,6 @@ impl Handler<CommitCaptures> for RepositoryActor {
             // the same, as a single capture's would be.
             let _ = capture.answer.send(result);
         }
+        stored
     }
 }
