@@ -300,6 +300,36 @@ fn two_words_meet_however_common_one_of_them_is() {
 }
 
 #[test]
+fn two_common_words_only_in_bodies_find_their_newest_notes_and_a_rare_pair_its_old_ones() {
+    let mut store = store();
+    let old: Vec<String> = (0..2)
+        .map(|i| capture(&mut store, &format!("tomato and rhubarb {i}"), t0()))
+        .collect();
+    // Both words past the threshold: every match ranks alike, newest first.
+    let mut both = Vec::new();
+    for i in 0..2 * PAST_THE_THRESHOLD {
+        let at = t0() + Duration::minutes(i as i64 + 1);
+        let text = if i % 2 == 0 {
+            format!("tomato garden {i}")
+        } else {
+            format!("tomato {i}")
+        };
+        let id = capture(&mut store, &text, at);
+        if i % 2 == 0 {
+            both.push(id);
+        }
+    }
+    let newest: Vec<String> = both.iter().rev().take(50).cloned().collect();
+    assert_eq!(
+        search(&store, "garden tomato", &ListFilter::default()),
+        newest
+    );
+    let mut found = search(&store, "rhubarb tomato", &ListFilter::default());
+    found.sort();
+    assert_eq!(found, old);
+}
+
+#[test]
 fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
     let mut store = store();
     for i in 0..300 {

@@ -133,8 +133,19 @@ impl Store {
         // Words whose bodies are past the threshold, with their score there.
         let mut capped_bodies: Vec<(usize, f64)> = Vec::new();
         let mut a_word_is_nowhere = false;
-        for (word, phrase) in phrases.iter().enumerate() {
-            let fields = self.word_fields(phrase, candidates)?;
+        let fields_of: Vec<WordFields> = phrases
+            .iter()
+            .map(|phrase| self.word_fields(phrase, candidates))
+            .collect::<StoreResult<_>>()?;
+        // Several words, none in a title or a tag: a note has them all in its body, so
+        // the notes with every word in the body (below) are all there is to find, and a
+        // capped word's own newest body matches add nothing but rows to group.
+        let bodies_only = candidates.is_some()
+            && phrases.len() > 1
+            && fields_of
+                .iter()
+                .all(|f| f.titles.found == 0 && f.tagged == 0);
+        for ((word, phrase), fields) in phrases.iter().enumerate().zip(fields_of) {
             let branches = matches.len();
             let newest = |table: &str, capped: bool| {
                 if capped {
@@ -161,7 +172,10 @@ impl Store {
                 left_out |= capped;
             }
             let body_capped = candidates.is_some() && fields.bodies.capped();
-            if body_capped {
+            if body_capped && bodies_only {
+                let score = -fields.idf(fields.bodies.notes_with(fields.notes));
+                capped_bodies.push((word, score));
+            } else if body_capped {
                 let score = -fields.idf(fields.bodies.notes_with(fields.notes));
                 matches.push(format!(
                     "SELECT * FROM (SELECT rowid AS key, {word} AS word, 1 AS field, ? AS score \
@@ -199,7 +213,7 @@ impl Store {
                 }
                 left_out |= capped;
             }
-            a_word_is_nowhere |= matches.len() == branches;
+            a_word_is_nowhere |= matches.len() == branches && !(body_capped && bodies_only);
         }
         // Several words, a body past the threshold for some: the newest notes with
         // every word in the body (FTS5 intersects the words' matches itself, newest
@@ -223,7 +237,9 @@ impl Store {
             args.push(Value::Text(every_word));
             cap(&mut args, CANDIDATES);
             args.extend(capped_bodies.iter().map(|(_, score)| Value::Real(*score)));
-            together = true;
+            // A capped word's rows come twice (its own newest body matches, and here)
+            // unless its own were left out.
+            together = !bodies_only;
         } else if phrases.len() == 1 {
             left_out |= !capped_bodies.is_empty();
         } else {
@@ -253,7 +269,7 @@ impl Store {
                 "SELECT key, 0.0 AS score FROM ({})",
                 short_sets.join(" INTERSECT ")
             )
-        } else if matches.len() == 1 {
+        } else if matches.len() == 1 && phrases.len() == 1 {
             // One word in one field: every key once, nothing to add up.
             format!("SELECT key, score FROM ({}) WHERE 1", matches[0])
         } else {
