@@ -93,10 +93,11 @@ impl Store {
         Ok((notes, left_out))
     }
 
-    /// The SQL and arguments of a search: with `Some(candidates)`, the newest that
-    /// many matches of each word in each field; with `None`, every match; ranked in
-    /// the index, then joined to their notes and filtered (public for the benchmark
-    /// and the query-plan test).
+    /// The SQL and arguments of a search: with `Some(_)`, the bounded look (the newest
+    /// [`CANDIDATES`] matches of each word in each field: the threshold is the one
+    /// constant, whatever number is given); with `None`, every match; ranked in the
+    /// index, then joined to their notes and filtered (public for the benchmark and the
+    /// query-plan test).
     pub fn search_query(
         &self,
         query: &SearchQuery,
