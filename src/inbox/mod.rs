@@ -28,7 +28,7 @@ use actix::MailboxError;
 
 use crate::actors::ai_worker::AiWorkerActor;
 use crate::actors::mailbox::Mailbox;
-use crate::actors::repository::RepositoryActor;
+use crate::actors::repository::{Captures, RepositoryActor};
 use crate::actors::telemetry::TelemetryActor;
 use crate::clock::SharedClock;
 use crate::storage::StoreError;
@@ -40,6 +40,8 @@ pub use edit::TickError;
 #[derive(Clone)]
 pub struct Inbox {
     repository: Mailbox<RepositoryActor>,
+    /// Captures waiting for the repository's next commit (shared by the clones).
+    captures: Captures,
     worker: Mailbox<AiWorkerActor>,
     telemetry: Mailbox<TelemetryActor>,
     clock: SharedClock,
@@ -64,6 +66,7 @@ impl Inbox {
     pub fn new(wiring: InboxWiring) -> Self {
         Inbox {
             repository: wiring.repository,
+            captures: Captures::default(),
             worker: wiring.worker,
             telemetry: wiring.telemetry,
             clock: wiring.clock,

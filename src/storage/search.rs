@@ -10,6 +10,16 @@
 //! of them when it is alone. Results are ranked with BM25, each field scored in its own
 //! index and weighted: a title match 10, a tag 5, the body 1; ties (and queries of
 //! short words only, which have no rank) newest first.
+//!
+//! Ranking every match cannot answer within a frame: BM25 over a word in half of
+//! 100,000 notes takes 40–90 ms in FTS5 alone (docs/PERFORMANCE.md). So a search first
+//! ranks a bounded set: the newest [`CANDIDATES`] matches of each word in each field
+//! (FTS5 gives a word's matches newest first for a fraction of a millisecond). A field
+//! where a word has more matches than that is "past the threshold": its matches all
+//! score alike (the word's weight, its rarity estimated from how densely the newest
+//! matches lie), so among them the newest come first. Below the threshold nothing
+//! changes: every match is ranked by BM25. [`FieldMatches`] and [`needs_exact_run`]
+//! decide this; `Store::search` carries it out.
 
 use crate::api::notes::SnippetPart;
 
@@ -37,6 +47,47 @@ pub enum SearchQueryError {
 
 /// Words shorter than this have no trigram: matched with `LIKE`, not the index.
 const TRIGRAM: usize = 3;
+
+/// Matches of a word in one field that a search ranks: past this many, the newest.
+/// A few hundred: ranking and joining them costs about a millisecond, and a page is at
+/// most 500 notes (the API's largest `limit`).
+pub const CANDIDATES: u32 = 500;
+
+/// What a bounded look at one word in one field found: the newest matches, at most
+/// one more than [`CANDIDATES`] (the one more says there are more).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FieldMatches {
+    /// Matches seen, at most `CANDIDATES + 1`.
+    pub found: u64,
+    /// The search key of the oldest match seen (keys grow with each note stored).
+    pub oldest_key: i64,
+}
+
+impl FieldMatches {
+    /// More matches than are ranked: the field's newest [`CANDIDATES`] stand for all.
+    pub fn capped(&self) -> bool {
+        self.found > u64::from(CANDIDATES)
+    }
+
+    /// How many notes have the word in this field: exact below the threshold; past it,
+    /// estimated from how densely the newest matches lie among the `newest_key` notes
+    /// (a word in half the notes has its newest 500 among the newest ~1,000).
+    pub fn notes_with(&self, newest_key: i64) -> f64 {
+        if !self.capped() {
+            return self.found as f64;
+        }
+        let span = (newest_key - self.oldest_key + 1).max(1) as f64;
+        (self.found as f64 * newest_key.max(1) as f64 / span).min(newest_key.max(1) as f64)
+    }
+}
+
+/// After a bounded search found `found` notes for a page of `limit`: run it again over
+/// every match when it came up short and something was left out (a field past the
+/// threshold). A search of the trash or of one status whose notes are all older than
+/// the newest matches is exact this way; so is a query whose words are rare.
+pub fn needs_exact_run(found: usize, limit: usize, left_out: bool) -> bool {
+    found < limit && left_out
+}
 
 impl SearchQuery {
     pub fn parse(text: &str) -> Result<SearchQuery, SearchQueryError> {
@@ -218,6 +269,39 @@ mod tests {
         );
         assert_eq!(query.short_word_patterns(), ["%사과%", "%5\\%%"]);
         assert_eq!(SearchQuery::parse("ab").unwrap().index_expression(), None);
+    }
+
+    #[test]
+    fn past_the_threshold_a_fields_matches_are_estimated_from_how_densely_they_lie() {
+        let rare = FieldMatches {
+            found: 12,
+            oldest_key: 3,
+        };
+        assert!(!rare.capped());
+        assert_eq!(rare.notes_with(100_000), 12.0);
+        // The newest 501 matches among the newest 1,002 notes: about half of them.
+        let common = FieldMatches {
+            found: u64::from(CANDIDATES) + 1,
+            oldest_key: 100_000 - 1_001,
+        };
+        assert!(common.capped());
+        assert_eq!(common.notes_with(100_000), 50_000.0);
+        // Never more notes than there are.
+        let everywhere = FieldMatches {
+            found: u64::from(CANDIDATES) + 1,
+            oldest_key: 100_000,
+        };
+        assert_eq!(everywhere.notes_with(100_000), 100_000.0);
+    }
+
+    #[test]
+    fn a_bounded_search_runs_again_only_when_it_came_up_short_and_left_matches_out() {
+        assert!(!needs_exact_run(50, 50, true), "a full page");
+        assert!(
+            !needs_exact_run(3, 50, false),
+            "short, but nothing was left out"
+        );
+        assert!(needs_exact_run(3, 50, true));
     }
 
     #[test]

@@ -9,8 +9,9 @@ use chrono::Duration;
 use inkling::actors::hub::{Hub, Subscribe};
 use inkling::actors::mailbox::Mailbox;
 use inkling::actors::repository::{
-    CaptureNote, CountFailed, DeleteForever, EditNote, EmptyTrash, GetCounts, KeepNote, ListNotes,
-    MarkAiFailed, RepositoryActor, RestoreNote, RetryAllFailed, SaveEnrichment, TrashNote,
+    CaptureNote, Captures, CommitCaptures, CountFailed, DeleteForever, EditNote, EmptyTrash,
+    GetCounts, KeepNote, ListNotes, MarkAiFailed, RepositoryActor, RestoreNote, RetryAllFailed,
+    SaveEnrichment, TrashNote,
 };
 use inkling::domain::{Enrichment, ListFilter, NoteEdit};
 use inkling::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
@@ -232,6 +233,117 @@ struct Heard;
 impl Handler<Heard> for NotesHeard {
     type Result = ();
     fn handle(&mut self, _: Heard, _: &mut Context<Self>) {}
+}
+
+/// Frames in the database's write-ahead log (each a page a commit wrote).
+fn wal_frames(path: &std::path::Path) -> u64 {
+    let wal = std::fs::metadata(path.with_extension("db-wal")).map_or(0, |m| m.len());
+    // A 32-byte header, then frames of a 24-byte header and a page (4,096 bytes).
+    wal.saturating_sub(32) / (24 + 4096)
+}
+
+#[actix_rt::test]
+async fn captures_that_wait_together_share_one_commit_and_each_is_answered_and_announced() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let hub = Mailbox::from(Hub::default().start());
+    let heard = NotesHeard::default();
+    let listener = heard.clone().start();
+    hub.send(Subscribe(
+        Mailbox::from(listener.clone()).recipient::<NoteChanged>(),
+    ))
+    .await
+    .unwrap();
+    let repository = RepositoryActor::start(store, path.clone(), EXPIRY_DAYS, hub.clone());
+    let captures = Captures::default();
+    let commit = |captures: &Captures| repository.send(CommitCaptures(captures.clone()));
+
+    // One capture alone, twice (the first one writes the pages of an empty database):
+    // what one commit writes to the log.
+    for text in ["first", "alone"] {
+        let answered = captures.wait_for_commit(body(text), t0());
+        commit(&captures).await.unwrap();
+        assert_eq!(answered.await.unwrap().unwrap().body, text);
+    }
+    let before = wal_frames(&path);
+    let alone = {
+        let at = wal_frames(&path);
+        let answered = captures.wait_for_commit(body("alone again"), t0());
+        commit(&captures).await.unwrap();
+        answered.await.unwrap().unwrap();
+        wal_frames(&path) - at
+    };
+    assert!(alone > 0, "a commit writes to the log");
+
+    // Five captures waiting when the repository comes to them: one message stores them
+    // all, each answered with its own note; the messages of the other four find
+    // nothing left to do.
+    let answers: Vec<_> = (0..5)
+        .map(|i| captures.wait_for_commit(body(&format!("together {i}")), t0()))
+        .collect();
+    let at = wal_frames(&path);
+    commit(&captures).await.unwrap();
+    let together = wal_frames(&path) - at;
+    let mut ids = Vec::new();
+    for (i, answered) in answers.into_iter().enumerate() {
+        let note = answered.await.unwrap().unwrap();
+        assert_eq!(note.body, format!("together {i}"));
+        ids.push(note.id);
+    }
+    for _ in 0..4 {
+        commit(&captures).await.unwrap();
+    }
+    assert_eq!(
+        wal_frames(&path) - at,
+        together,
+        "the later messages wrote nothing"
+    );
+    assert!(
+        together < 2 * alone,
+        "five notes in one commit write about what one note does ({together} frames, one note {alone})"
+    );
+    assert!(before > 0);
+    // Each note announced as a single capture's is (a round trip through the hub and
+    // the listener: what was sent before has been heard).
+    hub.send(CountsChanged {
+        counts: Default::default(),
+    })
+    .await
+    .unwrap();
+    listener.send(Heard).await.unwrap();
+    let together_heard: Vec<String> = heard
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|line| line.contains("together"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        together_heard,
+        (0..5)
+            .map(|i| format!("note together {i} pending active"))
+            .collect::<Vec<_>>()
+    );
+
+    let counts = repository
+        .send(GetCounts { now: t0() })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(counts.pending, 8, "every note stored, each with its job");
+    let listed = repository
+        .send(ListNotes {
+            filter: ListFilter::default(),
+            now: t0(),
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    for id in &ids {
+        assert!(listed.iter().any(|note| &note.id == id), "{id} listed");
+    }
 }
 
 #[actix_rt::test]

@@ -216,6 +216,119 @@ fn a_filtered_search_is_exact_even_when_its_hits_rank_below_the_first_candidates
     assert_eq!(search(&store, "tomato", &ListFilter::default()).len(), 50);
 }
 
+/// More notes with a word than a search ranks (`storage::search::CANDIDATES`).
+const PAST_THE_THRESHOLD: usize = inkling::storage::search::CANDIDATES as usize + 100;
+
+#[test]
+fn past_the_threshold_a_common_words_newest_matches_come_first_and_a_title_still_leads() {
+    let mut store = store();
+    // The oldest note has the word in its title; the next oldest have it in the
+    // shortest bodies, which BM25 would put first of the body matches.
+    let titled = capture(&mut store, "what to plant", t0());
+    save_answer(
+        &mut store,
+        &titled,
+        &enriched("Tomato plan", &["garden"]),
+        t0(),
+    )
+    .unwrap();
+    let mut bodies = Vec::new();
+    for i in 0..PAST_THE_THRESHOLD {
+        let text = if i < 100 {
+            "tomato".to_string()
+        } else {
+            format!("tomato {i}, and a longer thought about the rest of the day")
+        };
+        let at = t0() + Duration::minutes(i as i64 + 1);
+        bodies.push(capture(&mut store, &text, at));
+    }
+    let found = search(&store, "tomato", &ListFilter::default());
+    let newest: Vec<String> = bodies.iter().rev().take(49).cloned().collect();
+    assert_eq!(found[0], titled, "a title match leads");
+    assert_eq!(found[1..], newest[..], "then the newest body matches");
+
+    // Past the threshold, a search of the trash still finds an old note there.
+    store.trash(&bodies[3], t0()).unwrap();
+    let trash = ListFilter {
+        trash: true,
+        ..ListFilter::default()
+    };
+    assert_eq!(search(&store, "tomato", &trash), [bodies[3].clone()]);
+    assert_invariants(&store);
+}
+
+#[test]
+fn two_words_meet_however_common_one_of_them_is() {
+    let mut store = store();
+    // The rare word's notes are older than the common word's newest matches.
+    let old: Vec<String> = (0..3)
+        .map(|i| capture(&mut store, &format!("tomato and zucchini {i}"), t0()))
+        .collect();
+    let in_body_tagged = capture(&mut store, "a zucchini bread", t0());
+    save_answer(
+        &mut store,
+        &in_body_tagged,
+        &enriched("Bread", &["tomatoes"]),
+        t0(),
+    )
+    .unwrap();
+    for i in 0..PAST_THE_THRESHOLD {
+        let at = t0() + Duration::minutes(i as i64 + 1);
+        capture(&mut store, &format!("tomato {i}"), at);
+    }
+    let titled = capture(&mut store, "tomato soup", t0() + Duration::days(1));
+    save_answer(
+        &mut store,
+        &titled,
+        &enriched("Zucchini too", &["soup"]),
+        t0(),
+    )
+    .unwrap();
+
+    let mut found = search(&store, "tomato zucchini", &ListFilter::default());
+    assert_eq!(found[0], titled, "the title match first");
+    found.sort();
+    let mut expected = old.clone();
+    expected.extend([in_body_tagged.clone(), titled.clone()]);
+    expected.sort();
+    assert_eq!(found, expected);
+    // A short word beside them is checked on the notes they found.
+    assert_eq!(
+        search(&store, "zucchini tomato 1", &ListFilter::default()),
+        [old[1].clone()]
+    );
+}
+
+#[test]
+fn two_common_words_only_in_bodies_find_their_newest_notes_and_a_rare_pair_its_old_ones() {
+    let mut store = store();
+    let old: Vec<String> = (0..2)
+        .map(|i| capture(&mut store, &format!("tomato and rhubarb {i}"), t0()))
+        .collect();
+    // Both words past the threshold: every match ranks alike, newest first.
+    let mut both = Vec::new();
+    for i in 0..2 * PAST_THE_THRESHOLD {
+        let at = t0() + Duration::minutes(i as i64 + 1);
+        let text = if i % 2 == 0 {
+            format!("tomato garden {i}")
+        } else {
+            format!("tomato {i}")
+        };
+        let id = capture(&mut store, &text, at);
+        if i % 2 == 0 {
+            both.push(id);
+        }
+    }
+    let newest: Vec<String> = both.iter().rev().take(50).cloned().collect();
+    assert_eq!(
+        search(&store, "garden tomato", &ListFilter::default()),
+        newest
+    );
+    let mut found = search(&store, "rhubarb tomato", &ListFilter::default());
+    found.sort();
+    assert_eq!(found, old);
+}
+
 #[test]
 fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
     let mut store = store();

@@ -46,9 +46,11 @@ use crate::storage::{
 };
 
 mod announce;
+mod group_commit;
 mod messages;
 
 pub use announce::{counts_after, CountsChange, NotesChange};
+pub use group_commit::{Captures, CommitCaptures};
 pub use messages::*;
 
 /// The actor. `store` is `None` only if reopening the database after a restart of the
@@ -227,6 +229,16 @@ macro_rules! handle_and_announce {
     };
 }
 
+/// Captures in groups (`group_commit.rs`).
+impl actix::Handler<CommitCaptures> for RepositoryActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: CommitCaptures, _: &mut SyncContext<Self>) {
+        let mut handled = handling!("CommitCaptures");
+        let stored = self.commit_captures(&msg.0);
+        handled.succeeded(stored);
+    }
+}
 handle_write!(CaptureNote => Note,
     counts: |_| Some(CountsChange::OnePending),
     notes: |note| Some(NotesChange::one(note)),
