@@ -159,10 +159,14 @@ def main():
     print("\nGoals (issue #30), this tree, each run against its own floor:")
     for figures in runs["current"]:
         share = figures["capture_per_s"] / figures["raw_commit_per_s"]
-        p99_goal = figures["raw_commit_p99_ms"] >= 0.5 or figures["capture_p99_ms"] <= 5.0
+        # The p99 goal holds only while the disk's own commit is quick (raw p99 < 0.5 ms).
+        if figures["raw_commit_p99_ms"] >= 0.5:
+            p99_verdict = "no goal this run: raw p99 ≥ 0.5 ms"
+        else:
+            p99_verdict = "met" if figures["capture_p99_ms"] <= 5.0 else "not met"
         print(f"  capture {share:.2f}× the raw commit rate (goal ≥ 0.6), "
               f"p99 {figures['capture_p99_ms']:.2f} ms with raw p99 {figures['raw_commit_p99_ms']:.2f} ms "
-              f"({'met' if p99_goal else 'not met'}: ≤ 5 ms while raw p99 < 0.5 ms); "
+              f"({p99_verdict}; goal ≤ 5 ms while raw p99 < 0.5 ms); "
               f"save p50 {figures['save_p50_ms']:.2f} ms (≤ 1); search p99 {figures['search_p99_ms']:.2f} ms (≤ 16)")
     queries = sorted({name for figures in runs["current"] for name in figures if name.startswith("search_p99_ms[")})
     print("\nSearch p99 per query (ms), release | this tree:")
