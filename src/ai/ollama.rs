@@ -485,5 +485,4 @@ fn same_model(listed: &str, wanted: &str) -> bool {
 }
 
 #[cfg(test)]
-#[path = "ollama_tests.rs"]
 mod tests;

@@ -329,5 +329,4 @@ pub fn is_loading(status: u16, bytes: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-#[path = "contract_tests.rs"]
 mod tests;

@@ -416,5 +416,4 @@ impl WorkerCore {
 }
 
 #[cfg(test)]
-#[path = "embedding_tests.rs"]
 mod tests;

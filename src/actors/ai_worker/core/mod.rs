@@ -60,7 +60,7 @@ mod slow;
 mod status;
 
 #[cfg(test)]
-mod fixture;
+mod test_fixture;
 
 use std::collections::HashMap;
 

@@ -85,7 +85,7 @@ impl WorkerCore {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::*;
+    use super::super::test_fixture::*;
     use super::*;
     use crate::ai::ProviderHealth;
 

@@ -155,7 +155,7 @@ impl WorkerCore {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::*;
+    use super::super::test_fixture::*;
     use crate::ai::{CallReply, Role, Sampling, Usage};
     use chrono::{DateTime, Utc};
 

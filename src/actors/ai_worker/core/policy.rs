@@ -283,7 +283,7 @@ impl WorkerCore {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::*;
+    use super::super::test_fixture::*;
     use super::*;
 
     #[test]

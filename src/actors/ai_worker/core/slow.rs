@@ -77,7 +77,7 @@ impl WorkerCore {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::*;
+    use super::super::test_fixture::*;
 
     #[test]
     fn a_timeout_with_ollama_up_is_the_notes_own_the_others_go_on_and_its_deadline_doubles() {

@@ -1,6 +1,6 @@
 //! The unit tests of the notes' vectors' rules (`embedding.rs`), on plain data.
 
-use super::super::fixture::*;
+use super::super::test_fixture::*;
 use super::*;
 
 fn embedding_rules() -> WorkerRules {
