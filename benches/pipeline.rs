@@ -154,45 +154,11 @@ async fn capture() {
     report("+ actor hop (RepositoryActor)", samples, started.elapsed());
 
     // 3. The whole service: HTTP, token check, inbox use case, telemetry, worker enqueue.
-    let dir = tempfile::tempdir().unwrap();
-    let s = settings(dir.path(), &[]);
-    let service = service::start_service(&s, Arc::new(SystemClock)).await;
-    let url = format!("{}/api/notes", service.address);
-    let (handle, token) = (service.handle, service.token);
-    let started = Instant::now();
-    let clients: Vec<_> = (0..CLIENTS)
-        .map(|c| {
-            let (url, token) = (url.clone(), token.clone());
-            actix_rt::spawn(async move {
-                let client = awc::Client::builder()
-                    .timeout(Duration::from_secs(30))
-                    .finish();
-                let mut samples = Vec::new();
-                for i in 0..CAPTURES / CLIENTS {
-                    let t = Instant::now();
-                    let response = client
-                        .post(&url)
-                        .bearer_auth(&token)
-                        .send_json(&serde_json::json!({ "body": format!("client {c} note {i}") }))
-                        .await
-                        .unwrap();
-                    assert_eq!(response.status(), 201);
-                    samples.push(t.elapsed());
-                }
-                samples
-            })
-        })
-        .collect();
-    let mut samples = Vec::new();
-    for client in clients {
-        samples.extend(client.await.unwrap());
-    }
-    report(
+    capture_over_http(
         &format!("+ HTTP, {CLIENTS} concurrent clients (end to end)"),
-        samples,
-        started.elapsed(),
-    );
-    handle.stop(true).await;
+        Connections::Kept,
+    )
+    .await;
 }
 
 async fn retry() {
@@ -841,6 +807,24 @@ async fn peers() {
     }
     drop(open);
 
+    capture_over_http(
+        &format!("capture, {CLIENTS} clients, a connection each"),
+        Connections::EachCapture,
+    )
+    .await;
+}
+
+/// How the capture clients connect: one kept-alive connection each, or a new one per
+/// capture (as each CLI command makes).
+#[derive(Clone, Copy)]
+enum Connections {
+    Kept,
+    EachCapture,
+}
+
+/// The whole service, end to end: `CLIENTS` clients capture `CAPTURES` notes between
+/// them over HTTP, durably; their latencies reported under `name`.
+async fn capture_over_http(name: &str, connections: Connections) {
     let dir = tempfile::tempdir().unwrap();
     let s = settings(dir.path(), &[]);
     let service = service::start_service(&s, Arc::new(SystemClock)).await;
@@ -851,12 +835,17 @@ async fn peers() {
         .map(|c| {
             let (url, token) = (url.clone(), token.clone());
             actix_rt::spawn(async move {
+                let new_client = || {
+                    awc::Client::builder()
+                        .timeout(Duration::from_secs(30))
+                        .finish()
+                };
+                let mut client = new_client();
                 let mut samples = Vec::new();
                 for i in 0..CAPTURES / CLIENTS {
-                    // A client of its own: a new connection, as each CLI command has.
-                    let client = awc::Client::builder()
-                        .timeout(Duration::from_secs(30))
-                        .finish();
+                    if let Connections::EachCapture = connections {
+                        client = new_client();
+                    }
                     let t = Instant::now();
                     let response = client
                         .post(&url)
@@ -875,11 +864,7 @@ async fn peers() {
     for client in clients {
         samples.extend(client.await.unwrap());
     }
-    report(
-        &format!("capture, {CLIENTS} clients, a connection each"),
-        samples,
-        started.elapsed(),
-    );
+    report(name, samples, started.elapsed());
     handle.stop(true).await;
 }
 
