@@ -201,6 +201,26 @@ impl Actor for NotesHeard {
     type Context = Context<Self>;
 }
 
+impl NotesHeard {
+    /// A listener that hears every note change the hub passes on (one note's and a
+    /// batch's), and what it has heard.
+    async fn listening(hub: &Mailbox<Hub>) -> (NotesHeard, Addr<NotesHeard>) {
+        let heard = NotesHeard::default();
+        let listener = heard.clone().start();
+        hub.send(Subscribe(
+            Mailbox::from(listener.clone()).recipient::<NoteChanged>(),
+        ))
+        .await
+        .unwrap();
+        hub.send(Subscribe(
+            Mailbox::from(listener.clone()).recipient::<NotesChanged>(),
+        ))
+        .await
+        .unwrap();
+        (heard, listener)
+    }
+}
+
 impl Handler<NoteChanged> for NotesHeard {
     type Result = ();
     fn handle(&mut self, msg: NoteChanged, _: &mut Context<Self>) {
@@ -352,18 +372,7 @@ async fn a_persons_writes_announce_the_notes_they_changed_and_only_when_they_did
     let path = dir.path().join("inkling.db");
     let store = Store::open(&path, EXPIRY_DAYS).unwrap();
     let hub = Mailbox::from(Hub::default().start());
-    let heard = NotesHeard::default();
-    let listener = heard.clone().start();
-    hub.send(Subscribe(
-        Mailbox::from(listener.clone()).recipient::<NoteChanged>(),
-    ))
-    .await
-    .unwrap();
-    hub.send(Subscribe(
-        Mailbox::from(listener.clone()).recipient::<NotesChanged>(),
-    ))
-    .await
-    .unwrap();
+    let (heard, listener) = NotesHeard::listening(&hub).await;
     let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
     let now = t0();
     // What was heard since the last call: the repository sent it to the hub before
@@ -481,18 +490,7 @@ async fn a_tag_rename_lets_a_capture_through_between_its_slices_and_says_when_it
     let total = 3 * RENAME_SLICE_NOTES;
     crate::tagged_notes(&mut store, total, &["recipes"]);
     let hub = Mailbox::from(Hub::default().start());
-    let heard = NotesHeard::default();
-    let listener = heard.clone().start();
-    hub.send(Subscribe(
-        Mailbox::from(listener.clone()).recipient::<NoteChanged>(),
-    ))
-    .await
-    .unwrap();
-    hub.send(Subscribe(
-        Mailbox::from(listener.clone()).recipient::<NotesChanged>(),
-    ))
-    .await
-    .unwrap();
+    let (heard, listener) = NotesHeard::listening(&hub).await;
     let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
 
     let (done, ended) = tokio::sync::oneshot::channel();
