@@ -69,10 +69,7 @@ async fn a_bare_web_address_is_a_link_in_the_card_and_in_the_open_note_on_both_s
             expected,
             "{screen:?}"
         );
-        assert!(
-            browser.accessibility_violations().await.is_empty(),
-            "{screen:?}"
-        );
+        browser.assert_accessible(&format!("{screen:?}")).await;
     }
     browser.close().await;
 }

@@ -126,10 +126,7 @@ async fn a_korean_note_breaks_between_words_in_the_english_page_and_a_long_addre
             splits.is_empty(),
             "{screen:?}: open note words split: {splits:?}"
         );
-        assert!(
-            browser.accessibility_violations().await.is_empty(),
-            "{screen:?}"
-        );
+        browser.assert_accessible(&format!("{screen:?}")).await;
     }
     browser.close().await;
 }
@@ -189,10 +186,7 @@ async fn check_again_says_it_is_checking_and_then_what_it_found() {
             "{screen:?}"
         );
         assert_eq!(browser.text("#recheck").await, "Check again", "{screen:?}");
-        assert!(
-            browser.accessibility_violations().await.is_empty(),
-            "{screen:?}"
-        );
+        browser.assert_accessible(&format!("{screen:?}")).await;
     }
     browser.close().await;
 }
@@ -329,10 +323,7 @@ async fn the_open_note_has_its_title_biggest_and_once_and_its_summary_before_the
         );
         let ai = browser.text("#note-detail .ai-section").await;
         assert!(ai.contains("set by you"), "{screen:?}: {ai}");
-        assert!(
-            browser.accessibility_violations().await.is_empty(),
-            "{screen:?}"
-        );
+        browser.assert_accessible(&format!("{screen:?}")).await;
     }
     browser.close().await;
 }
@@ -393,10 +384,7 @@ async fn show_more_is_offered_only_where_the_card_hides_some_of_the_note() {
             after[2].as_f64() > before[2].as_f64(),
             "{screen:?}: Show more shows more ({before} → {after})"
         );
-        assert!(
-            browser.accessibility_violations().await.is_empty(),
-            "{screen:?}"
-        );
+        browser.assert_accessible(&format!("{screen:?}")).await;
     }
     browser.close().await;
 }
@@ -492,11 +480,7 @@ async fn the_tags_view_is_a_list_to_read_with_one_rename_box_opened_at_a_time() 
             json!([0, tags.len()]),
             "{screen:?}"
         );
-        assert!(
-            browser.accessibility_violations().await.is_empty(),
-            "{screen:?}: {:?}",
-            browser.accessibility_violations().await
-        );
+        browser.assert_accessible(&format!("{screen:?}")).await;
         // Rename opens its row's box, the focus in it; another Rename moves it there.
         browser
             .click("#tags li[data-tag=health] button.rename")

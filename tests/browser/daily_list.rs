@@ -174,10 +174,7 @@ async fn a_search_says_it_shows_the_first_hundred_and_brings_the_rest_on_scroll_
             "The first 100 matches. More load as you scroll.",
             "{screen:?}"
         );
-        assert!(
-            browser.accessibility_violations().await.is_empty(),
-            "{screen:?}"
-        );
+        browser.assert_accessible(&format!("{screen:?}")).await;
         let first = browser
             .eval("return document.querySelector('#notes .note');")
             .await;
@@ -436,11 +433,7 @@ async fn a_card_shows_the_body_formatted_and_its_checklist_ticks_from_the_list_o
             ))
             .await;
         assert_eq!(safe, json!([0, true, true]), "{screen:?}");
-        assert!(
-            browser.accessibility_violations().await.is_empty(),
-            "{screen:?}: {:?}",
-            browser.accessibility_violations().await
-        );
+        browser.assert_accessible(&format!("{screen:?}")).await;
 
         // Ticked (or unticked) from the card: the body's marker changes, the AI's
         // answer stays, and the focus stays on the box.

@@ -495,6 +495,17 @@ impl Browser {
         .await;
     }
 
+    /// Fails the test, saying `context` and each violation, when axe-core finds any on
+    /// the page as it is now (see [`Self::accessibility_violations`]).
+    pub async fn assert_accessible(&self, context: &str) {
+        let violations = self.accessibility_violations().await;
+        assert!(
+            violations.is_empty(),
+            "{context}: axe-core found\n{}",
+            violations.join("\n")
+        );
+    }
+
     /// Runs axe-core's WCAG 2.x A/AA rules over the page as it is now and returns each
     /// violation as "rule: what, at which elements" (none is a pass). axe-core is
     /// fetched by scripts/test.sh into target/test-tools.

@@ -79,15 +79,6 @@ async fn bottom_and_screen(browser: &Browser, id: &str) -> (f64, f64) {
     (found[0].as_f64().unwrap(), found[1].as_f64().unwrap())
 }
 
-async fn assert_accessible(browser: &Browser, what: &str) {
-    let violations = browser.accessibility_violations().await;
-    assert!(
-        violations.is_empty(),
-        "{what}: axe-core found\n{}",
-        violations.join("\n")
-    );
-}
-
 async fn no_sideways_scrolling(browser: &Browser, what: &str) {
     let widths = browser
         .eval("return [document.documentElement.scrollWidth, window.innerWidth];")
@@ -132,7 +123,7 @@ async fn try_every_view(browser: &Browser, screen: Screen, scheme: Scheme, shot:
     }
     browser.assert_plain_words().await;
     no_sideways_scrolling(browser, &format!("{what} notes")).await;
-    assert_accessible(browser, &format!("{what} notes")).await;
+    browser.assert_accessible(&format!("{what} notes")).await;
     if let Some(file) = shot {
         browser.screenshot(file).await;
     }
@@ -147,7 +138,7 @@ async fn try_every_view(browser: &Browser, screen: Screen, scheme: Scheme, shot:
         .await;
     browser.assert_plain_words().await;
     no_sideways_scrolling(browser, &format!("{what} one note")).await;
-    assert_accessible(browser, &format!("{what} one note")).await;
+    browser.assert_accessible(&format!("{what} one note")).await;
 
     for view in ["stats", "tags", "trash"] {
         browser
@@ -166,13 +157,13 @@ async fn try_every_view(browser: &Browser, screen: Screen, scheme: Scheme, shot:
                 .await;
         }
         no_sideways_scrolling(browser, &format!("{what} {view}")).await;
-        assert_accessible(browser, &format!("{what} {view}")).await;
+        browser.assert_accessible(&format!("{what} {view}")).await;
     }
     browser.click("#help-open").await;
     browser
         .wait_until("the help open", "document.getElementById('help').open")
         .await;
-    assert_accessible(browser, &format!("{what} help")).await;
+    browser.assert_accessible(&format!("{what} help")).await;
     browser.press("\u{E00C}").await; // Escape
     browser
         .wait_until("the help closed", "!document.getElementById('help').open")

@@ -61,8 +61,7 @@ async fn the_open_note_lists_its_related_notes_as_links_and_a_note_with_none_sho
         json!(["Related", [format!("/?note={compost}")]]),
         "the tax note is not related"
     );
-    let violations = browser.accessibility_violations().await;
-    assert!(violations.is_empty(), "{}", violations.join("\n"));
+    browser.assert_accessible("the Related panel").await;
 
     // A related note opens at its own address, and lists the first in turn.
     browser.click("#note-detail .related li a").await;
