@@ -2,7 +2,7 @@
 //! renamed on every note. A changed body queues the note afresh, as a capture does.
 
 use super::{unavailable, Inbox};
-use crate::actors::ai_worker::Enqueue;
+use crate::actors::ai_worker::{EmbedNotes, Enqueue};
 use crate::actors::repository::{EditNote, GetNote, RenameTag};
 use crate::actors::telemetry::Emit;
 use crate::domain::{EditError, Note, NoteEdit};
@@ -51,6 +51,12 @@ impl Inbox {
             self.worker.do_send(Enqueue {
                 note_ids: vec![edited.note.id.clone()],
                 at: now,
+            });
+        } else if fields.body {
+            // A tick kept the AI's answer, but the body changed and its vector went
+            // with it (migration 0008's trigger): the worker makes it again.
+            self.worker.do_send(EmbedNotes {
+                note_ids: vec![edited.note.id.clone()],
             });
         }
         self.telemetry.do_send(Emit(UsageEvent::NoteEdited(fields)));

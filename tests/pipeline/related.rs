@@ -267,3 +267,30 @@ async fn notes_imported_as_done_get_their_vectors_too() {
         (vec![imported.notes[1].id.clone()], true)
     );
 }
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_ticked_checklist_keeps_its_title_and_gets_its_vector_again() {
+    let p = Pipeline::start(&[]).await;
+    let list = p
+        .capture("Garden shopping\n- [ ] tomato seeds\n- [ ] compost")
+        .await;
+    let garden = p.capture("Tomato seeds and compost for the garden").await;
+    p.settle().await;
+    assert_eq!(vectors(&p).len(), 2);
+    let chats = p.fake.calls().len();
+
+    // A tick keeps the AI's answer (no model asked), but the body changed: its vector
+    // went with the old body and is made again.
+    p.run(p.services.inbox.tick_task(list.clone(), 0, true))
+        .await
+        .unwrap();
+    p.settle().await;
+    assert_eq!(p.fake.calls().len(), chats, "no title asked for");
+    assert_eq!(vectors(&p).len(), 2, "the ticked note has its vector again");
+    let last = p.fake.embed_calls().last().cloned().unwrap();
+    assert_eq!(
+        last["input"],
+        serde_json::json!(["Garden shopping\n- [x] tomato seeds\n- [ ] compost"])
+    );
+    assert_eq!(related(&p, &list).await, (vec![garden], true));
+}
