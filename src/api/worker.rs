@@ -69,7 +69,7 @@ impl EmbeddingsState {
             )),
             EmbeddingsState::NotServed { .. } => Some(
                 "This server does not make embeddings: start llama-server with --embeddings \
-                 (and --pooling mean), and point openai.embedding_url at it. Related notes \
+                 --pooling mean (or point openai.embedding_url at a second server that does). Related notes \
                  wait; titles and tags are not affected."
                     .to_string(),
             ),

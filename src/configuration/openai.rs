@@ -98,7 +98,8 @@ pub struct OpenAiSettings {
     #[serde(deserialize_with = "strict::whole")]
     pub context_tokens: u32,
     /// The base of the server that makes the notes' vectors, ending in `/v1`; empty:
-    /// `url` (llama.cpp serves embeddings from a second `llama-server --embeddings`).
+    /// `url` (one llama-server started with `--embeddings --pooling mean` makes both; a
+    /// second server, e.g. for a dedicated embedding model, is named here).
     #[serde(deserialize_with = "strict::text")]
     pub embedding_url: String,
     /// The embedding model's name; empty: no vectors.

@@ -86,7 +86,7 @@ async fn the_open_note_lists_its_related_notes_as_links_and_a_note_with_none_sho
         .wait_until(
             "the tax note's related notes answered",
             &format!(
-                "document.querySelector(\"#note-detail[data-id='{tax}'] .related[data-answered]\")"
+                "document.querySelector(\"#note-detail[data-id='{tax}'] .related[data-answered='true']\")"
             ),
         )
         .await;
