@@ -18,27 +18,39 @@ fn message(port: u16, nonce: &str) -> String {
     format!("inkling identity v1\n{port}\n{nonce}")
 }
 
-fn mac(token: &str) -> hmac::Hmac<Sha256> {
+fn mac(key: &[u8]) -> hmac::Hmac<Sha256> {
     // HMAC takes a key of any length: this cannot fail.
-    <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(token.as_bytes())
+    <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(key)
         .unwrap_or_else(|_| unreachable!("HMAC accepts any key length"))
+}
+
+/// HMAC-SHA256 of `message` under `key`: the one signature of every proof (the CLI's
+/// here, the page's in `page_proof`).
+pub fn sign(key: &[u8], message: &str) -> Vec<u8> {
+    let mut mac = mac(key);
+    mac.update(message.as_bytes());
+    mac.finalize().into_bytes().to_vec()
+}
+
+/// Whether `answer` (hex) is `message`'s signature under `key`, compared in constant
+/// time.
+pub fn verify(key: &[u8], message: &str, answer: &str) -> bool {
+    let Some(bytes) = unhex(answer) else {
+        return false;
+    };
+    let mut mac = mac(key);
+    mac.update(message.as_bytes());
+    mac.verify_slice(&bytes).is_ok()
 }
 
 /// The service's answer to `nonce` on `port`, as hex.
 pub fn proof(token: &str, port: u16, nonce: &str) -> String {
-    let mut mac = mac(token);
-    mac.update(message(port, nonce).as_bytes());
-    hex(&mac.finalize().into_bytes())
+    hex(&sign(token.as_bytes(), &message(port, nonce)))
 }
 
 /// Whether `answer` proves the token for `nonce` on `port` (compared in constant time).
 pub fn is_genuine(token: &str, port: u16, nonce: &str, answer: &str) -> bool {
-    let Some(bytes) = unhex(answer) else {
-        return false;
-    };
-    let mut mac = mac(token);
-    mac.update(message(port, nonce).as_bytes());
-    mac.verify_slice(&bytes).is_ok()
+    verify(token.as_bytes(), &message(port, nonce), answer)
 }
 
 /// A fresh nonce: 32 random bytes as hex.

@@ -25,10 +25,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use hmac::{KeyInit, Mac};
-use sha2::Sha256;
-
-use crate::identity::{hex, unhex};
+use crate::identity::{hex, sign, verify};
 
 /// How long a challenge can be answered (the page answers within a round trip).
 pub const CHALLENGE_VALID_FOR: Duration = Duration::from_secs(60);
@@ -37,27 +34,6 @@ pub const CHALLENGE_VALID_FOR: Duration = Duration::from_secs(60);
 /// the user's own programs can reach the service (`src/http/server/peer.rs`), so this
 /// bounds memory, not an attacker.
 const MAX_PENDING: usize = 64;
-
-fn mac(key: &[u8]) -> hmac::Hmac<Sha256> {
-    // HMAC takes a key of any length: this cannot fail.
-    <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(key)
-        .unwrap_or_else(|_| unreachable!("HMAC accepts any key length"))
-}
-
-fn sign(key: &[u8], message: &str) -> Vec<u8> {
-    let mut mac = mac(key);
-    mac.update(message.as_bytes());
-    mac.finalize().into_bytes().to_vec()
-}
-
-fn verify(key: &[u8], message: &str, answer: &str) -> bool {
-    let Some(bytes) = unhex(answer) else {
-        return false;
-    };
-    let mut mac = mac(key);
-    mac.update(message.as_bytes());
-    mac.verify_slice(&bytes).is_ok()
-}
 
 /// The page's key for session `id` (32 bytes), as the page gets it once, as hex, when
 /// the session opens.
