@@ -173,18 +173,17 @@ impl Store {
                 left_out |= capped;
             }
             let body_capped = candidates.is_some() && fields.bodies.capped();
-            if body_capped && bodies_only {
+            if body_capped {
                 let score = -fields.idf(fields.bodies.notes_with(fields.notes));
-                capped_bodies.push((word, score));
-            } else if body_capped {
-                let score = -fields.idf(fields.bodies.notes_with(fields.notes));
-                matches.push(format!(
-                    "SELECT * FROM (SELECT rowid AS key, {word} AS word, 1 AS field, ? AS score \
-                     FROM search_bodies WHERE search_bodies MATCH ?{})",
-                    newest("search_bodies", true)
-                ));
-                args.extend([Value::Real(score), text(phrase)]);
-                cap(&mut args, CANDIDATES);
+                if !bodies_only {
+                    matches.push(format!(
+                        "SELECT * FROM (SELECT rowid AS key, {word} AS word, 1 AS field, ? AS score \
+                         FROM search_bodies WHERE search_bodies MATCH ?{})",
+                        newest("search_bodies", true)
+                    ));
+                    args.extend([Value::Real(score), text(phrase)]);
+                    cap(&mut args, CANDIDATES);
+                }
                 capped_bodies.push((word, score));
             } else if candidates.is_none() || fields.bodies.found > 0 {
                 matches.push(format!(
