@@ -331,8 +331,11 @@ fn two_common_words_only_in_bodies_find_their_newest_notes_and_a_rare_pair_its_o
 
 #[test]
 fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
+    use inkling::storage::search::CANDIDATES;
     let mut store = store();
-    for i in 0..300 {
+    // More matches than are ranked, so that the capped query (a word's newest
+    // CANDIDATES matches) is the one planned, as for a common word.
+    for i in 0..CANDIDATES as usize + 100 {
         let id = capture(&mut store, &format!("tomato note {i}"), t0());
         if i % 3 == 0 {
             save_answer(&mut store, &id, &enriched("Title", &["t"]), t0()).unwrap();
@@ -351,10 +354,15 @@ fn a_search_reads_the_index_and_joins_its_candidates_by_key() {
             ..ListFilter::default()
         },
     ] {
-        for candidates in [Some(200), None] {
+        for candidates in [Some(CANDIDATES), None] {
             let (sql, args) = store
                 .search_query(&query, &filter, t0(), candidates)
                 .unwrap();
+            assert_eq!(
+                sql.contains("rowid DESC LIMIT ?"),
+                candidates.is_some(),
+                "a bounded search reads each word's newest matches only: {sql}"
+            );
             let plan = store.query_plan(&sql, &args).unwrap();
             let text = plan.join(" | ");
             assert!(
