@@ -76,6 +76,15 @@ set -a
 . "${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools/env"
 set +a
 
+# The MCP tests (tests/mcp) drive `inkling mcp` with the official MCP Python SDK (PyPI
+# `mcp`): scripts/mcp-test-tools.sh installs it once into a venv of the same cache and
+# writes its Python to mcp.env (MCP_PYTHON), exported here; without it those tests fail
+# saying what is missing.
+scripts/mcp-test-tools.sh
+set -a
+. "${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools/mcp.env"
+set +a
+
 # --- checks and tests ----------------------------------------------------------------
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check

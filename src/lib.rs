@@ -21,6 +21,8 @@
 //! - [`domain`]: notes, statuses, validated bodies, edits, filters.
 //! - [`tags`]: what a tag may be, and how tags stay one tidy vocabulary.
 //! - [`cli`] and [`client`]: the command line and its client of the running service.
+//! - [`mcp`]: `inkling mcp`, the Model Context Protocol server for AI tools (a client of
+//!   the running service too).
 //! - [`logging`]: the service log (`tracing`), per-actor targets.
 //! - [`api_token`], [`sessions`], [`open_codes`], [`identity`], [`page_proof`]: the
 //!   per-install token, the inbox page's sessions, the codes that open it, the service's
@@ -50,6 +52,7 @@ pub mod identity;
 pub mod inbox;
 pub mod instance;
 pub mod logging;
+pub mod mcp;
 pub mod open_codes;
 pub mod page_proof;
 pub mod render;

@@ -83,8 +83,11 @@ pub fn init(
         Err(_) => configured.targets.clone(),
     };
 
+    // Colours only on a terminal: stderr kept in a file (an MCP client's log of
+    // `inkling mcp`, a service's redirected output) gets plain text, not escape codes.
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(true)
         .with_filter(filter.clone());
 

@@ -24,6 +24,13 @@ fn main() -> ExitCode {
         Some(Command::Autostart { action, systemd }) => {
             ExitCode::from(run_autostart(action, systemd, cli.config.as_deref()))
         }
+        Some(Command::Mcp) => match inkling::mcp::run(settings) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("inkling mcp: {e:#}");
+                ExitCode::from(exit::FAILURE)
+            }
+        },
         Some(command) => ExitCode::from(run_client(command, &settings, cli.json)),
     }
 }

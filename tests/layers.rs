@@ -65,7 +65,8 @@ const LAYERS: &[&[&str]] = &[
     &["services"],
     // The two ends that face people.
     &["http", "client"],
-    &["cli"],
+    // `mcp` is a client of the service as the CLI is, for AI tools instead of a person.
+    &["cli", "mcp"],
     &["startup"],
 ];
 

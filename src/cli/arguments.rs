@@ -167,6 +167,10 @@ pub enum Command {
         #[arg(long, required = true)]
         all: bool,
     },
+    /// Serve the Model Context Protocol on standard input and output, for AI tools
+    /// (Claude Desktop, editors, agents): they can search, read and add notes through
+    /// the running service. Started by the AI tool, not by hand (docs/MCP.md).
+    Mcp,
     /// Start inkling when you log in: on, off, or status.
     Autostart {
         #[arg(value_enum)]

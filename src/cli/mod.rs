@@ -71,8 +71,8 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
 /// Hands `command` to its group.
 async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), ClientError> {
     match command {
-        Command::Run | Command::Autostart { .. } => {
-            unreachable!("`run` and `autostart` are not client commands")
+        Command::Run | Command::Autostart { .. } | Command::Mcp => {
+            unreachable!("`run`, `autostart` and `mcp` are not client commands")
         }
         Command::Capture { text } => notes::capture(run, text).await,
         Command::List(args) => notes::list(run, &args).await,

@@ -80,6 +80,7 @@ pub struct Settings {
     pub trash: TrashSettings,
     pub tray: TraySettings,
     pub log: LogSettings,
+    pub mcp: McpSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -161,6 +162,16 @@ pub struct TrashSettings {
 pub struct TraySettings {
     #[serde(deserialize_with = "strict::boolean")]
     pub enabled: bool,
+}
+
+/// `inkling mcp`, the Model Context Protocol server for the person's AI tools
+/// (docs/MCP.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpSettings {
+    /// Whether an AI tool may add notes (`capture_note`); off, the tool is not offered.
+    #[serde(deserialize_with = "strict::boolean")]
+    pub allow_capture: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

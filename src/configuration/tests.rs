@@ -256,3 +256,18 @@ fn an_invalid_environment_value_names_the_key() {
         .to_string();
     assert!(err.contains("http.port"), "{err}");
 }
+
+#[test]
+fn ai_tools_may_capture_unless_mcp_allow_capture_is_false() {
+    assert!(load(&[]).unwrap().mcp.allow_capture, "on by default");
+    let off = load(&[("INKLING_MCP__ALLOW_CAPTURE", "false")]).unwrap();
+    assert!(!off.mcp.allow_capture, "from the environment");
+    let (_dir, path) = write_file("[mcp]\nallow_capture = false\n");
+    let from_file = Settings::load_with_env(&UserFile::Explicit(path), HashMap::new()).unwrap();
+    assert!(!from_file.mcp.allow_capture, "from the file");
+    let (_dir, path) = write_file("[mcp]\nallow_capture = \"no\"\n");
+    let refused = Settings::load_with_env(&UserFile::Explicit(path), HashMap::new())
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("mcp.allow_capture"), "{refused}");
+}

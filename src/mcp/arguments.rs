@@ -1,0 +1,194 @@
+//! What each MCP tool takes: its arguments as serde types whose JSON schemas (schemars)
+//! the tool list shows a model, and the checks an argument must pass before anything is
+//! sent to the service. Plain data and plain functions: a refused argument sends
+//! nothing, so it changes nothing.
+//!
+//! Unknown fields are refused (`deny_unknown_fields`): a model that misspells `query`
+//! hears that it did, instead of searching for nothing.
+
+use rmcp::schemars;
+use serde::Deserialize;
+
+use crate::api::requests::ListQuery;
+
+/// The most notes one search answers with: enough to choose from, few enough for a
+/// model's context.
+pub const MAX_SEARCH_RESULTS: u32 = 50;
+/// How many notes a search answers with when `limit` is not given.
+pub const DEFAULT_SEARCH_RESULTS: u32 = 10;
+
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchNotesArgs {
+    /// The words to look for. A note matches when it has every word, in its title, tags
+    /// or text, ignoring case, also inside longer words (`plan` finds `planning`). Use a
+    /// few distinctive words, not a whole question.
+    pub query: String,
+    /// Only notes with this tag (as list_tags shows it).
+    #[serde(default)]
+    pub tag: Option<String>,
+    /// How many notes to return, best first: 1 to 50 (default 10).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: Option<u32>,
+}
+
+impl SearchNotesArgs {
+    /// The service's search query, or what is wrong with the arguments.
+    pub fn to_query(&self) -> Result<ListQuery, String> {
+        let query = self.query.trim();
+        if query.is_empty() {
+            return Err("query is empty: give one or more words to look for".into());
+        }
+        let limit = self.limit.unwrap_or(DEFAULT_SEARCH_RESULTS);
+        if !(1..=MAX_SEARCH_RESULTS).contains(&limit) {
+            return Err(format!(
+                "limit {limit} is out of range: use 1 to {MAX_SEARCH_RESULTS}"
+            ));
+        }
+        Ok(ListQuery {
+            q: Some(query.to_string()),
+            tag: self
+                .tag
+                .as_deref()
+                .map(str::trim)
+                .filter(|tag| !tag.is_empty())
+                .map(str::to_string),
+            limit: Some(limit),
+            ..ListQuery::default()
+        })
+    }
+}
+
+/// One note, by its id (`get_note`, `related_notes`).
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoteIdArgs {
+    /// The note's id, as search_notes, related_notes or capture_note gave it.
+    pub id: String,
+}
+
+impl NoteIdArgs {
+    /// The id, or why it cannot be one.
+    pub fn checked_id(&self) -> Result<&str, String> {
+        let id = self.id.trim();
+        if id.is_empty() {
+            return Err("id is empty: give a note's id, as search_notes returns it".into());
+        }
+        Ok(id)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureNoteArgs {
+    /// The note's text, as the person would write it (Markdown is kept as written). Its
+    /// title, tags and summary are added later by the person's local model.
+    pub text: String,
+}
+
+impl CaptureNoteArgs {
+    /// The text to capture, or why it cannot be a note. The service checks the rest (its
+    /// size limit) and refuses with its own words.
+    pub fn checked_text(&self) -> Result<&str, String> {
+        if self.text.trim().is_empty() {
+            return Err("text is empty: a note needs some text".into());
+        }
+        Ok(&self.text)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskNotesArgs {
+    /// The question, in the person's words.
+    pub question: String,
+}
+
+impl AskNotesArgs {
+    /// The question, or why it cannot be asked.
+    pub fn checked_question(&self) -> Result<&str, String> {
+        let question = self.question.trim();
+        if question.is_empty() {
+            return Err("question is empty: ask something".into());
+        }
+        Ok(question)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search(query: &str, tag: Option<&str>, limit: Option<u32>) -> SearchNotesArgs {
+        SearchNotesArgs {
+            query: query.into(),
+            tag: tag.map(str::to_string),
+            limit,
+        }
+    }
+
+    #[test]
+    fn a_search_asks_for_the_trimmed_words_and_ten_notes_by_default() {
+        let query = search("  dentist march ", None, None).to_query().unwrap();
+        assert_eq!(query.q.as_deref(), Some("dentist march"));
+        assert_eq!(query.limit, Some(DEFAULT_SEARCH_RESULTS));
+        assert_eq!(query.tag, None);
+        assert!(!query.trash, "a search never reaches into the trash");
+    }
+
+    #[test]
+    fn a_search_keeps_its_tag_and_drops_an_empty_one() {
+        let query = search("a", Some(" health "), Some(3)).to_query().unwrap();
+        assert_eq!(query.tag.as_deref(), Some("health"));
+        assert_eq!(query.limit, Some(3));
+        assert_eq!(search("a", Some(" "), None).to_query().unwrap().tag, None);
+    }
+
+    #[test]
+    fn an_empty_search_or_a_limit_out_of_range_is_refused_with_the_fix() {
+        assert!(search("   ", None, None)
+            .to_query()
+            .unwrap_err()
+            .contains("give one or more words"));
+        for limit in [0, MAX_SEARCH_RESULTS + 1] {
+            let why = search("a", None, Some(limit)).to_query().unwrap_err();
+            assert!(why.contains("use 1 to 50"), "{why}");
+        }
+        assert!(search("a", None, Some(MAX_SEARCH_RESULTS))
+            .to_query()
+            .is_ok());
+    }
+
+    #[test]
+    fn an_empty_id_text_or_question_is_refused() {
+        assert!(NoteIdArgs { id: " ".into() }.checked_id().is_err());
+        assert_eq!(NoteIdArgs { id: " n1 ".into() }.checked_id(), Ok("n1"));
+        assert!(CaptureNoteArgs {
+            text: "\n\t ".into()
+        }
+        .checked_text()
+        .is_err());
+        // The text is captured as written, its spaces too.
+        assert_eq!(
+            CaptureNoteArgs {
+                text: " a\n".into()
+            }
+            .checked_text(),
+            Ok(" a\n")
+        );
+        assert!(AskNotesArgs {
+            question: "".into()
+        }
+        .checked_question()
+        .is_err());
+    }
+
+    #[test]
+    fn an_unknown_argument_is_refused_by_name() {
+        let refused = serde_json::from_str::<SearchNotesArgs>(r#"{"qeury": "a"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("qeury"), "{refused}");
+    }
+}
