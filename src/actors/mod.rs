@@ -37,10 +37,18 @@ pub mod usage_log;
 /// A macro, not a function: tracing's target is fixed at the call site, and the call
 /// site must be the actor's own module for per-actor filtering to work. The test
 /// `every_handler_counts_what_it_handles` (`mailbox_stats.rs`) finds a handler without it.
+/// A handler in a file of its own below the actor's folder names its actor:
+/// `handling!("EmbedQuery", actor = "ai_worker")` (its target stays under the actor's).
 macro_rules! handling {
     ($message_type:expr) => {
+        $crate::actors::handling!(
+            $message_type,
+            actor = $crate::actors::mailbox_stats::actor_name(module_path!())
+        )
+    };
+    ($message_type:expr, actor = $actor:expr) => {
         $crate::actors::mailbox_stats::Handling::new(
-            $crate::actors::mailbox_stats::actor_name(module_path!()),
+            $actor,
             |took: std::time::Duration, ok: bool| {
                 tracing::debug!(
                     message_type = $message_type,

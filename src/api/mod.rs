@@ -10,6 +10,7 @@
 //! - [`provider`]: the provider's health;
 //! - [`worker`]: what the AI worker is doing, its slow notes and the model's time;
 //! - [`notes`]: a note as the API returns it, and a note's detail;
+//! - [`search`]: `GET /api/search`'s answer (the hybrid search's hits, the quiet line);
 //! - [`requests`]: the bodies and query strings the routes take;
 //! - [`replies`]: the small answers (`{"count": n}`, `{"path": …}`, …);
 //! - [`live`]: `LiveEvent`, the server-sent events of `GET /api/events`, written in one
@@ -22,5 +23,6 @@ pub mod provider;
 pub mod pull;
 pub mod replies;
 pub mod requests;
+pub mod search;
 pub mod status;
 pub mod worker;

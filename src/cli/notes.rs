@@ -2,7 +2,7 @@
 
 use super::input::{edit_in_editor, read_note};
 use super::render::{
-    describe_slow, list_line, not_embedded_line, note_lines, related_line, snippet_line,
+    describe_slow, hit_snippet_line, list_line, not_embedded_line, note_lines, related_line,
 };
 use super::{Invocation, ListArgs};
 use crate::api::requests::{EditRequest, ListQuery};
@@ -50,7 +50,9 @@ pub async fn list(run: &mut Invocation<'_>, args: &ListArgs) -> Result<(), Clien
     Ok(())
 }
 
-/// `inkling search QUERY…`: the best hits, each with its snippet.
+/// `inkling search QUERY…`: the best hits, each with its snippet (a hit found by its
+/// meaning alone says so), then the quiet line on standard error when the meaning was
+/// not used.
 pub async fn search(
     run: &mut Invocation<'_>,
     query: &[String],
@@ -61,17 +63,23 @@ pub async fn search(
         q: Some(query.join(" ")),
         ..list_query(filters, limit)
     };
-    let hits = run.client.search(&query).await?;
+    let answer = run.client.search(&query).await?;
     if run.json {
-        return run.out.json(&hits);
+        return run.out.json(&answer);
     }
-    if hits.is_empty() {
-        return run.out.line("no notes match");
+    if answer.hits.is_empty() {
+        run.out.line("no notes match")?;
     }
-    for hit in &hits {
-        run.out.line(list_line(&hit.note))?;
-        run.out
-            .line(format!("    {}", snippet_line(&hit.snippet)))?;
+    for hit in &answer.hits {
+        run.out.line(list_line(&hit.hit.note.note))?;
+        run.out.line(format!(
+            "    {}",
+            hit_snippet_line(hit.found_by, &hit.hit.snippet)
+        ))?;
+    }
+    // The quiet line: about the search, not one of its hits, so not on standard output.
+    if let Some(keyword_only) = &answer.keyword_only {
+        eprintln!("{}", keyword_only.line);
     }
     Ok(())
 }

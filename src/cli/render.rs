@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::api::notes::{RelatedNote, SnippetPart};
 use crate::api::replies::{TagCount, TagRenamed};
+use crate::api::search::FoundBy;
 use crate::api::status::{
     ActorCounters, ModelServer, ProviderHealth, ServiceStatus, SlowNote, WorkerState, WorkerStatus,
 };
@@ -215,6 +216,15 @@ pub fn not_embedded_line(why: Option<&str>) -> String {
         None => "no related notes yet: this note is not indexed yet (it will be in the \
                  background, after the AI's titles)"
             .into(),
+    }
+}
+
+/// A hybrid search hit's snippet line: a hit found by its meaning alone (no word of the
+/// search marked in it) says so first.
+pub fn hit_snippet_line(found_by: FoundBy, parts: &[SnippetPart]) -> String {
+    match found_by {
+        FoundBy::Meaning => format!("(by meaning) {}", snippet_line(parts)),
+        FoundBy::Words | FoundBy::Both => snippet_line(parts),
     }
 }
 

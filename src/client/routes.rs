@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::{ClientError, ServiceClient};
-use crate::api::notes::{RelatedNotes, SearchHit};
+use crate::api::notes::RelatedNotes;
 use crate::api::pull::ModelPullProgress;
 use crate::api::replies::{
     Count, ExportedTo, ImportedCount, OpenCode, TagCount, TagRenamed, TrashedExpired,
@@ -13,6 +13,7 @@ use crate::api::replies::{
 use crate::api::requests::{
     CaptureRequest, EditRequest, ExportRequest, ImportRequest, ListQuery, RenameTagRequest,
 };
+use crate::api::search::SearchAnswer;
 use crate::api::status::{ProviderHealth, ServiceStatus};
 use crate::domain::Note;
 use crate::export::ImportedNote;
@@ -35,9 +36,10 @@ impl ServiceClient {
         self.get_query("/api/notes", query).await
     }
 
-    /// `GET /api/notes?q=…`: the notes with every word of `query.q`, best first.
-    pub async fn search(&self, query: &ListQuery) -> Result<Vec<SearchHit>, ClientError> {
-        self.get_query("/api/notes", query).await
+    /// `GET /api/search?q=…`: the hybrid search, the notes found by the words of
+    /// `query.q` and by its meaning, best first, and why the meaning was not used.
+    pub async fn search(&self, query: &ListQuery) -> Result<SearchAnswer, ClientError> {
+        self.get_query("/api/search", query).await
     }
 
     /// `GET /api/notes/{id}`: the note (its detail's other fields are the page's).

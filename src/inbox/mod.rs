@@ -16,12 +16,14 @@
 //! - [`edit`]: a note edited by hand, a checklist item ticked, a tag renamed;
 //! - [`lifecycle`]: trash, restore, keep, the expired to the trash, deletion for good,
 //!   and the hourly purge of old trash (an interval task, [`lifecycle::purge_hourly`]);
+//! - [`search`]: the hybrid search (the words and the meaning, merged);
 //! - [`transfer`]: an import.
 
 pub mod ai;
 pub mod capture;
 pub mod edit;
 pub mod lifecycle;
+pub mod search;
 pub mod transfer;
 
 use actix::MailboxError;

@@ -236,8 +236,8 @@ fn search_prints_each_hit_with_its_marked_snippet() {
     assert_eq!(lines[1], "    [tomat]o [soup] for Sunday");
 
     let output = service.cli(&["--json", "search", "plumber"]);
-    let hits: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(hits[0]["body"], "call the plumber");
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(answer["hits"][0]["body"], "call the plumber");
 
     let output = service.cli(&["search", "nothing-like-it"]);
     assert_eq!(text(&output.stdout).trim(), "no notes match");

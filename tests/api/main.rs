@@ -47,6 +47,7 @@ mod other_users;
 mod ports;
 mod process;
 mod related;
+mod search;
 mod security;
 mod server;
 #[path = "../support/service.rs"]

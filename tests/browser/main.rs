@@ -22,6 +22,7 @@ mod page;
 #[path = "../support/ports.rs"]
 mod ports;
 mod related;
+mod search;
 #[path = "../support/service.rs"]
 mod service;
 mod squatter;

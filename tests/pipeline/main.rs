@@ -35,6 +35,7 @@ mod fake_ollama;
 #[path = "../support/fake_openai.rs"]
 mod fake_openai;
 mod harness;
+mod hybrid;
 mod lifecycle;
 mod long_notes;
 mod model;

@@ -28,6 +28,7 @@ mod outages;
 mod ports;
 mod related;
 mod scene;
+mod search;
 #[path = "../support/service_process.rs"]
 mod service_process;
 mod texts;

@@ -140,3 +140,78 @@ fn related_notes_are_the_nearest_of_the_same_model_out_of_the_trash_above_the_fl
     assert!(!related.embedded && related.notes.is_empty());
     assert!(store.related("no-such-note", 5, SIMILARITY_FLOOR).is_err());
 }
+
+/// The semantic half of a search: the nearest notes to a query's vector (of the
+/// model's length only, none in the trash, none below the floor), held to the list's
+/// filters as the keyword search's hits are.
+#[test]
+fn the_nearest_to_a_querys_vector_are_held_to_the_filters_and_never_in_the_trash() {
+    use inkling::domain::{AiStatus, ListFilter};
+    let mut store = store();
+    let ids: Vec<String> = (0..4)
+        .map(|n| {
+            capture(
+                &mut store,
+                &format!("note {n}"),
+                t0() + TimeDelta::minutes(n),
+            )
+        })
+        .collect();
+    let values: [[f32; 2]; 4] = [[1.0, 0.0], [0.8, 0.6], [0.0, 1.0], [0.6, 0.8]];
+    let vectors: Vec<NoteVector> = ids
+        .iter()
+        .zip(values)
+        .enumerate()
+        .map(|(n, (id, v))| vector(id, &format!("note {n}"), &v))
+        .collect();
+    store.save_vectors("m", &vectors, t0()).unwrap();
+
+    let query = [1.0_f32, 0.0];
+    let nearest = store.nearest_to_vector("m", &query, 5, 0.5).unwrap();
+    let order: Vec<&str> = nearest.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(order, [ids[0].as_str(), ids[1].as_str(), ids[3].as_str()]);
+    assert!((nearest[1].1 - 0.8).abs() < 1e-6);
+    assert_eq!(
+        store.nearest_to_vector("m", &query, 1, 0.5).unwrap().len(),
+        1
+    );
+    assert!(store
+        .nearest_to_vector("other", &query, 5, 0.5)
+        .unwrap()
+        .is_empty());
+    assert!(
+        store
+            .nearest_to_vector("m", &[1.0, 0.0, 0.0], 5, 0.0)
+            .unwrap()
+            .is_empty(),
+        "another length is never compared"
+    );
+
+    let all = ListFilter::default();
+    let found = store
+        .search_by_meaning("m", &query, &all, t0(), 5, 0.5)
+        .unwrap();
+    let order: Vec<&str> = found.iter().map(|(n, _)| n.id.as_str()).collect();
+    assert_eq!(order, [ids[0].as_str(), ids[1].as_str(), ids[3].as_str()]);
+    let failed = ListFilter {
+        status: Some(AiStatus::Failed),
+        ..ListFilter::default()
+    };
+    assert!(store
+        .search_by_meaning("m", &query, &failed, t0(), 5, 0.5)
+        .unwrap()
+        .is_empty());
+    store.trash(&ids[0], t0()).unwrap();
+    let found = store
+        .search_by_meaning("m", &query, &all, t0(), 5, 0.5)
+        .unwrap();
+    assert_eq!(found[0].0.id, ids[1]);
+    let trash = ListFilter {
+        trash: true,
+        ..ListFilter::default()
+    };
+    assert!(store
+        .search_by_meaning("m", &query, &trash, t0(), 5, 0.5)
+        .unwrap()
+        .is_empty());
+}

@@ -3,6 +3,12 @@
 //! into one of [`DIMS`] buckets; a text's vector is its bucket counts, scaled to
 //! length 1 as real servers' are. Notes that share words point the same way; notes
 //! with no word in common are (but for a hash collision) at right angles.
+//!
+//! One trick makes meaning without shared words: a few synonyms ([`SYNONYMS`]) are
+//! read as one word before hashing ("automobile" and "vehicle" as "car", "physician"
+//! as "doctor", "spaghetti" as "pasta"), as a real model puts them near each other. A
+//! search for "automobile" then finds a note about a car that has no word of it: the
+//! hybrid search's semantic half, asserted without a real model.
 #![allow(dead_code)]
 
 /// The fakes' vectors' length.
@@ -14,6 +20,16 @@ const COMMON: [&str; 24] = [
     "this", "that", "i", "we", "buy", "some", "from", "by", "or",
 ];
 
+/// Words read as another (the fake's "meaning"): each pair is (word, as which).
+pub const SYNONYMS: [(&str, &str); 6] = [
+    ("automobile", "car"),
+    ("vehicle", "car"),
+    ("sedan", "car"),
+    ("physician", "doctor"),
+    ("spaghetti", "pasta"),
+    ("noodles", "pasta"),
+];
+
 /// The vector of `text`, `dims` long.
 pub fn vector_of(text: &str, dims: usize) -> Vec<f32> {
     let mut vector = vec![0.0_f32; dims];
@@ -22,6 +38,10 @@ pub fn vector_of(text: &str, dims: usize) -> Vec<f32> {
         .map(str::to_lowercase)
         .filter(|w| !w.is_empty() && !COMMON.contains(&w.as_str()))
     {
+        let word = SYNONYMS
+            .iter()
+            .find(|(synonym, _)| *synonym == word)
+            .map_or(word.clone(), |(_, as_which)| as_which.to_string());
         // FNV-1a: the same bucket for the same word, in every run.
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for byte in word.bytes() {
@@ -65,4 +85,7 @@ pub enum EmbedReply {
     ModelMissing,
     /// An input longer than this many bytes is refused as too long for the context.
     LongerThan(usize),
+    /// 200 as `Ok`, after working this many seconds (of virtual time): a busy or hung
+    /// server (fake Ollama only).
+    HoldFor(u64),
 }

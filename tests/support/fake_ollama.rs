@@ -418,6 +418,9 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 return model_not_found(&mut stream, &model).await;
             }
             let inputs = fake_embeddings::inputs_of(&request);
+            if let EmbedReply::HoldFor(seconds) = reply {
+                hold_for(&state, seconds).await;
+            }
             let dims = match reply {
                 EmbedReply::NotServed => {
                     return respond(&mut stream, "501 Not Implemented", JSON,

@@ -152,14 +152,21 @@ export async function openSession(grant) {
 
 export const status = () => call("/api/status");
 
-/// A page of notes: `query` is {limit, tag, expired, q, before, trash, status}.
-export function notes(query) {
+/// `query` as a query string, the unset fields left out.
+function queryString(query) {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (value !== undefined && value !== null && value !== false) params.set(name, String(value));
   }
-  return call(`/api/notes?${params}`);
+  return params;
 }
+
+/// A page of notes: `query` is {limit, tag, expired, q, before, trash, status}.
+export const notes = (query) => call(`/api/notes?${queryString(query)}`);
+
+/// The hybrid search (words and meaning): `query` as for `notes`, with `q` and no
+/// `before`; the answer is {hits, keyword_only}.
+export const search = (query) => call(`/api/search?${queryString(query)}`);
 
 export const capture = (body) => post("/api/notes", { body });
 export const noteDetail = (id) => call(note(id));

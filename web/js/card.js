@@ -170,6 +170,8 @@ export function card(note, ctx, item = document.createElement("li")) {
     // A note longer than the model reads at once: its AI fields come from its beginning.
     item.append(paragraph("read-part", t("readPart", { n: note.ai_read_chars })));
   }
+  // A hit found by its meaning alone has none of the words marked: it says why it is here.
+  if (note.found_by === "meaning") item.append(paragraph("found-by", t("foundByMeaning")));
   if (note.snippet) item.append(snippetElement(note.snippet));
   // The body, whatever the AI said: the same text before its answer and after.
   else if (heading.preview) {

@@ -61,12 +61,20 @@ function listQuery(before) {
   };
 }
 
+/// The list's notes for `query`: a page of notes, or a search's hits (the hybrid
+/// search: its hits, and why it found by words only, when it did).
+async function readList(query) {
+  if (!query.q) return { notes: await api.notes(query), keywordOnly: null };
+  const answer = await api.search(query);
+  return { notes: answer.hits, keywordOnly: answer.keyword_only ?? null };
+}
+
 /// Asks for the list's first page; `showList` shows it.
 export function beginListLoad() {
   const asked = ++state.list.loads;
   state.list.searchShown = SEARCH_SIZE;
   state.list.changedDuringLoad = new Map();
-  return api.notes(listQuery()).then((notes) => ({ asked, notes }));
+  return readList(listQuery()).then((read) => ({ asked, ...read }));
 }
 
 export async function loadNotes() {
@@ -76,12 +84,13 @@ export async function loadNotes() {
 onListChange(loadNotes);
 
 /// Shows a list load's first page, unless a newer load was asked for since.
-export function showList({ asked, notes }) {
+export function showList({ asked, notes, keywordOnly = null }) {
   const list = state.list;
   if (asked !== list.loads) return; // a newer load is on its way
   const changed = list.changedDuringLoad;
   list.changedDuringLoad = null;
   update(() => {
+    list.keywordOnly = keywordOnly;
     if (state.place.search) Object.assign(list, searchPage(notes, list.searchShown));
     else {
       list.notes = notes;
@@ -129,10 +138,11 @@ async function loadMoreHits() {
   try {
     const asked = list.loads;
     const shown = Math.min(list.searchShown + SEARCH_SIZE, SEARCH_MOST);
-    const hits = await api.notes({ ...listQuery(), limit: searchLimit(shown) });
+    const { notes: hits, keywordOnly } = await readList({ ...listQuery(), limit: searchLimit(shown) });
     if (asked !== list.loads) return; // another search meanwhile
     update(() => {
       list.searchShown = shown;
+      list.keywordOnly = keywordOnly;
       Object.assign(list, searchPage(hits, shown));
     });
   } finally {
@@ -189,7 +199,7 @@ function placeNote(note) {
     // Hits stay where their rank put them, with their snippet; new notes wait for the
     // next search, and a note that left the view (trashed) leaves the hits.
     if (index < 0) return;
-    if (matchesFilter(note)) notes[index] = { ...note, snippet: notes[index].snippet };
+    if (matchesFilter(note)) notes[index] = { ...note, snippet: notes[index].snippet, found_by: notes[index].found_by };
     else notes.splice(index, 1);
   } else if (matchesFilter(note)) {
     if (index >= 0) notes[index] = note;
@@ -295,6 +305,12 @@ function renderNotes(s) {
   const n = list.notes.length;
   const said = list.hasMore ? t("searchFirst", { n }) : list.capped ? t("searchCapped", { n }) : t("searchCount", { n });
   if (count.textContent !== said) count.textContent = said;
+  // One quiet line under the search box when the meaning could not be used.
+  const mode = $("search-mode");
+  const why = place.search && list.keywordOnly;
+  mode.hidden = !why;
+  const line = why ? t(`wordsOnly_${why.reason}`, { model: why.model ?? "" }) : "";
+  if (mode.textContent !== line) mode.textContent = line;
 }
 
 // The list is drawn again only when something it shows changed.
@@ -309,6 +325,7 @@ onRender((s) => {
     editing: s.editing,
     hasMore: s.list.hasMore,
     capped: s.list.capped,
+    keywordOnly: s.list.keywordOnly,
   };
   if (Object.keys(inputs).every((key) => inputs[key] === drawn[key])) return;
   drawn = inputs;

@@ -49,6 +49,8 @@ export const state = {
     // answers at once (more may match).
     searchShown: 100,
     capped: false,
+    // Why a search found by words only ({reason, model?, line}), or null.
+    keywordOnly: null,
     loadingMore: false,
     buttonNear: false,
     loads: 0,

@@ -10,7 +10,9 @@
 //! - [`queue`]: the in-memory queue, plain data;
 //! - [`core`]: the decisions, unit-tested without a runtime;
 //! - [`backoff`]: the waits' arithmetic;
-//! - [`messages`]: what the other actors send it.
+//! - [`messages`]: what the other actors send it;
+//! - [`query`]: `EmbedQuery`, a search's words embedded at once for a person (its
+//!   message, its handler and the recent queries' vectors).
 //!
 //! The provider call runs as a spawned future (`ctx.spawn`, not `ctx.wait`), so the
 //! mailbox stays responsive while a cold model loads.
@@ -18,6 +20,7 @@
 pub mod backoff;
 pub mod core;
 pub mod messages;
+pub mod query;
 pub mod queue;
 
 use std::rc::Rc;
@@ -28,6 +31,8 @@ use chrono::{DateTime, Utc};
 use self::core::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore};
 pub use self::core::{EmbeddingRules, WorkerRules};
 pub use self::messages::{EmbedNotes, Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
+use self::query::QueryVectors;
+pub use self::query::{EmbedQuery, QueryVector};
 use self::queue::QueuedJob;
 use super::handling;
 use super::hub::Hub;
@@ -70,6 +75,8 @@ pub struct AiWorkerActor {
     /// The one pending wake-up. actix's `cancel_future` cannot say whether a timer was
     /// still pending, so the handle is cleared when it fires.
     wake: Option<SpawnHandle>,
+    /// The recent searches' vectors (`query.rs`).
+    query_vectors: QueryVectors,
 }
 
 impl AiWorkerActor {
@@ -84,6 +91,7 @@ impl AiWorkerActor {
             hub: with.hub,
             clock: with.clock,
             wake: None,
+            query_vectors: QueryVectors::default(),
         }
     }
 

@@ -44,6 +44,19 @@ pub struct SearchNotes {
     pub now: DateTime<Utc>,
 }
 
+/// The semantic half of a hybrid search: the notes nearest to a query's vector that
+/// pass the filter, best first (`Store::search_by_meaning`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<(Note, f32)>>")]
+pub struct SearchByMeaning {
+    pub model: String,
+    pub vector: Vec<f32>,
+    pub filter: ListFilter,
+    pub now: DateTime<Utc>,
+    pub k: usize,
+    pub floor: f32,
+}
+
 /// How many active notes failed.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<u64>")]

@@ -4,6 +4,7 @@
 //!
 //! - [`notes`]: capture, list and search, show, edit, tick, keep, enrich;
 //! - [`related`]: a note's nearest notes, by their vectors;
+//! - [`search`]: the hybrid search (words and meaning);
 //! - [`trash`]: to the trash and back, delete for good, empty the trash;
 //! - [`tags`]: the tags in use, rename or merge one everywhere;
 //! - [`inbox`]: the failed count, retry every failed note, trash the expired;
@@ -21,6 +22,7 @@ pub mod notes;
 pub mod page;
 pub mod provider;
 pub mod related;
+pub mod search;
 pub mod sessions;
 pub mod status;
 pub mod tags;
@@ -71,6 +73,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                         .route(web::patch().to(notes::edit))
                         .route(web::delete().to(trash::delete_forever)),
                 )
+                .service(endpoint("/search").route(web::get().to(search::search)))
                 .service(endpoint("/tags").route(web::get().to(tags::tags)))
                 .service(endpoint("/tags/rename").route(web::post().to(tags::rename_tag)))
                 .service(endpoint("/trash/empty").route(web::post().to(trash::empty_trash)))

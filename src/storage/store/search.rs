@@ -1,5 +1,6 @@
 //! Full-text search over the notes (the FTS5 tables of migration 0006): the ranked
-//! query, its filters (shared with lists), and each hit's snippet. What a query's
+//! query, its filters (shared with lists), and each hit's snippet; and the semantic
+//! half of a hybrid search held to the same filters. What a query's
 //! words mean and how a snippet is cut is `storage/search.rs`.
 
 use chrono::{DateTime, Utc};
@@ -73,6 +74,47 @@ impl Store {
                 snippet: search::snippet(&note.body, &query.words),
                 note,
             })
+            .collect())
+    }
+
+    /// The semantic half of a hybrid search: the `k` notes out of the trash nearest to
+    /// `query` (a query's vector of `model`, cosine at least `floor`,
+    /// [`Store::nearest_to_vector`]), then held to `filter` as the keyword search's
+    /// hits are (its status, tag, expired; a search of the trash finds none here),
+    /// best first, each with its similarity.
+    pub fn search_by_meaning(
+        &self,
+        model: &str,
+        query: &[f32],
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+        k: usize,
+        floor: f32,
+    ) -> StoreResult<Vec<(Note, f32)>> {
+        if filter.trash {
+            return Ok(Vec::new());
+        }
+        let nearest = self.nearest_to_vector(model, query, k, floor)?;
+        if nearest.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<&str> = nearest.iter().map(|(id, _)| id.as_str()).collect();
+        let ids = serde_json::to_string(&ids)
+            .map_err(|e| super::StoreError::Unavailable(format!("cannot list notes: {e}")))?;
+        let mut sql = format!("SELECT {NOTE_COLUMNS} FROM notes n");
+        let mut args: Vec<Value> = Vec::new();
+        self.push_filter(filter, now, &mut sql, &mut args);
+        sql.push_str(" AND n.id IN (SELECT value FROM json_each(?))");
+        args.push(Value::Text(ids));
+        let mut passing: std::collections::HashMap<String, Note> = self
+            .conn
+            .prepare_cached(&sql)?
+            .query_map(params_from_iter(args), note_from_row)?
+            .map(|note| note.map(|note| (note.id.clone(), note)))
+            .collect::<Result<_, _>>()?;
+        Ok(nearest
+            .into_iter()
+            .filter_map(|(id, similarity)| Some((passing.remove(&id)?, similarity)))
             .collect())
     }
 

@@ -127,30 +127,53 @@ impl Store {
     }
 
     /// The `k` notes out of the trash nearest to `note_id` (cosine, at least `floor`),
-    /// compared only with vectors of the note's own model and dimensions. Brute force
-    /// over those vectors ([`nearest`]): the one query an index would replace.
+    /// compared only with vectors of the note's own model and dimensions: the nearest
+    /// to its vector ([`Store::nearest_to_vector`]), itself left out.
     pub fn related(&self, note_id: &str, k: usize, floor: f32) -> StoreResult<Related> {
         self.get(note_id)?;
-        let own: Option<(String, i64, Vec<u8>)> = self
+        let own: Option<(String, Vec<u8>)> = self
             .conn
             .query_row(
-                "SELECT model, dims, vector FROM note_vectors WHERE note_id = ?1",
+                "SELECT model, vector FROM note_vectors WHERE note_id = ?1",
                 [note_id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        let Some((model, dims, bytes)) = own else {
+        let Some((model, bytes)) = own else {
             return Ok(Related::default());
         };
         let Some(query) = decode(&bytes) else {
             return Ok(Related::default());
         };
+        // One more than asked: the note itself is among the nearest to its own vector.
+        let best = self.nearest_to_vector(&model, &query, k + 1, floor)?;
+        let mut notes = Vec::with_capacity(k);
+        for (id, similarity) in best.into_iter().filter(|(id, _)| id != note_id).take(k) {
+            notes.push((self.get(&id)?, similarity));
+        }
+        Ok(Related {
+            notes,
+            embedded: true,
+        })
+    }
+
+    /// The ids of the `k` notes out of the trash nearest to `query` (cosine, at least
+    /// `floor`), best first, among the vectors of `model` with `query`'s dimensions.
+    /// Brute force over those vectors ([`nearest`]): the one query an index replaces
+    /// (related notes and the semantic half of a search both ask it).
+    pub fn nearest_to_vector(
+        &self,
+        model: &str,
+        query: &[f32],
+        k: usize,
+        floor: f32,
+    ) -> StoreResult<Vec<(String, f32)>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT v.note_id, v.vector FROM note_vectors v JOIN notes n ON n.id = v.note_id
-             WHERE v.model = ?1 AND v.dims = ?2 AND v.note_id != ?3 AND n.deleted_at IS NULL
+             WHERE v.model = ?1 AND v.dims = ?2 AND n.deleted_at IS NULL
              ORDER BY v.note_id DESC",
         )?;
-        let rows = stmt.query_map(params![model, dims, note_id], |r| {
+        let rows = stmt.query_map(params![model, query.len() as i64], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
         })?;
         // One vector in memory at a time: compared as it is read (300 MB at 100,000
@@ -163,17 +186,10 @@ impl Store {
                 None
             }
         });
-        let best = nearest(&query, candidates, k, floor);
+        let best = nearest(query, candidates, k, floor);
         if let Some(e) = failed {
             return Err(e.into());
         }
-        let mut notes = Vec::with_capacity(best.len());
-        for (id, similarity) in best {
-            notes.push((self.get(&id)?, similarity));
-        }
-        Ok(Related {
-            notes,
-            embedded: true,
-        })
+        Ok(best)
     }
 }

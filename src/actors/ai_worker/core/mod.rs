@@ -42,7 +42,8 @@
 //! call's deadline and prompt, built once), [`context`] (the model's
 //! context, a prompt that did not fit), [`slow`], [`model`] (warmth, loading, the
 //! model's time), [`saving`], [`disk`], [`restart`], [`embedding`] (the notes'
-//! vectors, when no title is due); [`effects`] is what the core asks
+//! vectors, when no title is due), [`query`] (a search's query embedded at once);
+//! [`effects`] is what the core asks
 //! of the actor, [`status`] what it shows.
 
 mod context;
@@ -53,6 +54,7 @@ mod model;
 mod order;
 mod plan;
 mod policy;
+mod query;
 mod restart;
 mod saving;
 mod schedule;
@@ -73,6 +75,7 @@ pub use self::embedding::{EmbeddingRules, EMBED_BATCH};
 use self::model::Model;
 use self::policy::Park;
 pub use self::policy::{decide, FailureDecision};
+pub use self::query::{query_failed, QueryCall, QUERY_DEADLINE};
 use super::queue::Queue;
 use crate::ai::speed::ModelSpeed;
 use crate::ai::{ProviderHealth, RefusedAnswer};
