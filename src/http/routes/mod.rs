@@ -4,6 +4,7 @@
 //!
 //! - [`notes`]: capture, list and search, show, edit, tick, keep, enrich;
 //! - [`related`]: a note's nearest notes, by their vectors;
+//! - [`ask`]: a question asked of the notes, its answer streamed;
 //! - [`trash`]: to the trash and back, delete for good, empty the trash;
 //! - [`tags`]: the tags in use, rename or merge one everywhere;
 //! - [`inbox`]: the failed count, retry every failed note, trash the expired;
@@ -15,6 +16,7 @@
 //! - [`transfer`]: every note out as one JSON document, streamed; notes back in;
 //! - [`page`]: `GET /`, the inbox page and its assets.
 
+pub mod ask;
 pub mod inbox;
 pub mod live;
 pub mod notes;
@@ -71,6 +73,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                         .route(web::patch().to(notes::edit))
                         .route(web::delete().to(trash::delete_forever)),
                 )
+                .service(endpoint("/ask").route(web::post().to(ask::ask)))
                 .service(endpoint("/tags").route(web::get().to(tags::tags)))
                 .service(endpoint("/tags/rename").route(web::post().to(tags::rename_tag)))
                 .service(endpoint("/trash/empty").route(web::post().to(trash::empty_trash)))
