@@ -94,9 +94,14 @@ async fn hanging_up_while_waiting_drops_the_question_and_nothing_is_asked() {
     p.capture("Water the tomato plants on Sunday morning").await;
     p.settle_until("the note's call", |p| p.fake.calls().len() == 1)
         .await;
+    p.capture("Buy compost for the tomato bed").await;
     let question = Question::parse("tomato").unwrap();
     let asked = p.run(p.services.inbox.ask(question, None)).await.unwrap();
     drop(asked.updates);
     p.advance(Duration::from_secs(10)).await;
+    // The second note's call is the barrier: a question still waiting would have gone
+    // before it.
+    p.settle_until("the second note's call", |p| p.fake.calls().len() == 2)
+        .await;
     assert!(p.fake.answers().calls().is_empty());
 }
