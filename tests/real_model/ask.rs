@@ -4,6 +4,7 @@
 //! out any other, and says so).
 
 use inkling::api::ask::AskEvent;
+use serde_json::json;
 
 use crate::llama::MODEL;
 use crate::scene::Scene;
@@ -15,11 +16,29 @@ async fn an_answer_from_the_real_model_arrives_after_the_notes_citing_only_them(
     scene.start_llama(MODEL).await;
     scene.start_inkling();
     scene.provider_becomes("ready").await;
-    let water = scene.capture("Water the tomato plants every Sunday morning before the heat");
-    scene.capture("The tomato bed needs compost in March");
-    let tax = scene.capture("File the tax return before the April deadline");
-    // Asked at once: the question waits only for the note's call in flight, and goes
-    // before the other notes' titles.
+    // Imported as done (titled by a person): no title is due, so the question has the
+    // model to itself (on a loaded CPU a note's title takes minutes).
+    let notes = json!({ "notes": [
+        { "body": "Water the tomato plants every Sunday morning before the heat",
+          "title": "Watering", "ai_status": "done" },
+        { "body": "The tomato bed needs compost in March", "title": "Compost",
+          "ai_status": "done" },
+        { "body": "File the tax return before the April deadline", "title": "Taxes",
+          "ai_status": "done" },
+    ]});
+    let (status, imported) = scene.request("POST", "/api/notes/import", Some(&notes));
+    assert_eq!(status, 200, "{imported}");
+    let (_, listed) = scene.request("GET", "/api/notes", None);
+    let id_of = |body_start: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["body"].as_str().unwrap().starts_with(body_start))
+            .map(|n| n["id"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    let (water, tax) = (id_of("Water"), id_of("File"));
 
     let (status, events) = scene.ask("When do I water the tomato plants?");
     assert_eq!(status, 200, "{events:?}");

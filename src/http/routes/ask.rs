@@ -54,7 +54,7 @@ pub async fn ask(
                 reason: NoAnswer::Failed,
                 detail: "the worker stopped".into(),
             });
-            tokio_stream_of(updates)
+            updates_of(updates)
                 .map(Some)
                 .chain(futures_util::stream::once(async { None }))
                 .map(move |update| {
@@ -85,7 +85,7 @@ pub async fn ask(
 }
 
 /// The channel's updates as a stream, ending when the worker drops its end.
-fn tokio_stream_of<T: 'static>(
+fn updates_of<T: 'static>(
     mut receiver: tokio::sync::mpsc::UnboundedReceiver<T>,
 ) -> impl futures_util::Stream<Item = T> {
     futures_util::stream::poll_fn(move |cx| receiver.poll_recv(cx))
