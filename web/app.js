@@ -18,6 +18,7 @@ import * as api from "./api.js";
 import { removeServiceWorkers } from "./proof.js";
 import { applyStrings } from "./i18n.js";
 import { $ } from "./dom.js";
+import { wireAsk } from "./ask.js";
 import { wireBanners } from "./banners.js";
 import { restoreDraft, wireCapture } from "./capture.js";
 import { wireKeys } from "./keys.js";
@@ -65,6 +66,7 @@ function wireControls() {
   wireTrash();
   wireTransfer();
   wireKeys();
+  wireAsk();
   // Results as you type: the list follows the box once typing pauses.
   let typing = null;
   $("search").addEventListener("input", () => {

@@ -21,8 +21,8 @@ use futures_util::StreamExt as _;
 
 use super::listener::{judge, target_of, ListenerTrust, LoopbackTarget, Verdict};
 use super::{
-    CallPlan, CallReply, EmbedPlan, EnrichmentProvider, LoadPlan, ModelServer, ProviderError,
-    ProviderHealth, PullProgress,
+    CallPlan, CallReply, ChatPlan, EmbedPlan, EnrichmentProvider, LoadPlan, ModelServer,
+    ProviderError, ProviderHealth, PullProgress,
 };
 use crate::socket_owner;
 
@@ -165,6 +165,16 @@ impl EnrichmentProvider for GuardedProvider {
         {
             Some(error) => ready(Err(error)).boxed_local(),
             None => self.inner.embed(plan),
+        }
+    }
+
+    fn chat_stream(
+        &self,
+        plan: ChatPlan,
+    ) -> LocalBoxStream<'static, Result<String, ProviderError>> {
+        match self.refused_call() {
+            Some(error) => stream::once(ready(Err(error))).boxed_local(),
+            None => self.inner.chat_stream(plan),
         }
     }
 

@@ -1,5 +1,7 @@
 //! Everything about asking the LLM, none of it an actor:
 //!
+//! - [`ask`]: a question asked of the notes: the words searched, the prompt with the
+//!   notes cut to fit, the answer's citations checked as it streams;
 //! - [`enrichment`]: the prompt, the JSON schema sent as `format`, and the strict
 //!   validation of the answer;
 //! - [`classify`]: `ProviderError` (what went wrong, as data) and `classify_reason`
@@ -13,6 +15,7 @@
 //! - [`listener`] and [`listener_guard`]: whose program on this machine may receive the
 //!   notes, checked before every request to a loopback model server.
 
+pub mod ask;
 pub mod classify;
 pub mod embedding;
 pub mod enrichment;
@@ -22,6 +25,7 @@ pub mod model_time;
 pub mod ollama;
 pub mod openai;
 pub mod speed;
+pub mod streaming;
 pub mod transport;
 
 use std::rc::Rc;
@@ -34,6 +38,7 @@ pub use classify::{classify_reason, FailureReason, ProviderError, RefusedAnswer}
 
 use crate::configuration::{ProviderKind, Settings};
 use crate::domain::Enrichment;
+pub use ask::ChatPlan;
 pub use embedding::EmbedPlan;
 
 /// The client of the model server the settings name (`ai.provider`).
@@ -216,6 +221,12 @@ pub trait EnrichmentProvider {
         &self,
         plan: EmbedPlan,
     ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>>;
+    /// Streams the model's answer to a chat, as planned: each item the next piece of
+    /// text, the stream ending after the last one; an error ends it. Dropping the
+    /// stream drops the request, which the server takes as the client gone (it stops
+    /// generating).
+    fn chat_stream(&self, plan: ChatPlan)
+        -> LocalBoxStream<'static, Result<String, ProviderError>>;
     /// Downloads the model (`ollama pull`), its progress as it comes; the stream ends
     /// after "success", or with the error that stopped it. A server that cannot
     /// download answers with one error saying how to load the model there.

@@ -38,6 +38,7 @@ impl ModelUse {
             ModelUse::Edited => words.model_use_edited,
             ModelUse::Deleted => words.model_use_deleted,
             ModelUse::Unsaved => words.model_use_unsaved,
+            ModelUse::Asked => words.model_use_asked,
         }
     }
 }
@@ -86,7 +87,7 @@ impl ModelTime {
             share(self.loading_ms),
             share(self.wasted_total_ms()),
         );
-        fill(
+        let summary = fill(
             words(locale).model_time_summary,
             &[
                 ("total", &duration(total, locale)),
@@ -95,7 +96,12 @@ impl ModelTime {
                 ("wasted", &wasted),
                 ("reasons", &reasons),
             ],
-        )
+        );
+        if self.asked_ms == 0 {
+            return summary;
+        }
+        let asked = share(self.asked_ms);
+        summary + &fill(words(locale).model_time_asked, &[("asked", &asked)])
     }
 }
 
@@ -124,6 +130,17 @@ mod tests {
         assert!(!refused_connection.is_worth_saying());
         assert!(ModelUse::of_failure(FailureReason::Schema).is_waste());
         assert!(!ModelUse::Loading.is_waste());
+        assert!(!ModelUse::Asked.is_waste());
+        time.add(ModelUse::Asked, 10_000);
+        assert_eq!(time.asked_ms, 10_000);
+        assert_eq!(time.wasted_percent(), 10);
+        assert!(
+            time.describe(Locale::En)
+                .ends_with(", answering questions 50 %"),
+            "{}",
+            time.describe(Locale::En)
+        );
+        time.asked_ms = 0;
         let json = serde_json::to_value(&time).unwrap();
         assert_eq!(json["wasted_ms"]["timeout"], 2_000);
     }

@@ -12,6 +12,8 @@
 //! - `model_context`: `POST /api/show`, the model's own context length.
 //! - `load_model`: `POST /api/generate` with no prompt, which only loads the model, in
 //!   the context the calls will use (Ollama reloads whenever it changes).
+//! - `chat_stream`: `POST /api/chat`, `"stream": true`, no format: an answer to a
+//!   question, read as it comes, one NDJSON line a piece ([`chat_line`]);
 //! - `embed`: `POST /api/embed`, the texts as one batch, with the embedding model.
 //! - `health`: `GET /api/tags`: is Ollama answering, and is the model pulled?
 //! - `pull_model`: `POST /api/pull`, its NDJSON progress read line by line as it comes
@@ -29,10 +31,11 @@ use serde_json::json;
 
 use super::embedding::{read_embeddings, EmbedPlan};
 use super::enrichment::{context_length, format_schema, messages_json, parse_enrichment};
+use super::streaming::{streamed_chat, LineSays};
 use super::transport::{call_within, error_message, exchange, provider_http_client, within};
 use super::{
-    CallPlan, CallReply, EnrichmentProvider, LoadPlan, ModelServer, ProviderError, ProviderHealth,
-    PullProgress, RefusedAnswer, Sampling, Usage,
+    CallPlan, CallReply, ChatPlan, EnrichmentProvider, LoadPlan, ModelServer, ProviderError,
+    ProviderHealth, PullProgress, RefusedAnswer, Sampling, Usage,
 };
 use crate::configuration::OllamaSettings;
 use crate::domain::Enrichment;
@@ -305,9 +308,61 @@ impl EnrichmentProvider for OllamaClient {
         within(plan.deadline, "no vectors", self.clone().embed_texts(plan))
     }
 
+    fn chat_stream(
+        &self,
+        plan: ChatPlan,
+    ) -> LocalBoxStream<'static, Result<String, ProviderError>> {
+        let request = json!({
+            "model": self.model,
+            "stream": true,
+            "keep_alive": self.keep_alive,
+            "messages": messages_json(&plan.messages),
+            "options": {
+                "temperature": 0,
+                "num_predict": plan.output_tokens,
+                "num_ctx": plan.context_tokens,
+            },
+        });
+        let url = format!("{}/api/chat", self.base_url);
+        let http = self.http.clone();
+        streamed_chat(
+            move || http.post(&url).send_json(&request),
+            plan.first_piece,
+            plan.stall,
+            chat_line,
+        )
+    }
+
     fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
         self.clone().pull().boxed_local()
     }
+}
+
+/// One line of a streamed `/api/chat`: `{"message": {"content": "…"}, "done": false}`
+/// a piece, `"done": true` the end, `{"error": "…"}` a failure mid-answer.
+pub fn chat_line(line: &str) -> LineSays {
+    if line.is_empty() {
+        return LineSays::Nothing;
+    }
+    let value: serde_json::Value = match serde_json::from_str(line) {
+        Ok(value) => value,
+        Err(e) => {
+            return LineSays::Failed(ProviderError::Invalid(format!(
+                "a line of the answer that is not Ollama's JSON: {e}"
+            )))
+        }
+    };
+    if let Some(error) = value.get("error").and_then(|e| e.as_str()) {
+        return LineSays::Failed(ProviderError::Status {
+            code: 500,
+            message: error.to_string(),
+        });
+    }
+    if value.get("done").and_then(serde_json::Value::as_bool) == Some(true) {
+        return LineSays::End;
+    }
+    let text = value["message"]["content"].as_str().unwrap_or_default();
+    LineSays::Text(text.to_string())
 }
 
 /// A pull with no line for this long has stalled (a download sends one a second or so).

@@ -96,7 +96,7 @@ pub fn call_within(
 
 /// A request that got no answer because the connection under it died (as opposed to a
 /// new connection that could not be made: refused, unresolvable).
-fn died_on_a_kept_connection(error: &awc::error::SendRequestError) -> bool {
+pub(super) fn died_on_a_kept_connection(error: &awc::error::SendRequestError) -> bool {
     use awc::error::{ConnectError, SendRequestError};
     use std::io::ErrorKind;
     let dropped = |e: &std::io::Error| {

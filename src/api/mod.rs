@@ -13,10 +13,12 @@
 //! - [`search`]: `GET /api/search`'s answer (the hybrid search's hits, the quiet line);
 //! - [`requests`]: the bodies and query strings the routes take;
 //! - [`replies`]: the small answers (`{"count": n}`, `{"path": …}`, …);
+//! - [`ask`]: `POST /api/ask`'s question and the events its answer streams;
 //! - [`live`]: `LiveEvent`, the server-sent events of `GET /api/events`, written in one
 //!   place;
 //! - [`pull`]: a model download's progress (the NDJSON lines and the live event).
 
+pub mod ask;
 pub mod live;
 pub mod notes;
 pub mod provider;

@@ -132,11 +132,13 @@ pub enum ModelUse {
     Deleted,
     /// An answer that could not be saved (a full disk, a refused write).
     Unsaved,
+    /// Answering a person's question from the notes (`POST /api/ask`).
+    Asked,
 }
 
 impl ModelUse {
     /// Every use, in the order reports list them.
-    pub const ALL: [ModelUse; 10] = [
+    pub const ALL: [ModelUse; 11] = [
         ModelUse::Kept,
         ModelUse::Loading,
         ModelUse::Timeout,
@@ -147,6 +149,7 @@ impl ModelUse {
         ModelUse::Edited,
         ModelUse::Deleted,
         ModelUse::Unsaved,
+        ModelUse::Asked,
     ];
 
     /// Its place in [`ModelUse::ALL`].
@@ -167,11 +170,12 @@ impl ModelUse {
             ModelUse::Edited => "edited",
             ModelUse::Deleted => "deleted",
             ModelUse::Unsaved => "unsaved",
+            ModelUse::Asked => "asked",
         }
     }
 
     pub fn is_waste(self) -> bool {
-        !matches!(self, ModelUse::Kept | ModelUse::Loading)
+        !matches!(self, ModelUse::Kept | ModelUse::Loading | ModelUse::Asked)
     }
 }
 
@@ -180,6 +184,9 @@ impl ModelUse {
 pub struct ModelTime {
     pub kept_ms: u64,
     pub loading_ms: u64,
+    /// Answering the person's questions.
+    #[serde(default)]
+    pub asked_ms: u64,
     /// Per reason; only reasons that wasted any time.
     pub wasted_ms: BTreeMap<ModelUse, u64>,
 }
@@ -189,6 +196,7 @@ impl ModelTime {
         match usage {
             ModelUse::Kept => self.kept_ms = self.kept_ms.saturating_add(ms),
             ModelUse::Loading => self.loading_ms = self.loading_ms.saturating_add(ms),
+            ModelUse::Asked => self.asked_ms = self.asked_ms.saturating_add(ms),
             waste => {
                 let entry = self.wasted_ms.entry(waste).or_default();
                 *entry = entry.saturating_add(ms);
@@ -201,7 +209,7 @@ impl ModelTime {
     }
 
     pub fn total_ms(&self) -> u64 {
-        self.kept_ms + self.loading_ms + self.wasted_total_ms()
+        self.kept_ms + self.loading_ms + self.asked_ms + self.wasted_total_ms()
     }
 
     /// The share of the model's time wasted, in percent (0 when it did nothing).

@@ -75,6 +75,17 @@ pub enum Command {
         /// The note's id.
         id: String,
     },
+    /// Ask your notes a question: the notes that match at once, numbered, then the
+    /// model's answer citing them as [1], [2] as it comes. Nothing is stored unless
+    /// --save.
+    Ask {
+        /// The question.
+        #[arg(required = true, num_args = 1..)]
+        question: Vec<String>,
+        /// Save a complete answer as a note (the question, the answer, its notes).
+        #[arg(long)]
+        save: bool,
+    },
     /// Send every failed note back to the AI now; prints how many.
     RetryFailed,
     /// Print the number of failed notes.

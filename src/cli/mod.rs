@@ -8,7 +8,7 @@
 //!   delete, the bulk moves), `ai.rs` (retry, the failed count, recheck, the model
 //!   download), `status.rs`, `tags.rs`, `sessions.rs` (open, logout), `usage.rs`
 //!   (stats, the usage log's export), `transfer.rs` (the notes' export and import),
-//!   `autostart.rs` (needs no service);
+//!   `autostart.rs` (needs no service), `ask.rs` (a question asked of the notes);
 //! - `render.rs`: the answers as text for a terminal, plain functions;
 //! - `input.rs`: what a command reads from the person (standard input, the editor);
 //! - `invocation.rs`: what every command of one run shares (the client, the output);
@@ -16,6 +16,7 @@
 
 mod ai;
 pub mod arguments;
+mod ask;
 mod autostart;
 mod input;
 mod invocation;
@@ -79,6 +80,7 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
         Command::Search { query, filters } => notes::search(run, &query, &filters).await,
         Command::Show { id } => notes::show(run, &id).await,
         Command::Related { id } => notes::related(run, &id).await,
+        Command::Ask { question, save } => ask::ask(run, &question, save).await,
         Command::Edit {
             id,
             title,

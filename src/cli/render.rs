@@ -209,6 +209,43 @@ pub fn related_line(found: &RelatedNote) -> String {
     )
 }
 
+/// One note an answer is made from, with the number the answer cites it by.
+pub fn cited_line(number: usize, note: &Note) -> String {
+    format!("[{number}] {}", list_line(note))
+}
+
+/// What is said of a citation taken out of an answer.
+pub fn removed_line(citation: &str) -> String {
+    format!(
+        "(the answer cited {}, which is none of the notes shown; it was taken out)",
+        printable(citation, false)
+    )
+}
+
+/// An answer saved as a note: the question, the answer, and the notes it was made
+/// from by their numbers (the page's "Save as note" writes the same, `web/js/ask.js`).
+pub fn answer_note(question: &str, answer: &str, notes: &[Note]) -> String {
+    let sources: Vec<String> = notes
+        .iter()
+        .enumerate()
+        .map(|(index, note)| {
+            let heading = note
+                .title
+                .clone()
+                .unwrap_or_else(|| note.body.lines().next().unwrap_or("").to_string());
+            format!("[{}] {} ({})", index + 1, heading.trim(), note.id)
+        })
+        .collect();
+    format!(
+        "Q: {}\n\n{}\n\n{}",
+        question.trim(),
+        answer.trim(),
+        sources.join("\n")
+    )
+    .trim_end()
+    .to_string()
+}
+
 /// What `inkling related` says of a note that has no vector yet.
 pub fn not_embedded_line(why: Option<&str>) -> String {
     match why {

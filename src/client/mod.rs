@@ -189,11 +189,26 @@ impl ServiceClient {
         body: &B,
         on_line: impl FnMut(&str) -> Result<(), ClientError>,
     ) -> Result<(), ClientError> {
+        self.post_lines_within(path, body, None, on_line).await
+    }
+
+    /// [`Self::post_lines`], the whole answer allowed `within` instead of the client's
+    /// 30 s (an answer streamed by a model on a CPU takes minutes).
+    async fn post_lines_within<B: Serialize>(
+        &self,
+        path: &str,
+        body: &B,
+        within: Option<Duration>,
+        on_line: impl FnMut(&str) -> Result<(), ClientError>,
+    ) -> Result<(), ClientError> {
         self.prove_service().await?;
-        let request = self
+        let mut request = self
             .http
             .post(format!("{}{path}", self.base_url))
             .bearer_auth(&self.token);
+        if let Some(within) = within {
+            request = request.timeout(within);
+        }
         self.read_lines(request.send_json(body).await, on_line)
             .await
     }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use super::{ClientError, ServiceClient};
+use crate::api::ask::{AskEvent, AskRequest};
 use crate::api::notes::RelatedNotes;
 use crate::api::pull::ModelPullProgress;
 use crate::api::replies::{
@@ -126,6 +127,36 @@ impl ServiceClient {
                 .map_err(|e| ClientError::Api(format!("a download step that is not JSON: {e}")))?;
             on_step(line, step)
         })
+        .await
+    }
+
+    /// `POST /api/ask`: a question asked of the notes; each event of the answer as it
+    /// comes, given to `on_event` (the notes first, then the answer's pieces, then
+    /// `done`). Stopping early (an error from `on_event`) hangs up, which stops the
+    /// model.
+    pub async fn ask(
+        &self,
+        question: &str,
+        mut on_event: impl FnMut(AskEvent) -> Result<(), ClientError>,
+    ) -> Result<(), ClientError> {
+        let request = AskRequest {
+            question: question.into(),
+        };
+        // The model may take minutes on a CPU: the answer's own deadlines are the
+        // service's (the first piece, a stall).
+        let within = std::time::Duration::from_secs(60 * 60);
+        self.post_lines_within(
+            "/api/ask",
+            &request,
+            Some(within),
+            |line| match AskEvent::from_line(line) {
+                None => Ok(()),
+                Some(Ok(event)) => on_event(event),
+                Some(Err(e)) => Err(ClientError::Api(format!(
+                    "a line of the answer that is not an event: {e}"
+                ))),
+            },
+        )
         .await
     }
 

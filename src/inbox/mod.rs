@@ -17,9 +17,12 @@
 //! - [`lifecycle`]: trash, restore, keep, the expired to the trash, deletion for good,
 //!   and the hourly purge of old trash (an interval task, [`lifecycle::purge_hourly`]);
 //! - [`search`]: the hybrid search (the words and the meaning, merged);
-//! - [`transfer`]: an import.
+//! - [`transfer`]: an import;
+//! - [`ask`]: a question asked of the notes: the notes that match at once, then the
+//!   model's answer streamed by the worker.
 
 pub mod ai;
+pub mod ask;
 pub mod capture;
 pub mod edit;
 pub mod lifecycle;

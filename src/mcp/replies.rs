@@ -11,8 +11,10 @@
 
 use serde::Serialize;
 
-use crate::api::notes::{RelatedNotes, SearchHit};
+use crate::api::ask::AskEvent;
+use crate::api::notes::{NoteView, RelatedNotes};
 use crate::api::replies::TagCount;
+use crate::api::search::{FoundBy, HybridHitView, SearchAnswer};
 use crate::client::ClientError;
 use crate::domain::Note;
 
@@ -28,6 +30,10 @@ pub struct FoundNotes {
     /// Said when nothing matched, with what to try instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<&'static str>,
+    /// Said when the search could use the words only (the model server down, its
+    /// embedding model missing, …): one plain line why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by_words_only: Option<String>,
 }
 
 /// One note a search found: enough to choose which to read with get_note.
@@ -37,30 +43,55 @@ pub struct FoundNote {
     pub title: Option<String>,
     pub tags: Vec<String>,
     pub created_at: String,
-    /// The piece of the note's text that matched.
+    /// The piece of the note's text that matched (for a note found by its meaning, or
+    /// given for a question, the start of its text).
     pub snippet: String,
+    /// What found it: its `words`, its `meaning`, or `both`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found_by: Option<FoundBy>,
 }
 
 impl FoundNotes {
-    pub fn from_hits(hits: Vec<SearchHit>) -> Self {
-        let hint = hits.is_empty().then_some(
-            "no note has every one of these words; try fewer or other words, or list_tags",
+    /// The hybrid search's answer (`GET /api/search`) as a model reads it.
+    pub fn from_answer(answer: SearchAnswer) -> Self {
+        let hint = answer.hits.is_empty().then_some(
+            "no note has these words or is near them in meaning; try fewer or other words, \
+or list_tags",
         );
         FoundNotes {
-            notes: hits.into_iter().map(FoundNote::from_hit).collect(),
+            notes: answer.hits.into_iter().map(FoundNote::from_hit).collect(),
             hint,
+            by_words_only: answer.keyword_only.map(|why| why.line),
         }
     }
 }
 
+/// How much of a note's text is given for a note found by a question (a model reads
+/// the rest with get_note).
+const NOTE_START_CHARS: usize = 200;
+
 impl FoundNote {
-    fn from_hit(hit: SearchHit) -> Self {
+    fn from_hit(hit: HybridHitView) -> Self {
+        let note = hit.hit.note.note;
         FoundNote {
-            snippet: hit.snippet.into_iter().map(|part| part.text).collect(),
-            id: hit.note.id,
-            title: hit.note.title,
-            tags: hit.note.tags,
-            created_at: hit.note.created_at,
+            snippet: hit.hit.snippet.into_iter().map(|part| part.text).collect(),
+            id: note.id,
+            title: note.title,
+            tags: note.tags,
+            created_at: note.created_at,
+            found_by: Some(hit.found_by),
+        }
+    }
+
+    fn from_note(view: NoteView) -> Self {
+        let note = view.note;
+        FoundNote {
+            snippet: note.body.chars().take(NOTE_START_CHARS).collect(),
+            id: note.id,
+            title: note.title,
+            tags: note.tags,
+            created_at: note.created_at,
+            found_by: None,
         }
     }
 }
@@ -153,27 +184,48 @@ pub struct TagsReply {
 }
 
 /// `ask_notes`: the notes that answer a question, and the answer when there is one.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct AskReply {
     /// The local model's answer, citing the notes as [1], [2] in the order of `notes`;
     /// absent when no answer was made (`why` says why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
-    /// Why there is no answer, in one plain line.
+    /// Why there is no (whole) answer, in one plain line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// Citations the model made of no note given, taken out of `answer`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed_citations: Vec<String>,
     /// The notes found for the question, [1] first.
     pub notes: Vec<FoundNote>,
 }
 
 impl AskReply {
-    /// The notes alone, with why no answer came.
-    pub fn notes_only(hits: Vec<SearchHit>, why: &str) -> Self {
-        AskReply {
-            answer: None,
-            why: Some(why.to_string()),
-            notes: hits.into_iter().map(FoundNote::from_hit).collect(),
+    /// The answer's stream (`POST /api/ask`), gathered: the notes, the answer's pieces
+    /// joined, the citations taken out, and why it ended without a whole answer.
+    pub fn from_events(events: impl IntoIterator<Item = AskEvent>) -> Self {
+        let mut reply = AskReply::default();
+        let mut answer = String::new();
+        for event in events {
+            match event {
+                AskEvent::Notes { notes } => {
+                    reply.notes = notes.into_iter().map(FoundNote::from_note).collect();
+                }
+                AskEvent::Answer { text } => answer.push_str(&text),
+                AskEvent::Removed { citation } => reply.removed_citations.push(citation),
+                AskEvent::Done { answered, why, .. } => {
+                    if !answered {
+                        reply.why =
+                            Some(why.unwrap_or_else(|| {
+                                "the answer stopped before its end".to_string()
+                            }));
+                    }
+                }
+            }
         }
+        let answer = answer.trim();
+        reply.answer = (!answer.is_empty()).then(|| answer.to_string());
+        reply
     }
 }
 
@@ -189,7 +241,9 @@ pub fn tool_error_text(error: &ClientError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::notes::{NoteView, RelatedNote, SnippetPart};
+    use crate::api::ask::NoAnswer;
+    use crate::api::notes::{RelatedNote, SearchHitView, SnippetPart};
+    use crate::api::search::KeywordOnly;
     use crate::domain::AiStatus;
 
     fn note(id: &str) -> Note {
@@ -212,36 +266,111 @@ mod tests {
         }
     }
 
+    fn view(note: Note) -> NoteView {
+        NoteView {
+            note,
+            expired: false,
+            expires_at: None,
+        }
+    }
+
     #[test]
-    fn a_found_note_carries_its_id_title_tags_and_the_matched_text() {
-        let hit = SearchHit {
-            note: note("n1"),
-            snippet: vec![
-                SnippetPart {
-                    text: "call the ".into(),
-                    matched: false,
-                },
-                SnippetPart {
-                    text: "dentist".into(),
-                    matched: true,
-                },
-            ],
+    fn a_found_note_carries_its_id_title_tags_the_matched_text_and_what_found_it() {
+        let hit = HybridHitView {
+            hit: SearchHitView {
+                note: view(note("n1")),
+                snippet: vec![
+                    SnippetPart {
+                        text: "call the ".into(),
+                        matched: false,
+                    },
+                    SnippetPart {
+                        text: "dentist".into(),
+                        matched: true,
+                    },
+                ],
+            },
+            found_by: FoundBy::Both,
         };
-        let found = serde_json::to_value(FoundNotes::from_hits(vec![hit])).unwrap();
+        let answer = SearchAnswer {
+            hits: vec![hit],
+            keyword_only: None,
+        };
+        let found = serde_json::to_value(FoundNotes::from_answer(answer)).unwrap();
         assert_eq!(
             found,
             serde_json::json!({"notes": [{
                 "id": "n1", "title": "Dentist", "tags": ["health"],
-                "created_at": "2026-12-01T10:00:00Z", "snippet": "call the dentist"
+                "created_at": "2026-12-01T10:00:00Z", "snippet": "call the dentist",
+                "found_by": "both"
             }]})
         );
     }
 
     #[test]
-    fn no_hit_says_what_to_try() {
-        let found = FoundNotes::from_hits(Vec::new());
+    fn no_hit_says_what_to_try_and_a_words_only_search_says_why() {
+        let answer = SearchAnswer {
+            hits: Vec::new(),
+            keyword_only: Some(KeywordOnly::ProviderDown.into()),
+        };
+        let found = FoundNotes::from_answer(answer);
         assert!(found.notes.is_empty());
         assert!(found.hint.unwrap().contains("fewer or other words"));
+        assert!(found
+            .by_words_only
+            .unwrap()
+            .starts_with("Found by words only: the model server is not answering"));
+    }
+
+    #[test]
+    fn an_answer_is_gathered_from_its_stream_with_the_notes_and_the_citations_taken_out() {
+        let events = vec![
+            AskEvent::Notes {
+                notes: vec![view(note("n1"))],
+            },
+            AskEvent::Answer {
+                text: "Call the dentist ".into(),
+            },
+            AskEvent::Answer {
+                text: "on Monday [1].".into(),
+            },
+            AskEvent::Removed {
+                citation: "[4]".into(),
+            },
+            AskEvent::answered(),
+        ];
+        let reply = AskReply::from_events(events);
+        assert_eq!(
+            reply.answer.as_deref(),
+            Some("Call the dentist on Monday [1].")
+        );
+        assert_eq!(reply.why, None);
+        assert_eq!(reply.removed_citations, vec!["[4]".to_string()]);
+        assert_eq!(reply.notes.len(), 1);
+        assert_eq!(reply.notes[0].id, "n1");
+        assert_eq!(reply.notes[0].snippet, "call the dentist\n- [ ] monday");
+        assert_eq!(reply.notes[0].found_by, None);
+    }
+
+    #[test]
+    fn without_the_model_the_notes_come_alone_with_the_services_line_why() {
+        let events = vec![
+            AskEvent::Notes {
+                notes: vec![view(note("n1"))],
+            },
+            AskEvent::Done {
+                answered: false,
+                reason: Some(NoAnswer::ModelDown),
+                why: Some("The model server is not running.".into()),
+            },
+        ];
+        let reply = AskReply::from_events(events);
+        assert_eq!(reply.answer, None);
+        assert_eq!(
+            reply.why.as_deref(),
+            Some("The model server is not running.")
+        );
+        assert_eq!(reply.notes.len(), 1);
     }
 
     #[test]

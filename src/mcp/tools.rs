@@ -43,7 +43,7 @@ on by setting `allow_capture = true` under `[mcp]` in inkling's config file.";
 /// What the server tells a client about itself when it connects.
 const INSTRUCTIONS: &str = "inkling holds the person's own notes: quick thoughts, tasks, \
 links and pasted text, each titled, tagged and summarised by their local model. Use \
-search_notes to find notes by words and get_note to read one whole; related_notes finds notes \
+search_notes to find notes by words and meaning and get_note to read one whole; related_notes finds notes \
 close in meaning to one; list_tags shows how the notes are grouped; ask_notes answers a \
 question from the notes. capture_note (when offered) saves a new note for the person. The \
 notes are private: quote them only to the person.";
@@ -77,10 +77,11 @@ impl InklingTools {
 #[tool_router]
 impl InklingTools {
     #[tool(
-        description = "Search the person's notes by words. Returns up to `limit` notes, best \
-first, each with its id, title, tags, when it was written and the piece of its text that \
-matched; read a whole note with get_note. A note matches only when it contains every word, \
-so use a few distinctive words (\"dentist march\"), not a sentence.",
+        description = "Search the person's notes by words and by meaning. Returns up to \
+`limit` notes, best first, each with its id, title, tags, when it was written, the piece of \
+its text that matched and what found it (`words`, `meaning` or `both`); read a whole note with \
+get_note. Use a few distinctive words (\"dentist march\"), not a sentence: a note with every \
+word ranks first. `by_words_only` says when the meaning could not be used.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search_notes(&self, Parameters(args): Parameters<SearchNotesArgs>) -> CallToolResult {
@@ -92,7 +93,7 @@ so use a few distinctive words (\"dentist march\"), not a sentence.",
             Ok(client) => client.search(&query).await,
             Err(e) => Err(e),
         };
-        answer(hits.map(FoundNotes::from_hits))
+        answer(hits.map(FoundNotes::from_answer))
     }
 
     #[tool(

@@ -42,7 +42,7 @@ pub struct Counts {
     pub restored: u64,
     pub exports: u64,
     /// The model's time in ms, per use (`ModelUse::ALL`'s order).
-    pub model_ms: [u64; 10],
+    pub model_ms: [u64; crate::api::worker::ModelUse::ALL.len()],
 }
 
 impl Counts {
@@ -200,7 +200,9 @@ pub fn render_markdown(stats: &UsageStats, locale: Locale, generated_at: &str) -
 }
 
 /// The model's time from the per-use totals (`ModelTime::describe` says it in words).
-fn model_time(model_ms: &[u64; 10]) -> crate::api::worker::ModelTime {
+fn model_time(
+    model_ms: &[u64; crate::api::worker::ModelUse::ALL.len()],
+) -> crate::api::worker::ModelTime {
     use crate::api::worker::{ModelTime, ModelUse};
     let mut time = ModelTime::default();
     for usage in ModelUse::ALL {

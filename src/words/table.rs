@@ -78,12 +78,23 @@ words! {
     model_use_edited,
     model_use_deleted,
     model_use_unsaved,
+    model_use_asked,
     /// A length of time: under a minute, under an hour, longer.
     duration_seconds,
     duration_minutes,
     duration_hours,
     /// "1 h 2 min: kept 91 %, loading 2 %, wasted 7 % (…)".
     model_time_summary,
+    /// Appended to the summary when questions took some of the model's time: ", answering
+    /// questions {asked} %".
+    model_time_asked,
     /// The model's time while it is under a second: shares of it would mislead.
     model_time_none,
+    /// Ask: why an answer did not come (the notes are shown anyway), one line each.
+    ask_no_notes,
+    ask_model_down,
+    ask_model_missing,
+    ask_model_unavailable,
+    ask_failed,
+    ask_replaced,
 }

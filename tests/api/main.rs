@@ -19,9 +19,11 @@
 //! - `damage`: a database damaged while the service was down is refused, never written.
 //! - `slots`: silent connections and open feeds cannot lock the user out.
 //! - `related`: a note's related notes over HTTP and from the command line.
+//! - `ask`: a question asked of the notes, over HTTP and from the command line.
 //! - `other_users`: what another real user's programs cannot get (a squatted model
 //!   server port, the page's session, `localhost`).
 
+mod ask;
 mod auth;
 mod cli;
 mod damage;
@@ -35,6 +37,8 @@ mod eventually;
 mod fake_http;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
+#[path = "../support/fake_openai.rs"]
+mod fake_openai;
 mod flood;
 mod fuzz;
 mod helpers;

@@ -4,6 +4,7 @@
 //! Needs Debian's `chromium` and `chromium-driver`; `scripts/test.sh` installs them.
 //! Set `INKLING_SCREENSHOTS=1` to write the README's screenshots to `docs/`.
 
+mod ask;
 mod benchmark;
 mod daily;
 mod daily_details;

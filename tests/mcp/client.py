@@ -126,6 +126,7 @@ async def running(session):
     check(len(found["notes"]) == 1, "one note has 'dentist'", found)
     dentist = found["notes"][0]
     check("dentist" in dentist["snippet"], "the snippet shows the match", dentist)
+    check(dentist["found_by"] == "words", "a hit says what found it", dentist)
     note = await ok(session, "get_note", {"id": dentist["id"]})
     check(note["text"] == SEED_DENTIST, "get_note gives the note's text", note)
     check(note["ai_status"] == "pending" and not note["in_trash"], "the note's state", note)

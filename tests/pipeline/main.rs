@@ -22,7 +22,10 @@
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
+//! - `ask`: a person's question against the background work (waits for the call in
+//!   flight, goes before the next note, its model time accounted).
 
+mod ask;
 mod chaos;
 mod day;
 mod disk;

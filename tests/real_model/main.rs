@@ -13,12 +13,15 @@
 //! - `texts`: the notes, and an article longer than the server's context.
 //! - `notes`: five notes of every kind end done, titled and tagged.
 //! - `outages`: the server killed during a call; the server serving another model.
+//! - `ask`: a question asked of the notes, the real model's answer streamed, its
+//!   citations only of the notes retrieved.
 //! - `related`: the notes' vectors from the real model (one server with `--embeddings
 //!   --pooling mean` for the chat and the vectors), and a server without them.
 //!
 //! The tests run one at a time whatever the harness is told: each starts a model server,
 //! and two at once on two cores would make every call twice as slow for nothing.
 
+mod ask;
 #[path = "../support/eventually.rs"]
 mod eventually;
 mod llama;

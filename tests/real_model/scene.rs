@@ -126,6 +126,44 @@ impl Scene {
         (status, serde_json::from_str(&text).unwrap_or(Value::Null))
     }
 
+    /// `POST /api/ask`: the status, and the answer's events as the service streamed
+    /// them (read to its end, within [`ONE_CALL`]).
+    pub fn ask(&self, question: &str) -> (u16, Vec<inkling::api::ask::AskEvent>) {
+        use std::io::{Read, Write};
+        let inkling = self.inkling();
+        let token = inkling.token().expect("the service wrote its API token");
+        let body = json!({ "question": question }).to_string();
+        let mut stream =
+            std::net::TcpStream::connect(("127.0.0.1", inkling.port)).expect("the service listens");
+        stream.set_read_timeout(Some(ONE_CALL)).unwrap();
+        write!(
+            stream,
+            "POST /api/ask HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            inkling.port,
+            body.len()
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream
+            .read_to_string(&mut response)
+            .expect("the answer, to its end");
+        let status = response
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        // The body is chunked: the events are its lines that are JSON (one an event,
+        // each in a chunk of its own or several to a chunk); the chunks' sizes are not.
+        let events = response
+            .split("\r\n\r\n")
+            .skip(1)
+            .flat_map(|part| part.lines())
+            .filter_map(|line| inkling::api::ask::AskEvent::from_line(line)?.ok())
+            .collect();
+        (status, events)
+    }
+
     /// `POST /api/notes`: the new note's id.
     pub fn capture(&self, body: &str) -> String {
         let (status, note) = self.request("POST", "/api/notes", Some(&json!({ "body": body })));

@@ -5,7 +5,9 @@
 //! `fake_http::FakeListener`: one request per connection, `Connection: close`.
 //! - `GET /api/tags` lists the installed models (`set_models`), `GET /api/version`;
 //! - `POST /api/chat` answers with the next scripted [`Reply`] (`push`), else the
-//!   default (`set_default`), and records the call (`calls`);
+//!   default (`set_default`), and records the call (`calls`); with `"stream": true` (a
+//!   question) it streams `answers()`'s answer instead (`fake_answers`), 404 while the
+//!   model is not installed;
 //! - `POST /api/pull` streams a download's progress (`set_pull_step_seconds`) and then
 //!   installs the model, or ends with `fail_pulls`'s error;
 //! - `POST /api/show` gives the model's context length (`set_context_length`);
@@ -29,8 +31,11 @@ use tokio::time::Instant;
 
 use crate::fake_http::{read_request, respond, until_hung_up, FakeListener, JSON};
 
+#[path = "fake_answers.rs"]
+pub mod fake_answers;
 #[path = "fake_embeddings.rs"]
 pub mod fake_embeddings;
+pub use fake_answers::Answers;
 pub use fake_embeddings::EmbedReply;
 
 /// How the fake answers one `/api/chat` call.
@@ -113,6 +118,7 @@ struct State {
     simulation: Option<Simulation>,
     embed: EmbedReply,
     embed_calls: Vec<serde_json::Value>,
+    answers: Answers,
 }
 
 /// Counts a held call until the connection ends.
@@ -150,6 +156,7 @@ impl FakeOllama {
             simulation: None,
             embed: EmbedReply::Ok,
             embed_calls: Vec::new(),
+            answers: Answers::default(),
         }));
         let serving = state.clone();
         let listener =
@@ -197,6 +204,11 @@ impl FakeOllama {
     /// How `/api/embed` answers from now on.
     pub fn set_embed(&self, reply: EmbedReply) {
         self.state.lock().unwrap().embed = reply;
+    }
+
+    /// The streamed answers to questions: what they say, and the questions asked.
+    pub fn answers(&self) -> Answers {
+        self.state.lock().unwrap().answers.clone()
     }
 
     /// Every `/api/embed` request so far.
@@ -275,6 +287,12 @@ fn enrichment_for(request: &serde_json::Value, tags: &[String]) -> String {
         "summary": "A note the fake model read.",
     })
     .to_string()
+}
+
+/// A chat asked to stream: a question, not a note's enrichment.
+fn is_streamed(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .is_ok_and(|request| request["stream"] == serde_json::json!(true))
 }
 
 /// Whether `model` is installed (listed with or without its `:latest` tag).
@@ -451,6 +469,25 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         }
         ("GET", "/api/version") => {
             respond(&mut stream, "200 OK", JSON, r#"{"version":"0.33.0"}"#).await;
+        }
+        ("POST", "/api/chat") if is_streamed(&body) => {
+            let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let model = request["model"].as_str().unwrap_or("").to_string();
+            if !installed(&state, &model) {
+                return model_not_found(&mut stream, &model).await;
+            }
+            let (answers, calls_before) = {
+                let state = state.lock().unwrap();
+                (state.answers.clone(), state.calls.len())
+            };
+            answers
+                .stream(
+                    &mut stream,
+                    request,
+                    calls_before,
+                    fake_answers::Wire::Ollama,
+                )
+                .await;
         }
         ("POST", "/api/chat") => {
             let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();

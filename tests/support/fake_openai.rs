@@ -11,7 +11,9 @@
 //! - `POST /v1/chat/completions`: 401 without the key (`require_key`); 400 for a
 //!   `json_schema` response format while `refuse_json_schema(true)` (as some servers
 //!   refuse it); 503 while loading; else the next scripted [`Reply`], or the default.
-//!   Every request that reaches this route is recorded (`calls`).
+//!   Every request that reaches this route is recorded (`calls`). With `"stream": true`
+//!   (a question) it streams `answers()`'s answer as server-sent events instead
+//!   (`fake_answers`).
 //! - `POST /v1/embeddings`: 501 "does not support embeddings" as llama.cpp's server
 //!   started without `--embeddings` answers, until `set_embed` says otherwise; then a
 //!   bag-of-words vector per `input` (`fake_embeddings`), in the OpenAI API's shape.
@@ -26,6 +28,7 @@ use tokio::net::TcpStream;
 use crate::fake_http::{read_request, respond, until_hung_up, FakeListener, HeldCount, JSON};
 
 // The fake Ollama's (every crate with this fake has that one too).
+use crate::fake_ollama::fake_answers::{self, Answers};
 use crate::fake_ollama::fake_embeddings;
 pub use fake_embeddings::EmbedReply;
 
@@ -75,6 +78,7 @@ struct State {
     calls: Vec<ChatCall>,
     embed: EmbedReply,
     embed_calls: Vec<Value>,
+    answers: Answers,
 }
 
 pub struct FakeOpenAi {
@@ -99,6 +103,7 @@ impl FakeOpenAi {
             calls: Vec::new(),
             embed: EmbedReply::NotServed,
             embed_calls: Vec::new(),
+            answers: Answers::default(),
         }));
         let held = HeldCount::default();
         let (serving, holding) = (state.clone(), held.clone());
@@ -121,6 +126,11 @@ impl FakeOpenAi {
     /// How `/v1/embeddings` answers from now on.
     pub fn set_embed(&self, reply: EmbedReply) {
         self.state.lock().unwrap().embed = reply;
+    }
+
+    /// The streamed answers to questions: what they say, and the questions asked.
+    pub fn answers(&self) -> Answers {
+        self.state.lock().unwrap().answers.clone()
     }
 
     /// Every `/v1/embeddings` request so far.
@@ -260,6 +270,20 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
                 "usage": { "prompt_tokens": inputs.len() * 8, "total_tokens": inputs.len() * 8 },
             });
             respond(&mut stream, "200 OK", JSON, &answer.to_string()).await;
+        }
+        ("POST", "/v1/chat/completions") if request.json()["stream"] == json!(true) => {
+            let (answers, calls_before) = {
+                let state = state.lock().unwrap();
+                (state.answers.clone(), state.calls.len())
+            };
+            answers
+                .stream(
+                    &mut stream,
+                    request.json(),
+                    calls_before,
+                    fake_answers::Wire::OpenAi,
+                )
+                .await;
         }
         ("POST", "/v1/chat/completions") => {
             let body = request.json();

@@ -190,6 +190,22 @@ export const recheckProvider = () => post("/api/ollama/recheck");
 export const stats = () => call("/api/stats?format=json");
 export const exportUsageLog = () => post("/api/usage-log/export");
 
+/// A question asked of the notes: the response, whose body (newline-delimited JSON
+/// events) ask.js reads as it streams; aborting `signal` hangs up (the model stops).
+export async function ask(question, signal) {
+  const response = await authorized("/api/ask", {
+    method: "POST",
+    signal,
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ question }),
+  });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    throw new ApiFailure(response.status, body.error || `HTTP ${response.status}`);
+  }
+  return response;
+}
+
 /// Every note as inkling's JSON export, as text (whole: parsed once to be sure the
 /// stream did not end early).
 export async function exportNotes() {

@@ -12,11 +12,13 @@
 //! - [`backoff`]: the waits' arithmetic;
 //! - [`messages`]: what the other actors send it;
 //! - [`query`]: `EmbedQuery`, a search's words embedded at once for a person (its
-//!   message, its handler and the recent queries' vectors).
+//!   message, its handler and the recent queries' vectors);
+//! - [`ask`]: a person's question (`Ask`), its answer streamed down its channel.
 //!
 //! The provider call runs as a spawned future (`ctx.spawn`, not `ctx.wait`), so the
 //! mailbox stays responsive while a cold model loads.
 
+pub mod ask;
 pub mod backoff;
 pub mod core;
 pub mod messages;
@@ -28,7 +30,11 @@ use std::rc::Rc;
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
 
-use self::core::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore};
+pub use self::ask::Ask;
+use self::ask::{pump, AskLines};
+use self::core::{
+    AskJob, AskOutcome, Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore,
+};
 pub use self::core::{EmbeddingRules, WorkerRules};
 pub use self::messages::{EmbedNotes, Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
 use self::query::QueryVectors;
@@ -44,7 +50,10 @@ use super::repository::{
     SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
-use crate::ai::{CallPlan, EmbedPlan, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth};
+use crate::ai::ask::AskEnd;
+use crate::ai::{
+    CallPlan, ChatPlan, EmbedPlan, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth,
+};
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteSlow, OllamaStatusChanged};
@@ -77,6 +86,8 @@ pub struct AiWorkerActor {
     wake: Option<SpawnHandle>,
     /// The recent searches' vectors (`query.rs`).
     query_vectors: QueryVectors,
+    /// The person's questions in hand: their channels and streams (`ask.rs`).
+    asks: AskLines,
 }
 
 impl AiWorkerActor {
@@ -92,6 +103,7 @@ impl AiWorkerActor {
             clock: with.clock,
             wake: None,
             query_vectors: QueryVectors::default(),
+            asks: AskLines::default(),
         }
     }
 
@@ -180,6 +192,8 @@ impl AiWorkerActor {
                     .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
             }
             Effect::AnnounceSlow(slow) => self.hub.do_send(NoteSlow { slow }),
+            Effect::StartAsk { id, plan } => self.start_ask(id, plan, ctx),
+            Effect::EndAsk { id, end } => self.end_ask(id, end, ctx),
             Effect::ReadEmbeddingBacklog {
                 model,
                 limit,
@@ -389,6 +403,29 @@ impl AiWorkerActor {
         }));
     }
 
+    /// Streams the answer to a question as planned, each piece down its channel; its
+    /// end goes to the core.
+    fn start_ask(&mut self, id: u64, plan: ChatPlan, ctx: &mut Context<Self>) {
+        let Some(updates) = self.asks.updates(id) else {
+            return;
+        };
+        let answer = pump(self.provider.chat_stream(plan), updates);
+        let task = ctx.spawn(answer.into_actor(self).map(move |outcome, act, ctx| {
+            act.asks.set_stream(id, None);
+            let effects = act.core.ask_ended(id, outcome, act.clock.now());
+            act.run(effects, ctx);
+        }));
+        self.asks.set_stream(id, Some(task));
+    }
+
+    /// A question is over: its end goes down its channel, and its stream (the
+    /// provider's request with it, which stops the model) is dropped.
+    fn end_ask(&mut self, id: u64, end: AskEnd, ctx: &mut Context<Self>) {
+        for task in self.asks.close(id, end) {
+            ctx.cancel_future(task);
+        }
+    }
+
     /// Asks the provider for the vectors of a batch; the answer goes to the core.
     fn embed(&mut self, plan: EmbedPlan, ctx: &mut Context<Self>) {
         tracing::debug!(notes = plan.texts.len(), "asking for the notes' vectors");
@@ -468,6 +505,34 @@ impl Handler<Enqueue> for AiWorkerActor {
         let effects = self.core.enqueued(msg.note_ids, msg.at, self.clock.now());
         self.run(effects, ctx);
         tracing::debug!(count, "jobs enqueued");
+    }
+}
+
+impl Handler<Ask> for AiWorkerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Ask, ctx: &mut Context<Self>) {
+        let _handled = handling!("Ask");
+        let closed = msg.updates.clone();
+        let id = self.asks.open(msg.updates);
+        // The person hanging up (the channel's receiver dropped) ends the question,
+        // waiting or streaming.
+        let watch = ctx.spawn(async move { closed.closed().await }.into_actor(self).map(
+            move |(), act, ctx| {
+                act.asks.set_watch(id, None);
+                let effects = act.core.ask_ended(id, AskOutcome::HungUp, act.clock.now());
+                act.run(effects, ctx);
+            },
+        ));
+        self.asks.set_watch(id, Some(watch));
+        let job = AskJob {
+            id,
+            asker: msg.asker,
+            question: msg.question,
+            notes: msg.notes,
+        };
+        let effects = self.core.ask_arrived(job, self.clock.now());
+        self.run(effects, ctx);
     }
 }
 

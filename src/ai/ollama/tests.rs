@@ -132,3 +132,28 @@ fn error_bodies_give_their_message() {
     );
     assert_eq!(error_message(b"404 page not found"), "404 page not found");
 }
+
+#[test]
+fn a_streamed_answer_is_read_a_line_a_piece_until_done() {
+    assert_eq!(
+        chat_line(
+            r#"{"model":"m","message":{"role":"assistant","content":"Water [1]"},"done":false}"#
+        ),
+        LineSays::Text("Water [1]".into())
+    );
+    assert_eq!(
+        chat_line(
+            r#"{"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":9}"#
+        ),
+        LineSays::End
+    );
+    assert_eq!(chat_line(""), LineSays::Nothing);
+    assert!(matches!(
+        chat_line(r#"{"error":"an error was encountered while running the model"}"#),
+        LineSays::Failed(ProviderError::Status { code: 500, .. })
+    ));
+    assert!(matches!(
+        chat_line("<html>"),
+        LineSays::Failed(ProviderError::Invalid(_))
+    ));
+}

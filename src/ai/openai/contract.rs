@@ -20,9 +20,10 @@
 use serde_json::{json, Value};
 
 use super::super::enrichment::{format_schema, messages_json, parse_enrichment};
+use super::super::streaming::LineSays;
 use super::super::transport::error_message;
 use super::super::{
-    CallPlan, ModelServer, ProviderError, ProviderHealth, RefusedAnswer, Sampling, Usage,
+    CallPlan, ChatPlan, ModelServer, ProviderError, ProviderHealth, RefusedAnswer, Sampling, Usage,
 };
 use crate::domain::Enrichment;
 
@@ -74,6 +75,58 @@ pub fn chat_request(model: &str, plan: &CallPlan, format: OutputFormat) -> Value
         OutputFormat::Plain => {}
     }
     request
+}
+
+/// The streamed chat request for an answer to a question: plain text, greedy.
+pub fn stream_request(model: &str, plan: &ChatPlan) -> Value {
+    json!({
+        "model": model,
+        "messages": messages_json(&plan.messages),
+        "max_tokens": plan.output_tokens,
+        "temperature": 0,
+        "stream": true,
+    })
+}
+
+/// One line of a streamed chat completion (server-sent events): `data: {…}` with the
+/// piece in `choices[0].delta.content`, a `finish_reason` or `data: [DONE]` the end,
+/// `data: {"error": …}` a failure mid-answer; comments and other fields are nothing.
+pub fn stream_line(line: &str) -> LineSays {
+    let Some(data) = line.strip_prefix("data:").map(str::trim) else {
+        return LineSays::Nothing;
+    };
+    if data == "[DONE]" {
+        return LineSays::End;
+    }
+    let chunk: Value = match serde_json::from_str(data) {
+        Ok(chunk) => chunk,
+        Err(e) => {
+            return LineSays::Failed(ProviderError::Invalid(format!(
+                "a piece of the answer that is not a chat completion chunk: {e}"
+            )))
+        }
+    };
+    if let Some(error) = chunk.get("error") {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .or_else(|| error.as_str())
+            .unwrap_or("an error in the answer's stream");
+        return LineSays::Failed(ProviderError::Status {
+            code: 500,
+            message: message.to_string(),
+        });
+    }
+    let choice = &chunk["choices"][0];
+    if choice["finish_reason"].is_string() {
+        return LineSays::End;
+    }
+    LineSays::Text(
+        choice["delta"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    )
 }
 
 /// Whether a refusal is about `response_format`: the server does not take this

@@ -9,6 +9,9 @@
 //!   deadline. A server that refuses the format is asked again at once with the next
 //!   one (`json_schema` → `json_object` → none), and the format it took is remembered
 //!   until restart: knowledge of this server, not a decision about the call.
+//! - `chat_stream`: `POST {url}/chat/completions`, `"stream": true`, no format: an
+//!   answer to a question, read as server-sent events as it comes
+//!   ([`contract::stream_line`]);
 //! - `model_context`: the model's context from `GET {url}/models` (llama.cpp's
 //!   `meta.n_ctx`, vLLM's `max_model_len`), else llama.cpp's `GET /props`.
 //! - `health`: llama.cpp's `GET /health` first (503 "Loading model" is its own state),
@@ -35,12 +38,15 @@ use serde_json::Value;
 
 use self::contract::{
     chat_request, context_exceeded, context_in_models, context_in_props, is_loading, key_refused,
-    models_health, read_answer, refuses_format, usage_of, OutputFormat,
+    models_health, read_answer, refuses_format, stream_line, stream_request, usage_of,
+    OutputFormat,
 };
 use super::embedding::{read_embeddings, EmbedPlan};
+use super::streaming::streamed_chat;
 use super::transport::{call_within, error_message, exchange, provider_http_client, within};
 use super::{
-    CallPlan, CallReply, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth, PullProgress,
+    CallPlan, CallReply, ChatPlan, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth,
+    PullProgress,
 };
 use crate::configuration::{ApiKey, OpenAiSettings};
 
@@ -264,6 +270,25 @@ impl EnrichmentProvider for OpenAiClient {
         plan: EmbedPlan,
     ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
         within(plan.deadline, "no vectors", self.clone().embed_texts(plan))
+    }
+
+    fn chat_stream(
+        &self,
+        plan: ChatPlan,
+    ) -> LocalBoxStream<'static, Result<String, ProviderError>> {
+        let request = stream_request(&self.model, &plan);
+        let url = format!("{}/chat/completions", self.url);
+        let client = self.clone();
+        streamed_chat(
+            move || {
+                client
+                    .authorised(client.http.post(&url))
+                    .send_json(&request)
+            },
+            plan.first_piece,
+            plan.stall,
+            stream_line,
+        )
     }
 
     fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {

@@ -5,6 +5,7 @@
 //! - [`notes`]: capture, list and search, show, edit, tick, keep, enrich;
 //! - [`related`]: a note's nearest notes, by their vectors;
 //! - [`search`]: the hybrid search (words and meaning);
+//! - [`ask`]: a question asked of the notes, its answer streamed;
 //! - [`trash`]: to the trash and back, delete for good, empty the trash;
 //! - [`tags`]: the tags in use, rename or merge one everywhere;
 //! - [`inbox`]: the failed count, retry every failed note, trash the expired;
@@ -16,6 +17,7 @@
 //! - [`transfer`]: every note out as one JSON document, streamed; notes back in;
 //! - [`page`]: `GET /`, the inbox page and its assets.
 
+pub mod ask;
 pub mod inbox;
 pub mod live;
 pub mod notes;
@@ -74,6 +76,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                         .route(web::delete().to(trash::delete_forever)),
                 )
                 .service(endpoint("/search").route(web::get().to(search::search)))
+                .service(endpoint("/ask").route(web::post().to(ask::ask)))
                 .service(endpoint("/tags").route(web::get().to(tags::tags)))
                 .service(endpoint("/tags/rename").route(web::post().to(tags::rename_tag)))
                 .service(endpoint("/trash/empty").route(web::post().to(trash::empty_trash)))

@@ -26,6 +26,7 @@ const I18N_JSON: &str = include_str!("../../../web/i18n.json");
 /// `app.js`, the entry, which imports them): one line a module.
 const MODULES: &[(&str, &str)] = &[
     ("api.js", include_str!("../../../web/js/api.js")),
+    ("ask.js", include_str!("../../../web/js/ask.js")),
     ("banners.js", include_str!("../../../web/js/banners.js")),
     ("capture.js", include_str!("../../../web/js/capture.js")),
     ("card.js", include_str!("../../../web/js/card.js")),

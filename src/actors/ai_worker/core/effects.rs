@@ -4,7 +4,8 @@
 use chrono::{DateTime, Utc};
 
 use super::SlowNote;
-use crate::ai::{CallPlan, EmbedPlan, FailureReason, LoadPlan};
+use crate::ai::ask::AskEnd;
+use crate::ai::{CallPlan, ChatPlan, EmbedPlan, FailureReason, LoadPlan};
 use crate::api::worker::ModelUse;
 use crate::domain::{Enrichment, Note};
 use crate::storage::NoteVector;
@@ -96,6 +97,12 @@ pub enum Effect {
         model: String,
         vectors: Vec<NoteVector>,
     },
+    /// Stream the answer to question `id`, as planned, down its channel (answer:
+    /// [`WorkerCore::ask_ended`]).
+    StartAsk { id: u64, plan: ChatPlan },
+    /// Question `id` is over: its stream, if any, is dropped (which stops the model),
+    /// and `end` is the last thing sent down its channel.
+    EndAsk { id: u64, end: AskEnd },
     /// A note timed out [`SLOW_AFTER_TIMEOUTS`] times or more while Ollama was up: say
     /// so (the live page marks it, with what to do).
     AnnounceSlow(SlowNote),

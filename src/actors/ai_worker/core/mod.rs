@@ -34,7 +34,9 @@
 //!   each answer before the next call until a save succeeds, and any other refusal is
 //!   that note's own `other` failure;
 //! - with no note's title due, the notes' vectors are made in batches, newest first,
-//!   in the same one-call-at-a-time line; their failures are never a note's.
+//!   in the same one-call-at-a-time line; their failures are never a note's;
+//! - a person's question goes first: it runs as soon as the call in flight ends,
+//!   before any background call, and the background resumes after it.
 //!
 //! One file per rule, each with its unit tests: [`schedule`] (one call at a time, the
 //! timer, the read-ahead), [`policy`] (the outage park, the note's own failures),
@@ -42,10 +44,11 @@
 //! call's deadline and prompt, built once), [`context`] (the model's
 //! context, a prompt that did not fit), [`slow`], [`model`] (warmth, loading, the
 //! model's time), [`saving`], [`disk`], [`restart`], [`embedding`] (the notes'
-//! vectors, when no title is due), [`query`] (a search's query embedded at once);
-//! [`effects`] is what the core asks
+//! vectors, when no title is due), [`query`] (a search's query embedded at once),
+//! [`ask`] (a person's question first); [`effects`] is what the core asks
 //! of the actor, [`status`] what it shows.
 
+mod ask;
 mod context;
 mod disk;
 mod effects;
@@ -68,6 +71,8 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
+use self::ask::Asks;
+pub use self::ask::{AskJob, AskOutcome};
 use self::disk::DiskTrouble;
 pub use self::effects::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome};
 use self::embedding::Embedding;
@@ -195,6 +200,8 @@ pub struct WorkerCore {
     in_flight_estimate: usize,
     /// The notes' vectors: made when no title is due ([`embedding`]).
     embedding: Embedding,
+    /// The person's questions: the one being answered, those waiting ([`ask`]).
+    asks: Asks,
 }
 
 impl WorkerCore {
@@ -224,6 +231,7 @@ impl WorkerCore {
             overflows: HashMap::new(),
             in_flight_read_chars: None,
             in_flight_estimate: 0,
+            asks: Asks::default(),
         }
     }
 

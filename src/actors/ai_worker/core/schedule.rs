@@ -108,6 +108,10 @@ impl WorkerCore {
         {
             return Vec::new();
         }
+        // A person's question goes before any background call (`ask.rs`).
+        if let Some(effects) = self.asks_turn(now) {
+            return effects;
+        }
         if let Some(until) = self.storage_wait_until(now) {
             return vec![Effect::Wake(Some(until))];
         }

@@ -172,3 +172,35 @@ fn health_finds_the_model_by_id_or_alias_and_says_what_else_it_found() {
     assert!(is_loading(503, loading));
     assert!(!is_loading(200, br#"{"status":"ok"}"#));
 }
+
+#[test]
+fn a_streamed_answer_is_read_from_its_server_sent_events() {
+    // As llama.cpp's server writes them.
+    assert_eq!(
+        stream_line(
+            r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"object":"chat.completion.chunk"}"#
+        ),
+        LineSays::Text(String::new())
+    );
+    assert_eq!(
+        stream_line(
+            r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":" Water [1]"}}],"object":"chat.completion.chunk"}"#
+        ),
+        LineSays::Text(" Water [1]".into())
+    );
+    assert_eq!(
+        stream_line(
+            r#"data: {"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"object":"chat.completion.chunk"}"#
+        ),
+        LineSays::End
+    );
+    assert_eq!(stream_line("data: [DONE]"), LineSays::End);
+    assert_eq!(stream_line(""), LineSays::Nothing);
+    assert_eq!(stream_line(": keep-alive"), LineSays::Nothing);
+    assert!(matches!(
+        stream_line(
+            r#"data: {"error":{"code":500,"message":"slot unavailable","type":"server_error"}}"#
+        ),
+        LineSays::Failed(ProviderError::Status { code: 500, .. })
+    ));
+}

@@ -1,0 +1,399 @@
+//! A person's question goes first (docs/DESIGN.md, "Ask your notes"): it shares the
+//! one call in flight with the background work (the notes' titles, their vectors) and
+//! runs next, before any background call; the background resumes after it.
+//!
+//! A background call already in flight is **waited for, not cancelled**: the person
+//! has the matching notes at once anyway (retrieval answers before the model), a
+//! cancelled call throws away the model's reading of a note, which would be read
+//! again from the start, and a call is bounded by its deadline. A newer question from
+//! the same page replaces the older one (waiting or streaming: its stream is dropped,
+//! which stops the model). A question is refused at once, with the reason, while the
+//! provider is not ready: the person gets the notes alone with one line why. The
+//! model's time an answer takes is counted as `asked`; an answer that could not reach
+//! the server makes the health monitor look, as a failed note's call does.
+
+use std::collections::VecDeque;
+
+use chrono::{DateTime, Utc};
+
+use super::{Effect, WorkerCore};
+use crate::ai::ask::{ask_prompt, AskEnd, ChatPlan, ASK_OUTPUT_TOKENS, ASK_STALL};
+use crate::ai::{classify_reason, FailureReason, ProviderError, ProviderHealth};
+use crate::api::ask::NoAnswer;
+use crate::api::worker::ModelUse;
+use crate::domain::Note;
+
+/// A question, as the worker gets it: the notes retrieved for it, best first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AskJob {
+    pub id: u64,
+    /// Who asked (a page's session): a newer question of theirs replaces this one.
+    /// `None`: no one else's question replaces it (the CLI, a script).
+    pub asker: Option<String>,
+    pub question: String,
+    pub notes: Vec<Note>,
+}
+
+/// How an answer's stream ended, as the actor saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AskOutcome {
+    /// The server said the answer was complete.
+    Answered,
+    /// The stream failed (what came before it stands).
+    Failed(ProviderError),
+    /// The person went away (the ask's channel closed).
+    HungUp,
+}
+
+/// The questions: those waiting for the call in flight, first come first served, and
+/// the one being answered.
+#[derive(Debug, Default)]
+pub(super) struct Asks {
+    waiting: VecDeque<AskJob>,
+    running: Option<Running>,
+}
+
+#[derive(Debug)]
+struct Running {
+    id: u64,
+    asker: Option<String>,
+    since: DateTime<Utc>,
+}
+
+impl Asks {
+    pub(super) fn running(&self) -> bool {
+        self.running.is_some()
+    }
+}
+
+impl WorkerCore {
+    /// A question came: it replaces the asker's older one, and runs as soon as no call
+    /// is in flight (at once when none is).
+    pub fn ask_arrived(&mut self, job: AskJob, now: DateTime<Utc>) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if let Some(asker) = job.asker.clone() {
+            let replaced = AskEnd::NotAnswered {
+                reason: NoAnswer::Replaced,
+                detail: "a newer question from the same page".into(),
+            };
+            let (older, waiting): (Vec<AskJob>, Vec<AskJob>) = self
+                .asks
+                .waiting
+                .drain(..)
+                .partition(|waiting| waiting.asker.as_deref() == Some(asker.as_str()));
+            self.asks.waiting = waiting.into();
+            for older in older {
+                effects.push(Effect::EndAsk {
+                    id: older.id,
+                    end: replaced.clone(),
+                });
+            }
+            if let Some(running) = self
+                .asks
+                .running
+                .take_if(|running| running.asker.as_deref() == Some(asker.as_str()))
+            {
+                let id = running.id;
+                effects.extend(self.ask_over(running, now));
+                effects.push(Effect::EndAsk { id, end: replaced });
+            }
+        }
+        self.asks.waiting.push_back(job);
+        effects.extend(self.schedule(now));
+        effects
+    }
+
+    /// An answer's stream ended (or its asker hung up, waiting or not). Unknown ids
+    /// (ended already: replaced) change nothing.
+    pub fn ask_ended(&mut self, id: u64, outcome: AskOutcome, now: DateTime<Utc>) -> Vec<Effect> {
+        if let Some(at) = self.asks.waiting.iter().position(|job| job.id == id) {
+            self.asks.waiting.remove(at);
+            return vec![Effect::EndAsk {
+                id,
+                end: AskEnd::HungUp,
+            }];
+        }
+        let Some(running) = self.asks.running.take_if(|running| running.id == id) else {
+            return Vec::new();
+        };
+        let mut effects = self.ask_over(running, now);
+        let end = match outcome {
+            AskOutcome::Answered => {
+                self.model_used(now);
+                AskEnd::Answered
+            }
+            AskOutcome::HungUp => AskEnd::HungUp,
+            AskOutcome::Failed(error) => {
+                let reason = match classify_reason(&error) {
+                    FailureReason::Unreachable => {
+                        effects.push(Effect::SuspectDown);
+                        NoAnswer::ModelDown
+                    }
+                    FailureReason::ModelMissing => {
+                        effects.push(Effect::SuspectDown);
+                        NoAnswer::ModelMissing
+                    }
+                    _ => NoAnswer::Failed,
+                };
+                AskEnd::NotAnswered {
+                    reason,
+                    detail: error.to_string(),
+                }
+            }
+        };
+        effects.push(Effect::EndAsk { id, end });
+        effects.extend(self.schedule(now));
+        effects
+    }
+
+    /// The questions' turn, before any background call (`schedule`, with no call in
+    /// flight): the first waiting question starts, or those waiting are refused while
+    /// the provider is not ready. `None`: no question, on to the background work.
+    pub(super) fn asks_turn(&mut self, now: DateTime<Utc>) -> Option<Vec<Effect>> {
+        if self.asks.running() {
+            return Some(Vec::new());
+        }
+        if self.asks.waiting.is_empty() {
+            return None;
+        }
+        if let Some(reason) = self.health.as_ref().and_then(not_ready) {
+            let refused = self.asks.waiting.drain(..).map(|job| Effect::EndAsk {
+                id: job.id,
+                end: AskEnd::NotAnswered {
+                    reason,
+                    detail: "the provider is not ready".into(),
+                },
+            });
+            return Some(refused.collect());
+        }
+        let job = self.asks.waiting.pop_front()?;
+        let context_tokens = self.context_tokens();
+        let prompt = ask_prompt(&job.question, &job.notes, context_tokens);
+        tracing::debug!(
+            notes = prompt.notes_read,
+            cut = prompt.cut,
+            context_tokens,
+            estimated_tokens = prompt.estimated_tokens,
+            "answering a question"
+        );
+        self.asks.running = Some(Running {
+            id: job.id,
+            asker: job.asker,
+            since: now,
+        });
+        let plan = ChatPlan {
+            messages: prompt.messages,
+            context_tokens,
+            output_tokens: ASK_OUTPUT_TOKENS,
+            first_piece: self.rules.request_timeout,
+            stall: ASK_STALL,
+        };
+        Some(vec![Effect::StartAsk { id: job.id, plan }])
+    }
+
+    /// An answer is over: its model time is counted.
+    fn ask_over(&mut self, running: Running, now: DateTime<Utc>) -> Vec<Effect> {
+        let ms = (now - running.since).num_milliseconds().max(0) as u64;
+        self.spent(ModelUse::Asked, ms)
+    }
+}
+
+/// Why a question cannot be answered with the provider in this state (`None`: ready).
+fn not_ready(health: &ProviderHealth) -> Option<NoAnswer> {
+    match health {
+        ProviderHealth::Ready => None,
+        ProviderHealth::NotRunning { .. } => Some(NoAnswer::ModelDown),
+        ProviderHealth::ModelMissing { .. } => Some(NoAnswer::ModelMissing),
+        _ => Some(NoAnswer::ModelUnavailable),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_fixture::*;
+    use super::*;
+
+    fn job(id: u64, asker: Option<&str>) -> AskJob {
+        let note: Note = serde_json::from_value(serde_json::json!({
+            "id": "n1", "body": "Water the tomatoes on Sunday.", "title": "Garden",
+            "summary": null, "tags": [], "ai_status": "done", "ai_error": null,
+            "created_at": "2026-03-01T12:00:00Z", "updated_at": "2026-03-01T12:00:00Z",
+            "deleted_at": null, "kept_at": null,
+        }))
+        .unwrap();
+        AskJob {
+            id,
+            asker: asker.map(str::to_string),
+            question: "When do I water?".into(),
+            notes: vec![note],
+        }
+    }
+
+    fn asks_started(effects: &[Effect]) -> Vec<u64> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::StartAsk { id, .. } => Some(*id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn ended(effects: &[Effect]) -> Vec<(u64, AskEnd)> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::EndAsk { id, end } => Some((*id, end.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn not_answered(reason: NoAnswer) -> impl Fn(&AskEnd) -> bool {
+        move |end| matches!(end, AskEnd::NotAnswered { reason: r, .. } if *r == reason)
+    }
+
+    #[test]
+    fn with_nothing_in_flight_a_question_starts_at_once_with_the_notes_numbered_in_its_prompt() {
+        let mut core = started();
+        let effects = core.ask_arrived(job(1, None), t(0));
+        let [Effect::StartAsk { id: 1, plan }] = effects.as_slice() else {
+            panic!("{effects:?}");
+        };
+        assert!(plan.messages[1]
+            .content
+            .contains("[1] Garden\nWater the tomatoes"));
+        assert_eq!(plan.context_tokens, 8192);
+        assert_eq!(plan.output_tokens, ASK_OUTPUT_TOKENS);
+        // While it runs no background call starts, whatever comes.
+        assert!(core.enqueued(vec!["a".into()], t(1), t(1)).is_empty());
+        assert!(core.woke(t(2)).is_empty());
+        // Its end counts the model's time as answering, and the note's call goes next.
+        let effects = core.ask_ended(1, AskOutcome::Answered, t(12));
+        assert!(effects.contains(&Effect::CountModelTime {
+            usage: ModelUse::Asked,
+            ms: 12_000
+        }));
+        assert_eq!(ended(&effects), [(1, AskEnd::Answered)]);
+        assert_eq!(call_started(&mut core, effects, t(12)), "a");
+        assert_eq!(core.status(t(12)).model_time.asked_ms, 12_000);
+    }
+
+    #[test]
+    fn a_question_waits_for_the_call_in_flight_and_runs_before_any_other_background_call() {
+        let mut core = started();
+        capture_and_call(&mut core, "a", t(0));
+        assert!(core.enqueued(vec!["b".into()], t(0), t(0)).is_empty());
+        // The call in flight is waited for, not cancelled.
+        let effects = core.ask_arrived(job(1, None), t(1));
+        assert!(asks_started(&effects).is_empty(), "{effects:?}");
+        assert!(effects.is_empty(), "nothing is cancelled: {effects:?}");
+        // The note's answer is saved beside the question, which goes before "b".
+        let effects = core.answered("a".into(), enrichment(), 5, t(5));
+        assert!(effects.iter().any(|e| matches!(e, Effect::Save { .. })));
+        assert_eq!(asks_started(&effects), [1]);
+        assert!(
+            walk_to_call(&mut core, effects, t(5)).is_none(),
+            "no note's call beside it"
+        );
+        // After it, the background resumes with "b".
+        let effects = core.ask_ended(1, AskOutcome::Answered, t(9));
+        assert_eq!(call_started(&mut core, effects, t(9)), "b");
+    }
+
+    #[test]
+    fn a_newer_question_from_the_same_page_replaces_the_older_one_and_others_wait_their_turn() {
+        let mut core = started();
+        assert_eq!(
+            asks_started(&core.ask_arrived(job(1, Some("page")), t(0))),
+            [1]
+        );
+        // Another asker's question waits for the one streaming.
+        assert!(core.ask_arrived(job(2, Some("other")), t(1)).is_empty());
+        // The same page asks again: its streaming question ends (its stream is
+        // dropped), its time is counted, and the next waiting question runs first.
+        let effects = core.ask_arrived(job(3, Some("page")), t(3));
+        let ends = ended(&effects);
+        assert_eq!(ends.len(), 1);
+        assert_eq!(ends[0].0, 1);
+        assert!(not_answered(NoAnswer::Replaced)(&ends[0].1));
+        assert!(effects.contains(&Effect::CountModelTime {
+            usage: ModelUse::Asked,
+            ms: 3_000
+        }));
+        assert_eq!(asks_started(&effects), [2]);
+        // The late end of the replaced stream changes nothing.
+        assert!(core.ask_ended(1, AskOutcome::Answered, t(4)).is_empty());
+        // A waiting question is replaced too.
+        let effects = core.ask_arrived(job(4, Some("page")), t(5));
+        assert_eq!(ended(&effects).len(), 1);
+        assert_eq!(ended(&effects)[0].0, 3);
+        assert_eq!(
+            asks_started(&core.ask_ended(2, AskOutcome::Answered, t(6))),
+            [4]
+        );
+    }
+
+    #[test]
+    fn a_person_who_hangs_up_ends_the_question_waiting_or_streaming_and_the_background_resumes() {
+        let mut core = started();
+        capture_and_call(&mut core, "a", t(0));
+        assert!(core.ask_arrived(job(1, None), t(1)).is_empty());
+        assert_eq!(
+            ended(&core.ask_ended(1, AskOutcome::HungUp, t(2))),
+            [(1, AskEnd::HungUp)]
+        );
+        let effects = core.answered("a".into(), enrichment(), 5, t(3));
+        assert!(asks_started(&effects).is_empty());
+
+        let mut core = started();
+        core.ask_arrived(job(1, None), t(0));
+        core.enqueued(vec!["b".into()], t(0), t(0));
+        let effects = core.ask_ended(1, AskOutcome::HungUp, t(4));
+        assert_eq!(ended(&effects)[0], (1, AskEnd::HungUp));
+        assert_eq!(call_started(&mut core, effects, t(4)), "b");
+    }
+
+    #[test]
+    fn with_the_provider_not_ready_a_question_is_refused_at_once_with_the_reason() {
+        for (health, reason) in [
+            (down(), NoAnswer::ModelDown),
+            (model_missing(), NoAnswer::ModelMissing),
+            (
+                ProviderHealth::Loading {
+                    detail: "loading".into(),
+                },
+                NoAnswer::ModelUnavailable,
+            ),
+        ] {
+            let mut core = started();
+            core.health_changed(health, t(0));
+            let effects = core.ask_arrived(job(1, None), t(1));
+            assert!(asks_started(&effects).is_empty());
+            let ends = ended(&effects);
+            assert!(
+                ends.len() == 1 && not_answered(reason)(&ends[0].1),
+                "{ends:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_answer_that_fails_says_why_and_an_unreachable_server_makes_the_monitor_look() {
+        let mut core = started();
+        core.ask_arrived(job(1, None), t(0));
+        let gone = ProviderError::Unreachable("connection refused".into());
+        let effects = core.ask_ended(1, AskOutcome::Failed(gone), t(1));
+        assert!(effects.contains(&Effect::SuspectDown));
+        assert!(not_answered(NoAnswer::ModelDown)(&ended(&effects)[0].1));
+
+        core.ask_arrived(job(2, None), t(2));
+        let crashed = ProviderError::Status {
+            code: 500,
+            message: "runner crashed".into(),
+        };
+        let effects = core.ask_ended(2, AskOutcome::Failed(crashed), t(3));
+        assert!(!effects.contains(&Effect::SuspectDown));
+        assert!(not_answered(NoAnswer::Failed)(&ended(&effects)[0].1));
+    }
+}

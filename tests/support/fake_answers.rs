@@ -1,0 +1,215 @@
+//! A streamed answer to a question (`POST /api/ask`), as both fake model servers send
+//! it: Ollama's `/api/chat` with `"stream": true` as NDJSON lines, the OpenAI API's
+//! `/chat/completions` with `"stream": true` as server-sent events, each ending as the
+//! real server ends it. What the answer says is set by the test (`set_pieces`: it may
+//! cite a note the question was not given, `[7]`); its pieces can be paced on virtual
+//! time (`set_pace_seconds`), or the answer held after some pieces until the client
+//! hangs up (`hold_after`), as a model keeps generating until its client goes. The
+//! requests are recorded with how many enrichment calls came before them (the order
+//! against the background work), and the streams still open and those the client
+//! dropped are counted.
+#![allow(dead_code)]
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use crate::fake_http::until_hung_up;
+
+/// One question the fake was asked.
+#[derive(Debug, Clone)]
+pub struct AskCall {
+    pub request: Value,
+    /// Enrichment calls the fake had taken before it.
+    pub calls_before: usize,
+    pub at: tokio::time::Instant,
+}
+
+#[derive(Debug)]
+struct Script {
+    pieces: Vec<String>,
+    pace_seconds: u64,
+    hold_after: Option<usize>,
+    calls: Vec<AskCall>,
+    open: usize,
+    dropped: usize,
+}
+
+/// The answers a fake streams, shared by its connections.
+#[derive(Debug, Clone)]
+pub struct Answers(Arc<Mutex<Script>>);
+
+/// The answer a fake gives at first: it cites note 1.
+pub const DEFAULT_PIECES: [&str; 3] = ["From your notes: ", "water them on Sunday [", "1]."];
+
+impl Default for Answers {
+    fn default() -> Self {
+        Answers(Arc::new(Mutex::new(Script {
+            pieces: DEFAULT_PIECES.iter().map(|p| p.to_string()).collect(),
+            pace_seconds: 0,
+            hold_after: None,
+            calls: Vec::new(),
+            open: 0,
+            dropped: 0,
+        })))
+    }
+}
+
+/// How the answer goes on the wire.
+#[derive(Debug, Clone, Copy)]
+pub enum Wire {
+    Ollama,
+    OpenAi,
+}
+
+/// Counts an answer's stream as open until dropped.
+struct Open(Answers);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0 .0.lock().unwrap().open -= 1;
+    }
+}
+
+impl Answers {
+    /// What the next answers say, piece by piece.
+    pub fn set_pieces(&self, pieces: &[&str]) {
+        self.0.lock().unwrap().pieces = pieces.iter().map(|p| p.to_string()).collect();
+    }
+
+    /// Seconds (virtual under a paused runtime) between two pieces.
+    pub fn set_pace_seconds(&self, seconds: u64) {
+        self.0.lock().unwrap().pace_seconds = seconds;
+    }
+
+    /// After this many pieces the answer is held, the stream open, until the client
+    /// hangs up (`None`: the answer goes to its end).
+    pub fn hold_after(&self, pieces: Option<usize>) {
+        self.0.lock().unwrap().hold_after = pieces;
+    }
+
+    pub fn calls(&self) -> Vec<AskCall> {
+        self.0.lock().unwrap().calls.clone()
+    }
+
+    /// Answers being streamed now.
+    pub fn open(&self) -> usize {
+        self.0.lock().unwrap().open
+    }
+
+    /// Answers whose client hung up before their end.
+    pub fn dropped(&self) -> usize {
+        self.0.lock().unwrap().dropped
+    }
+
+    /// Streams the answer to `request` on `stream`, `calls_before` enrichment calls
+    /// having come before it.
+    pub async fn stream(
+        &self,
+        stream: &mut TcpStream,
+        request: Value,
+        calls_before: usize,
+        wire: Wire,
+    ) {
+        let (pieces, pace, hold_after) = {
+            let mut script = self.0.lock().unwrap();
+            script.calls.push(AskCall {
+                request,
+                calls_before,
+                at: tokio::time::Instant::now(),
+            });
+            script.open += 1;
+            (
+                script.pieces.clone(),
+                script.pace_seconds,
+                script.hold_after,
+            )
+        };
+        let _open = Open(self.clone());
+        let content_type = match wire {
+            Wire::Ollama => "application/x-ndjson",
+            Wire::OpenAi => "text/event-stream",
+        };
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\n\
+             Connection: close\r\n\r\n"
+        );
+        if stream.write_all(head.as_bytes()).await.is_err() {
+            return self.hung_up();
+        }
+        for (index, piece) in pieces.iter().enumerate() {
+            if hold_after == Some(index) {
+                // A model goes on until its client goes.
+                until_hung_up(stream).await;
+                return self.hung_up();
+            }
+            if index > 0 && pace > 0 {
+                tokio::time::sleep(std::time::Duration::from_secs(pace)).await;
+            }
+            if stream
+                .write_all(chunk(&piece_line(wire, piece)).as_bytes())
+                .await
+                .is_err()
+            {
+                return self.hung_up();
+            }
+        }
+        let end = end_lines(wire);
+        let _ = stream
+            .write_all((chunk(&end) + "0\r\n\r\n").as_bytes())
+            .await;
+        let _ = stream.shutdown().await;
+    }
+
+    fn hung_up(&self) {
+        self.0.lock().unwrap().dropped += 1;
+    }
+}
+
+/// One chunk of a chunked body.
+fn chunk(text: &str) -> String {
+    format!("{:x}\r\n{text}\r\n", text.len())
+}
+
+fn piece_line(wire: Wire, piece: &str) -> String {
+    match wire {
+        Wire::Ollama => format!(
+            "{}\n",
+            json!({
+                "model": "llama3.2", "created_at": "2026-03-01T12:00:00Z",
+                "message": { "role": "assistant", "content": piece }, "done": false,
+            })
+        ),
+        Wire::OpenAi => format!(
+            "data: {}\n\n",
+            json!({
+                "choices": [{ "finish_reason": null, "index": 0, "delta": { "content": piece } }],
+                "created": 1_780_000_000, "model": "gemma-3-270m",
+                "object": "chat.completion.chunk",
+            })
+        ),
+    }
+}
+
+fn end_lines(wire: Wire) -> String {
+    match wire {
+        Wire::Ollama => format!(
+            "{}\n",
+            json!({
+                "model": "llama3.2", "created_at": "2026-03-01T12:00:01Z",
+                "message": { "role": "assistant", "content": "" }, "done": true,
+                "done_reason": "stop", "eval_count": 12, "eval_duration": 120_000_000,
+            })
+        ),
+        Wire::OpenAi => format!(
+            "data: {}\n\ndata: [DONE]\n\n",
+            json!({
+                "choices": [{ "finish_reason": "stop", "index": 0, "delta": {} }],
+                "created": 1_780_000_000, "model": "gemma-3-270m",
+                "object": "chat.completion.chunk",
+            })
+        ),
+    }
+}
