@@ -18,10 +18,11 @@ use crate::ai::{EmbedPlan, ProviderError, ProviderHealth};
 use crate::api::search::KeywordOnly;
 use crate::api::worker::EmbeddingsState;
 
-/// The longest a query's embedding may take. A short text's vector takes tens of
-/// milliseconds on a CPU (docs/PERFORMANCE.md, "Hybrid search"); two seconds leave
-/// room for a model that is loaded again, and no more: past it the person gets the
-/// words' hits and the quiet line.
+/// The longest a query's embedding may take: a person is waiting for the search, and
+/// past this they get the words' hits and the quiet line rather than a longer wait.
+/// On this project's loaded 2-core machine llama.cpp's server took 1.3–1.7 s (median)
+/// for a short query with Gemma 3 270M (docs/PERFORMANCE.md, "Hybrid search"), so
+/// there some searches fall back; a lower deadline would make most of them do so.
 pub const QUERY_DEADLINE: Duration = Duration::from_secs(2);
 
 /// A query's embedding call, as the worker makes it.
