@@ -103,7 +103,21 @@ fn a_vector_is_kept_only_for_its_body_and_only_with_its_models_length() {
 
 #[test]
 fn related_notes_are_the_nearest_of_the_same_model_out_of_the_trash_above_the_floor() {
+    related_notes_found(false);
+}
+
+#[test]
+fn related_notes_are_found_the_same_through_the_index() {
+    related_notes_found(true);
+}
+
+/// Before the index is built (the exact search answers) and after.
+fn related_notes_found(indexed: bool) {
     let mut store = store();
+    if indexed {
+        store.index_all_vectors().unwrap();
+    }
+    assert_eq!(store.index_ready(), indexed);
     let ids: Vec<String> = (0..5)
         .map(|n| {
             capture(

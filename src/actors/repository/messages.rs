@@ -161,6 +161,15 @@ pub struct ContinueTagRename {
     pub(super) done: Option<oneshot::Sender<StoreResult<TagRenamed>>>,
 }
 
+/// The next slice of the vector index's build at start (the actor sends it to itself:
+/// whatever arrived meanwhile goes between two slices).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct IndexVectors {
+    /// When the build began, for the log line that says it is done.
+    pub(super) began: std::time::Instant,
+}
+
 /// Brings checked notes in (`Store::import`).
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Imported>")]

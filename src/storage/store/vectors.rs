@@ -1,13 +1,14 @@
 //! The notes' vectors (migration 0008): what is left to embed for a model, newest
-//! first; vectors saved for the body they were made from; a note's related notes.
-//! How a vector is stored and compared is `storage/vectors.rs`.
+//! first; vectors saved for the body they were made from (and put in the index); a
+//! note's related notes, found as `nearest.rs` finds any vector's. How a vector is
+//! stored and compared is `storage/vectors.rs`.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 use super::{Store, StoreError, StoreResult};
 use crate::domain::{timestamp, Note};
-use crate::storage::vectors::{decode, encode, nearest};
+use crate::storage::vectors::{decode, encode};
 
 /// Notes still to embed with a model, and that model's dimensions once a vector of it
 /// is stored.
@@ -98,6 +99,8 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut stored = 0;
+        // The vectors stored for notes out of the trash: into the index once committed.
+        let mut to_index = Vec::new();
         {
             let mut insert = tx.prepare_cached(
                 "INSERT INTO note_vectors (note_id, model, dims, vector, embedded_at)
@@ -111,8 +114,10 @@ impl Store {
                      model = excluded.model, dims = excluded.dims,
                      vector = excluded.vector, embedded_at = excluded.embedded_at",
             )?;
+            let mut active =
+                tx.prepare_cached("SELECT 1 FROM notes WHERE id = ?1 AND deleted_at IS NULL")?;
             for item in vectors {
-                stored += insert.execute(params![
+                let inserted = insert.execute(params![
                     item.note_id,
                     model,
                     item.vector.len() as i64,
@@ -120,53 +125,39 @@ impl Store {
                     timestamp(now),
                     item.body,
                 ])?;
+                stored += inserted;
+                if inserted > 0 && active.exists([&item.note_id])? {
+                    to_index.push(item);
+                }
             }
         }
         tx.commit()?;
+        for item in to_index {
+            self.index.insert(model, &item.note_id, &item.vector);
+        }
         Ok(stored)
     }
 
     /// The `k` notes out of the trash nearest to `note_id` (cosine, at least `floor`),
-    /// compared only with vectors of the note's own model and dimensions. Brute force
-    /// over those vectors ([`nearest`]): the one query an index would replace.
+    /// compared only with vectors of the note's own model and dimensions
+    /// ([`Store::nearest_to_vector`]'s search, the note itself left out).
     pub fn related(&self, note_id: &str, k: usize, floor: f32) -> StoreResult<Related> {
         self.get(note_id)?;
-        let own: Option<(String, i64, Vec<u8>)> = self
+        let own: Option<(String, Vec<u8>)> = self
             .conn
             .query_row(
-                "SELECT model, dims, vector FROM note_vectors WHERE note_id = ?1",
+                "SELECT model, vector FROM note_vectors WHERE note_id = ?1",
                 [note_id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        let Some((model, dims, bytes)) = own else {
+        let Some((model, bytes)) = own else {
             return Ok(Related::default());
         };
         let Some(query) = decode(&bytes) else {
             return Ok(Related::default());
         };
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT v.note_id, v.vector FROM note_vectors v JOIN notes n ON n.id = v.note_id
-             WHERE v.model = ?1 AND v.dims = ?2 AND v.note_id != ?3 AND n.deleted_at IS NULL
-             ORDER BY v.note_id DESC",
-        )?;
-        let rows = stmt.query_map(params![model, dims, note_id], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-        })?;
-        // One vector in memory at a time: compared as it is read (300 MB at 100,000
-        // notes of 768 dimensions would not be).
-        let mut failed = None;
-        let candidates = rows.map_while(|row| match row {
-            Ok((id, bytes)) => Some((id, decode(&bytes).unwrap_or_default())),
-            Err(e) => {
-                failed = Some(e);
-                None
-            }
-        });
-        let best = nearest(&query, candidates, k, floor);
-        if let Some(e) = failed {
-            return Err(e.into());
-        }
+        let best = self.nearest(&model, &query, k, floor, Some(note_id))?;
         let mut notes = Vec::with_capacity(best.len());
         for (id, similarity) in best {
             notes.push((self.get(&id)?, similarity));
