@@ -161,6 +161,43 @@ fn an_outage_waits_spends_no_note_and_resumes_the_moment_the_provider_is_ready()
 }
 
 #[test]
+fn a_failed_call_reads_its_notes_again_by_id_not_every_note_again() {
+    let mut core = started_embedding();
+    core.embedding_backlog_read(Ok(backlog(&[], Some(2))), t(0));
+    assert_eq!(core.status(t(0)).embeddings, EmbeddingsState::UpToDate);
+    let effects = core.to_embed(&["c".into(), "d".into()], t(1));
+    let only = effects.iter().find_map(|e| match e {
+        Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
+        _ => None,
+    });
+    assert_eq!(only, Some(Some(vec!["d".to_string(), "c".to_string()])));
+    let effects =
+        core.embedding_backlog_read(Ok(backlog(&[("d", "d"), ("c", "c")], Some(2))), t(1));
+    plan_in(&effects);
+    core.embedded(Err(ProviderError::Unreachable("refused".into())), t(1));
+    core.health_changed(down(), t(2));
+    let effects = core.health_changed(up(), t(5));
+    let only = effects.iter().find_map(|e| match e {
+        Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        only,
+        Some(Some(vec!["d".to_string(), "c".to_string()])),
+        "the failed batch by id, not a walk over every note: {effects:?}"
+    );
+    // A read that fails puts its notes back the same way.
+    core.embedding_backlog_read(Err("disk I/O error".into()), t(5));
+    core.health_changed(down(), t(6));
+    let effects = core.health_changed(up(), t(60));
+    let only = effects.iter().find_map(|e| match e {
+        Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
+        _ => None,
+    });
+    assert_eq!(only, Some(Some(vec!["d".to_string(), "c".to_string()])));
+}
+
+#[test]
 fn a_batch_that_ran_out_of_time_is_tried_again_with_twice_the_time_up_to_the_longest() {
     let mut core = started_embedding();
     let mut deadlines = Vec::new();
