@@ -20,5 +20,5 @@ pub use search::SearchQuery;
 pub use store::{
     Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Integrity, Job, NoteCounts,
     NoteVector, Related, RenameProgress, SearchHit, Store, StoreError, StoreResult, TagCount,
-    TagRename, TagRenamed, Verdict, INDEX_SLICE, RECOVER_HINT, RENAME_SLICE_NOTES,
+    TagRename, TagRenamed, Verdict, BACKLOG_WALK, INDEX_SLICE, RECOVER_HINT, RENAME_SLICE_NOTES,
 };

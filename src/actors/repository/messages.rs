@@ -276,6 +276,9 @@ pub struct GetEmbeddingBacklog {
     pub skip: Vec<String>,
     /// Among these notes alone (those changed since a read of every note).
     pub only: Option<Vec<String>>,
+    /// Else one slice of the walk over every note, from below this id (`None`: from
+    /// the newest).
+    pub before: Option<String>,
 }
 
 /// Stores the vectors of notes that still have the body each was made from.

@@ -47,7 +47,7 @@ use crate::domain::{AiStatus, Note};
 use crate::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
 use crate::storage::{
     Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Job, NoteCounts, Related,
-    RenameProgress, SearchHit, Store, StoreError, StoreResult, TagCount, INDEX_SLICE,
+    RenameProgress, SearchHit, Store, StoreError, StoreResult, TagCount, BACKLOG_WALK, INDEX_SLICE,
     RENAME_SLICE_NOTES,
 };
 
@@ -315,7 +315,16 @@ handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit)
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
 handle_with_store!(GetEmbeddingBacklog => EmbeddingBacklog, |store, msg| {
-    store.embedding_backlog(&msg.model, msg.limit, &msg.skip, msg.only.as_deref())
+    match msg.only.as_deref() {
+        Some(only) => store.embedding_backlog(&msg.model, msg.limit, &msg.skip, Some(only)),
+        None => store.embedding_backlog_slice(
+            &msg.model,
+            msg.limit,
+            &msg.skip,
+            msg.before.as_deref(),
+            BACKLOG_WALK,
+        ),
+    }
 });
 // A vector is in no count and changes nothing a note shows: nothing to announce.
 handle_with_store!(SaveVectors => usize, |store, msg| {

@@ -63,7 +63,7 @@ pub use queue::{
 pub use tag_rename::{renamed_tags, RenameProgress, TagRename, RENAME_SLICE_NOTES};
 pub use transfer::Imported;
 pub use trash::Changed;
-pub use vectors::{EmbeddingBacklog, NoteVector, Related};
+pub use vectors::{EmbeddingBacklog, NoteVector, Related, BACKLOG_WALK};
 
 /// The one connection that writes.
 pub struct Store {

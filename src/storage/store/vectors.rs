@@ -10,6 +10,11 @@ use super::{Store, StoreError, StoreResult};
 use crate::domain::{timestamp, Note};
 use crate::storage::vectors::{decode, encode};
 
+/// How many notes one slice of the walk over every note reads (~12 ms at 100,000
+/// notes on this machine, docs/PERFORMANCE.md "Related notes at scale"): the whole walk
+/// took 230 ms, which a capture at start-up waited behind.
+pub const BACKLOG_WALK: usize = 5_000;
+
 /// Notes still to embed with a model, and that model's dimensions once a vector of it
 /// is stored.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -17,6 +22,10 @@ pub struct EmbeddingBacklog {
     /// `(id, body)`, newest first.
     pub notes: Vec<(String, String)>,
     pub dims: Option<usize>,
+    /// Where a slice of the walk over every note stopped: the next slice reads the
+    /// notes below this id. `None` once the walk has reached the oldest note (and for
+    /// a read by id).
+    pub next: Option<String>,
 }
 
 /// A vector to store: for which note, made from which body.
@@ -82,6 +91,65 @@ impl Store {
         Ok(EmbeddingBacklog {
             notes,
             dims: dims.and_then(|d| usize::try_from(d).ok()),
+            next: None,
+        })
+    }
+
+    /// One slice of the walk over every note for what is left to embed with `model`:
+    /// among the `walk` notes below `before` (newest first; `None`: from the newest),
+    /// up to `limit` out of the trash with no vector of `model`, leaving out `skip`.
+    /// `next` says where the walk goes on: after the last note found when `limit` were,
+    /// else below the slice; `None` when the slice reached the oldest note.
+    pub fn embedding_backlog_slice(
+        &self,
+        model: &str,
+        limit: usize,
+        skip: &[String],
+        before: Option<&str>,
+        walk: usize,
+    ) -> StoreResult<EmbeddingBacklog> {
+        let skip = serde_json::to_string(skip)
+            .map_err(|e| StoreError::Unavailable(format!("cannot list notes: {e}")))?;
+        // Above every id (ids are ASCII; this is the last code point's UTF-8).
+        let before = before.unwrap_or("\u{10ffff}");
+        let mut stmt = self.conn.prepare_cached(
+            "WITH walked AS (SELECT id FROM notes WHERE id < ?4 ORDER BY id DESC LIMIT ?5)
+             SELECT n.id, n.body FROM walked w JOIN notes n ON n.id = w.id
+             WHERE n.deleted_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM note_vectors v WHERE v.note_id = n.id AND v.model = ?1)
+               AND n.id NOT IN (SELECT value FROM json_each(?3))
+             ORDER BY n.id DESC LIMIT ?2",
+        )?;
+        let notes: Vec<(String, String)> = stmt
+            .query_map(
+                params![model, limit as i64, skip, before, walk as i64],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?
+            .collect::<Result<_, _>>()?;
+        let next = match notes.last() {
+            Some((last, _)) if notes.len() >= limit => Some(last.clone()),
+            _ => {
+                let (walked, lowest): (i64, Option<String>) = self.conn.query_row(
+                    "SELECT count(*), min(id) FROM
+                         (SELECT id FROM notes WHERE id < ?1 ORDER BY id DESC LIMIT ?2)",
+                    params![before, walk as i64],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?;
+                lowest.filter(|_| walked as usize >= walk)
+            }
+        };
+        let dims: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT dims FROM note_vectors WHERE model = ?1 LIMIT 1",
+                [model],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(EmbeddingBacklog {
+            notes,
+            dims: dims.and_then(|d| usize::try_from(d).ok()),
+            next,
         })
     }
 

@@ -64,6 +64,9 @@ pub(super) struct Embedding {
     /// stored or changed are read (a read of every note walks all of them, ~100,000 at
     /// most, which a capture must not wait behind twice).
     scanned: bool,
+    /// Where the walk over every note has come to (it reads a slice at a time, newest
+    /// first, so a capture at start waits for one slice, not the whole walk).
+    walked_to: Option<String>,
     /// Notes stored or changed since the scan that found nothing, to read next (by id:
     /// UUID v7, so the last are the newest, read first).
     changed: BTreeSet<String>,
@@ -109,6 +112,7 @@ impl Embedding {
             state,
             busy: None,
             scanned: false,
+            walked_to: None,
             changed: BTreeSet::new(),
             paused_until: None,
             step: 0,
@@ -223,6 +227,7 @@ impl WorkerCore {
                         limit: EMBED_BATCH,
                         skip: self.embedding.refused.clone(),
                         only,
+                        before: self.embedding.walked_to.clone().filter(|_| full),
                     },
                 ]
             }
@@ -259,8 +264,14 @@ impl WorkerCore {
         if backlog.dims.is_some() {
             self.embedding.dims = backlog.dims;
         }
+        // A slice of the walk: the next one goes on from where it stopped; the walk is
+        // over when a slice reached the oldest note and found nothing.
+        let walk_over = full && backlog.next.is_none();
+        if full {
+            self.embedding.walked_to = backlog.next;
+        }
         if backlog.notes.is_empty() {
-            if full {
+            if walk_over {
                 self.embedding.scanned = true;
             }
             if self.embedding.scanned && self.embedding.changed.is_empty() {
