@@ -120,9 +120,24 @@ impl Store {
         if !self.index_ready() {
             return self.nearest_exact(model, query, k, floor, except);
         }
+        self.nearest_through_index(model, query, k, floor, except, RESCORE_CANDIDATES)
+    }
+
+    /// The index's `candidates` nearest codes (the index as it is, built or not), ranked
+    /// exactly from their stored vectors; leaving out `except`. Public for the benchmark,
+    /// which weighs recall against the number of candidates.
+    pub fn nearest_through_index(
+        &self,
+        model: &str,
+        query: &[f32],
+        k: usize,
+        floor: f32,
+        except: Option<&str>,
+        candidates: usize,
+    ) -> StoreResult<Vec<(String, f32)>> {
         let mut candidates = self
             .index
-            .candidates(model, query, RESCORE_CANDIDATES.max(k), except);
+            .candidates(model, query, candidates.max(k), except);
         // Newest first, as the exact search offers them: a tie ends the same way.
         candidates.sort_unstable_by(|a, b| b.cmp(a));
         // The note's trash state and model are asked again: what is shown is what the
