@@ -31,9 +31,9 @@ pub enum IndexProgress {
     Done { indexed: usize },
 }
 
-/// How many vectors one slice of the build reads: ~10 ms on this machine, so a
-/// capture arriving meanwhile waits that long at most (docs/PERFORMANCE.md, "Related
-/// notes at scale").
+/// How many vectors one slice of the build reads: ~30 ms on this machine under load
+/// (53 ms the slowest), so a capture arriving meanwhile waits that long at most
+/// (docs/PERFORMANCE.md, "Related notes at scale").
 pub const INDEX_SLICE: usize = 2_000;
 
 impl Store {

@@ -10,9 +10,9 @@ use super::{Store, StoreError, StoreResult};
 use crate::domain::{timestamp, Note};
 use crate::storage::vectors::{decode, encode};
 
-/// How many notes one slice of the walk over every note reads (~12 ms at 100,000
-/// notes on this machine, docs/PERFORMANCE.md "Related notes at scale"): the whole walk
-/// took 230 ms, which a capture at start-up waited behind.
+/// How many notes one slice of the walk over every note reads (a twentieth of
+/// 100,000; docs/PERFORMANCE.md "Related notes at scale"): the whole walk took 230 ms,
+/// which a capture at start-up waited behind.
 pub const BACKLOG_WALK: usize = 5_000;
 
 /// Notes still to embed with a model, and that model's dimensions once a vector of it

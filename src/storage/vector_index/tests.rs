@@ -41,6 +41,10 @@ fn a_code_holds_each_values_sign_and_the_distance_counts_the_signs_that_differ()
     // Every sign differs except the zero's (0.0 and -0.0 are both "not above").
     assert_eq!(hamming(&code, &binary_code(&opposite)), 69);
     assert_eq!(hamming(&code, &code), 0);
+    // The scan's distances (with the CPU's popcnt where it has one) are the same.
+    let codes = [code.clone(), binary_code(&opposite)].concat();
+    assert_eq!(distances(&code, &codes), [0, 69]);
+    assert_eq!(distances_portable(&code, &codes), [0, 69]);
     let stored = crate::storage::vectors::encode(&vector);
     assert_eq!(binary_code_stored(&stored), Some(code));
     assert_eq!(binary_code_stored(&stored[..5]), None);
