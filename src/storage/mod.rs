@@ -6,6 +6,7 @@
 //! - [`search`]: what a search query means and how a hit's snippet is cut.
 //! - [`hybrid`]: the hybrid search's rules (the rankings merged, the floor).
 //! - [`vectors`]: the notes' vectors as stored, compared, and the nearest to one.
+//! - [`vector_index`]: the vectors' binary codes in memory, and the scan for candidates.
 //!
 //! Only the `RepositoryActor` holds a `Store` at run time (one writing connection).
 
@@ -13,12 +14,13 @@ pub mod hybrid;
 pub mod migrations;
 pub mod search;
 pub mod store;
+pub mod vector_index;
 pub mod vectors;
 
 pub use crate::domain::WaitReason;
 pub use search::SearchQuery;
 pub use store::{
-    Changed, Edited, EmbeddingBacklog, Imported, Integrity, Job, NoteCounts, NoteVector, Related,
-    RenameProgress, SearchHit, Store, StoreError, StoreResult, TagCount, TagRename, TagRenamed,
-    Verdict, RECOVER_HINT, RENAME_SLICE_NOTES,
+    Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Integrity, Job, NoteCounts,
+    NoteVector, Related, RenameProgress, SearchHit, Store, StoreError, StoreResult, TagCount,
+    TagRename, TagRenamed, Verdict, BACKLOG_WALK, INDEX_SLICE, RECOVER_HINT, RENAME_SLICE_NOTES,
 };

@@ -9,6 +9,7 @@ use inkling::storage::{Job, Store, StoreResult};
 mod actor;
 mod integrity;
 mod invariants;
+mod nearest;
 mod notes;
 mod queue;
 mod search;

@@ -103,7 +103,21 @@ fn a_vector_is_kept_only_for_its_body_and_only_with_its_models_length() {
 
 #[test]
 fn related_notes_are_the_nearest_of_the_same_model_out_of_the_trash_above_the_floor() {
+    related_notes_found(false);
+}
+
+#[test]
+fn related_notes_are_found_the_same_through_the_index() {
+    related_notes_found(true);
+}
+
+/// Before the index is built (the exact search answers) and after.
+fn related_notes_found(indexed: bool) {
     let mut store = store();
+    if indexed {
+        store.index_all_vectors().unwrap();
+    }
+    assert_eq!(store.index_ready(), indexed);
     let ids: Vec<String> = (0..5)
         .map(|n| {
             capture(
@@ -214,4 +228,49 @@ fn the_nearest_to_a_querys_vector_are_held_to_the_filters_and_never_in_the_trash
         .search_by_meaning("m", &query, &trash, t0(), 5, 0.5)
         .unwrap()
         .is_empty());
+}
+
+#[test]
+fn every_note_is_walked_for_what_is_left_to_embed_one_slice_at_a_time() {
+    let mut store = store();
+    let ids: Vec<String> = (0..7)
+        .map(|n| capture(&mut store, &format!("n{n}"), t0() + TimeDelta::minutes(n)))
+        .collect();
+    // Embedded: 6 and 3; in the trash: 5. Left: 4, 2, 1, 0.
+    for n in [6, 3] {
+        let made = vector(&ids[n], &format!("n{n}"), &[1.0, 0.0]);
+        store.save_vectors("m", &[made], t0()).unwrap();
+    }
+    store.trash(&ids[5], t0()).unwrap();
+    let names = |backlog: &inkling::storage::EmbeddingBacklog| -> Vec<String> {
+        backlog.notes.iter().map(|(_, body)| body.clone()).collect()
+    };
+    // Slices of 3 notes, 2 found at most.
+    let first = store.embedding_backlog_slice("m", 2, &[], None, 3).unwrap();
+    assert_eq!(names(&first), ["n4"], "6 embedded, 5 in the trash");
+    assert_eq!(
+        first.next.as_deref(),
+        Some(ids[4].as_str()),
+        "below the slice"
+    );
+    let second = store
+        .embedding_backlog_slice("m", 2, &[], first.next.as_deref(), 3)
+        .unwrap();
+    assert_eq!(names(&second), ["n2", "n1"]);
+    assert_eq!(
+        second.next.as_deref(),
+        Some(ids[1].as_str()),
+        "two found: on from the last of them"
+    );
+    let third = store
+        .embedding_backlog_slice("m", 2, &[], second.next.as_deref(), 3)
+        .unwrap();
+    assert_eq!(names(&third), ["n0"]);
+    assert_eq!(third.next, None, "the oldest note reached");
+    // Skipped notes are left out of a slice as of the whole walk.
+    let skipping = store
+        .embedding_backlog_slice("m", 2, std::slice::from_ref(&ids[4]), None, 3)
+        .unwrap();
+    assert!(skipping.notes.is_empty());
+    assert_eq!(skipping.dims, Some(2));
 }

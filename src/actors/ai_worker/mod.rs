@@ -199,12 +199,14 @@ impl AiWorkerActor {
                 limit,
                 skip,
                 only,
+                before,
             } => {
                 let read = GetEmbeddingBacklog {
                     model,
                     limit,
                     skip,
                     only,
+                    before,
                 };
                 self.ask_repository(read, ctx, |core, read, now| {
                     let read = match read {

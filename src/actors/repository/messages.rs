@@ -174,6 +174,15 @@ pub struct ContinueTagRename {
     pub(super) done: Option<oneshot::Sender<StoreResult<TagRenamed>>>,
 }
 
+/// The next slice of the vector index's build at start (the actor sends it to itself:
+/// whatever arrived meanwhile goes between two slices).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct IndexVectors {
+    /// When the build began, for the log line that says it is done.
+    pub(super) began: std::time::Instant,
+}
+
 /// Brings checked notes in (`Store::import`).
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Imported>")]
@@ -280,6 +289,9 @@ pub struct GetEmbeddingBacklog {
     pub skip: Vec<String>,
     /// Among these notes alone (those changed since a read of every note).
     pub only: Option<Vec<String>>,
+    /// Else one slice of the walk over every note, from below this id (`None`: from
+    /// the newest).
+    pub before: Option<String>,
 }
 
 /// Stores the vectors of notes that still have the body each was made from.

@@ -23,6 +23,11 @@
 //! `done` channel. A rename a crash cut short is finished when the actor starts again
 //! (`resume_tag_renames`): the store recorded how far it got.
 //!
+//! The vector index (`Store::nearest_to_vector`, issue #26 point 5) is built the same
+//! way when the actor starts: `IndexVectors` slices sent to itself, each reading
+//! `INDEX_SLICE` vectors, so a capture at start waits one slice at most; until the last
+//! one, related notes are found by the exact search.
+//!
 //! It runs on a one-thread `SyncArbiter`: rusqlite calls block (an fsync per commit),
 //! and on an async arbiter they would freeze every actor sharing that thread, timers
 //! included (docs/PLATFORM.md, "actix: a blocking call freezes its arbiter"). One thread also serialises all writes, so SQLite
@@ -41,8 +46,9 @@ use super::mailbox::Mailbox;
 use crate::domain::{AiStatus, Note};
 use crate::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
 use crate::storage::{
-    Changed, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, Related, RenameProgress,
-    SearchHit, Store, StoreError, StoreResult, TagCount, RENAME_SLICE_NOTES,
+    Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Job, NoteCounts, Related,
+    RenameProgress, SearchHit, Store, StoreError, StoreResult, TagCount, BACKLOG_WALK, INDEX_SLICE,
+    RENAME_SLICE_NOTES,
 };
 
 mod announce;
@@ -68,6 +74,9 @@ impl Actor for RepositoryActor {
     fn started(&mut self, ctx: &mut Self::Context) {
         tracing::info!("repository started");
         self.resume_tag_renames(ctx);
+        Mailbox::from(ctx.address()).do_send(IndexVectors {
+            began: std::time::Instant::now(),
+        });
     }
 }
 
@@ -309,7 +318,16 @@ handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit)
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
 handle_with_store!(GetJob => Option<Job>, |store, msg| store.job(&msg.note_id));
 handle_with_store!(GetEmbeddingBacklog => EmbeddingBacklog, |store, msg| {
-    store.embedding_backlog(&msg.model, msg.limit, &msg.skip, msg.only.as_deref())
+    match msg.only.as_deref() {
+        Some(only) => store.embedding_backlog(&msg.model, msg.limit, &msg.skip, Some(only)),
+        None => store.embedding_backlog_slice(
+            &msg.model,
+            msg.limit,
+            &msg.skip,
+            msg.before.as_deref(),
+            BACKLOG_WALK,
+        ),
+    }
 });
 // A vector is in no count and changes nothing a note shows: nothing to announce.
 handle_with_store!(SaveVectors => usize, |store, msg| {
@@ -377,6 +395,34 @@ impl RepositoryActor {
                 }
             }
             Err(e) => tracing::warn!(error = %e, "cannot read the tag renames under way"),
+        }
+    }
+}
+
+impl Handler<IndexVectors> for RepositoryActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: IndexVectors, ctx: &mut SyncContext<Self>) {
+        let mut handled = handling!("IndexVectors");
+        let progress = match self.store.as_mut() {
+            Some(store) => store
+                .index_vectors(INDEX_SLICE)
+                .map(|progress| (progress, store.index_bytes())),
+            None => Err(StoreError::Unavailable("the repository is not open".into())),
+        };
+        handled.succeeded(progress.is_ok());
+        match progress {
+            Ok((IndexProgress::Going { .. }, _)) => {
+                Mailbox::from(ctx.address()).do_send(msg);
+            }
+            Ok((IndexProgress::Done { indexed }, bytes)) => tracing::info!(
+                notes = indexed,
+                kib = bytes / 1024,
+                ms = msg.began.elapsed().as_millis() as u64,
+                "the vector index is built"
+            ),
+            // Related notes go on by the exact search (slower, never wrong).
+            Err(e) => tracing::warn!(error = %e, "cannot build the vector index"),
         }
     }
 }

@@ -23,6 +23,8 @@
 //! - `search.rs`: full-text search (what a query means is `storage/search.rs`);
 //! - `transfer.rs`: import;
 //! - `vectors.rs`: the notes' vectors: what is left to embed, saving them, related notes;
+//! - `nearest.rs`: the nearest notes to a vector, through the index in memory (its
+//!   build at start, kept in step with the writes) and by the exact search;
 //! - `invariants.rs`: checks after the fact (the invariants above, query plans).
 
 use std::path::Path;
@@ -33,11 +35,13 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 
 use super::migrations::{self, MIGRATIONS};
+use super::vector_index::VectorIndex;
 use crate::domain::timestamp;
 
 mod error;
 mod integrity;
 mod invariants;
+mod nearest;
 mod notes;
 mod queue;
 mod search;
@@ -51,6 +55,7 @@ pub use crate::api::notes::{NoteCounts, SearchHit};
 pub use crate::api::replies::{TagCount, TagRenamed};
 pub use error::{StoreError, StoreResult};
 pub use integrity::{Integrity, Verdict, RECOVER_HINT};
+pub use nearest::{IndexProgress, INDEX_SLICE};
 pub use notes::{Edited, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL};
 pub use queue::{
     Job, ALL_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
@@ -58,7 +63,7 @@ pub use queue::{
 pub use tag_rename::{renamed_tags, RenameProgress, TagRename, RENAME_SLICE_NOTES};
 pub use transfer::Imported;
 pub use trash::Changed;
-pub use vectors::{EmbeddingBacklog, NoteVector, Related};
+pub use vectors::{EmbeddingBacklog, NoteVector, Related, BACKLOG_WALK};
 
 /// The one connection that writes.
 pub struct Store {
@@ -70,6 +75,10 @@ pub struct Store {
     file: Option<(std::path::PathBuf, FileIdentity)>,
     /// The check at start: no write before it has found the file sound.
     integrity: Arc<Integrity>,
+    /// The binary codes of the vectors of the notes out of the trash (`nearest.rs`),
+    /// kept in step by every write that moves one; built after opening, in slices.
+    index: VectorIndex,
+    index_build: nearest::IndexBuild,
 }
 
 /// Which file a path named when it was opened.
@@ -200,6 +209,8 @@ impl Store {
             expiry: Duration::from_secs(u64::from(expiry_days) * 24 * 60 * 60),
             file: None,
             integrity,
+            index: VectorIndex::default(),
+            index_build: nearest::IndexBuild::Reading { after: None },
         })
     }
 

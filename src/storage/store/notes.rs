@@ -298,6 +298,11 @@ impl Store {
             set_note_tags(&tx, note_id, tags)?;
         }
         tx.commit()?;
+        if body.is_some() {
+            // The edit's trigger took the stale vector away (migration 0008); its code
+            // goes with it, and the new body's vector puts a new one.
+            self.index.remove(note_id);
+        }
         Ok(Edited {
             note: self.get(note_id)?,
             was: before.ai_status,

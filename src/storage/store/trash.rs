@@ -27,6 +27,8 @@ impl Store {
                  WHERE id = ?1 AND deleted_at IS NULL",
             )?
             .execute(params![note_id, timestamp(now)])?;
+        // Out of the index with it: a note in the trash is nobody's related note.
+        self.index.remove(note_id);
         Ok(Changed {
             note: self.get(note_id)?,
             changed: changed > 0,
@@ -43,6 +45,13 @@ impl Store {
                  WHERE id = ?1 AND deleted_at IS NOT NULL",
             )?
             .execute(params![note_id, timestamp(now)])?;
+        if changed > 0 {
+            if let Err(e) = self.index_note(note_id) {
+                // The restore is written; only its related notes wait for the next
+                // start's build (the exact rescoring never shows a wrong one).
+                tracing::warn!(error = %e, note = note_id, "cannot put a restored note's vector back in the index");
+            }
+        }
         Ok(Changed {
             note: self.get(note_id)?,
             changed: changed > 0,
@@ -63,12 +72,16 @@ impl Store {
     /// Moves every expired note (active, older than `expiry.days`, never kept) to the
     /// trash in one statement. Returns their ids.
     pub fn trash_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
-        self.update_expired(
+        let trashed = self.update_expired(
             "UPDATE notes SET deleted_at = ?2, updated_at = ?2
              WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
              RETURNING id",
             now,
-        )
+        )?;
+        for id in &trashed {
+            self.index.remove(id);
+        }
+        Ok(trashed)
     }
 
     /// Keeps every expired note (active, older than `expiry.days`, never kept) in one

@@ -1,13 +1,19 @@
 //! The notes' vectors (migration 0008): what is left to embed for a model, newest
-//! first; vectors saved for the body they were made from; a note's related notes.
-//! How a vector is stored and compared is `storage/vectors.rs`.
+//! first; vectors saved for the body they were made from (and put in the index); a
+//! note's related notes, found as `nearest.rs` finds any vector's. How a vector is
+//! stored and compared is `storage/vectors.rs`.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 use super::{Store, StoreError, StoreResult};
 use crate::domain::{timestamp, Note};
-use crate::storage::vectors::{decode, encode, nearest};
+use crate::storage::vectors::{decode, encode};
+
+/// How many notes one slice of the walk over every note reads (a twentieth of
+/// 100,000; docs/PERFORMANCE.md "Related notes at scale"): the whole walk took 230 ms,
+/// which a capture at start-up waited behind.
+pub const BACKLOG_WALK: usize = 5_000;
 
 /// Notes still to embed with a model, and that model's dimensions once a vector of it
 /// is stored.
@@ -16,6 +22,10 @@ pub struct EmbeddingBacklog {
     /// `(id, body)`, newest first.
     pub notes: Vec<(String, String)>,
     pub dims: Option<usize>,
+    /// Where a slice of the walk over every note stopped: the next slice reads the
+    /// notes below this id. `None` once the walk has reached the oldest note (and for
+    /// a read by id).
+    pub next: Option<String>,
 }
 
 /// A vector to store: for which note, made from which body.
@@ -81,6 +91,65 @@ impl Store {
         Ok(EmbeddingBacklog {
             notes,
             dims: dims.and_then(|d| usize::try_from(d).ok()),
+            next: None,
+        })
+    }
+
+    /// One slice of the walk over every note for what is left to embed with `model`:
+    /// among the `walk` notes below `before` (newest first; `None`: from the newest),
+    /// up to `limit` out of the trash with no vector of `model`, leaving out `skip`.
+    /// `next` says where the walk goes on: after the last note found when `limit` were,
+    /// else below the slice; `None` when the slice reached the oldest note.
+    pub fn embedding_backlog_slice(
+        &self,
+        model: &str,
+        limit: usize,
+        skip: &[String],
+        before: Option<&str>,
+        walk: usize,
+    ) -> StoreResult<EmbeddingBacklog> {
+        let skip = serde_json::to_string(skip)
+            .map_err(|e| StoreError::Unavailable(format!("cannot list notes: {e}")))?;
+        // Above every id (ids are ASCII; this is the last code point's UTF-8).
+        let before = before.unwrap_or("\u{10ffff}");
+        let mut stmt = self.conn.prepare_cached(
+            "WITH walked AS (SELECT id FROM notes WHERE id < ?4 ORDER BY id DESC LIMIT ?5)
+             SELECT n.id, n.body FROM walked w JOIN notes n ON n.id = w.id
+             WHERE n.deleted_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM note_vectors v WHERE v.note_id = n.id AND v.model = ?1)
+               AND n.id NOT IN (SELECT value FROM json_each(?3))
+             ORDER BY n.id DESC LIMIT ?2",
+        )?;
+        let notes: Vec<(String, String)> = stmt
+            .query_map(
+                params![model, limit as i64, skip, before, walk as i64],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?
+            .collect::<Result<_, _>>()?;
+        let next = match notes.last() {
+            Some((last, _)) if notes.len() >= limit => Some(last.clone()),
+            _ => {
+                let (walked, lowest): (i64, Option<String>) = self.conn.query_row(
+                    "SELECT count(*), min(id) FROM
+                         (SELECT id FROM notes WHERE id < ?1 ORDER BY id DESC LIMIT ?2)",
+                    params![before, walk as i64],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?;
+                lowest.filter(|_| walked as usize >= walk)
+            }
+        };
+        let dims: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT dims FROM note_vectors WHERE model = ?1 LIMIT 1",
+                [model],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(EmbeddingBacklog {
+            notes,
+            dims: dims.and_then(|d| usize::try_from(d).ok()),
+            next,
         })
     }
 
@@ -98,6 +167,8 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut stored = 0;
+        // The vectors stored for notes out of the trash: into the index once committed.
+        let mut to_index = Vec::new();
         {
             let mut insert = tx.prepare_cached(
                 "INSERT INTO note_vectors (note_id, model, dims, vector, embedded_at)
@@ -111,8 +182,10 @@ impl Store {
                      model = excluded.model, dims = excluded.dims,
                      vector = excluded.vector, embedded_at = excluded.embedded_at",
             )?;
+            let mut active =
+                tx.prepare_cached("SELECT 1 FROM notes WHERE id = ?1 AND deleted_at IS NULL")?;
             for item in vectors {
-                stored += insert.execute(params![
+                let inserted = insert.execute(params![
                     item.note_id,
                     model,
                     item.vector.len() as i64,
@@ -120,15 +193,22 @@ impl Store {
                     timestamp(now),
                     item.body,
                 ])?;
+                stored += inserted;
+                if inserted > 0 && active.exists([&item.note_id])? {
+                    to_index.push(item);
+                }
             }
         }
         tx.commit()?;
+        for item in to_index {
+            self.index.insert(model, &item.note_id, &item.vector);
+        }
         Ok(stored)
     }
 
     /// The `k` notes out of the trash nearest to `note_id` (cosine, at least `floor`),
-    /// compared only with vectors of the note's own model and dimensions: the nearest
-    /// to its vector ([`Store::nearest_to_vector`]), itself left out.
+    /// compared only with vectors of the note's own model and dimensions
+    /// ([`Store::nearest_to_vector`]'s search, the note itself left out).
     pub fn related(&self, note_id: &str, k: usize, floor: f32) -> StoreResult<Related> {
         self.get(note_id)?;
         let own: Option<(String, Vec<u8>)> = self
@@ -145,51 +225,14 @@ impl Store {
         let Some(query) = decode(&bytes) else {
             return Ok(Related::default());
         };
-        // One more than asked: the note itself is among the nearest to its own vector.
-        let best = self.nearest_to_vector(&model, &query, k + 1, floor)?;
-        let mut notes = Vec::with_capacity(k);
-        for (id, similarity) in best.into_iter().filter(|(id, _)| id != note_id).take(k) {
+        let best = self.nearest(&model, &query, k, floor, Some(note_id))?;
+        let mut notes = Vec::with_capacity(best.len());
+        for (id, similarity) in best {
             notes.push((self.get(&id)?, similarity));
         }
         Ok(Related {
             notes,
             embedded: true,
         })
-    }
-
-    /// The ids of the `k` notes out of the trash nearest to `query` (cosine, at least
-    /// `floor`), best first, among the vectors of `model` with `query`'s dimensions.
-    /// Brute force over those vectors ([`nearest`]): the one query an index replaces
-    /// (related notes and the semantic half of a search both ask it).
-    pub fn nearest_to_vector(
-        &self,
-        model: &str,
-        query: &[f32],
-        k: usize,
-        floor: f32,
-    ) -> StoreResult<Vec<(String, f32)>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT v.note_id, v.vector FROM note_vectors v JOIN notes n ON n.id = v.note_id
-             WHERE v.model = ?1 AND v.dims = ?2 AND n.deleted_at IS NULL
-             ORDER BY v.note_id DESC",
-        )?;
-        let rows = stmt.query_map(params![model, query.len() as i64], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-        })?;
-        // One vector in memory at a time: compared as it is read (300 MB at 100,000
-        // notes of 768 dimensions would not be).
-        let mut failed = None;
-        let candidates = rows.map_while(|row| match row {
-            Ok((id, bytes)) => Some((id, decode(&bytes).unwrap_or_default())),
-            Err(e) => {
-                failed = Some(e);
-                None
-            }
-        });
-        let best = nearest(query, candidates, k, floor);
-        if let Some(e) = failed {
-            return Err(e.into());
-        }
-        Ok(best)
     }
 }

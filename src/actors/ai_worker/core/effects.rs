@@ -81,13 +81,14 @@ pub enum Effect {
     /// announces the note and the new counts itself.
     AnnounceFailed { failure: Failure },
     /// Read the next notes to embed with `model`, newest first, leaving out `skip`;
-    /// with `only`, among those notes alone (answer:
-    /// [`WorkerCore::embedding_backlog_read`]).
+    /// with `only`, among those notes alone; else the next slice of the walk over
+    /// every note, from below `before` (answer: [`WorkerCore::embedding_backlog_read`]).
     ReadEmbeddingBacklog {
         model: String,
         limit: usize,
         skip: Vec<String>,
         only: Option<Vec<String>>,
+        before: Option<String>,
     },
     /// Ask the provider for the vectors of the plan's texts (answer:
     /// [`WorkerCore::embedded`]).

@@ -33,6 +33,7 @@ fn backlog(notes: &[(&str, &str)], dims: Option<usize>) -> EmbeddingBacklog {
             .map(|(id, body)| (id.to_string(), body.to_string()))
             .collect(),
         dims,
+        next: None,
     }
 }
 
@@ -158,6 +159,77 @@ fn an_outage_waits_spends_no_note_and_resumes_the_moment_the_provider_is_ready()
     core.health_changed(down(), t(1));
     let effects = core.health_changed(up(), t(5));
     assert!(reads(&effects), "at once, not at 30 s: {effects:?}");
+}
+
+#[test]
+fn every_note_is_walked_a_slice_at_a_time_going_on_from_where_the_last_slice_stopped() {
+    let mut core = started_embedding();
+    let before = |effects: &[Effect]| {
+        effects.iter().find_map(|e| match e {
+            Effect::ReadEmbeddingBacklog { before, only, .. } => {
+                assert_eq!(*only, None, "the walk, not a read by id");
+                Some(before.clone())
+            }
+            _ => None,
+        })
+    };
+    // A slice that found nothing: the next slice at once, below it.
+    let slice = |next: Option<&str>| EmbeddingBacklog {
+        next: next.map(str::to_string),
+        ..backlog(&[], Some(2))
+    };
+    let effects = core.embedding_backlog_read(Ok(slice(Some("m"))), t(0));
+    assert_eq!(before(&effects), Some(Some("m".to_string())), "{effects:?}");
+    assert_ne!(core.status(t(0)).embeddings, EmbeddingsState::UpToDate);
+    // A slice that found notes: they are embedded, then the walk goes on.
+    let found = EmbeddingBacklog {
+        next: Some("f".into()),
+        ..backlog(&[("h", "h"), ("g", "g")], Some(2))
+    };
+    plan_in(&core.embedding_backlog_read(Ok(found), t(1)));
+    let effects = core.embedded(Ok(vec![vec![1.0, 0.0], vec![0.0, 1.0]]), t(2));
+    assert_eq!(before(&effects), Some(Some("f".to_string())), "{effects:?}");
+    // The oldest note reached, nothing found: caught up, nothing more is read.
+    let effects = core.embedding_backlog_read(Ok(slice(None)), t(2));
+    assert_eq!(effects, [Effect::Wake(None)]);
+    assert_eq!(core.status(t(2)).embeddings, EmbeddingsState::UpToDate);
+}
+
+#[test]
+fn a_failed_call_reads_its_notes_again_by_id_not_every_note_again() {
+    let mut core = started_embedding();
+    core.embedding_backlog_read(Ok(backlog(&[], Some(2))), t(0));
+    assert_eq!(core.status(t(0)).embeddings, EmbeddingsState::UpToDate);
+    let effects = core.to_embed(&["c".into(), "d".into()], t(1));
+    let only = effects.iter().find_map(|e| match e {
+        Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
+        _ => None,
+    });
+    assert_eq!(only, Some(Some(vec!["d".to_string(), "c".to_string()])));
+    let effects =
+        core.embedding_backlog_read(Ok(backlog(&[("d", "d"), ("c", "c")], Some(2))), t(1));
+    plan_in(&effects);
+    core.embedded(Err(ProviderError::Unreachable("refused".into())), t(1));
+    core.health_changed(down(), t(2));
+    let effects = core.health_changed(up(), t(5));
+    let only = effects.iter().find_map(|e| match e {
+        Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        only,
+        Some(Some(vec!["d".to_string(), "c".to_string()])),
+        "the failed batch by id, not a walk over every note: {effects:?}"
+    );
+    // A read that fails puts its notes back the same way.
+    core.embedding_backlog_read(Err("disk I/O error".into()), t(5));
+    core.health_changed(down(), t(6));
+    let effects = core.health_changed(up(), t(60));
+    let only = effects.iter().find_map(|e| match e {
+        Effect::ReadEmbeddingBacklog { only, .. } => Some(only.clone()),
+        _ => None,
+    });
+    assert_eq!(only, Some(Some(vec!["d".to_string(), "c".to_string()])));
 }
 
 #[test]
