@@ -216,8 +216,12 @@ pub trait EnrichmentProvider {
         &self,
         plan: EmbedPlan,
     ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>>;
-    /// Downloads the model (`ollama pull`), its progress as it comes; the stream ends
-    /// after "success", or with the error that stopped it. A server that cannot
-    /// download answers with one error saying how to load the model there.
-    fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>>;
+    /// Downloads `model` (`ollama pull`: the chat model, or the embedding model), its
+    /// progress as it comes; the stream ends after "success", or with the error that
+    /// stopped it. A server that cannot download answers with one error saying how to
+    /// load the model there.
+    fn pull_model(
+        &self,
+        model: &str,
+    ) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>>;
 }
