@@ -6,6 +6,10 @@
 //! they share a [`key`], and a tag that comes in (from the AI, or typed by the user) is
 //! stored under the spelling already in use, the most used one when several are
 //! ([`Vocabulary::tidy`]). Plain functions over plain data; the store applies them.
+//!
+//! - [`neighbours`]: which tags of a note's nearest neighbours its prompt carries.
+
+pub mod neighbours;
 
 use std::collections::HashMap;
 

@@ -146,7 +146,10 @@ impl CallPlan {
             deadline,
             prompt: enrichment::prompt(
                 body,
-                tags_in_use,
+                &enrichment::PromptTags {
+                    in_use: tags_in_use.to_vec(),
+                    neighbours: Vec::new(),
+                },
                 None,
                 context_tokens,
                 enrichment::OUTPUT_TOKENS,

@@ -34,7 +34,10 @@
 //!   each answer before the next call until a save succeeds, and any other refusal is
 //!   that note's own `other` failure;
 //! - with no note's title due, the notes' vectors are made in batches, newest first,
-//!   in the same one-call-at-a-time line; their failures are never a note's.
+//!   in the same one-call-at-a-time line; their failures are never a note's;
+//! - a note's prompt carries its nearest neighbours' tags: a note with no vector yet is
+//!   embedded first (one small call), when vectors can be made now, and enriched
+//!   right after; otherwise nothing waits.
 //!
 //! One file per rule, each with its unit tests: [`schedule`] (one call at a time, the
 //! timer, the read-ahead), [`policy`] (the outage park, the note's own failures),
@@ -42,7 +45,8 @@
 //! call's deadline and prompt, built once), [`context`] (the model's
 //! context, a prompt that did not fit), [`slow`], [`model`] (warmth, loading, the
 //! model's time), [`saving`], [`disk`], [`restart`], [`embedding`] (the notes'
-//! vectors, when no title is due); [`effects`] is what the core asks
+//! vectors, when no title is due), [`neighbours`] (a note's own vector before its
+//! title, for its neighbours' tags); [`effects`] is what the core asks
 //! of the actor, [`status`] what it shows.
 
 mod context;
@@ -50,6 +54,7 @@ mod disk;
 mod effects;
 mod embedding;
 mod model;
+mod neighbours;
 mod order;
 mod plan;
 mod policy;
@@ -71,6 +76,8 @@ pub use self::effects::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome};
 use self::embedding::Embedding;
 pub use self::embedding::{EmbeddingRules, EMBED_BATCH};
 use self::model::Model;
+pub use self::neighbours::NeighboursRead;
+use self::neighbours::PromptVectorCall;
 use self::policy::Park;
 pub use self::policy::{decide, FailureDecision};
 use super::queue::Queue;
@@ -192,6 +199,10 @@ pub struct WorkerCore {
     in_flight_estimate: usize,
     /// The notes' vectors: made when no title is due ([`embedding`]).
     embedding: Embedding,
+    /// The call for the vector of the note in flight, before its prompt ([`neighbours`]).
+    prompt_vector: Option<PromptVectorCall>,
+    /// The note whose vector this call's preparation already asked for (one try).
+    prompt_vector_tried: Option<String>,
 }
 
 impl WorkerCore {
@@ -221,6 +232,8 @@ impl WorkerCore {
             overflows: HashMap::new(),
             in_flight_read_chars: None,
             in_flight_estimate: 0,
+            prompt_vector: None,
+            prompt_vector_tried: None,
         }
     }
 
