@@ -176,14 +176,15 @@ impl Embedding {
     }
 
     /// The plan of one call for `body`'s vector: cut to the model's context, on the
-    /// batches' deadline.
-    pub(super) fn plan_for(&self, body: &str, rules: &super::WorkerRules) -> EmbedPlan {
+    /// batches' deadline (from the calls' first and longest ones).
+    pub(super) fn plan_for(
+        &self,
+        body: &str,
+        request_timeout: std::time::Duration,
+        max_request_timeout: std::time::Duration,
+    ) -> EmbedPlan {
         EmbedPlan {
-            deadline: slow_note_deadline(
-                self.timeouts,
-                rules.request_timeout,
-                rules.max_request_timeout,
-            ),
+            deadline: slow_note_deadline(self.timeouts, request_timeout, max_request_timeout),
             texts: vec![embedding_text(body, self.room).to_string()],
         }
     }

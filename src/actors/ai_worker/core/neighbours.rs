@@ -84,7 +84,11 @@ impl WorkerCore {
             return None;
         }
         let body = self.in_flight_body.as_deref()?;
-        let plan = self.embedding.plan_for(body, &self.rules);
+        let plan = self.embedding.plan_for(
+            body,
+            self.rules.request_timeout,
+            self.rules.max_request_timeout,
+        );
         self.prompt_vector_tried = Some(note_id.to_string());
         // The model's time until now (reading what the prompt needs) is the note's; the
         // embedding call's is counted on its own when it answers.
@@ -178,7 +182,7 @@ mod tests {
 
     fn embedding_core() -> WorkerCore {
         let mut core = WorkerCore::new(WorkerRules {
-            embedding: Some(super::super::EmbeddingRules {
+            embedding: Some(EmbeddingRules {
                 model: "embeddinggemma".into(),
                 context_tokens: 2048,
             }),
