@@ -12,7 +12,7 @@ use actix::Actor;
 use crate::actors::ai_worker::{AiWorkerActor, EmbeddingRules, WorkerRules, WorkerWiring};
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::Mailbox;
-use crate::actors::model_pull::ModelPullActor;
+use crate::actors::model_pull::{models_to_pull, ModelPullActor};
 use crate::actors::ollama_monitor::OllamaMonitorActor;
 use crate::actors::repository::RepositoryActor;
 use crate::actors::telemetry::TelemetryActor;
@@ -67,7 +67,7 @@ impl Services {
         let model_pull = Mailbox::from(
             ModelPullActor::new(
                 provider.clone(),
-                settings.ollama.model.clone(),
+                models_to_pull(&settings.ollama.model, &settings.ollama.embedding_model),
                 hub.clone(),
                 monitor.clone(),
             )

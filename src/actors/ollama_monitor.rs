@@ -10,9 +10,12 @@
 //!   also emits `ollama_recovered {downMs}`. The worker resumes on a ready status.
 //! - `Recheck` (tray, API, CLI) checks now, emits `ollama_recheck_manual`, and
 //!   announces the result even when unchanged, so a parked worker resumes at once.
-//! - `CheckNow` (the worker after a call ran out of time, the model pull when it is
-//!   done) checks now and answers what it found, announced on a change only: Ollama up
-//!   with the model after a timeout means the note was slow, not the provider down.
+//! - `CheckNow` (the worker after a call ran out of time) checks now and answers what
+//!   it found, announced on a change only: Ollama up with the model after a timeout
+//!   means the note was slow, not the provider down.
+//! - `CheckAndAnnounce` (the model pull, after each model it downloaded) checks now and
+//!   announces the result even when unchanged: the worker asks again for what it
+//!   found missing (the embedding model, beside a chat model that was there).
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -38,10 +41,17 @@ pub struct Recheck;
 pub struct SuspectDown;
 
 /// Check now and answer (announced like any check: on a change only). The worker
-/// asks after a call ran out of time; the model pull when the download is done.
+/// asks after a call ran out of time.
 #[derive(Debug, Message)]
 #[rtype(result = "ProviderHealth")]
 pub struct CheckNow;
+
+/// A check whose result is announced even when it did not change: a model was just
+/// downloaded, so what the worker found missing (the embedding model, while the chat
+/// model was there all along) is asked for again at once.
+#[derive(Debug, Message)]
+#[rtype(result = "ProviderHealth")]
+pub struct CheckAndAnnounce;
 
 /// The last known health (`None` before the first check has answered).
 #[derive(Debug, Message)]
@@ -181,6 +191,21 @@ impl Handler<CheckNow> for OllamaMonitorActor {
             let checking = act.checking;
             act.apply(health.clone(), false, ctx);
             // A scheduled check of its own may still be in flight.
+            act.checking = checking;
+            health
+        }))
+    }
+}
+
+impl Handler<CheckAndAnnounce> for OllamaMonitorActor {
+    type Result = ResponseActFuture<Self, ProviderHealth>;
+
+    fn handle(&mut self, _: CheckAndAnnounce, _: &mut Context<Self>) -> Self::Result {
+        let _handled = handling!("CheckAndAnnounce");
+        let check = self.provider.health();
+        Box::pin(check.into_actor(self).map(|health, act, ctx| {
+            let checking = act.checking;
+            act.apply(health.clone(), true, ctx);
             act.checking = checking;
             health
         }))

@@ -105,38 +105,62 @@ with JSON only, matching the given schema: \"title\" (a few words, at most 80 ch
 characters). Write in the note's language. Do not add any other field or any text \
 outside the JSON.";
 
-/// The system prompt for one note: [`SYSTEM_PROMPT`], then the user's most used tags
-/// (at most [`crate::tags::VOCABULARY_IN_PROMPT`]), to be reused when they fit, so the
-/// same topic gets the same tag across notes. The store tidies what comes back anyway
-/// (`crate::tags`); this makes the model pick the existing word in the first place.
-pub fn system_prompt(tags_in_use: &[String]) -> String {
-    if tags_in_use.is_empty() {
-        return SYSTEM_PROMPT.to_string();
-    }
-    let tags: Vec<&str> = tags_in_use
-        .iter()
-        .take(crate::tags::VOCABULARY_IN_PROMPT)
-        .map(String::as_str)
-        .collect();
-    format!(
-        "{SYSTEM_PROMPT} Tags already in use, most used first: {}. When one of them fits \
-         the note, use it exactly as written instead of a new word.",
-        serde_json::to_string(&tags).unwrap_or_default()
-    )
+/// The tags a note's prompt carries besides the note: the user's most used ones (at
+/// most [`crate::tags::VOCABULARY_IN_PROMPT`]) and those of the notes most like this
+/// one (`crate::tags::neighbours`; empty without embeddings).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptTags {
+    pub in_use: Vec<String>,
+    pub neighbours: Vec<String>,
 }
 
-/// The prompt of one call, built once: the system prompt with the tags in use, the
+/// The system prompt for one note: [`SYSTEM_PROMPT`], then the tags of the notes most
+/// like this one, then the user's most used tags, to be reused when they fit, so the
+/// same topic gets the same tag across notes. The neighbours' tags come first: they
+/// are the words this person chose for this very topic, where the most used ones are
+/// any topic's. The store tidies what comes back anyway (`crate::tags`); this makes
+/// the model pick the existing word in the first place.
+pub fn system_prompt(tags: &PromptTags) -> String {
+    let list = |tags: &[String], most: usize| {
+        let tags: Vec<&str> = tags.iter().take(most).map(String::as_str).collect();
+        serde_json::to_string(&tags).unwrap_or_default()
+    };
+    let mut system = SYSTEM_PROMPT.to_string();
+    if !tags.neighbours.is_empty() {
+        system.push_str(&format!(
+            " Notes like this one are tagged: {}.",
+            list(
+                &tags.neighbours,
+                crate::tags::neighbours::NEIGHBOUR_TAGS_IN_PROMPT
+            )
+        ));
+    }
+    if !tags.in_use.is_empty() {
+        system.push_str(&format!(
+            " Tags already in use, most used first: {}.",
+            list(&tags.in_use, crate::tags::VOCABULARY_IN_PROMPT)
+        ));
+    }
+    if !tags.neighbours.is_empty() || !tags.in_use.is_empty() {
+        system.push_str(
+            " When one of them fits the note, use it exactly as written instead of a new word.",
+        );
+    }
+    system
+}
+
+/// The prompt of one call, built once: the system prompt with the tags it carries, the
 /// note (cut to fit a context of `context_tokens` beside the rest and the answer's
 /// `output_tokens`), and after a refused answer that answer and a follow-up saying what
 /// was wrong with it.
 pub fn prompt(
     body: &str,
-    tags_in_use: &[String],
+    tags: &PromptTags,
     refused: Option<&RefusedAnswer>,
     context_tokens: u32,
     output_tokens: u32,
 ) -> Prompt {
-    let system = system_prompt(tags_in_use);
+    let system = system_prompt(tags);
     let retry = refused.map(|refused| (refused.answer.clone(), follow_up(refused)));
     let around = estimate_tokens(&system)
         + retry.as_ref().map_or(0, |(answer, follow_up)| {
@@ -407,11 +431,57 @@ mod tests {
     }
 
     #[test]
+    fn the_system_prompt_carries_the_neighbours_tags_before_the_tags_in_use() {
+        let tags = |in_use: &[&str], neighbours: &[&str]| PromptTags {
+            in_use: in_use.iter().map(|t| t.to_string()).collect(),
+            neighbours: neighbours.iter().map(|t| t.to_string()).collect(),
+        };
+        assert_eq!(
+            system_prompt(&tags(&[], &[])),
+            SYSTEM_PROMPT,
+            "no tags: as it was"
+        );
+        let both = system_prompt(&tags(&["work", "kitchen"], &["running", "knee"]));
+        let like = both
+            .find(r#"Notes like this one are tagged: ["running","knee"]."#)
+            .expect(&both);
+        let in_use = both
+            .find(r#"Tags already in use, most used first: ["work","kitchen"]."#)
+            .expect(&both);
+        assert!(like < in_use, "{both}");
+        assert!(both.ends_with("use it exactly as written instead of a new word."));
+        let vocabulary_only = system_prompt(&tags(&["work"], &[]));
+        assert!(
+            !vocabulary_only.contains("Notes like this one"),
+            "{vocabulary_only}"
+        );
+        assert!(vocabulary_only.contains(r#"["work"]"#));
+        let neighbours_only = system_prompt(&tags(&[], &["garden"]));
+        assert!(
+            !neighbours_only.contains("already in use"),
+            "{neighbours_only}"
+        );
+        assert!(neighbours_only.ends_with("instead of a new word."));
+        let many: Vec<String> = (0..20).map(|i| format!("t{i}")).collect();
+        let capped = system_prompt(&PromptTags {
+            in_use: Vec::new(),
+            neighbours: many,
+        });
+        assert!(
+            capped.contains(r#""t7"]"#) && !capped.contains("\"t8\""),
+            "{capped}"
+        );
+    }
+
+    #[test]
     fn a_retry_shows_the_model_its_answer_and_what_was_wrong_and_samples_anew() {
-        let first = messages_json(&prompt("note", &[], None, 2048, 512).messages);
+        let first =
+            messages_json(&prompt("note", &PromptTags::default(), None, 2048, 512).messages);
         assert_eq!(first.as_array().map(Vec::len), Some(2));
         let refused = RefusedAnswer::new("\"tags\" is \"a\", not a list", r#"{"tags":"a"}"#, false);
-        let retry = messages_json(&prompt("note", &[], Some(&refused), 2048, 1024).messages);
+        let retry = messages_json(
+            &prompt("note", &PromptTags::default(), Some(&refused), 2048, 1024).messages,
+        );
         assert_eq!(retry[2]["role"], "assistant");
         assert_eq!(retry[2]["content"], r#"{"tags":"a"}"#);
         assert_eq!(retry[3]["role"], "user");

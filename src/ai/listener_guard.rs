@@ -178,10 +178,13 @@ impl EnrichmentProvider for GuardedProvider {
         }
     }
 
-    fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
+    fn pull_model(
+        &self,
+        model: &str,
+    ) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
         match self.refused_call() {
             Some(error) => stream::once(ready(Err(error))).boxed_local(),
-            None => self.inner.pull_model(),
+            None => self.inner.pull_model(model),
         }
     }
 }

@@ -151,7 +151,10 @@ impl CallPlan {
             deadline,
             prompt: enrichment::prompt(
                 body,
-                tags_in_use,
+                &enrichment::PromptTags {
+                    in_use: tags_in_use.to_vec(),
+                    neighbours: Vec::new(),
+                },
                 None,
                 context_tokens,
                 enrichment::OUTPUT_TOKENS,
@@ -227,8 +230,12 @@ pub trait EnrichmentProvider {
     /// generating).
     fn chat_stream(&self, plan: ChatPlan)
         -> LocalBoxStream<'static, Result<String, ProviderError>>;
-    /// Downloads the model (`ollama pull`), its progress as it comes; the stream ends
-    /// after "success", or with the error that stopped it. A server that cannot
-    /// download answers with one error saying how to load the model there.
-    fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>>;
+    /// Downloads `model` (`ollama pull`: the chat model, or the embedding model), its
+    /// progress as it comes; the stream ends after "success", or with the error that
+    /// stopped it. A server that cannot download answers with one error saying how to
+    /// load the model there.
+    fn pull_model(
+        &self,
+        model: &str,
+    ) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>>;
 }

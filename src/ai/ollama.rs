@@ -333,8 +333,11 @@ impl EnrichmentProvider for OllamaClient {
         )
     }
 
-    fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
-        self.clone().pull().boxed_local()
+    fn pull_model(
+        &self,
+        model: &str,
+    ) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
+        self.clone().pull(model.to_string()).boxed_local()
     }
 }
 
@@ -370,22 +373,29 @@ const PULL_STALL: Duration = Duration::from_secs(120);
 
 /// Where a streamed pull is.
 enum PullStep<B> {
-    Start(OllamaClient),
-    Reading { body: B, buffer: Vec<u8> },
+    /// The client, and the model to pull.
+    Start(OllamaClient, String),
+    Reading {
+        body: B,
+        buffer: Vec<u8>,
+    },
     Over,
 }
 
 impl OllamaClient {
     /// `POST /api/pull`, streamed: each NDJSON line as a [`PullProgress`]; an `error`
     /// line, a refused request or a stall ends the stream with the error.
-    fn pull(self) -> impl futures_util::Stream<Item = Result<PullProgress, ProviderError>> {
+    fn pull(
+        self,
+        model: String,
+    ) -> impl futures_util::Stream<Item = Result<PullProgress, ProviderError>> {
         use futures_util::StreamExt;
-        futures_util::stream::unfold(PullStep::Start(self), |step| async move {
+        futures_util::stream::unfold(PullStep::Start(self, model), |step| async move {
             let (mut body, mut buffer) = match step {
                 PullStep::Over => return None,
-                PullStep::Start(client) => {
+                PullStep::Start(client, model) => {
                     let url = format!("{}/api/pull", client.base_url);
-                    let request = json!({ "model": client.model, "stream": true });
+                    let request = json!({ "model": model, "stream": true });
                     let sent = client.http.post(&url).send_json(&request).await;
                     let mut response = match sent {
                         Ok(response) => response,

@@ -732,7 +732,13 @@ async fn the_model_is_downloaded_from_the_banner_with_its_progress_and_the_notes
             &format!("document.querySelector('li[data-id=\"{id}\"]')?.dataset.status === 'done'"),
         )
         .await;
-    assert_eq!(browser.fake.pulls(), 1);
+    // The chat model, then the embedding model, each pulled once.
+    crate::eventually::eventually("the embedding model pulled after the chat model", || {
+        let pulls = browser.fake.pulls();
+        assert!(pulls <= 2, "each model pulled once: {pulls}");
+        async move { (pulls == 2).then_some(()) }
+    })
+    .await;
     browser.close().await;
 }
 

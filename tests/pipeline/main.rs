@@ -17,8 +17,10 @@
 //!   goals on virtual time (the table in docs/PERFORMANCE.md).
 //! - `openai`: an OpenAI-compatible server (llama.cpp's, faked): the output format it
 //!   takes, its model loading, its context, its API key.
-//! - `related`: the notes' vectors (made after the titles, again after an edit or a
-//!   change of model, never a note's failure) and the related notes they give.
+//! - `related`: the notes' vectors (a new note's before its title, the older notes'
+//!   after every title, again after an edit or a change of model, never a note's
+//!   failure) and the related notes they give.
+//! - `neighbours`: a note's prompt carries its neighbours' tags.
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
@@ -42,6 +44,7 @@ mod hybrid;
 mod lifecycle;
 mod long_notes;
 mod model;
+mod neighbours;
 mod openai;
 mod outage;
 #[path = "../support/ports.rs"]

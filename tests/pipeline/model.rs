@@ -343,16 +343,35 @@ async fn pulling_the_model_from_inkling_shows_its_progress_and_starts_the_work()
     // A second ask joins the download under way.
     p.ask(&p.services.model_pull, PullModel { watcher: None })
         .await;
-    for _ in 0..3 {
+    // Three steps of ten seconds a model, two models.
+    for _ in 0..6 {
         p.advance(secs(10)).await;
     }
     p.settle_until("done", |p| p.note(&id).status == "done")
         .await;
-    assert_eq!(p.fake.pulls(), 1, "one download");
+    assert_eq!(
+        p.fake.pulls(),
+        2,
+        "one download: the chat model, then the embedding model"
+    );
     let mut seen = Vec::new();
+    let mut models: Vec<String> = Vec::new();
     while let Ok(step) = steps.try_recv() {
+        if models.last() != Some(&step.model) {
+            models.push(step.model.clone());
+        }
         seen.push(step.state);
     }
+    assert_eq!(
+        models,
+        [p.settings.ollama.model.as_str(), "embeddinggemma"],
+        "each step names its model"
+    );
+    assert_eq!(
+        seen.iter().filter(|s| **s == PullState::Done).count(),
+        1,
+        "done once, after the last model: {seen:?}"
+    );
     assert!(
         seen.iter().any(|s| matches!(s,
         PullState::Running { completed: Some(c), total: Some(t), .. } if c * 2 == *t)),

@@ -33,7 +33,8 @@ use chrono::{DateTime, Utc};
 pub use self::ask::Ask;
 use self::ask::{pump, AskLines};
 use self::core::{
-    AskJob, AskOutcome, Effect, Failure, MarkOutcome, PendingSave, SaveOutcome, WorkerCore,
+    AskJob, AskOutcome, Effect, Failure, MarkOutcome, NeighboursRead, PendingSave, SaveOutcome,
+    WorkerCore,
 };
 pub use self::core::{EmbeddingRules, WorkerRules};
 pub use self::messages::{EmbedNotes, Enqueue, Forget, GetWorkerStatus, ResumeNow, TrackJob};
@@ -45,9 +46,9 @@ use super::hub::Hub;
 use super::mailbox::Mailbox;
 use super::ollama_monitor::{CheckNow, OllamaMonitorActor, SuspectDown};
 use super::repository::{
-    GetEmbeddingBacklog, GetJob, GetPendingBodies, IncrementJobAttempt, ListTags, MarkAiFailed,
-    RecordSlowTimeout, RepositoryActor, RequeueModelMissingFailures, SaveEnrichment, SaveVectors,
-    SetNextRunAt,
+    GetEmbeddingBacklog, GetJob, GetPendingBodies, GetRelated, IncrementJobAttempt, ListTags,
+    MarkAiFailed, RecordSlowTimeout, RepositoryActor, RequeueModelMissingFailures, SaveEnrichment,
+    SaveVectors, SetNextRunAt,
 };
 use super::telemetry::{Emit, TelemetryActor};
 use crate::ai::ask::AskEnd;
@@ -57,7 +58,9 @@ use crate::ai::{
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteSlow, OllamaStatusChanged};
-use crate::storage::{Job, StoreError, StoreResult};
+use crate::storage::vectors::{RELATED_NOTES, SIMILARITY_FLOOR};
+use crate::storage::{Job, Related, StoreError, StoreResult};
+use crate::tags::neighbours::Neighbour;
 use crate::tags::VOCABULARY_IN_PROMPT;
 use crate::telemetry::events::{AiDone, AiModelTime, UsageEvent};
 
@@ -121,7 +124,9 @@ impl AiWorkerActor {
             Effect::PrepareCall {
                 note_id,
                 read_context,
-            } => self.prepare_call(note_id, read_context, ctx),
+                neighbours,
+            } => self.prepare_call(note_id, read_context, neighbours, ctx),
+            Effect::EmbedForPrompt { note_id, plan } => self.embed_for_prompt(note_id, plan, ctx),
             Effect::CallProvider { note_id, plan } => self.call_provider(note_id, plan, ctx),
             Effect::ReadModelContext => self.read_model_context(ctx),
             Effect::LoadModel(plan) => self.load_model(plan, ctx),
@@ -360,20 +365,39 @@ impl AiWorkerActor {
 
     /// Reads what the prompt needs: the user's most used tags (read for each call, not
     /// cached: the first notes of an install are the ones that make the vocabulary; a
-    /// failed read only leaves them out) and, when asked, the model's context.
-    fn prepare_call(&mut self, note_id: String, read_context: bool, ctx: &mut Context<Self>) {
+    /// failed read only leaves them out), with `neighbours` the note's nearest
+    /// neighbours (`Store::related`: a failed read leaves them out too) and, when
+    /// asked, the model's context.
+    fn prepare_call(
+        &mut self,
+        note_id: String,
+        read_context: bool,
+        neighbours: bool,
+        ctx: &mut Context<Self>,
+    ) {
         let tags = self.repository.send(ListTags {
             limit: Some(VOCABULARY_IN_PROMPT),
         });
+        let related = neighbours.then(|| {
+            self.repository.send(GetRelated {
+                id: note_id.clone(),
+                limit: RELATED_NOTES,
+                floor: SIMILARITY_FLOOR,
+            })
+        });
         let context = read_context.then(|| self.provider.model_context());
-        let both = async move {
+        let all = async move {
             let context = match context {
                 Some(read) => Some(read.await),
                 None => None,
             };
-            (tags.await, context)
+            let related = match related {
+                Some(read) => Some(read.await),
+                None => None,
+            };
+            (tags.await, related, context)
         };
-        ctx.spawn(both.into_actor(self).map(move |(tags, context), act, ctx| {
+        ctx.spawn(all.into_actor(self).map(move |(tags, related, context), act, ctx| {
             let tags_in_use: Vec<String> = match tags {
                 Ok(Ok(tags)) => tags.into_iter().map(|t| t.tag).collect(),
                 Ok(Err(e)) => {
@@ -382,9 +406,32 @@ impl AiWorkerActor {
                 }
                 Err(_) => Vec::new(),
             };
+            let neighbours = match related {
+                None => NeighboursRead::NotAsked,
+                Some(Ok(Ok(related))) => neighbours_of(related),
+                Some(Ok(Err(e))) => {
+                    tracing::warn!(error = %e,
+                        "cannot read the note's neighbours; asking without their tags");
+                    NeighboursRead::Unreadable
+                }
+                Some(Err(_)) => NeighboursRead::Unreadable,
+            };
+            let effects =
+                act.core
+                    .prepared(note_id, tags_in_use, neighbours, context, act.clock.now());
+            act.run(effects, ctx);
+        }));
+    }
+
+    /// Asks the provider for the vector of the note about to be enriched; the answer
+    /// goes to the core.
+    fn embed_for_prompt(&mut self, note_id: String, plan: EmbedPlan, ctx: &mut Context<Self>) {
+        tracing::debug!(%note_id, "asking for the note's vector before its title");
+        let call = self.provider.embed(plan);
+        ctx.spawn(call.into_actor(self).map(move |answer, act, ctx| {
             let effects = act
                 .core
-                .prepared(note_id, tags_in_use, context, act.clock.now());
+                .embedded_for_prompt(note_id, answer, act.clock.now());
             act.run(effects, ctx);
         }));
     }
@@ -471,6 +518,23 @@ impl AiWorkerActor {
             act.run(effects, ctx);
         }));
     }
+}
+
+/// What the store's related notes say of a note's neighbours.
+fn neighbours_of(related: Related) -> NeighboursRead {
+    if !related.embedded {
+        return NeighboursRead::NotEmbedded;
+    }
+    NeighboursRead::Found(
+        related
+            .notes
+            .into_iter()
+            .map(|(note, similarity)| Neighbour {
+                tags: note.tags,
+                similarity,
+            })
+            .collect(),
+    )
 }
 
 /// A job row as the worker queues it.

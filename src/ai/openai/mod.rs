@@ -291,11 +291,14 @@ impl EnrichmentProvider for OpenAiClient {
         )
     }
 
-    fn pull_model(&self) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
+    fn pull_model(
+        &self,
+        model: &str,
+    ) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>> {
         let refusal = ProviderError::Misconfigured(format!(
-            "the model server at {} has no download: load {} there (in LM Studio, load it; \
-             for llama.cpp, start llama-server with it and --alias {})",
-            self.url, self.model, self.model
+            "the model server at {} has no download: load {model} there (in LM Studio, load \
+             it; for llama.cpp, start llama-server with it and --alias {model})",
+            self.url
         ));
         futures_util::stream::once(async move { Err(refusal) }).boxed_local()
     }

@@ -20,10 +20,17 @@ pub enum Effect {
     /// Read the bodies of `ids`, still pending and active; `note_id`, the first, is
     /// the job about to run (answer: [`WorkerCore::bodies_read`]).
     ReadBodies { note_id: String, ids: Vec<String> },
-    /// Read what the prompt needs besides the note: the user's most used tags and,
-    /// with `read_context`, the model's own context from the provider (answer:
-    /// [`WorkerCore::prepared`]).
-    PrepareCall { note_id: String, read_context: bool },
+    /// Read what the prompt needs besides the note: the user's most used tags; with
+    /// `neighbours`, the note's nearest neighbours (their tags); with `read_context`,
+    /// the model's own context from the provider (answer: [`WorkerCore::prepared`]).
+    PrepareCall {
+        note_id: String,
+        read_context: bool,
+        neighbours: bool,
+    },
+    /// Ask the provider for the vector of the note about to be enriched, whose
+    /// neighbours its prompt needs (answer: [`WorkerCore::embedded_for_prompt`]).
+    EmbedForPrompt { note_id: String, plan: EmbedPlan },
     /// Ask the provider about one note, as planned (answer: [`WorkerCore::replied`]).
     CallProvider { note_id: String, plan: CallPlan },
     /// Ask the provider for the model's own context (answer:

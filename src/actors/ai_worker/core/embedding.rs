@@ -170,6 +170,78 @@ impl Embedding {
         self.changed.extend(batch.into_iter().map(|(id, _)| id));
     }
 
+    /// The embedding model, when vectors are made at all.
+    pub(super) fn rules(&self) -> Option<&EmbeddingRules> {
+        self.rules.as_ref()
+    }
+
+    /// A vector can be asked for now: an embedding model is configured, it is not known
+    /// missing or unserved, and no failure's pause is running. (A new note's own vector
+    /// before its title: [`super::neighbours`].)
+    pub(super) fn usable(&self, now: DateTime<Utc>) -> bool {
+        self.rules.is_some()
+            && self.busy.is_none()
+            && !matches!(
+                self.state,
+                EmbeddingsState::ModelMissing { .. } | EmbeddingsState::NotServed { .. }
+            )
+            && self.paused_until.is_none_or(|until| until <= now)
+    }
+
+    /// The plan of one call for `body`'s vector: cut to the model's context, on the
+    /// batches' deadline (from the calls' first and longest ones).
+    pub(super) fn plan_for(
+        &self,
+        body: &str,
+        request_timeout: std::time::Duration,
+        max_request_timeout: std::time::Duration,
+    ) -> EmbedPlan {
+        EmbedPlan {
+            deadline: slow_note_deadline(self.timeouts, request_timeout, max_request_timeout),
+            texts: vec![embedding_text(body, self.room).to_string()],
+        }
+    }
+
+    /// One vector of an answer for one text: taken (its length as the model's), or
+    /// `None`, refused (the wrong length, said once) or the answer unmatched.
+    pub(super) fn take_one(&mut self, note_id: &str, vectors: Vec<Vec<f32>>) -> Option<Vec<f32>> {
+        match accept_vectors(1, vectors, self.dims) {
+            Ok(mut taken) => match taken.pop().flatten() {
+                Some(vector) => {
+                    self.step = 0;
+                    self.timeouts = 0;
+                    self.dims.get_or_insert(vector.len());
+                    if matches!(self.state, EmbeddingsState::Waiting { .. }) {
+                        self.state = EmbeddingsState::Working;
+                    }
+                    Some(vector)
+                }
+                None => {
+                    self.refused.push(note_id.to_string());
+                    if !self.told_wrong_length {
+                        self.told_wrong_length = true;
+                        tracing::warn!(dims = ?self.dims,
+                            "the embedding model answered a vector of the wrong length (or not \
+                             numbers); it is not stored");
+                    }
+                    None
+                }
+            },
+            Err(problem) => {
+                tracing::warn!(
+                    ?problem,
+                    "the embedding answer cannot be matched to the note"
+                );
+                None
+            }
+        }
+    }
+
+    /// A call for one note's vector ran out of time: the next one gets twice the time.
+    pub(super) fn timed_out(&mut self) {
+        self.timeouts = self.timeouts.saturating_add(1);
+    }
+
     /// The provider was seen ready (the monitor, a recheck, a retry-all): a pause ends,
     /// and a missing model or a server without embeddings is asked again (it may have
     /// been pulled, or started with them).
@@ -372,7 +444,7 @@ impl WorkerCore {
     }
 
     /// What a failed embedding call does (never a note's failure).
-    fn embedding_failed(
+    pub(super) fn embedding_failed(
         &mut self,
         failure: EmbedFailure,
         rules: &EmbeddingRules,

@@ -37,6 +37,9 @@
 //!   in the same one-call-at-a-time line; their failures are never a note's;
 //! - a person's question goes first: it runs as soon as the call in flight ends,
 //!   before any background call, and the background resumes after it.
+//! - a note's prompt carries its nearest neighbours' tags: a note with no vector yet is
+//!   embedded first (one small call), when vectors can be made now, and enriched
+//!   right after; otherwise nothing waits.
 //!
 //! One file per rule, each with its unit tests: [`schedule`] (one call at a time, the
 //! timer, the read-ahead), [`policy`] (the outage park, the note's own failures),
@@ -44,7 +47,8 @@
 //! call's deadline and prompt, built once), [`context`] (the model's
 //! context, a prompt that did not fit), [`slow`], [`model`] (warmth, loading, the
 //! model's time), [`saving`], [`disk`], [`restart`], [`embedding`] (the notes'
-//! vectors, when no title is due), [`query`] (a search's query embedded at once),
+//! vectors, when no title is due), [`neighbours`] (a note's own vector before its
+//! title, for its neighbours' tags), [`query`] (a search's query embedded at once),
 //! [`ask`] (a person's question first); [`effects`] is what the core asks
 //! of the actor, [`status`] what it shows.
 
@@ -54,6 +58,7 @@ mod disk;
 mod effects;
 mod embedding;
 mod model;
+mod neighbours;
 mod order;
 mod plan;
 mod policy;
@@ -78,6 +83,8 @@ pub use self::effects::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome};
 use self::embedding::Embedding;
 pub use self::embedding::{EmbeddingRules, EMBED_BATCH};
 use self::model::Model;
+pub use self::neighbours::NeighboursRead;
+use self::neighbours::PromptVectorCall;
 use self::policy::Park;
 pub use self::policy::{decide, FailureDecision};
 pub use self::query::{query_failed, QueryCall, QUERY_DEADLINE};
@@ -202,6 +209,10 @@ pub struct WorkerCore {
     embedding: Embedding,
     /// The person's questions: the one being answered, those waiting ([`ask`]).
     asks: Asks,
+    /// The call for the vector of the note in flight, before its prompt ([`neighbours`]).
+    prompt_vector: Option<PromptVectorCall>,
+    /// The note whose vector this call's preparation already asked for (one try).
+    prompt_vector_tried: Option<String>,
 }
 
 impl WorkerCore {
@@ -232,6 +243,8 @@ impl WorkerCore {
             in_flight_read_chars: None,
             in_flight_estimate: 0,
             asks: Asks::default(),
+            prompt_vector: None,
+            prompt_vector_tried: None,
         }
     }
 

@@ -6,11 +6,12 @@
 use chrono::{DateTime, Utc};
 
 use super::super::backoff::slow_note_deadline;
-use super::{Effect, WorkerCore};
-use crate::ai::enrichment::{output_tokens, prompt, sampling};
+use super::{Effect, NeighboursRead, WorkerCore};
+use crate::ai::enrichment::{output_tokens, prompt, sampling, PromptTags};
 use crate::ai::speed::{note_deadline, ModelSpeed};
 use crate::ai::{CallPlan, CallReply, LoadPlan, ProviderError};
 use crate::configuration::UNSAID_CONTEXT_TOKENS;
+use crate::tags::neighbours::{neighbour_tags, NEIGHBOUR_TAGS_IN_PROMPT};
 
 impl WorkerCore {
     /// The deadline of a call after `slow_timeouts` timeouts while the provider was up.
@@ -39,31 +40,47 @@ impl WorkerCore {
     }
 
     /// The job in flight has its body, kept for the save: read what else the prompt
-    /// needs (the tags in use; the model's context while it is not known).
+    /// needs (the tags in use; with embeddings, the note's neighbours; the model's
+    /// context while it is not known).
     pub(super) fn call(&mut self, note_id: String, body: String, now: DateTime<Utc>) -> Effect {
         self.in_flight_body = Some(body);
         self.model_busy_since = Some(now);
+        self.prompt_vector_tried = None;
         Effect::PrepareCall {
             note_id,
             read_context: self.context.is_none(),
+            neighbours: self.reads_neighbours(),
         }
     }
 
     /// The answer to [`Effect::PrepareCall`]: the user's most used tags (empty if they
-    /// could not be read: the call goes ahead without them) and the model's context if
-    /// it was asked for. Plans the call: the deadline its slow timeouts and the model's
-    /// speed give it, the prompt with the note cut to fit, and after a refused answer
-    /// that answer (shown to the model), a new seed and, if it was cut off, more room.
+    /// could not be read: the call goes ahead without them), the note's neighbours if
+    /// they were read, and the model's context if it was asked for. A note with no
+    /// vector may be embedded first ([`super::neighbours`]). Otherwise plans the call:
+    /// the deadline its slow timeouts and the model's speed give it, the prompt with the
+    /// neighbours' tags and the note cut to fit, and after a refused answer that answer
+    /// (shown to the model), a new seed and, if it was cut off, more room.
     pub fn prepared(
         &mut self,
         note_id: String,
         tags_in_use: Vec<String>,
+        neighbours: NeighboursRead,
         context: Option<Result<Option<u32>, ProviderError>>,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
         if let Some(read) = context {
             self.learn_context(read);
         }
+        if let Some(effects) = self.embed_first(&note_id, &neighbours, &tags_in_use, now) {
+            return effects;
+        }
+        let tags = PromptTags {
+            in_use: tags_in_use,
+            neighbours: match &neighbours {
+                NeighboursRead::Found(found) => neighbour_tags(found, NEIGHBOUR_TAGS_IN_PROMPT),
+                _ => Vec::new(),
+            },
+        };
         let job = self.queue.get(&note_id).copied();
         let attempt = job.map_or(0, |job| job.attempts);
         let refused = self.refused.get(&note_id);
@@ -75,7 +92,7 @@ impl WorkerCore {
         let body = self.in_flight_body.as_deref().unwrap_or_default();
         let prompt = prompt(
             body,
-            &tags_in_use,
+            &tags,
             refused,
             self.room_for(&note_id, output_tokens),
             output_tokens,
@@ -341,7 +358,13 @@ mod tests {
                 .iter()
                 .any(|e| matches!(e, Effect::PrepareCall { .. }))
             {
-                effects = untimed(core.prepared("a".into(), Vec::new(), None, now));
+                effects = untimed(core.prepared(
+                    "a".into(),
+                    Vec::new(),
+                    NeighboursRead::NotAsked,
+                    None,
+                    now,
+                ));
             }
             // Either asked again with less of the note, or (no room left for any of
             // it, or out of cuts) the note's own failure: never a call about nothing.

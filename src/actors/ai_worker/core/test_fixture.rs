@@ -146,7 +146,22 @@ pub fn walk_to_call(
             Effect::PrepareCall {
                 note_id,
                 read_context,
-            } => core.prepared(note_id, Vec::new(), read_context.then_some(Ok(None)), now),
+                neighbours,
+            } => {
+                // Asked, the note has neighbours with no tags: no vector to wait for.
+                let read = if neighbours {
+                    NeighboursRead::Found(Vec::new())
+                } else {
+                    NeighboursRead::NotAsked
+                };
+                core.prepared(
+                    note_id,
+                    Vec::new(),
+                    read,
+                    read_context.then_some(Ok(None)),
+                    now,
+                )
+            }
             _ => continue,
         };
         return walk_to_call(core, next, now);
