@@ -16,16 +16,15 @@ async fn capture(app: &TestApp, body: &str) -> String {
     note["id"].as_str().unwrap().to_string()
 }
 
-/// The answer to `path` once a hit is found by its meaning (a note captured a moment
-/// ago is found by its words until its vector is made, after its title).
-async fn once_by_meaning(app: &TestApp, path: &str) -> Value {
-    eventually("a hit found by meaning", || async {
+/// The answer to `path` once `hits` hits are there and every one is found by its
+/// meaning too (a note captured a moment ago is found by its words alone until its
+/// vector is made, one note at a time, just before its title).
+async fn once_by_meaning(app: &TestApp, path: &str, hits: usize) -> Value {
+    eventually("every hit found by meaning", || async {
         let (status, body) = app.get(path).await;
         assert_eq!(status, 200, "{body}");
-        let hits = body["hits"].as_array().unwrap();
-        hits.iter()
-            .any(|hit| hit["found_by"] != "words")
-            .then_some(body)
+        let found = body["hits"].as_array().unwrap();
+        (found.len() == hits && found.iter().all(|hit| hit["found_by"] != "words")).then_some(body)
     })
     .await
 }
@@ -38,7 +37,7 @@ async fn a_search_answers_the_words_hits_and_the_meanings_merged_each_saying_wha
     let insurance = capture(&app, "Automobile insurance renewal").await;
     capture(&app, "Tomato soup recipe").await;
 
-    let answer = once_by_meaning(&app, "/api/search?q=automobile").await;
+    let answer = once_by_meaning(&app, "/api/search?q=automobile", 2).await;
     let hits = answer["hits"].as_array().unwrap();
     let found: Vec<(&str, &str)> = hits
         .iter()
