@@ -80,6 +80,15 @@ impl Store {
                 Ok((r.get(0)?, r.get(1)?))
             })?
             .collect::<Result<Vec<_>, _>>()?;
+        Ok(EmbeddingBacklog {
+            notes,
+            dims: self.model_dims(model)?,
+            next: None,
+        })
+    }
+
+    /// The dimensions of `model`'s vectors, once one is stored (all have the same).
+    fn model_dims(&self, model: &str) -> StoreResult<Option<usize>> {
         let dims: Option<i64> = self
             .conn
             .query_row(
@@ -88,11 +97,7 @@ impl Store {
                 |r| r.get(0),
             )
             .optional()?;
-        Ok(EmbeddingBacklog {
-            notes,
-            dims: dims.and_then(|d| usize::try_from(d).ok()),
-            next: None,
-        })
+        Ok(dims.and_then(|d| usize::try_from(d).ok()))
     }
 
     /// One slice of the walk over every note for what is left to embed with `model`:
@@ -138,17 +143,9 @@ impl Store {
                 lowest.filter(|_| walked as usize >= walk)
             }
         };
-        let dims: Option<i64> = self
-            .conn
-            .query_row(
-                "SELECT dims FROM note_vectors WHERE model = ?1 LIMIT 1",
-                [model],
-                |r| r.get(0),
-            )
-            .optional()?;
         Ok(EmbeddingBacklog {
             notes,
-            dims: dims.and_then(|d| usize::try_from(d).ok()),
+            dims: self.model_dims(model)?,
             next,
         })
     }
