@@ -18,7 +18,6 @@ use super::state::WorkerCore;
 use super::Effect;
 use crate::ai::ProviderError;
 use crate::api::worker::ModelUse;
-use crate::configuration::UNSAID_CONTEXT_TOKENS;
 
 /// A note whose prompt did not fit this many times, with no numbers to correct by, is
 /// failing for a reason cutting does not fix.
@@ -32,24 +31,7 @@ impl WorkerCore {
     /// the configured one is used), nothing (the configured one), or no answer (the
     /// configured one for now, asked again before the next call).
     pub(super) fn learn_context(&mut self, read: Result<Option<u32>, ProviderError>) {
-        let cap = self.rules.context_cap;
-        match read {
-            Ok(Some(model)) => {
-                if cap.is_some_and(|cap| model < cap) {
-                    tracing::info!(
-                        model_context = model,
-                        configured = cap,
-                        "the model's context is smaller than the configured one; using the model's"
-                    );
-                }
-                self.model.context = Some(cap.map_or(model, |cap| model.min(cap)));
-            }
-            Ok(None) => self.model.context = Some(cap.unwrap_or(UNSAID_CONTEXT_TOKENS)),
-            Err(error) => {
-                tracing::debug!(%error, "the model's context is not known yet");
-                self.model.context = None;
-            }
-        }
+        self.model.learn_context(read, self.rules.context_cap);
     }
 
     /// The answer to [`Effect::ReadModelContext`], asked before a load: the load goes

@@ -4,11 +4,8 @@
 
 use chrono::{DateTime, Utc};
 
-use super::super::backoff::storage_wait;
 use super::super::queue::QueuedJob;
-use super::rules::after;
 use super::state::WorkerCore;
-use super::waits::DiskTrouble;
 use super::PendingSave;
 use crate::domain::timestamp;
 
@@ -22,17 +19,14 @@ impl WorkerCore {
     /// have room again, so the storage wait ends now. The next answer is still saved
     /// before the call after it, and if it is lost too the wait grows from where it was.
     pub(super) fn storage_may_be_back(&mut self, why: &'static str, now: DateTime<Utc>) {
-        if let Some(trouble) = self.waits.disk_trouble.as_mut() {
-            if trouble.retry_at > now {
-                trouble.retry_at = now;
-                tracing::info!(why, "a write succeeded; trying to save answers again");
-            }
+        if self.waits.storage_may_be_back(now) {
+            tracing::info!(why, "a write succeeded; trying to save answers again");
         }
     }
 
     /// An answer was lost because the disk is full, read-only or failing. Every other
     /// answer would be lost the same way, so the whole worker waits (a wait that grows
-    /// with each lost answer; [`storage_wait`]) and no attempt is counted: the note is
+    /// with each lost answer; `backoff::storage_wait`) and no attempt is counted: the note is
     /// not at fault. Its job goes back as it was, due at once behind the wait.
     pub(super) fn answer_lost_to_the_disk(
         &mut self,
@@ -41,24 +35,17 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) {
         let note_id = &save.note_id;
-        if let Some(until) = self.storage_wait_until(now) {
-            // Lost in the same stretch as the one that started the wait (answers saved
-            // beside the next call): the wait stands as it is.
-            tracing::error!(%note_id, %error, until = %timestamp(until),
-                "cannot save the enrichment; the worker is already waiting");
-        } else {
-            let lost_saves = self
-                .waits
-                .disk_trouble
-                .map_or(0, |trouble| trouble.lost_saves)
-                .saturating_add(1);
-            let until = after(now, storage_wait(lost_saves));
-            tracing::error!(%note_id, %error, lost_saves, until = %timestamp(until),
-                "cannot save the enrichment; the worker waits, then tries again");
-            self.waits.disk_trouble = Some(DiskTrouble {
-                lost_saves,
-                retry_at: until,
-            });
+        match self.waits.answer_lost(now) {
+            Some((until, lost_saves)) => {
+                tracing::error!(%note_id, %error, lost_saves, until = %timestamp(until),
+                    "cannot save the enrichment; the worker waits, then tries again");
+            }
+            None => {
+                // Lost in the same stretch as the one that started the wait (answers
+                // saved beside the next call): the wait stands as it is.
+                tracing::error!(%note_id, %error,
+                    "cannot save the enrichment; the worker is already waiting");
+            }
         }
         if !self.queues.jobs.contains(note_id) {
             self.queues.jobs.upsert(

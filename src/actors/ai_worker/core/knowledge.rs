@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::rules::after;
 use crate::ai::speed::ModelSpeed;
-use crate::ai::ProviderHealth;
+use crate::ai::{ProviderError, ProviderHealth};
 use crate::api::worker::{ModelTime, ModelUse};
 use crate::configuration::UNSAID_CONTEXT_TOKENS;
 
@@ -105,6 +105,33 @@ impl ModelKnowledge {
         self.context.or(cap).unwrap_or(UNSAID_CONTEXT_TOKENS)
     }
 
+    /// What the provider said of the model's context: its own (the smaller of it and
+    /// the configured `cap` is used), nothing (the configured one), or no answer (the
+    /// configured one for now, asked again before the next call).
+    pub(super) fn learn_context(
+        &mut self,
+        read: Result<Option<u32>, ProviderError>,
+        cap: Option<u32>,
+    ) {
+        match read {
+            Ok(Some(model)) => {
+                if cap.is_some_and(|cap| model < cap) {
+                    tracing::info!(
+                        model_context = model,
+                        configured = cap,
+                        "the model's context is smaller than the configured one; using the model's"
+                    );
+                }
+                self.context = Some(cap.map_or(model, |cap| model.min(cap)));
+            }
+            Ok(None) => self.context = Some(cap.unwrap_or(UNSAID_CONTEXT_TOKENS)),
+            Err(error) => {
+                tracing::debug!(%error, "the model's context is not known yet");
+                self.context = None;
+            }
+        }
+    }
+
     /// A reply's measured speed joins the estimate.
     pub(super) fn learn_speed(&mut self, measured: ModelSpeed) {
         self.speed = Some(ModelSpeed::updated(self.speed, measured));
@@ -118,5 +145,40 @@ impl ModelKnowledge {
         }
         self.time.add(usage, ms);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_fixture::{down, t, up};
+    use super::*;
+
+    #[test]
+    fn a_model_is_loaded_first_only_with_the_provider_up_and_the_model_not_warm() {
+        let mut model = ModelKnowledge::default();
+        assert!(!model.needs_load(t(0)), "not checked yet");
+        model.health = Some(down());
+        assert!(
+            !model.needs_load(t(0)),
+            "a call to a down provider is the probe"
+        );
+        model.health = Some(up());
+        assert!(model.needs_load(t(0)));
+        model.used(t(0), Some(std::time::Duration::from_secs(300)));
+        assert!(!model.needs_load(t(299)));
+        assert!(model.needs_load(t(300)), "keep-alive ran out");
+    }
+
+    #[test]
+    fn the_context_is_the_smaller_of_the_model_s_and_the_configured_one() {
+        let mut model = ModelKnowledge::default();
+        assert_eq!(model.context_tokens(Some(8192)), 8192);
+        model.learn_context(Ok(Some(4096)), Some(8192));
+        assert_eq!(model.context_tokens(Some(8192)), 4096);
+        model.learn_context(Ok(Some(32768)), Some(8192));
+        assert_eq!(model.context_tokens(Some(8192)), 8192);
+        model.back(t(5));
+        assert_eq!(model.context, None, "learned again after an outage");
+        assert_eq!(model.ready_since, Some(t(5)));
     }
 }

@@ -10,7 +10,6 @@ use super::super::queue::QueuedJob;
 use super::knowledge::Warmth;
 use super::rules::{after, STORAGE_RETRY_DELAY};
 use super::state::WorkerCore;
-use super::waits::Park;
 use super::{Effect, Failure, MarkOutcome};
 use crate::ai::{classify_reason, FailureReason, ProviderError, ProviderHealth};
 use crate::api::worker::ModelUse;
@@ -226,11 +225,7 @@ impl WorkerCore {
                 let until = after(now, wait);
                 tracing::info!(until = %timestamp(until), step = self.waits.outage_step,
                     "provider unavailable; worker parked");
-                self.waits.parked = Some(Park {
-                    until,
-                    step: self.waits.outage_step,
-                });
-                self.waits.outage_step = next_step;
+                self.waits.park(until, next_step);
                 // Ollama restarted or went away: the model needs loading again.
                 self.model.warmth = Warmth::Cold;
                 self.queues

@@ -32,10 +32,9 @@ impl WorkerCore {
         if !self.flight.requeued {
             self.drop_job(&note_id);
         }
-        if self.waits.outage_step > 0 {
+        if self.waits.provider_answered() {
             tracing::info!("provider answered; outage backoff reset");
         }
-        self.waits.outage_step = 0;
         let mut effects = vec![Effect::Save {
             save: PendingSave {
                 note_id,
