@@ -1,7 +1,7 @@
 //! The shape of `src/`, checked: which module may use which.
 //!
-//! Two rules, read from the `crate::` and `super::` paths in each file (comments and
-//! `#[cfg(test)]` modules left out, since tests may reach anywhere):
+//! Three rules, read from the paths in each file (comments and `#[cfg(test)]` modules
+//! left out, since tests may reach anywhere):
 //!
 //! 1. **No circle between the top-level modules**, and every arrow points down the
 //!    layers below: the wire types and plain data at the bottom, the service's parts
@@ -10,6 +10,9 @@
 //! 2. **No arrow up inside a folder**: a file never uses an item that its parent's
 //!    `mod.rs` itself defines (a type that many children need lives in a file of its
 //!    own beside them, as `AppState` does in `src/http/state.rs`).
+//! 3. **A functional core names no runtime and no I/O** (the worker's `core/`): no
+//!    actix, awc, rusqlite, tokio, file system, network or thread; its actor carries
+//!    out what it decides.
 //!
 //! Paths are read as written, `crate::a::Name`, `super::Name`, `super::super::Name`,
 //! and each name inside a `use …::{a, b::{c, d}}` group as the whole path it makes. Why
@@ -472,4 +475,49 @@ fn a_use_group_is_read_as_one_path_per_name_in_it() {
         ["x::y::Z", "x::W", "m::N"],
         "a macro's too"
     );
+}
+
+/// Folders that are a functional core: plain data and the decisions over it, with no
+/// runtime and no I/O, so every rule is unit-tested without either. Their actor (the
+/// imperative shell) carries out what they return.
+const CORES: &[&str] = &["actors/ai_worker/core"];
+
+/// What a core never names: the actor runtime, the HTTP client, the database, the
+/// async runtime, the file system, the network, threads.
+const NOT_IN_A_CORE: &[&str] = &[
+    "actix",
+    "actix_rt",
+    "awc",
+    "rusqlite",
+    "tokio",
+    "std::fs",
+    "std::net",
+    "std::thread",
+];
+
+#[test]
+fn a_functional_core_names_no_runtime_and_no_io() {
+    let (src, sources) = sources();
+    let mut wrong = Vec::new();
+    for source in &sources {
+        let file = source.file.strip_prefix(&src).unwrap_or(&source.file);
+        if !CORES.iter().any(|core| file.starts_with(core)) {
+            continue;
+        }
+        let paths = source
+            .code
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .filter(|path| !path.is_empty());
+        for path in paths {
+            for banned in NOT_IN_A_CORE {
+                let rest = path.strip_prefix(banned);
+                if rest.is_some_and(|rest| rest.is_empty() || rest.starts_with("::")) {
+                    wrong.push(format!("{}: names {path}", file.display()));
+                }
+            }
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
