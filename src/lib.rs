@@ -17,6 +17,8 @@
 //! - [`telemetry`]: the local usage log: event schema, files, stats.md.
 //! - [`tray`]: the tray menu model, icons, and the D-Bus tray backend.
 //! - [`storage`]: the SQLite schema, migrations and repository operations.
+//! - [`search`]: retrieval: the one rank fusion, the similarity floors, a question's
+//!   words; and the use case that finds notes by words and by meaning.
 //! - [`http`]: the local API on 127.0.0.1.
 //! - [`domain`]: notes, statuses, validated bodies, edits, filters.
 //! - [`tags`]: what a tag may be, and how tags stay one tidy vocabulary.
@@ -56,6 +58,7 @@ pub mod mcp;
 pub mod open_codes;
 pub mod page_proof;
 pub mod render;
+pub mod search;
 pub mod services;
 pub mod sessions;
 pub mod shutdown;

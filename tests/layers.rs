@@ -11,6 +11,10 @@
 //!    `mod.rs` itself defines (a type that many children need lives in a file of its
 //!    own beside them, as `AppState` does in `src/http/state.rs`).
 //!
+//! A module may be split across two layers: its part named in [`PARTS`] (a folder
+//! under it) is a node of its own, placed in [`LAYERS`] by its path (`search::retrieve`,
+//! retrieval's use case over the actors, above the rules the actors use).
+//!
 //! Paths are read as written: `crate::a::Name` and `super::Name`; names inside a
 //! `use …::{a, b}` group are not looked into. Why a test and not a tool: it runs with
 //! every other test, on any machine, and its failure names the file and the path that
@@ -48,8 +52,10 @@ const LAYERS: &[&[&str]] = &[
         "instance",
         "shutdown",
     ],
-    // The service's parts, each owning one resource.
+    // The service's parts, each owning one resource; and retrieval's rules (the rank
+    // fusion, the similarity floors), which the actors use.
     &[
+        "search",
         "storage",
         "ai",
         "telemetry",
@@ -59,6 +65,9 @@ const LAYERS: &[&[&str]] = &[
         "autostart",
     ],
     &["actors"],
+    // Retrieval's use case: the notes by words and by meaning, over the repository's
+    // and the worker's addresses; the inbox's search and ask call it.
+    &["search::retrieve"],
     // The use cases: plain code over the actors' addresses, which the routes and the
     // tray's wiring call, and `services` builds.
     &["inbox"],
@@ -69,6 +78,22 @@ const LAYERS: &[&[&str]] = &[
     &["cli", "mcp"],
     &["startup"],
 ];
+
+/// Parts of a module that sit in a layer of their own: `module::part`, a folder under
+/// `src/module/`.
+const PARTS: &[&str] = &["search::retrieve"];
+
+/// The node of the layering a path belongs to: its top-level module, or the part of it
+/// named in [`PARTS`].
+fn node_of(path: &[String]) -> String {
+    if path.len() >= 2 {
+        let part = format!("{}::{}", path[0], path[1]);
+        if PARTS.contains(&part.as_str()) {
+            return part;
+        }
+    }
+    path[0].clone()
+}
 
 fn layer_of(module: &str) -> usize {
     LAYERS
@@ -210,19 +235,20 @@ fn the_top_level_modules_form_no_circle_and_every_arrow_points_down() {
     let (_, sources) = sources();
     let mut arrows: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for source in &sources {
-        let Some(from) = source.module.first() else {
+        if source.module.is_empty() {
             continue; // lib.rs and main.rs name every module
-        };
+        }
+        let from = node_of(&source.module);
         if from == "main" || from == "lib" {
             continue;
         }
         for path in crate_paths(&source.code) {
-            let to = &path[0];
+            let to = node_of(&path);
             if to != from {
                 arrows
                     .entry(from.clone())
                     .or_default()
-                    .entry(to.clone())
+                    .entry(to)
                     .or_insert_with(|| source.file.display().to_string());
             }
         }
@@ -330,4 +356,45 @@ fn no_file_uses_what_its_parent_module_defines() {
     wrong.sort();
     wrong.dedup();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Retrieval has one owner: a note is found by meaning (the query's vector from the
+/// worker, the repository's nearest notes) and a question's words are searched only
+/// through `src/search/retrieve/`; the actors that answer these messages define them.
+#[test]
+fn notes_are_found_by_meaning_only_through_retrieval() {
+    const RETRIEVAL_MESSAGES: &[&str] = &["EmbedQuery", "SearchByMeaning", "SearchEachWord"];
+    let (src, sources) = sources();
+    let mut wrong = Vec::new();
+    for source in &sources {
+        let answers = source.module.first().is_some_and(|m| m == "actors");
+        if answers || node_of_file(&source.module) == "search::retrieve" {
+            continue;
+        }
+        for message in RETRIEVAL_MESSAGES {
+            let named = source.code.match_indices(message).any(|(at, _)| {
+                let after = source.code[at + message.len()..].chars().next();
+                !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            });
+            if named {
+                wrong.push(format!(
+                    "{}: names {message}, which only src/search/retrieve/ sends",
+                    source
+                        .file
+                        .strip_prefix(&src)
+                        .unwrap_or(&source.file)
+                        .display()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// [`node_of`] for a file's module path (`lib.rs` and `main.rs` have none).
+fn node_of_file(module: &[String]) -> String {
+    if module.is_empty() {
+        return String::new();
+    }
+    node_of(module)
 }

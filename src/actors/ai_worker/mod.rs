@@ -58,7 +58,8 @@ use crate::ai::{
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteSlow, OllamaStatusChanged};
-use crate::storage::vectors::{RELATED_NOTES, SIMILARITY_FLOOR};
+use crate::search::floors::RELATED_FLOOR;
+use crate::storage::vectors::RELATED_NOTES;
 use crate::storage::{Job, Related, StoreError, StoreResult};
 use crate::tags::neighbours::Neighbour;
 use crate::tags::VOCABULARY_IN_PROMPT;
@@ -382,7 +383,7 @@ impl AiWorkerActor {
             self.repository.send(GetRelated {
                 id: note_id.clone(),
                 limit: RELATED_NOTES,
-                floor: SIMILARITY_FLOOR,
+                floor: RELATED_FLOOR,
             })
         });
         let context = read_context.then(|| self.provider.model_context());

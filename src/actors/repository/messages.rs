@@ -57,6 +57,17 @@ pub struct SearchByMeaning {
     pub floor: f32,
 }
 
+/// Each of a question's words searched alone (and each held to the filter), in one
+/// read of the store: each word's hits, best first, in the words' order
+/// (`Store::search_each`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Vec<SearchHit>>>")]
+pub struct SearchEachWord {
+    pub queries: Vec<SearchQuery>,
+    pub filter: ListFilter,
+    pub now: DateTime<Utc>,
+}
+
 /// How many active notes failed.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<u64>")]

@@ -260,6 +260,9 @@ handle_with_store!(SearchNotes => Vec<SearchHit>, |store, msg| {
 handle_with_store!(SearchByMeaning => Vec<(Note, f32)>, |store, msg| {
     store.search_by_meaning(&msg.model, &msg.vector, &msg.filter, msg.now, msg.k, msg.floor)
 });
+handle_with_store!(SearchEachWord => Vec<Vec<SearchHit>>, |store, msg| {
+    store.search_each(&msg.queries, &msg.filter, msg.now)
+});
 handle_with_store!(CountFailed => u64, |store, _msg| store.count_failed());
 /// A status read counts everything anyway: what it found is announced as it is, not
 /// counted a second time.

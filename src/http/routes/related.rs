@@ -8,7 +8,8 @@ use crate::actors::repository::GetRelated;
 use crate::api::notes::{RelatedNote, RelatedNotes};
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
-use crate::storage::vectors::{RELATED_NOTES, SIMILARITY_FLOOR};
+use crate::search::floors::RELATED_FLOOR;
+use crate::storage::vectors::RELATED_NOTES;
 
 /// `GET /api/notes/{id}/related` → the five nearest notes out of the trash, best
 /// first, none below the floor; 404 for an unknown note.
@@ -22,7 +23,7 @@ pub async fn related(
         .send(GetRelated {
             id: id.into_inner(),
             limit: RELATED_NOTES,
-            floor: SIMILARITY_FLOOR,
+            floor: RELATED_FLOOR,
         })
         .await??;
     let notes = found
