@@ -359,11 +359,17 @@ fn no_file_uses_what_its_parent_module_defines() {
 }
 
 /// Retrieval has one owner: a note is found by meaning (the query's vector from the
-/// worker, the repository's nearest notes) and a question's words are searched only
-/// through `src/search/retrieve/`; the actors that answer these messages define them.
+/// worker, the repository's nearest notes, a note's related notes) and a question's
+/// words are searched only through `src/search/retrieve/`; the actors define these
+/// messages, answer them, and the worker reads a note's neighbours for its prompt.
 #[test]
 fn notes_are_found_by_meaning_only_through_retrieval() {
-    const RETRIEVAL_MESSAGES: &[&str] = &["EmbedQuery", "SearchByMeaning", "SearchEachWord"];
+    const RETRIEVAL_MESSAGES: &[&str] = &[
+        "EmbedQuery",
+        "SearchByMeaning",
+        "SearchEachWord",
+        "GetRelated",
+    ];
     let (src, sources) = sources();
     let mut wrong = Vec::new();
     for source in &sources {

@@ -2,16 +2,21 @@
 //! notes that mean what a text means. The text's vector comes from the worker
 //! (`EmbedQuery`: at once, beside the background work, or with why not), then the
 //! repository's nearest notes to it that pass the filter (`SearchByMeaning`, the filter
-//! applied inside the vector index's scan), none below `floors::SEARCH_FLOOR`.
+//! applied inside the vector index's scan), none below `floors::SEARCH_FLOOR`. A note's
+//! related notes are the same look-up from the note's own vector (`GetRelated`), held
+//! to `floors::RELATED_FLOOR`.
 
 use chrono::{DateTime, Utc};
 
+use super::retriever::unavailable;
 use super::retriever::Retriever;
 use crate::actors::ai_worker::EmbedQuery;
-use crate::actors::repository::SearchByMeaning;
+use crate::actors::repository::{GetRelated, SearchByMeaning};
 use crate::api::search::KeywordOnly;
 use crate::domain::{ListFilter, Note};
-use crate::search::floors::SEARCH_FLOOR;
+use crate::search::floors::{RELATED_FLOOR, SEARCH_FLOOR};
+use crate::storage::vectors::RELATED_NOTES;
+use crate::storage::{Related, StoreResult};
 
 impl Retriever {
     /// The `k` notes under `filter` nearest to `text`'s meaning, best first; or why the
@@ -61,5 +66,19 @@ impl Retriever {
                 Err(KeywordOnly::Failed)
             }
         }
+    }
+
+    /// The notes nearest in meaning to the note `note_id` (its own vector), best first,
+    /// at most [`RELATED_NOTES`], none below [`RELATED_FLOOR`]; `embedded` is false
+    /// while the note has no vector yet.
+    pub async fn related(&self, note_id: String) -> StoreResult<Related> {
+        self.repository
+            .send(GetRelated {
+                id: note_id,
+                limit: RELATED_NOTES,
+                floor: RELATED_FLOOR,
+            })
+            .await
+            .map_err(unavailable)?
     }
 }
