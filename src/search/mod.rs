@@ -9,8 +9,8 @@
 //!   with the service's parts, below them;
 //! - [`retrieve`], the use case over the actors' addresses: a text's notes by meaning
 //!   (its vector from the worker, then the repository's nearest notes under the
-//!   filter), the hybrid search, a question's notes. The inbox's search and ask call
-//!   it; it sits between the actors and the inbox.
+//!   filter), the hybrid search, a question's notes, a note's related notes. The
+//!   inbox's search, ask and related call it; it sits between the actors and the inbox.
 
 pub mod floors;
 pub mod fusion;

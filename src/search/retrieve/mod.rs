@@ -3,7 +3,8 @@
 //! the text's vector from the worker, `EmbedQuery`, then the notes nearest to it that
 //! pass the filter, `SearchByMeaning`), which the hybrid search
 //! ([`Retriever::hybrid`]) and a question's notes ([`Retriever::for_question`]) share,
-//! each merging it with their search by words through `search::fusion`.
+//! each merging it with their search by words through `search::fusion`; and a note's
+//! related notes ([`Retriever::related`]), the same look-up from the note's own vector.
 
 mod hybrid;
 mod meaning;
