@@ -12,9 +12,8 @@ use inkling::storage::Store;
 use crate::service;
 use crate::{body, report, settings};
 
-pub(crate) const CAPTURES: usize = 2_000;
-
-pub(crate) const CLIENTS: usize = 8;
+const CAPTURES: usize = 2_000;
+const CLIENTS: usize = 8;
 
 pub(crate) async fn capture() {
     println!("capture: {CAPTURES} notes, durable commits (WAL, synchronous=FULL)");
@@ -119,14 +118,14 @@ pub(crate) async fn peers() {
 /// How the capture clients connect: one kept-alive connection each, or a new one per
 /// capture (as each CLI command makes).
 #[derive(Clone, Copy)]
-pub(crate) enum Connections {
+enum Connections {
     Kept,
     EachCapture,
 }
 
 /// The whole service, end to end: `CLIENTS` clients capture `CAPTURES` notes between
 /// them over HTTP, durably; their latencies reported under `name`.
-pub(crate) async fn capture_over_http(name: &str, connections: Connections) {
+async fn capture_over_http(name: &str, connections: Connections) {
     let dir = tempfile::tempdir().unwrap();
     let s = settings(dir.path(), &[]);
     let service = service::start_service(&s, Arc::new(SystemClock)).await;

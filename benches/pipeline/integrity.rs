@@ -15,7 +15,7 @@ use crate::tags::{tagged_notes, TAG_NOTES};
 
 /// Drops the file's pages from the page cache (they are clean: nothing was written
 /// since), so the next read comes from the disk, as at the first start after a boot.
-pub(crate) fn drop_from_page_cache(path: &Path) {
+fn drop_from_page_cache(path: &Path) {
     use std::os::fd::AsRawFd;
     let file = std::fs::File::open(path).unwrap();
     // SAFETY: a valid descriptor; advice only, it changes no data.
@@ -24,7 +24,7 @@ pub(crate) fn drop_from_page_cache(path: &Path) {
 }
 
 /// Fastest, median and slowest of a few samples, in ms.
-pub(crate) fn spread(what: &str, mut samples: Vec<Duration>) {
+fn spread(what: &str, mut samples: Vec<Duration>) {
     samples.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!(
@@ -36,7 +36,7 @@ pub(crate) fn spread(what: &str, mut samples: Vec<Duration>) {
 }
 
 /// Starts of the check in each way.
-pub(crate) const INTEGRITY_ROUNDS: usize = 5;
+const INTEGRITY_ROUNDS: usize = 5;
 
 pub(crate) async fn integrity() {
     println!(

@@ -11,7 +11,7 @@ use inkling::storage::Store;
 use crate::service;
 use crate::settings;
 
-pub(crate) const FAILED_NOTES: usize = 100_000;
+const FAILED_NOTES: usize = 100_000;
 
 pub(crate) async fn retry() {
     println!("retry-all: {FAILED_NOTES} failed notes");

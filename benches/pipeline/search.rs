@@ -11,12 +11,12 @@ use inkling::storage::Store;
 use crate::service;
 use crate::{percentiles, settings};
 
-pub(crate) const SEARCH_NOTES: usize = 100_000;
+const SEARCH_NOTES: usize = 100_000;
 
 /// The search notes' words, each in one note in `every` (tomato in half of them,
 /// zephyr in one in 10,000): the one-word queries, from a word in half of all notes
 /// to one in a handful, as a person's notes have both.
-pub(crate) const SEARCH_WORDS: [(&str, usize); 12] = [
+const SEARCH_WORDS: [(&str, usize); 12] = [
     ("tomato", 2),
     ("garden", 5),
     ("meeting", 10),
@@ -33,10 +33,10 @@ pub(crate) const SEARCH_WORDS: [(&str, usize); 12] = [
 
 /// Two-word queries: two common words (in a tenth of the notes together), a common
 /// word and a rarer one always with it, a common word and a rare one never with it.
-pub(crate) const SEARCH_PAIRS: [&str; 3] = ["tomato garden", "tomato invoice", "tomato zephyr"];
+const SEARCH_PAIRS: [&str; 3] = ["tomato garden", "tomato invoice", "tomato zephyr"];
 
 /// Searches per query and way (raw, store, HTTP).
-pub(crate) const SEARCH_ROUNDS: usize = 20;
+const SEARCH_ROUNDS: usize = 20;
 
 pub(crate) async fn search() {
     println!(

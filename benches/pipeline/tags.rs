@@ -136,7 +136,7 @@ pub(crate) async fn tags() {
 }
 
 /// Notes of the rename benchmark, and how many of them have the renamed tag.
-pub(crate) const RENAME_NOTES: usize = 100_000;
+const RENAME_NOTES: usize = 100_000;
 const RENAMED_NOTES: usize = 20_000;
 
 pub(crate) async fn rename() {

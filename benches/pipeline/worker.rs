@@ -15,7 +15,7 @@ use inkling::storage::Store;
 use crate::fake_ollama;
 use crate::{body, settings};
 
-pub(crate) const WORKER_NOTES: usize = 2_000;
+const WORKER_NOTES: usize = 2_000;
 
 pub(crate) async fn worker() {
     println!("worker: {WORKER_NOTES} notes, an instant fake provider on loopback");
