@@ -470,10 +470,16 @@ async fn a_persons_writes_announce_the_notes_they_changed_and_only_when_they_did
 
     repository.send(trash()).await.unwrap().unwrap();
     since_last().await;
-    let delete = DeleteForever { id: a.id.clone() };
+    let delete = DeleteForever {
+        id: a.id.clone(),
+        now,
+    };
     repository.send(delete).await.unwrap().unwrap();
     assert_eq!(since_last().await, ["notes 1"]);
-    assert_eq!(repository.send(EmptyTrash).await.unwrap().unwrap(), 0);
+    assert_eq!(
+        repository.send(EmptyTrash { now }).await.unwrap().unwrap(),
+        0
+    );
     assert!(
         since_last().await.is_empty(),
         "an empty trash emptied: nothing"
