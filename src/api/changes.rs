@@ -100,32 +100,41 @@ pub const CHANGES_PAGE: u32 = 500;
 /// The most a page holds.
 pub const MAX_CHANGES_PAGE: u32 = 5_000;
 
-/// `GET /api/changes`' query string.
+/// `GET /api/changes`' query string, as written: [`ChangesQuery::page`] reads the
+/// numbers, so a refusal can say which one is wrong and why.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChangesQuery {
     /// The changes after this `seq` (0, or left out: from the beginning).
-    #[serde(default)]
-    pub since: i64,
-    pub limit: Option<u32>,
+    pub since: Option<String>,
+    /// How many at most (left out: [`CHANGES_PAGE`]).
+    pub limit: Option<String>,
 }
 
 impl ChangesQuery {
     /// The page asked for, `(since, limit)`, or why it cannot be answered.
     pub fn page(&self) -> Result<(i64, u32), String> {
-        if self.since < 0 {
-            return Err(format!(
-                "since must be 0 or a seq the log gave, not {}",
-                self.since
-            ));
-        }
-        match self.limit.unwrap_or(CHANGES_PAGE) {
-            0 => Err("limit must be at least 1".into()),
-            limit if limit > MAX_CHANGES_PAGE => Err(format!(
-                "limit must be at most {MAX_CHANGES_PAGE}, not {limit}"
-            )),
-            limit => Ok((self.since, limit)),
-        }
+        let since = match self.since.as_deref() {
+            None => 0,
+            Some(text) => text
+                .parse::<i64>()
+                .ok()
+                .filter(|since| *since >= 0)
+                .ok_or_else(|| {
+                    format!("since must be 0 or the `next` of an earlier page, not {text:?}")
+                })?,
+        };
+        let limit = match self.limit.as_deref() {
+            None => CHANGES_PAGE,
+            Some(text) => text
+                .parse::<u32>()
+                .ok()
+                .filter(|limit| (1..=MAX_CHANGES_PAGE).contains(limit))
+                .ok_or_else(|| {
+                    format!("limit must be a number from 1 to {MAX_CHANGES_PAGE}, not {text:?}")
+                })?,
+        };
+        Ok((since, limit))
     }
 }
 
@@ -145,11 +154,22 @@ mod tests {
 
     #[test]
     fn a_page_is_refused_below_zero_and_outside_its_limits() {
-        let query = |since, limit| ChangesQuery { since, limit };
-        assert_eq!(query(0, None).page(), Ok((0, CHANGES_PAGE)));
-        assert_eq!(query(7, Some(1)).page(), Ok((7, 1)));
-        assert!(query(-1, None).page().is_err());
-        assert!(query(0, Some(0)).page().is_err());
-        assert!(query(0, Some(MAX_CHANGES_PAGE + 1)).page().is_err());
+        let query = |since: Option<&str>, limit: Option<&str>| ChangesQuery {
+            since: since.map(String::from),
+            limit: limit.map(String::from),
+        };
+        assert_eq!(query(None, None).page(), Ok((0, CHANGES_PAGE)));
+        assert_eq!(query(Some("7"), Some("1")).page(), Ok((7, 1)));
+        for (since, limit) in [
+            (Some("-1"), None),
+            (Some("soon"), None),
+            (None, Some("0")),
+            (None, Some("5001")),
+            (None, Some("-3")),
+        ] {
+            let refused = query(since, limit).page().unwrap_err();
+            let named = if since.is_some() { "since" } else { "limit" };
+            assert!(refused.starts_with(named), "{refused}");
+        }
     }
 }
