@@ -216,7 +216,7 @@ fn main() {
                 random.near(&centres[(q * 104_729) % centres.len()], spread)
             })
             .collect();
-        // Before the index: the exact search (what related notes were until now).
+        // Without the index: the exact search, the baseline the index is measured against.
         let mut times = Vec::new();
         for &n in asking.iter().take(10) {
             let started = Instant::now();

@@ -111,7 +111,7 @@ impl Application {
             model_server,
             model: settings.provider_calls().model,
             port,
-            live_feeds: http::routes::live::LiveFeeds::default(),
+            live_feeds: http::live_feeds::LiveFeeds::default(),
         });
         let token = web::Data::new(ApiToken(token));
         let open_codes = web::Data::new(OpenCodes::default());
@@ -313,8 +313,8 @@ fn forget_the_old_session_secret(data_dir: &Path) {
 /// Starts `quick_check` of an existing database on a thread of its own
 /// (`storage::Integrity`): start-up goes on, and every write waits for its verdict. A
 /// database about to be created has nothing to check. After a clean stop too: a file
-/// damaged while inkling was stopped (a bad copy, a sync tool, the disk) was once used
-/// as if it were fine.
+/// can be damaged while inkling is stopped (a bad copy, a sync tool, the disk), and
+/// must not be used as if it were fine.
 fn check_the_database_in_background(db_path: &Path) -> anyhow::Result<Arc<Integrity>> {
     let wal = PathBuf::from(format!("{}-wal", db_path.display()));
     let holds_notes = |path: &Path| std::fs::metadata(path).is_ok_and(|meta| meta.len() > 0);

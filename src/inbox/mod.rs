@@ -2,9 +2,9 @@
 //!
 //! What the person asks for (the HTTP routes, the tray) is one `async fn` here: a
 //! short sequence over the actors that own the resources, with nothing of its own to
-//! protect. It was an actor once; an actor whose every handler only awaited others
-//! serialised nothing and cost a mailbox hop per request. The routes now call these
-//! functions directly.
+//! protect. Not an actor: one whose every handler only awaited others would serialise
+//! nothing and cost a mailbox hop per request, so the routes call these functions
+//! directly.
 //!
 //! Who says what: the repository writes and announces what the write changed (the
 //! counts, and the notes as stored: `crate::actors::repository`); a use case adds

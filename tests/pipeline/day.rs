@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::fake_ollama::SimulatedModel;
+use crate::fake_ollama::simulated_model::SimulatedModel;
 use crate::harness::{PausedSystem, Pipeline};
 
 /// The step virtual time moves by: the figures are good to this.

@@ -37,6 +37,7 @@ pub mod usage;
 use actix_web::middleware::from_fn;
 use actix_web::{web, HttpResponse};
 
+use crate::api::replies::Refusal;
 use crate::api::requests::body_limit;
 use crate::http::server::body;
 use crate::http::{auth, error};
@@ -134,10 +135,10 @@ fn endpoint(path: &str) -> actix_web::Resource {
 
 /// Any known path with a method it does not take.
 pub async fn method_not_allowed() -> HttpResponse {
-    HttpResponse::MethodNotAllowed().json(serde_json::json!({ "error": "method not allowed" }))
+    HttpResponse::MethodNotAllowed().json(Refusal::new("method not allowed"))
 }
 
 /// Any unknown path.
 pub async fn not_found() -> HttpResponse {
-    HttpResponse::NotFound().json(serde_json::json!({ "error": "no such route" }))
+    HttpResponse::NotFound().json(Refusal::new("no such route"))
 }

@@ -30,8 +30,7 @@ use crate::domain::timestamp;
 /// row (the counts follow by trigger; the tags' search index changes only when a tag
 /// appears or disappears), 30–80 µs over 100,000 notes: a slice holds the repository
 /// for a few ms, which is what a capture waits behind a rename. 200 made the rename
-/// faster and the captures wait twice as long (docs/PERFORMANCE.md, "The search index
-/// split").
+/// faster and the captures wait twice as long (docs/PERFORMANCE.md, "A tag rename").
 pub const RENAME_SLICE_NOTES: usize = 100;
 
 /// A tag rename under way, as `tag_renames` records it.
