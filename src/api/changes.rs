@@ -102,12 +102,14 @@ pub const MAX_CHANGES_PAGE: u32 = 5_000;
 
 /// `GET /api/changes`' query string, as written: [`ChangesQuery::page`] reads the
 /// numbers, so a refusal can say which one is wrong and why.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChangesQuery {
     /// The changes after this `seq` (0, or left out: from the beginning).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub since: Option<String>,
     /// How many at most (left out: [`CHANGES_PAGE`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
 }
 

@@ -240,3 +240,35 @@ fn every_note_keeps_its_change_and_the_log_has_no_gap_after_kill_9_mid_write() {
     }
     assert_eq!(read, log);
 }
+
+#[test]
+fn inkling_changes_prints_a_page_of_the_log_and_where_the_next_begins() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    for body in ["first", "second"] {
+        assert!(service.cli(&["capture", body]).status.success());
+    }
+
+    let page = service.cli(&["changes", "--limit", "1"]);
+    assert!(page.status.success(), "{}", text(&page.stderr));
+    let lines: Vec<String> = text(&page.stdout).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with("1  ") && lines[0].contains("captured"),
+        "{lines:?}"
+    );
+    assert_eq!(lines[1], "next: --since 1 (more follow)");
+
+    let rest = service.cli(&["--json", "changes", "--since", "1"]);
+    let rest: ChangesPage = serde_json::from_slice(&rest.stdout).unwrap();
+    assert_eq!((rest.changes.len(), rest.next, rest.more), (1, 2, false));
+
+    let refused = service.cli(&["changes", "--limit", "0"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("limit"),
+        "{}",
+        text(&refused.stderr)
+    );
+}
