@@ -33,29 +33,128 @@ use sprawl::{kinship, sprawl, Kinship};
 
 /// Words a model may use for a hand-written topic, beyond its near-duplicates.
 const SYNONYMS: &[(&str, &[&str])] = &[
-    ("renovation", &["home improvement", "remodel", "remodeling", "diy", "home renovation", "house", "construction", "contractor"]),
+    (
+        "renovation",
+        &[
+            "home improvement",
+            "remodel",
+            "remodeling",
+            "diy",
+            "home renovation",
+            "house",
+            "construction",
+            "contractor",
+        ],
+    ),
     ("kitchen", &["kitchen renovation", "kitchen remodel"]),
-    ("running", &["run", "jogging", "marathon", "half marathon", "training", "race", "exercise", "fitness", "10k", "5k"]),
+    (
+        "running",
+        &[
+            "run",
+            "jogging",
+            "marathon",
+            "half marathon",
+            "training",
+            "race",
+            "exercise",
+            "fitness",
+            "10k",
+            "5k",
+        ],
+    ),
     ("half-marathon", &["running", "marathon", "race"]),
     ("work", &["job", "office"]),
     ("billing", &["invoices", "invoice", "billing migration"]),
-    ("postgres", &["postgresql", "database", "databases", "mysql", "migration", "sql", "db", "data migration"]),
+    (
+        "postgres",
+        &[
+            "postgresql",
+            "database",
+            "databases",
+            "mysql",
+            "migration",
+            "sql",
+            "db",
+            "data migration",
+        ],
+    ),
     ("korean", &["korea", "hangul", "한국어", "한국"]),
-    ("language-learning", &["language", "languages", "learning", "study", "lesson", "lessons", "vocabulary", "language learning"]),
+    (
+        "language-learning",
+        &[
+            "language",
+            "languages",
+            "learning",
+            "study",
+            "lesson",
+            "lessons",
+            "vocabulary",
+            "language learning",
+        ],
+    ),
     ("allotment", &["vegetable garden", "garden"]),
-    ("gardening", &["garden", "plants", "vegetables", "growing", "allotment"]),
+    (
+        "gardening",
+        &["garden", "plants", "vegetables", "growing", "allotment"],
+    ),
     ("school", &["education"]),
     ("family", &["kids", "children", "parenting", "mia", "child"]),
-    ("tax", &["taxes", "tax return", "accountant", "self assessment"]),
-    ("finance", &["money", "finances", "budget", "pension", "mortgage", "bank", "insurance", "expenses", "personal finance"]),
-    ("cooking", &["food", "recipe", "recipes", "baking", "meal", "dinner", "meal prep"]),
+    (
+        "tax",
+        &["taxes", "tax return", "accountant", "self assessment"],
+    ),
+    (
+        "finance",
+        &[
+            "money",
+            "finances",
+            "budget",
+            "pension",
+            "mortgage",
+            "bank",
+            "insurance",
+            "expenses",
+            "personal finance",
+        ],
+    ),
+    (
+        "cooking",
+        &[
+            "food",
+            "recipe",
+            "recipes",
+            "baking",
+            "meal",
+            "dinner",
+            "meal prep",
+        ],
+    ),
     ("recipe", &["recipes", "cooking", "food"]),
     ("baking", &["bread", "sourdough", "cooking"]),
-    ("travel", &["trip", "holiday", "vacation", "flights", "flight", "hotel", "travel planning"]),
+    (
+        "travel",
+        &[
+            "trip",
+            "holiday",
+            "vacation",
+            "flights",
+            "flight",
+            "hotel",
+            "travel planning",
+        ],
+    ),
     ("lisbon", &["portugal"]),
-    ("books", &["book", "reading", "book club", "novel", "literature"]),
+    (
+        "books",
+        &["book", "reading", "book club", "novel", "literature"],
+    ),
     ("reading", &["books", "book", "book club"]),
-    ("health", &["physio", "dentist", "injury", "knee", "doctor", "medical", "sleep"]),
+    (
+        "health",
+        &[
+            "physio", "dentist", "injury", "knee", "doctor", "medical", "sleep",
+        ],
+    ),
     ("car", &["mot", "vehicle", "tyre", "tyres"]),
     ("insurance", &["car insurance"]),
     ("food", &["restaurants", "restaurant", "seafood", "cooking"]),
@@ -81,17 +180,34 @@ const SYNONYMS: &[(&str, &[&str])] = &[
 
 /// Words of the enrichment's schema and prompt: never a topic.
 const SCHEMA_WORDS: &[&str] = &[
-    "title", "titles", "tag", "tags", "summary", "summaries", "note", "notes", "body", "json",
-    "schema", "text", "keyword", "keywords", "topic", "topics", "none", "null", "untitled",
+    "title",
+    "titles",
+    "tag",
+    "tags",
+    "summary",
+    "summaries",
+    "note",
+    "notes",
+    "body",
+    "json",
+    "schema",
+    "text",
+    "keyword",
+    "keywords",
+    "topic",
+    "topics",
+    "none",
+    "null",
+    "untitled",
 ];
 
 /// Words any title may use without the note saying them.
 const TITLE_STOP_WORDS: &[&str] = &[
     "a", "an", "the", "of", "for", "and", "or", "to", "in", "on", "at", "with", "about", "from",
     "by", "my", "our", "your", "is", "are", "be", "it", "its", "this", "that", "these", "new",
-    "next", "note", "notes", "plan", "plans", "update", "list", "reminder", "idea", "ideas",
-    "day", "today", "week", "weekly", "vs", "and", "&", "-", "—", ":", "how", "what", "why",
-    "when", "where", "who", "which", "do", "does", "did", "not", "no", "more", "some",
+    "next", "note", "notes", "plan", "plans", "update", "list", "reminder", "idea", "ideas", "day",
+    "today", "week", "weekly", "vs", "and", "&", "-", "—", ":", "how", "what", "why", "when",
+    "where", "who", "which", "do", "does", "did", "not", "no", "more", "some",
 ];
 
 #[derive(serde::Deserialize)]
@@ -228,7 +344,11 @@ fn citations(answer: &str) -> Vec<usize> {
 }
 
 fn figures(pass: &Pass) -> Figures {
-    let answered: Vec<&PassNote> = pass.notes.iter().filter(|n| n.ai_status == "done").collect();
+    let answered: Vec<&PassNote> = pass
+        .notes
+        .iter()
+        .filter(|n| n.ai_status == "done")
+        .collect();
     let (mut right, mut given, mut labels, mut hit_labels, mut unsupported, mut schema) =
         (0, 0, 0, 0, 0, 0);
     let mut faithful = 0;
@@ -275,10 +395,14 @@ fn figures(pass: &Pass) -> Figures {
     let count = |keep: &dyn Fn(&PassQuestion) -> bool| questions.iter().filter(|q| keep(q)).count();
     let hybrid = count(&|q| in_first_five(&q.hits, &q.answers, |_| true));
     let meaning = count(&|q| {
-        in_first_five(&q.hits, &q.answers, |h| h.found_by == "meaning" || h.found_by == "both")
+        in_first_five(&q.hits, &q.answers, |h| {
+            h.found_by == "meaning" || h.found_by == "both"
+        })
     });
     let by_words = count(&|q| {
-        in_first_five(&q.hits, &q.answers, |h| h.found_by == "words" || h.found_by == "both")
+        in_first_five(&q.hits, &q.answers, |h| {
+            h.found_by == "words" || h.found_by == "both"
+        })
     });
     let cites = count(&|q| {
         citations(&q.ask.answer).iter().any(|n| {

@@ -404,3 +404,89 @@ fn node_of_file(module: &[String]) -> String {
     }
     node_of(module)
 }
+
+/// The statements that write a note (its row in `notes`).
+const NOTE_WRITES: &[&str] = &["INTO notes (", "UPDATE notes ", "DELETE FROM notes "];
+
+/// A file's functions, each from its `fn` line to the next one (what comes before the
+/// first is left out: the file's header, its constants).
+fn functions(code: &str) -> Vec<String> {
+    let mut functions: Vec<String> = Vec::new();
+    for line in code.lines() {
+        let trimmed = line.trim_start();
+        let starts = ["fn ", "pub fn ", "pub(super) fn ", "pub(crate) fn "]
+            .iter()
+            .any(|p| trimmed.starts_with(p));
+        if starts {
+            functions.push(String::new());
+        }
+        if let Some(function) = functions.last_mut() {
+            function.push_str(line);
+            function.push('\n');
+        }
+    }
+    functions
+}
+
+/// Issue #36 point 3: every write to a note goes through one place that logs it in the
+/// same transaction (`src/storage/store/changes.rs`, `Store::write`). So: only that file
+/// writes the log; no module outside `src/storage/store/` writes a note; and inside it,
+/// a function that writes a note reaches the database only through `Store::write` (no
+/// `self.conn`, no transaction of its own) and names the `ChangeKind` it logs.
+#[test]
+fn every_write_to_a_note_goes_through_the_change_log() {
+    let (src, sources) = sources();
+    let log = Path::new("storage/store/changes.rs");
+    let store = Path::new("storage/store");
+    let mut wrong = Vec::new();
+    for source in &sources {
+        let file = source.file.strip_prefix(&src).unwrap_or(&source.file);
+        if file != log
+            && [
+                "INSERT INTO note_changes",
+                "UPDATE note_changes",
+                "DELETE FROM note_changes",
+            ]
+            .iter()
+            .any(|w| source.code.contains(w))
+        {
+            wrong.push(format!(
+                "{}: writes the change log; only {} does",
+                file.display(),
+                log.display()
+            ));
+        }
+        if file == log {
+            continue;
+        }
+        let writes_notes = |code: &str| NOTE_WRITES.iter().any(|w| code.contains(w));
+        if !file.starts_with(store) {
+            if writes_notes(&source.code) {
+                wrong.push(format!(
+                    "{}: writes a note outside src/storage/store/",
+                    file.display()
+                ));
+            }
+            continue;
+        }
+        for function in functions(&source.code) {
+            if !writes_notes(&function) {
+                continue;
+            }
+            let name = function.lines().next().unwrap_or("").trim().to_string();
+            if function.contains("self.conn") || function.contains("transaction") {
+                wrong.push(format!(
+                    "{}: `{name}` writes a note around Store::write",
+                    file.display()
+                ));
+            }
+            if !function.contains("ChangeKind::") {
+                wrong.push(format!(
+                    "{}: `{name}` writes a note and logs no ChangeKind",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

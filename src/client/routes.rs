@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::{ClientError, ServiceClient};
 use crate::api::ask::{AskEvent, AskRequest};
+use crate::api::changes::{ChangesPage, ChangesQuery};
 use crate::api::notes::RelatedNotes;
 use crate::api::pull::ModelPullProgress;
 use crate::api::replies::{
@@ -51,6 +52,11 @@ impl ServiceClient {
     /// `GET /api/notes/{id}/related`: the notes nearest to it, best first.
     pub async fn related(&self, id: &str) -> Result<RelatedNotes, ClientError> {
         self.get(&note_path(id, "/related")).await
+    }
+
+    /// `GET /api/changes?since=…&limit=…`: a page of the change log, oldest first.
+    pub async fn changes(&self, query: &ChangesQuery) -> Result<ChangesPage, ClientError> {
+        self.get_query("/api/changes", query).await
     }
 
     /// `PATCH /api/notes/{id}`: the note as edited.

@@ -2,7 +2,8 @@
 //!
 //! - [`migrations`]: `migrations/*.sql` applied in order at start-up.
 //! - [`store`]: [`Store`], every repository operation as plain synchronous code, one
-//!   file per feature (notes, queue, trash, tags, search, transfer, invariants).
+//!   file per feature (notes, queue, trash, tags, search, transfer, invariants), every
+//!   write to a note through the change log (`store/changes.rs`).
 //! - [`search`]: what a search query means and how a hit's snippet is cut.
 //! - [`vectors`]: the notes' vectors as stored, compared, and the nearest to one.
 //! - [`vector_index`]: the vectors' binary codes in memory, and the scan for candidates

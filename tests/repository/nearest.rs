@@ -113,7 +113,7 @@ fn the_index_follows_saves_edits_the_trash_and_back_and_a_new_model() {
 
     // Deleted for good: gone from the database and the index alike.
     store.trash(&b, t0()).unwrap();
-    store.delete_forever(&b).unwrap();
+    store.delete_forever(&b, t0()).unwrap();
     assert!(!store.in_index("m", &b));
     assert!(nearest(&store, "m", &[1.0, 0.0, 0.0]).is_empty());
     let related = store.related(&c, 5, 0.0).unwrap();

@@ -117,7 +117,9 @@ fn search_combines_with_status_tag_and_trash_and_never_shows_a_stale_or_trashed_
         std::slice::from_ref(&done)
     );
     // A note deleted for good (the trash purge) is gone from the index.
-    store.purge_trash(t0() + Duration::days(1)).unwrap();
+    store
+        .purge_trash(t0() + Duration::days(1), t0() + Duration::days(1))
+        .unwrap();
     assert!(search(&store, "late", &filter(None, None, true)).is_empty());
     assert_invariants(&store);
 }

@@ -15,9 +15,11 @@
 //! - [`sessions`]: the page's one-time codes and sessions;
 //! - [`live`]: `GET /api/events`, live updates as server-sent events;
 //! - [`transfer`]: every note out as one JSON document, streamed; notes back in;
+//! - [`changes`]: `GET /api/changes`, the change log a page at a time;
 //! - [`page`]: `GET /`, the inbox page and its assets.
 
 pub mod ask;
+pub mod changes;
 pub mod inbox;
 pub mod live;
 pub mod notes;
@@ -101,6 +103,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(endpoint("/ollama/recheck").route(web::post().to(provider::recheck)))
                 .service(endpoint("/ollama/pull").route(web::post().to(provider::pull_model)))
                 .service(endpoint("/events").route(web::get().to(live::events)))
+                .service(endpoint("/changes").route(web::get().to(changes::changes)))
                 .service(endpoint("/stats").route(web::get().to(usage::stats)))
                 .service(
                     endpoint("/usage-log/export").route(web::post().to(usage::export_usage_log)),

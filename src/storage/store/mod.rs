@@ -4,6 +4,10 @@
 //! wires messages to these methods; keeping the SQL here makes it testable without an
 //! actor system. Every method takes `now` from the caller, so time is injectable.
 //!
+//! Every write to a note goes through `Store::write` (`changes.rs`), which records it
+//! in the change log in the write's own transaction; the tag index and the vector index
+//! follow that log.
+//!
 //! Invariants kept here (docs/DESIGN.md, "Data"):
 //! - a `pending` note has exactly one `pending_jobs` row; `done`/`failed` notes have none
 //!   (every status change and its job row change share one transaction);
@@ -14,6 +18,7 @@
 //! identity and soundness, checked before each write) and the WAL checkpoint;
 //! `integrity.rs` the check at start that each write waits for; `error.rs` the error type. The
 //! operations are in one `impl Store` block per feature, each in its own file:
+//! - `changes.rs`: the change log, the one way a write runs, and what follows the log;
 //! - `notes.rs`: capture, reads, lists and their filters, edits, the banners' counts;
 //! - `queue.rs`: the durable AI queue: job rows, and the worker's writes (an answer
 //!   saved, a failure counted or final, retries);
@@ -38,6 +43,7 @@ use super::migrations::{self, MIGRATIONS};
 use super::vector_index::VectorIndex;
 use crate::domain::timestamp;
 
+mod changes;
 mod error;
 mod integrity;
 mod invariants;
@@ -79,6 +85,8 @@ pub struct Store {
     /// kept in step by every write that moves one; built after opening, in slices.
     index: VectorIndex,
     index_build: nearest::IndexBuild,
+    /// The newest change of the log (`changes.rs`) the vector index has followed.
+    applied: i64,
 }
 
 /// Which file a path named when it was opened.
@@ -204,6 +212,11 @@ impl Store {
             integrity.wait_for_verdict().allows_writes()?;
         }
         migrations::migrate(&mut conn, MIGRATIONS)?;
+        // The index is built from the database as it is now: the log so far is in it.
+        let applied: i64 =
+            conn.query_row("SELECT coalesce(max(seq), 0) FROM note_changes", [], |r| {
+                r.get(0)
+            })?;
         Ok(Store {
             conn,
             expiry: Duration::from_secs(u64::from(expiry_days) * 24 * 60 * 60),
@@ -211,6 +224,7 @@ impl Store {
             integrity,
             index: VectorIndex::default(),
             index_build: nearest::IndexBuild::Reading { after: None },
+            applied,
         })
     }
 
