@@ -13,13 +13,13 @@ use crate::actors::ai_worker::{AiWorkerActor, EmbeddingRules, WorkerRules, Worke
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::Mailbox;
 use crate::actors::model_pull::{models_to_pull, ModelPullActor};
-use crate::actors::ollama_monitor::OllamaMonitorActor;
+use crate::actors::provider_monitor::ProviderMonitorActor;
 use crate::actors::repository::RepositoryActor;
 use crate::actors::telemetry::TelemetryActor;
 use crate::ai::EnrichmentProvider;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
-use crate::events::{JobFailed, OllamaStatusChanged};
+use crate::events::{JobFailed, ProviderStatusChanged};
 use crate::inbox::{Inbox, InboxWiring};
 use crate::storage::{Store, StoreResult};
 
@@ -29,7 +29,7 @@ pub struct Services {
     pub repository: Mailbox<RepositoryActor>,
     pub hub: Mailbox<Hub>,
     pub telemetry: Mailbox<TelemetryActor>,
-    pub monitor: Mailbox<OllamaMonitorActor>,
+    pub monitor: Mailbox<ProviderMonitorActor>,
     pub worker: Mailbox<AiWorkerActor>,
     pub inbox: Inbox,
     pub model_pull: Mailbox<ModelPullActor>,
@@ -56,7 +56,7 @@ impl Services {
         ));
         let telemetry = Mailbox::from(TelemetryActor::new(settings, clock.clone()).start());
         let monitor = Mailbox::from(
-            OllamaMonitorActor::new(
+            ProviderMonitorActor::new(
                 provider.clone(),
                 hub.clone(),
                 telemetry.clone(),
@@ -92,7 +92,7 @@ impl Services {
             )
             .start(),
         );
-        hub.do_send(Subscribe(worker.recipient::<OllamaStatusChanged>()));
+        hub.do_send(Subscribe(worker.recipient::<ProviderStatusChanged>()));
         hub.do_send(Subscribe(telemetry.recipient::<JobFailed>()));
         let inbox = Inbox::new(InboxWiring {
             repository: repository.clone(),

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `RepositoryActor` | [`repository`] | the only writing SQLite connection (own thread) |
 //! | `AiWorkerActor` | [`ai_worker`] | the one wake-up timer, around the worker's pure core (queue, outage park, disk wait) |
-//! | `OllamaMonitorActor` | [`ollama_monitor`] | the provider's health and its check timer |
+//! | `ProviderMonitorActor` | [`provider_monitor`] | the provider's health and its check timer |
 //! | `ModelPullActor` | [`model_pull`] | the model download asked for by the person, one at a time |
 //! | `TelemetryActor` | [`telemetry`] | the usage events' schema and timestamps |
 //! | `UsageLogActor` | [`usage_log`] | the usage log's files (own thread) |
@@ -24,7 +24,7 @@ pub mod hub;
 pub mod mailbox;
 pub mod mailbox_stats;
 pub mod model_pull;
-pub mod ollama_monitor;
+pub mod provider_monitor;
 pub mod repository;
 pub mod telemetry;
 pub mod tray;

@@ -20,7 +20,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
-use super::ollama_monitor::{CheckAndAnnounce, OllamaMonitorActor};
+use super::provider_monitor::{CheckAndAnnounce, ProviderMonitorActor};
 use crate::ai::{EnrichmentProvider, ProviderError, PullProgress};
 use crate::events::{ModelPullProgress, PullState};
 
@@ -48,7 +48,7 @@ pub struct ModelPullActor {
     /// What a download fetches, in order ([`models_to_pull`]); never empty.
     models: Vec<String>,
     hub: Mailbox<Hub>,
-    monitor: Mailbox<OllamaMonitorActor>,
+    monitor: Mailbox<ProviderMonitorActor>,
     /// The download under way: its last step, and who watches it.
     running: Option<Running>,
 }
@@ -67,7 +67,7 @@ impl ModelPullActor {
         provider: Rc<dyn EnrichmentProvider>,
         models: Vec<String>,
         hub: Mailbox<Hub>,
-        monitor: Mailbox<OllamaMonitorActor>,
+        monitor: Mailbox<ProviderMonitorActor>,
     ) -> Self {
         ModelPullActor {
             provider,

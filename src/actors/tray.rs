@@ -1,6 +1,6 @@
 //! `TrayActor`: the tray's state and menu, and what its clicks do.
 //!
-//! It hears `FailedCountChanged` and `OllamaStatusChanged` (through the hub), rebuilds
+//! It hears `FailedCountChanged` and `ProviderStatusChanged` (through the hub), rebuilds
 //! the menu model (`crate::tray::menu::build`) and hands it to the backend. A click
 //! arrives as `TrayClicked(action)` and does what the HTTP API does: the retry-all use
 //! case (`crate::inbox`, handed in as [`RetryAll`]: the tray sits below the use cases),
@@ -15,10 +15,10 @@ use futures_util::future::LocalBoxFuture;
 
 use super::handling;
 use super::mailbox::Mailbox;
-use super::ollama_monitor::{OllamaMonitorActor, Recheck};
+use super::provider_monitor::{ProviderMonitorActor, Recheck};
 use super::telemetry::{ExportUsageLog, TelemetryActor};
 use crate::ai::ProviderHealth;
-use crate::events::{FailedCountChanged, OllamaStatusChanged};
+use crate::events::{FailedCountChanged, ProviderStatusChanged};
 use crate::shutdown::Shutdown;
 use crate::storage::StoreResult;
 use crate::tray::menu::{self, MenuModel, TrayAction, Wording};
@@ -44,7 +44,7 @@ pub type RetryAll = Arc<dyn Fn() -> LocalBoxFuture<'static, StoreResult<u64>> + 
 /// What the tray talks to.
 pub struct TrayWiring {
     pub retry_all: RetryAll,
-    pub monitor: Mailbox<OllamaMonitorActor>,
+    pub monitor: Mailbox<ProviderMonitorActor>,
     pub telemetry: Mailbox<TelemetryActor>,
     /// Stops the whole service, the same way SIGTERM does.
     pub shutdown: Shutdown,
@@ -112,11 +112,11 @@ impl Handler<FailedCountChanged> for TrayActor {
     }
 }
 
-impl Handler<OllamaStatusChanged> for TrayActor {
+impl Handler<ProviderStatusChanged> for TrayActor {
     type Result = ();
 
-    fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
-        let _handled = handling!("OllamaStatusChanged");
+    fn handle(&mut self, msg: ProviderStatusChanged, ctx: &mut Context<Self>) {
+        let _handled = handling!("ProviderStatusChanged");
         self.health = Some(msg.health);
         self.refresh(ctx);
     }
@@ -151,7 +151,7 @@ impl Handler<TrayClicked> for TrayActor {
                     Err(e) => tracing::warn!(error = %e, "retry from the tray failed"),
                 }));
             }
-            TrayAction::RecheckOllama => {
+            TrayAction::RecheckProvider => {
                 self.wiring.monitor.do_send(Recheck);
             }
             TrayAction::ExportUsageLog => {
@@ -194,7 +194,7 @@ pub async fn start_on_desktop(
         tray.recipient::<FailedCountChanged>(),
     ));
     hub.do_send(super::hub::Subscribe(
-        tray.recipient::<OllamaStatusChanged>(),
+        tray.recipient::<ProviderStatusChanged>(),
     ));
     let clicked_tray = tray.clone();
     actix_rt::spawn(async move {

@@ -60,7 +60,7 @@ async fn a_captured_note_is_enriched_and_the_status_shows_provider_and_worker() 
     );
     assert!(worker["model_time"]["kept_ms"].is_u64(), "{worker}");
     // The use cases are plain code now (src/inbox/), not an actor: no mailbox to count.
-    for actor in ["repository", "ai_worker", "ollama_monitor", "telemetry"] {
+    for actor in ["repository", "ai_worker", "provider_monitor", "telemetry"] {
         assert!(
             body["actors"][actor]["handled"].as_u64().unwrap_or(0) > 0,
             "{actor} counted no message: {}",

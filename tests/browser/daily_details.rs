@@ -142,7 +142,7 @@ async fn check_again_says_it_is_checking_and_then_what_it_found() {
     for screen in [Screen::Desktop, Screen::Phone] {
         browser.emulate(screen, Scheme::Light).await;
         browser.open_inbox().await;
-        browser.wait_visible("ollama-banner").await;
+        browser.wait_visible("provider-banner").await;
         browser.wait_visible("recheck").await;
         assert_eq!(browser.text("#recheck").await, "Check again");
         // The check's answer is held until the test lets it through, so the state

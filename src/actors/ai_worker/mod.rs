@@ -44,7 +44,7 @@ use self::queue::QueuedJob;
 use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
-use super::ollama_monitor::{CheckNow, OllamaMonitorActor, SuspectDown};
+use super::provider_monitor::{CheckNow, ProviderMonitorActor, SuspectDown};
 use super::repository::{
     GetEmbeddingBacklog, GetJob, GetPendingBodies, GetRelated, IncrementJobAttempt, ListTags,
     MarkAiFailed, RecordSlowTimeout, RepositoryActor, RequeueModelMissingFailures, SaveEnrichment,
@@ -57,7 +57,7 @@ use crate::ai::{
 };
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
-use crate::events::{JobFailed, NoteSlow, OllamaStatusChanged};
+use crate::events::{JobFailed, NoteSlow, ProviderStatusChanged};
 use crate::storage::vectors::{RELATED_NOTES, SIMILARITY_FLOOR};
 use crate::storage::{Job, Related, StoreError, StoreResult};
 use crate::tags::neighbours::Neighbour;
@@ -68,7 +68,7 @@ use crate::telemetry::events::{AiDone, AiModelTime, UsageEvent};
 pub struct WorkerWiring {
     pub repository: Mailbox<RepositoryActor>,
     pub provider: Rc<dyn EnrichmentProvider>,
-    pub monitor: Mailbox<OllamaMonitorActor>,
+    pub monitor: Mailbox<ProviderMonitorActor>,
     pub telemetry: Mailbox<TelemetryActor>,
     pub hub: Mailbox<Hub>,
     pub clock: SharedClock,
@@ -80,7 +80,7 @@ pub struct AiWorkerActor {
     core: WorkerCore,
     repository: Mailbox<RepositoryActor>,
     provider: Rc<dyn EnrichmentProvider>,
-    monitor: Mailbox<OllamaMonitorActor>,
+    monitor: Mailbox<ProviderMonitorActor>,
     telemetry: Mailbox<TelemetryActor>,
     hub: Mailbox<Hub>,
     clock: SharedClock,
@@ -649,11 +649,11 @@ impl Handler<ResumeNow> for AiWorkerActor {
     }
 }
 
-impl Handler<OllamaStatusChanged> for AiWorkerActor {
+impl Handler<ProviderStatusChanged> for AiWorkerActor {
     type Result = ();
 
-    fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
-        let _handled = handling!("OllamaStatusChanged");
+    fn handle(&mut self, msg: ProviderStatusChanged, ctx: &mut Context<Self>) {
+        let _handled = handling!("ProviderStatusChanged");
         let effects = self.core.health_changed(msg.health, self.clock.now());
         self.run(effects, ctx);
     }

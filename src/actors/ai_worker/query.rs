@@ -15,7 +15,7 @@ use super::{
     AiWorkerActor,
 };
 use crate::actors::handling;
-use crate::actors::ollama_monitor::SuspectDown;
+use crate::actors::provider_monitor::SuspectDown;
 use crate::ai::embedding::accept_vectors;
 use crate::api::search::KeywordOnly;
 

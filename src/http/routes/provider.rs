@@ -3,7 +3,7 @@
 
 use actix_web::{web, HttpResponse};
 
-use crate::actors::ollama_monitor::Recheck;
+use crate::actors::provider_monitor::Recheck;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
 
