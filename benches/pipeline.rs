@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use inkling::actors::repository::{CaptureNote, RepositoryActor};
 use inkling::ai::ollama::OllamaClient;
-use inkling::ai::{CallPlan, EnrichmentProvider};
+use inkling::ai::{CallPlan, Capabilities, Chat};
 use inkling::clock::SystemClock;
 use inkling::configuration::Settings;
 use inkling::domain::NoteBody;
@@ -280,7 +280,7 @@ async fn worker() {
     drop(store);
     let reader = rusqlite::Connection::open(&path).unwrap();
     let started = Instant::now();
-    let provider = Rc::new(OllamaClient::new(&s.ollama));
+    let provider = Capabilities::of_one_server(OllamaClient::new(&s.ollama));
     let store = Store::open(&path, 30).unwrap();
     let _services = Services::start(&s, Arc::new(SystemClock), store, path.clone(), provider)
         .expect("the services start");

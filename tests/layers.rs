@@ -11,6 +11,12 @@
 //!    `mod.rs` itself defines (a type that many children need lives in a file of its
 //!    own beside them, as `AppState` does in `src/http/state.rs`).
 //!
+//! 3. **A model server is reached through its capabilities** (`crate::ai::Chat`,
+//!    `Embed`, `Health`, `Pull`): only `ai` itself and start-up, which picks the server
+//!    the settings name, name a client (`ai::ollama`, `ai::openai`), so any other
+//!    implementation of a capability (an embedder in the process, a speech-to-text
+//!    server) plugs in without the actors knowing.
+//!
 //! Paths are read as written: `crate::a::Name` and `super::Name`; names inside a
 //! `use …::{a, b}` group are not looked into. Why a test and not a tool: it runs with
 //! every other test, on any machine, and its failure names the file and the path that
@@ -49,22 +55,16 @@ const LAYERS: &[&[&str]] = &[
         "shutdown",
     ],
     // The service's parts, each owning one resource.
-    &[
-        "storage",
-        "ai",
-        "telemetry",
-        "tray",
-        "events",
-        "desktop",
-        "autostart",
-    ],
+    &["storage", "ai", "telemetry", "events"],
     &["actors"],
     // The use cases: plain code over the actors' addresses, which the routes and the
-    // tray's wiring call, and `services` builds.
+    // desktop call, and `services` builds.
     &["inbox"],
     &["services"],
-    // The two ends that face people.
-    &["http", "client"],
+    // The ends that face people: the HTTP API (and its client), and the desktop (the
+    // tray, start at login, the coming global-shortcut capture), which calls the use
+    // cases directly as the routes do.
+    &["http", "client", "desktop"],
     // `mcp` is a client of the service as the CLI is, for AI tools instead of a person.
     &["cli", "mcp"],
     &["startup"],
@@ -329,5 +329,34 @@ fn no_file_uses_what_its_parent_module_defines() {
     }
     wrong.sort();
     wrong.dedup();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn only_ai_and_start_up_name_a_model_servers_client() {
+    let (src, sources) = sources();
+    let mut wrong = Vec::new();
+    for source in &sources {
+        let Some(from) = source.module.first() else {
+            continue;
+        };
+        if from == "ai" || from == "startup" {
+            continue;
+        }
+        for path in crate_paths(&source.code) {
+            if path.len() >= 2 && path[0] == "ai" && (path[1] == "ollama" || path[1] == "openai") {
+                wrong.push(format!(
+                    "{}: names crate::{}: reach the model server through a capability \
+                     (crate::ai::Chat, Embed, Health, Pull), not its client",
+                    source
+                        .file
+                        .strip_prefix(&src)
+                        .unwrap_or(&source.file)
+                        .display(),
+                    path.join("::")
+                ));
+            }
+        }
+    }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

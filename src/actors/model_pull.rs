@@ -21,7 +21,7 @@ use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
 use super::provider_monitor::{CheckAndAnnounce, ProviderMonitorActor};
-use crate::ai::{EnrichmentProvider, ProviderError, PullProgress};
+use crate::ai::{ProviderError, Pull, PullProgress};
 use crate::events::{ModelPullProgress, PullState};
 
 /// Download the model (or join the download under way); its progress goes to
@@ -44,7 +44,7 @@ pub fn models_to_pull(chat: &str, embedding: &str) -> Vec<String> {
 }
 
 pub struct ModelPullActor {
-    provider: Rc<dyn EnrichmentProvider>,
+    provider: Rc<dyn Pull>,
     /// What a download fetches, in order ([`models_to_pull`]); never empty.
     models: Vec<String>,
     hub: Mailbox<Hub>,
@@ -64,7 +64,7 @@ struct Running {
 
 impl ModelPullActor {
     pub fn new(
-        provider: Rc<dyn EnrichmentProvider>,
+        provider: Rc<dyn Pull>,
         models: Vec<String>,
         hub: Mailbox<Hub>,
         monitor: Mailbox<ProviderMonitorActor>,

@@ -26,7 +26,7 @@ use super::handling;
 use super::hub::Hub;
 use super::mailbox::{self, Mailbox};
 use super::telemetry::{Emit, TelemetryActor};
-use crate::ai::{EnrichmentProvider, ProviderHealth};
+use crate::ai::{Health, ProviderHealth};
 use crate::events::ProviderStatusChanged;
 use crate::telemetry::events::{NoFields, ProviderRecovered, UsageEvent};
 
@@ -72,7 +72,7 @@ struct HealthChecked {
 }
 
 pub struct ProviderMonitorActor {
-    provider: Rc<dyn EnrichmentProvider>,
+    provider: Rc<dyn Health>,
     hub: Mailbox<Hub>,
     telemetry: Mailbox<TelemetryActor>,
     interval: Duration,
@@ -88,7 +88,7 @@ pub struct ProviderMonitorActor {
 
 impl ProviderMonitorActor {
     pub fn new(
-        provider: Rc<dyn EnrichmentProvider>,
+        provider: Rc<dyn Health>,
         hub: Mailbox<Hub>,
         telemetry: Mailbox<TelemetryActor>,
         interval: Duration,

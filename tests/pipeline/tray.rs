@@ -8,12 +8,12 @@ use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use inkling::actors::hub::Subscribe;
 use inkling::actors::mailbox::Mailbox;
-use inkling::actors::tray::{GetMenu, TrayActor, TrayClicked, TrayWiring};
 use inkling::ai::ModelServer;
 use inkling::configuration::Locale;
+use inkling::desktop::tray::menu::{MenuModel, TrayAction, TrayIcon, Wording};
+use inkling::desktop::tray::TrayBackend;
+use inkling::desktop::tray::{GetMenu, TrayActor, TrayClicked, TrayWiring};
 use inkling::events::{FailedCountChanged, ProviderStatusChanged};
-use inkling::tray::menu::{MenuModel, TrayAction, TrayIcon, Wording};
-use inkling::tray::TrayBackend;
 
 use crate::fake_ollama::Reply;
 use crate::harness::{PausedSystem, Pipeline};
@@ -39,7 +39,7 @@ fn start_tray(p: &Pipeline) -> Tray {
     let opened = Arc::new(Mutex::new(Vec::new()));
     let record = opened.clone();
     let wiring = TrayWiring {
-        retry_all: p.services.inbox.retry_all_for_the_tray(),
+        inbox: p.services.inbox.clone(),
         monitor: p.services.monitor.clone(),
         telemetry: p.services.telemetry.clone(),
         shutdown: inkling::shutdown::Shutdown::system(),
