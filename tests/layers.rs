@@ -11,6 +11,12 @@
 //!    `mod.rs` itself defines (a type that many children need lives in a file of its
 //!    own beside them, as `AppState` does in `src/http/state.rs`).
 //!
+//! 3. **A model server is reached through its capabilities** (`crate::ai::Chat`,
+//!    `Embed`, `Health`, `Pull`): only `ai` itself and start-up, which picks the server
+//!    the settings name, name a client (`ai::ollama`, `ai::openai`), so any other
+//!    implementation of a capability (an embedder in the process, a speech-to-text
+//!    server) plugs in without the actors knowing.
+//!
 //! A module may be split across two layers: its part named in [`PARTS`] (a folder
 //! under it) is a node of its own, placed in [`LAYERS`] by its path (`search::retrieve`,
 //! retrieval's use case over the actors, above the rules the actors use).
@@ -54,26 +60,19 @@ const LAYERS: &[&[&str]] = &[
     ],
     // The service's parts, each owning one resource; and retrieval's rules (the rank
     // fusion, the similarity floors), which the actors use.
-    &[
-        "search",
-        "storage",
-        "ai",
-        "telemetry",
-        "tray",
-        "events",
-        "desktop",
-        "autostart",
-    ],
+    &["search", "storage", "ai", "telemetry", "events"],
     &["actors"],
     // Retrieval's use case: the notes by words and by meaning, over the repository's
     // and the worker's addresses; the inbox's search and ask call it.
     &["search::retrieve"],
     // The use cases: plain code over the actors' addresses, which the routes and the
-    // tray's wiring call, and `services` builds.
+    // desktop call, and `services` builds.
     &["inbox"],
     &["services"],
-    // The two ends that face people.
-    &["http", "client"],
+    // The ends that face people: the HTTP API (and its client), and the desktop (the
+    // tray, start at login, the coming global-shortcut capture), which calls the use
+    // cases directly as the routes do.
+    &["http", "client", "desktop"],
     // `mcp` is a client of the service as the CLI is, for AI tools instead of a person.
     &["cli", "mcp"],
     &["startup"],
@@ -484,6 +483,35 @@ fn every_write_to_a_note_goes_through_the_change_log() {
                 wrong.push(format!(
                     "{}: `{name}` writes a note and logs no ChangeKind",
                     file.display()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn only_ai_and_start_up_name_a_model_servers_client() {
+    let (src, sources) = sources();
+    let mut wrong = Vec::new();
+    for source in &sources {
+        let Some(from) = source.module.first() else {
+            continue;
+        };
+        if from == "ai" || from == "startup" {
+            continue;
+        }
+        for path in crate_paths(&source.code) {
+            if path.len() >= 2 && path[0] == "ai" && (path[1] == "ollama" || path[1] == "openai") {
+                wrong.push(format!(
+                    "{}: names crate::{}: reach the model server through a capability \
+                     (crate::ai::Chat, Embed, Health, Pull), not its client",
+                    source
+                        .file
+                        .strip_prefix(&src)
+                        .unwrap_or(&source.file)
+                        .display(),
+                    path.join("::")
                 ));
             }
         }

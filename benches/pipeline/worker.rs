@@ -1,13 +1,12 @@
 //! The worker benchmark: notes per second through the whole pipeline with an instant
 //! fake provider, against a loop that calls the same provider and commits the same rows.
 
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use inkling::ai::ollama::OllamaClient;
-use inkling::ai::{CallPlan, EnrichmentProvider};
+use inkling::ai::{CallPlan, Capabilities, Chat};
 use inkling::clock::SystemClock;
 use inkling::services::Services;
 use inkling::storage::Store;
@@ -64,7 +63,7 @@ pub(crate) async fn worker() {
     drop(store);
     let reader = rusqlite::Connection::open(&path).unwrap();
     let started = Instant::now();
-    let provider = Rc::new(OllamaClient::new(&s.ollama));
+    let provider = Capabilities::of_one_server(OllamaClient::new(&s.ollama));
     let store = Store::open(&path, 30).unwrap();
     let _services = Services::start(&s, Arc::new(SystemClock), store, path.clone(), provider)
         .expect("the services start");

@@ -6,7 +6,7 @@
 
 use chrono::TimeDelta;
 use inkling::actors::ai_worker::GetWorkerStatus;
-use inkling::actors::ollama_monitor::Recheck;
+use inkling::actors::provider_monitor::Recheck;
 use inkling::actors::repository::GetRelated;
 use inkling::api::worker::EmbeddingsState;
 use inkling::domain::{NoteBody, NoteEdit};

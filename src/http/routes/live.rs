@@ -32,7 +32,7 @@ use crate::api::live::LiveEvent;
 use crate::api::notes::NoteView;
 use crate::events::{
     CountsChanged, FailedCountChanged, ModelPullProgress, NoteChanged, NoteSlow, NotesChanged,
-    OllamaStatusChanged,
+    ProviderStatusChanged,
 };
 use crate::http::auth::Credential;
 use crate::http::error::ApiError;
@@ -92,7 +92,7 @@ macro_rules! live_event {
 live_event!(FailedCountChanged, |msg| LiveEvent::FailedCount {
     count: msg.count
 });
-live_event!(OllamaStatusChanged, |msg| LiveEvent::OllamaStatus(
+live_event!(ProviderStatusChanged, |msg| LiveEvent::ProviderStatus(
     msg.health
 ));
 impl Handler<NoteChanged> for LiveFeed {
@@ -156,7 +156,7 @@ pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>)
     let hub = &state.services.hub;
     subscribe::<CountsChanged>(hub, &feed);
     subscribe::<FailedCountChanged>(hub, &feed);
-    subscribe::<OllamaStatusChanged>(hub, &feed);
+    subscribe::<ProviderStatusChanged>(hub, &feed);
     subscribe::<NoteChanged>(hub, &feed);
     subscribe::<NotesChanged>(hub, &feed);
     subscribe::<ModelPullProgress>(hub, &feed);

@@ -100,6 +100,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                     endpoint("/inbox/trash-expired").route(web::post().to(inbox::trash_expired)),
                 )
                 .service(endpoint("/inbox/keep-expired").route(web::post().to(inbox::keep_expired)))
+                .service(endpoint("/provider/recheck").route(web::post().to(provider::recheck)))
+                .service(endpoint("/provider/pull").route(web::post().to(provider::pull_model)))
+                // The names these two had when Ollama was the only provider: aliases, kept
+                // for scripts written against them (docs/API.md).
                 .service(endpoint("/ollama/recheck").route(web::post().to(provider::recheck)))
                 .service(endpoint("/ollama/pull").route(web::post().to(provider::pull_model)))
                 .service(endpoint("/events").route(web::get().to(live::events)))

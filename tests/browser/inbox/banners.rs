@@ -46,7 +46,7 @@ async fn the_failed_banner_shows_n_retry_hides_it_at_once_and_the_notes_finish()
 async fn when_ollama_comes_back_the_banner_goes_and_the_recovery_toast_shows() {
     let mut browser = start(&[]).await;
     browser.open_inbox().await;
-    assert!(!browser.is_shown("ollama-banner").await);
+    assert!(!browser.is_shown("provider-banner").await);
 
     // Ollama stops; the next call fails and the monitor confirms the outage.
     browser.fake.stop();
@@ -57,13 +57,13 @@ async fn when_ollama_comes_back_the_banner_goes_and_the_recovery_toast_shows() {
             Some(json!({ "body": "while it is down" })),
         )
         .await;
-    browser.wait_visible("ollama-banner").await;
+    browser.wait_visible("provider-banner").await;
     assert!(!browser.is_shown("recovery-toast").await);
 
     // Back within a health interval: the banner goes, the toast says so, the note runs.
     browser.fake.start().await;
     browser.wait_visible("recovery-toast").await;
-    assert!(!browser.is_shown("ollama-banner").await);
+    assert!(!browser.is_shown("provider-banner").await);
     assert_eq!(
         browser.text("#recovery-toast").await,
         "Ollama is back: processing your notes."
@@ -94,7 +94,7 @@ async fn the_korean_page_shows_the_seed_strings() {
         json!("ko")
     );
     for id in [
-        "ollama-banner",
+        "provider-banner",
         "recovery-toast",
         "pending-banner",
         "expiry-banner",
@@ -127,7 +127,7 @@ async fn the_banners_stack_in_the_seed_order() {
         .await;
 
     browser.open_inbox().await;
-    for id in ["ollama-banner", "failed-banner", "expiry-banner"] {
+    for id in ["provider-banner", "failed-banner", "expiry-banner"] {
         browser.wait_visible(id).await;
     }
     browser.click("#review-expired").await;
@@ -141,7 +141,7 @@ async fn the_banners_stack_in_the_seed_order() {
 
     let order = browser
         .eval(
-            "const ids = ['ollama-banner', 'recovery-toast', 'pending-banner', 'failed-banner', 'expiry-banner', 'filter-chip', 'notes'];
+            "const ids = ['provider-banner', 'recovery-toast', 'pending-banner', 'failed-banner', 'expiry-banner', 'filter-chip', 'notes'];
              const nodes = ids.map(id => document.getElementById(id));
              const inDomOrder = nodes.every((n, i) => i === 0 || (nodes[i - 1].compareDocumentPosition(n) & Node.DOCUMENT_POSITION_FOLLOWING));
              const visible = nodes.filter(n => n.getClientRects().length > 0).map(n => n.getBoundingClientRect().top);
@@ -156,12 +156,12 @@ async fn the_banners_stack_in_the_seed_order() {
     assert!(!browser.is_shown("expiry-banner").await);
     assert!(!browser.is_shown("pending-banner").await);
     assert_eq!(
-        browser.text("#ollama-banner .text").await,
+        browser.text("#provider-banner .text").await,
         "The AI model llama3.2 isn't installed. 1 note waits for it."
     );
     // The command is behind "Details".
     let detail = browser
-        .eval("return document.querySelector('#ollama-banner .detail').textContent;")
+        .eval("return document.querySelector('#provider-banner .detail').textContent;")
         .await;
     assert!(
         detail.as_str().unwrap().contains("ollama pull llama3.2"),
@@ -246,14 +246,14 @@ async fn the_model_is_downloaded_from_the_banner_with_its_progress_and_the_notes
         )
         .await;
     assert!(browser
-        .text("#ollama-banner .text")
+        .text("#provider-banner .text")
         .await
         .starts_with("Downloading llama3.2: 50 %"));
     // Installed: the monitor sees it, the banner goes, the note is enriched.
     browser
         .wait_until(
             "the banner gone",
-            "document.getElementById('ollama-banner').hidden",
+            "document.getElementById('provider-banner').hidden",
         )
         .await;
     let id = note["id"].as_str().unwrap_or_default().to_string();
@@ -288,16 +288,16 @@ async fn another_users_program_on_ollamas_port_is_named_in_the_banner() {
     ])
     .await;
     browser.open_inbox().await;
-    browser.wait_visible("ollama-banner").await;
+    browser.wait_visible("provider-banner").await;
     assert_eq!(
-        browser.text("#ollama-banner .text").await,
+        browser.text("#provider-banner .text").await,
         format!(
             "Another user (uid {}, {NAME}) is listening on Ollama's port {model_port}: inkling sends it no notes.",
             other.uid
         )
     );
     let detail = browser
-        .eval("return document.querySelector('#ollama-banner .detail').textContent")
+        .eval("return document.querySelector('#provider-banner .detail').textContent")
         .await;
     let detail = detail.as_str().unwrap_or_default().to_string();
     assert!(
