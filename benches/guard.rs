@@ -38,7 +38,7 @@ const CAPTURES_PER_CLIENT: usize = 250;
 const NOTES: usize = 100_000;
 const SAVES: usize = 200;
 const SEARCH_ROUNDS: usize = 20;
-/// Words of the search notes, each in one note in `every` (as `benches/pipeline.rs`).
+/// Words of the search notes, each in one note in `every` (as `benches/pipeline/search.rs`).
 const WORDS: [(&str, usize); 6] = [
     ("tomato", 2),
     ("garden", 5),

@@ -4,8 +4,8 @@
 //! each with a 768-dimension vector (embeddinggemma's length) of seeded random values,
 //! release build. Per query: the keyword search (`Store::search`, limit 50), the
 //! semantic half (`Store::search_by_meaning`: the nearest 50 by brute force,
-//! `Store::nearest_to_vector`, then held to the filter), and the two fused
-//! (`storage::hybrid::fuse`). The query's embedding call is the model server's and is
+//! `Store::nearest_to_vector`, under the filter), and the two fused
+//! (`search::fusion::fuse`). The query's embedding call is the model server's and is
 //! measured apart (docs/PERFORMANCE.md says how).
 //!
 //! Run: `cargo bench --bench hybrid`. Prints the median and the slowest of 30 searches
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use inkling::domain::ListFilter;
-use inkling::storage::hybrid::fuse;
+use inkling::search::fusion::fuse;
 use inkling::storage::vectors::encode;
 use inkling::storage::{SearchQuery, Store};
 

@@ -18,7 +18,9 @@
 
 use std::time::{Duration, Instant};
 
-use inkling::storage::vectors::{encode, RELATED_NOTES, SIMILARITY_FLOOR};
+use inkling::search::floors::RELATED_FLOOR;
+use inkling::storage::vector_index::Scope;
+use inkling::storage::vectors::{encode, RELATED_NOTES};
 use inkling::storage::{IndexProgress, NoteVector, Store, BACKLOG_WALK, INDEX_SLICE};
 
 const DIMS: usize = 768;
@@ -164,7 +166,7 @@ impl Int8 {
 
     fn nearest(&self, query: &[f32], k: usize, except: Option<usize>) -> Vec<(String, f32)> {
         let (q, qs) = Self::quantise(query);
-        let mut best = inkling::storage::vectors::Best::new(k, SIMILARITY_FLOOR);
+        let mut best = inkling::storage::vectors::Best::new(k, RELATED_FLOOR);
         // Newest first, as the exact search offers them.
         for n in (0..self.scales.len()).rev() {
             if Some(n) == except {
@@ -216,12 +218,12 @@ fn main() {
                 random.near(&centres[(q * 104_729) % centres.len()], spread)
             })
             .collect();
-        // Before the index: the exact search (what related notes were until now).
+        // Without the index: the exact search, the baseline the index is measured against.
         let mut times = Vec::new();
         for &n in asking.iter().take(10) {
             let started = Instant::now();
             let related = store
-                .related(&id(n), RELATED_NOTES, SIMILARITY_FLOOR)
+                .related(&id(n), RELATED_NOTES, RELATED_FLOOR)
                 .expect("related");
             times.push(started.elapsed());
             assert!(related.embedded);
@@ -258,7 +260,7 @@ fn main() {
         for &n in &asking {
             let started = Instant::now();
             let related = store
-                .related(&id(n), RELATED_NOTES, SIMILARITY_FLOOR)
+                .related(&id(n), RELATED_NOTES, RELATED_FLOOR)
                 .expect("related");
             related_times.push(started.elapsed());
             shown += related.notes.len();
@@ -267,7 +269,7 @@ fn main() {
         for query in &queries {
             let started = Instant::now();
             store
-                .nearest_to_vector(MODEL, query, RELATED_NOTES, SIMILARITY_FLOOR)
+                .nearest_to_vector(MODEL, query, RELATED_NOTES, RELATED_FLOOR)
                 .expect("nearest");
             nearest_times.push(started.elapsed());
         }
@@ -298,12 +300,12 @@ fn main() {
             exact_related.push((
                 own.clone(),
                 store
-                    .nearest_exact(MODEL, &own, 5, SIMILARITY_FLOOR, Some(&except))
+                    .nearest_exact(MODEL, &own, 5, RELATED_FLOOR, Scope::AllBut(&except))
                     .expect("exact"),
             ));
             exact_nearest.push(
                 store
-                    .nearest_exact(MODEL, &queries[q], 5, SIMILARITY_FLOOR, None)
+                    .nearest_exact(MODEL, &queries[q], 5, RELATED_FLOOR, Scope::All)
                     .expect("exact"),
             );
         }
@@ -318,8 +320,8 @@ fn main() {
                         MODEL,
                         own,
                         5,
-                        SIMILARITY_FLOOR,
-                        Some(&except),
+                        RELATED_FLOOR,
+                        Scope::AllBut(&except),
                         candidates,
                     )
                     .expect("nearest");
@@ -331,8 +333,8 @@ fn main() {
                         MODEL,
                         &queries[q],
                         5,
-                        SIMILARITY_FLOOR,
-                        None,
+                        RELATED_FLOOR,
+                        Scope::All,
                         candidates,
                     )
                     .expect("nearest");

@@ -2,16 +2,19 @@
 //! reads the passes `scripts/measure-tag-sprawl.py` wrote (every note's tags, as the
 //! real model gave them) and prints the figures of docs/PERFORMANCE.md, "Tag sprawl":
 //! distinct tags per 100 notes and the pairs of near-duplicate tags, as defined and
-//! unit-tested in `inkling::tags::sprawl`.
+//! unit-tested in `tests/support/sprawl.rs`.
 //!
 //! Run: `cargo bench --profile dev --bench tag_sprawl -- BEFORE.json AFTER.json`
 //! (the script does, after its passes). Only the notes the model answered in both
 //! passes are compared (a pass stopped early on a loaded machine compares its first
 //! notes with the other's same notes). Under `cargo test` (no files) it does nothing.
 
+#[path = "../tests/support/sprawl.rs"]
+mod sprawl;
+
 use std::path::Path;
 
-use inkling::tags::sprawl::{sprawl, Sprawl};
+use sprawl::{sprawl, Sprawl};
 
 /// One note of a pass: its tags, and whether the model answered.
 #[derive(serde::Deserialize)]

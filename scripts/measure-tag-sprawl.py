@@ -19,7 +19,7 @@ DIR/<pass>.json (every note's body, title and tags). With both files there, the 
 are printed by the bench binary (`cargo bench --profile dev --bench tag_sprawl --
 DIR/before.json DIR/after.json`; a pass stopped early leaves DIR/<pass>.partial.json,
 as far as it got, which the bench reads as well): distinct tags per 100 notes and the pairs of near-duplicate tags,
-defined and unit-tested in src/tags/sprawl.rs.
+defined and unit-tested in tests/support/sprawl.rs.
 
 Nothing leaves this machine.
 """

@@ -95,7 +95,8 @@ echo "==> cargo test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --locked --lib --bins --tests 2>&1 | tee "$log"
+# --no-fail-fast: every test binary runs, so one run shows every failure.
+cargo test --locked --no-fail-fast --lib --bins --tests 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 passed=$(grep -oE '^test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')

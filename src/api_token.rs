@@ -6,9 +6,9 @@
 //! drive the API. The page's sessions (`src/sessions.rs`) are kept with the same code.
 //!
 //! A secret is written whole or not at all: into a temporary file beside it, flushed to
-//! disk, then renamed over the final name (and the directory flushed). A start on a
-//! full disk used to leave a 0-byte `api-token` that every later start refused; now
-//! that cannot happen, and an empty file found from before is replaced.
+//! disk, then renamed over the final name (and the directory flushed), so a start on a
+//! full disk cannot leave a 0-byte `api-token` that every later start would refuse; an
+//! empty file found is replaced.
 
 use std::fs;
 use std::io::Write;

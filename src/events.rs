@@ -29,7 +29,7 @@ pub struct FailedCountChanged {
 /// The provider's health changed, or a manual recheck asked for it to be announced.
 #[derive(Debug, Clone, PartialEq, Eq, Message)]
 #[rtype(result = "()")]
-pub struct OllamaStatusChanged {
+pub struct ProviderStatusChanged {
     pub health: ProviderHealth,
 }
 

@@ -9,14 +9,16 @@
 //! - [`actors`]: the actors; each owns one resource (the database, the AI queue, …).
 //! - [`inbox`]: the use cases (capture, retry-all, edit, the trash, …) as plain async
 //!   functions over the actors' addresses, which the routes and the tray call.
-//! - [`ai`]: the provider trait and the Ollama client, the enrichment schema,
+//! - [`ai`]: what a model server can do (chat, embed, health, pull; transcribe
+//!   declared), the Ollama and OpenAI-compatible clients, the enrichment schema,
 //!   `classify_reason`, a model's measured speed.
 //! - [`api`]: the wire types: what the HTTP API takes and answers, the live events.
 //! - [`export`]: notes as files: the JSON export, Markdown notes, what may come in.
 //! - [`events`]: notifications several actors hear (`FailedCountChanged`, …).
 //! - [`telemetry`]: the local usage log: event schema, files, stats.md.
-//! - [`tray`]: the tray menu model, icons, and the D-Bus tray backend.
 //! - [`storage`]: the SQLite schema, migrations and repository operations.
+//! - [`search`]: retrieval: the one rank fusion, the similarity floors, a question's
+//!   words; and the use case that finds notes by words and by meaning.
 //! - [`http`]: the local API on 127.0.0.1.
 //! - [`domain`]: notes, statuses, validated bodies, edits, filters.
 //! - [`tags`]: what a tag may be, and how tags stay one tidy vocabulary.
@@ -31,14 +33,15 @@
 //! - [`words`]: the sentences the tray and stats.md show, one table per language.
 //! - [`instance`]: one service per data dir (the lock file).
 //! - [`socket_owner`]: which user owns a TCP socket of this machine (`/proc/net/tcp`).
-//! - [`autostart`]: start at login (XDG autostart entry or systemd user unit).
+//! - [`desktop`]: the desktop layer above the use cases: the tray (its actor, menu
+//!   model, icons and D-Bus backend), start at login, opening things, and the place of
+//!   the coming global-shortcut capture.
 
 pub mod actors;
 pub mod ai;
 pub mod api;
 pub mod api_token;
 pub mod app_icon;
-pub mod autostart;
 pub mod cli;
 pub mod client;
 pub mod clock;
@@ -56,6 +59,7 @@ pub mod mcp;
 pub mod open_codes;
 pub mod page_proof;
 pub mod render;
+pub mod search;
 pub mod services;
 pub mod sessions;
 pub mod shutdown;
@@ -64,5 +68,4 @@ pub mod startup;
 pub mod storage;
 pub mod tags;
 pub mod telemetry;
-pub mod tray;
 pub mod words;

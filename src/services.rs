@@ -5,7 +5,6 @@
 //! time, with a fake provider).
 
 use std::path::PathBuf;
-use std::rc::Rc;
 
 use actix::Actor;
 
@@ -13,13 +12,13 @@ use crate::actors::ai_worker::{AiWorkerActor, EmbeddingRules, WorkerRules, Worke
 use crate::actors::hub::{Hub, Subscribe};
 use crate::actors::mailbox::Mailbox;
 use crate::actors::model_pull::{models_to_pull, ModelPullActor};
-use crate::actors::ollama_monitor::OllamaMonitorActor;
+use crate::actors::provider_monitor::ProviderMonitorActor;
 use crate::actors::repository::RepositoryActor;
 use crate::actors::telemetry::TelemetryActor;
-use crate::ai::EnrichmentProvider;
+use crate::ai::Capabilities;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
-use crate::events::{JobFailed, OllamaStatusChanged};
+use crate::events::{JobFailed, ProviderStatusChanged};
 use crate::inbox::{Inbox, InboxWiring};
 use crate::storage::{Store, StoreResult};
 
@@ -29,7 +28,7 @@ pub struct Services {
     pub repository: Mailbox<RepositoryActor>,
     pub hub: Mailbox<Hub>,
     pub telemetry: Mailbox<TelemetryActor>,
-    pub monitor: Mailbox<OllamaMonitorActor>,
+    pub monitor: Mailbox<ProviderMonitorActor>,
     pub worker: Mailbox<AiWorkerActor>,
     pub inbox: Inbox,
     pub model_pull: Mailbox<ModelPullActor>,
@@ -44,7 +43,7 @@ impl Services {
         clock: SharedClock,
         store: Store,
         db_path: PathBuf,
-        provider: Rc<dyn EnrichmentProvider>,
+        capabilities: Capabilities,
     ) -> StoreResult<Self> {
         let jobs = store.all_jobs()?;
         let hub = Mailbox::from(Hub::default().start());
@@ -56,8 +55,8 @@ impl Services {
         ));
         let telemetry = Mailbox::from(TelemetryActor::new(settings, clock.clone()).start());
         let monitor = Mailbox::from(
-            OllamaMonitorActor::new(
-                provider.clone(),
+            ProviderMonitorActor::new(
+                capabilities.health.clone(),
                 hub.clone(),
                 telemetry.clone(),
                 settings.provider_calls().health_interval,
@@ -66,7 +65,7 @@ impl Services {
         );
         let model_pull = Mailbox::from(
             ModelPullActor::new(
-                provider.clone(),
+                capabilities.pull.clone(),
                 models_to_pull(&settings.ollama.model, &settings.ollama.embedding_model),
                 hub.clone(),
                 monitor.clone(),
@@ -77,7 +76,8 @@ impl Services {
             AiWorkerActor::new(
                 WorkerWiring {
                     repository: repository.clone(),
-                    provider,
+                    chat: capabilities.chat,
+                    embedder: capabilities.embed,
                     monitor: monitor.clone(),
                     telemetry: telemetry.clone(),
                     hub: hub.clone(),
@@ -92,7 +92,7 @@ impl Services {
             )
             .start(),
         );
-        hub.do_send(Subscribe(worker.recipient::<OllamaStatusChanged>()));
+        hub.do_send(Subscribe(worker.recipient::<ProviderStatusChanged>()));
         hub.do_send(Subscribe(telemetry.recipient::<JobFailed>()));
         let inbox = Inbox::new(InboxWiring {
             repository: repository.clone(),

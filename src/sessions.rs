@@ -1,11 +1,10 @@
 //! The inbox page's sessions: what a browser holds instead of a key to everything.
 //!
-//! The page used to be signed in by a cookie whose value was a permanent secret of the
-//! install, and browsers send the cookies of 127.0.0.1 to *every* port of it: any other
-//! local web server the browser visited received a credential for the whole API. Then
-//! by a bearer in `localStorage`, which an open tab sent to whatever listened on the
-//! port while inkling was stopped (another user's program got it, and it still worked
-//! after inkling restarted). Now:
+//! Why not a cookie or a stored bearer: browsers send the cookies of 127.0.0.1 to
+//! *every* port of it, so any other local web server the browser visited would receive
+//! a credential for the whole API; and a bearer in `localStorage` is sent by an open
+//! tab to whatever listens on the port while inkling is stopped (another user's
+//! program would get it, and it would still work after inkling restarted). So:
 //!
 //! - a session is a random id (`POST /session` opens one, in exchange for a one-time
 //!   code or the token) and a key derived from it and the token

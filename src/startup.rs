@@ -21,13 +21,13 @@ use std::sync::Arc;
 
 use crate::actors::repository::{Checkpoint, CountFailed};
 use crate::actors::telemetry::FlushUsageLog;
-use crate::actors::tray::{self, TrayWiring};
 use crate::ai::listener::ListenerTrust;
-use crate::ai::listener_guard::{GuardedProvider, ListenerCheck};
+use crate::ai::listener_guard::{guard, ListenerCheck};
 use crate::ai::ModelServer;
 use crate::api_token;
 use crate::clock::SharedClock;
 use crate::configuration::Settings;
+use crate::desktop::tray::{self, TrayWiring};
 use crate::http::auth::ApiToken;
 use crate::http::server::{RunningServer, Server, ServerHandle, ServerOptions};
 use crate::http::{self, AppState};
@@ -68,16 +68,21 @@ impl Application {
         let store = Store::open_checked(&db_path, settings.expiry.days, integrity.clone())
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
         let (check, embedding_check) = listener_checks(&settings)?;
-        let provider =
-            GuardedProvider::wrap(crate::ai::provider_for(&settings), check, embedding_check);
-        let services = Services::start(&settings, clock.clone(), store, db_path.clone(), provider)
-            .map_err(|e| {
-                anyhow::anyhow!(
-                    "cannot read the AI queue from {} ({e}); {}",
-                    db_path.display(),
-                    RECOVER_HINT
-                )
-            })?;
+        let capabilities = guard(crate::ai::provider_for(&settings), check, embedding_check);
+        let services = Services::start(
+            &settings,
+            clock.clone(),
+            store,
+            db_path.clone(),
+            capabilities,
+        )
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read the AI queue from {} ({e}); {}",
+                db_path.display(),
+                RECOVER_HINT
+            )
+        })?;
 
         // Loopback unless the user explicitly said otherwise (checked with the config).
         // [::1] on the same port too, which browsers try first for `localhost`.
@@ -111,7 +116,7 @@ impl Application {
             model_server,
             model: settings.provider_calls().model,
             port,
-            live_feeds: http::routes::live::LiveFeeds::default(),
+            live_feeds: http::live_feeds::LiveFeeds::default(),
         });
         let token = web::Data::new(ApiToken(token));
         let open_codes = web::Data::new(OpenCodes::default());
@@ -157,7 +162,7 @@ impl Application {
                 _ => 0,
             };
             let wiring = TrayWiring {
-                retry_all: services.inbox.retry_all_for_the_tray(),
+                inbox: services.inbox.clone(),
                 monitor: services.monitor.clone(),
                 telemetry: services.telemetry.clone(),
                 shutdown: {
@@ -177,7 +182,7 @@ impl Application {
                 },
                 opener: Arc::new(crate::desktop::open),
             };
-            let wording = crate::tray::menu::Wording {
+            let wording = tray::menu::Wording {
                 locale: settings.locale(),
                 server: model_server,
             };
@@ -313,8 +318,8 @@ fn forget_the_old_session_secret(data_dir: &Path) {
 /// Starts `quick_check` of an existing database on a thread of its own
 /// (`storage::Integrity`): start-up goes on, and every write waits for its verdict. A
 /// database about to be created has nothing to check. After a clean stop too: a file
-/// damaged while inkling was stopped (a bad copy, a sync tool, the disk) was once used
-/// as if it were fine.
+/// can be damaged while inkling is stopped (a bad copy, a sync tool, the disk), and
+/// must not be used as if it were fine.
 fn check_the_database_in_background(db_path: &Path) -> anyhow::Result<Arc<Integrity>> {
     let wal = PathBuf::from(format!("{}-wal", db_path.display()));
     let holds_notes = |path: &Path| std::fs::metadata(path).is_ok_and(|meta| meta.len() > 0);

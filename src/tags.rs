@@ -7,11 +7,9 @@
 //! stored under the spelling already in use, the most used one when several are
 //! ([`Vocabulary::tidy`]). Plain functions over plain data; the store applies them.
 //!
-//! - [`neighbours`]: which tags of a note's nearest neighbours its prompt carries;
-//! - [`sprawl`]: tag sprawl measured (distinct tags per 100 notes, near-duplicates).
+//! - [`neighbours`]: which tags of a note's nearest neighbours its prompt carries.
 
 pub mod neighbours;
-pub mod sprawl;
 
 use std::collections::HashMap;
 

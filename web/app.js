@@ -9,10 +9,11 @@
 // schedules a render), api.js (the session and every API path), i18n.js (words),
 // navigation.js (the view and the address), keyed-list.js (the one list renderer),
 // card.js (a note's card, a pure view), notes.js (the list and its paging), note-view.js
-// (one note), edit.js, capture.js, banners.js, trash.js, tags.js, stats.js,
-// transfer.js, live.js (the live feed), keys.js, facts.js (the service's rules, as it
-// sends them), dom.js (element makers), proof.js (the page's key, the proofs it trades
-// with the service, no service workers).
+// (one note), related.js (a note's related notes), ask.js (the Ask box), edit.js,
+// capture.js, banners.js, trash.js, tags.js, stats.js, transfer.js, live.js (the live
+// feed), keys.js, facts.js (the service's rules, as it sends them), dom.js (element
+// makers), proof.js (the page's key, the proofs it trades with the service, no service
+// workers).
 
 import * as api from "./api.js";
 import { removeServiceWorkers } from "./proof.js";

@@ -12,7 +12,7 @@ use super::handling;
 use super::mailbox::Subscriber;
 use crate::events::{
     CountsChanged, FailedCountChanged, JobFailed, ModelPullProgress, NoteChanged, NoteSlow,
-    NotesChanged, OllamaStatusChanged,
+    NotesChanged, ProviderStatusChanged,
 };
 
 /// Subscribes a recipient to one notification type.
@@ -76,7 +76,7 @@ where
 pub struct Hub {
     counts: Topic<CountsChanged>,
     failed_count: Topic<FailedCountChanged>,
-    ollama_status: Topic<OllamaStatusChanged>,
+    provider_status: Topic<ProviderStatusChanged>,
     note_changed: Topic<NoteChanged>,
     notes_changed: Topic<NotesChanged>,
     job_failed: Topic<JobFailed>,
@@ -89,7 +89,7 @@ impl Default for Hub {
         Hub {
             counts: Topic::state(),
             failed_count: Topic::state(),
-            ollama_status: Topic::state(),
+            provider_status: Topic::state(),
             note_changed: Topic::events(),
             notes_changed: Topic::events(),
             job_failed: Topic::events(),
@@ -128,7 +128,7 @@ macro_rules! hub_topic {
 
 hub_topic!(CountsChanged, counts);
 hub_topic!(FailedCountChanged, failed_count);
-hub_topic!(OllamaStatusChanged, ollama_status);
+hub_topic!(ProviderStatusChanged, provider_status);
 hub_topic!(NoteChanged, note_changed);
 hub_topic!(NotesChanged, notes_changed);
 hub_topic!(JobFailed, job_failed);
@@ -160,9 +160,9 @@ mod tests {
         }
     }
 
-    impl Handler<OllamaStatusChanged> for Listener {
+    impl Handler<ProviderStatusChanged> for Listener {
         type Result = ();
-        fn handle(&mut self, msg: OllamaStatusChanged, _: &mut Context<Self>) {
+        fn handle(&mut self, msg: ProviderStatusChanged, _: &mut Context<Self>) {
             self.0
                 .lock()
                 .unwrap()
@@ -174,7 +174,7 @@ mod tests {
     async fn a_late_subscriber_gets_the_last_state_but_no_old_events() {
         let hub = Hub::default().start();
         hub.send(NotesChanged { count: 1 }).await.unwrap();
-        hub.send(OllamaStatusChanged {
+        hub.send(ProviderStatusChanged {
             health: ProviderHealth::Ready,
         })
         .await
@@ -185,7 +185,7 @@ mod tests {
         hub.send(Subscribe(listener.recipient::<NotesChanged>()))
             .await
             .unwrap();
-        hub.send(Subscribe(listener.recipient::<OllamaStatusChanged>()))
+        hub.send(Subscribe(listener.recipient::<ProviderStatusChanged>()))
             .await
             .unwrap();
         hub.send(NotesChanged { count: 2 }).await.unwrap();

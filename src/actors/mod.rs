@@ -4,15 +4,15 @@
 //! |---|---|---|
 //! | `RepositoryActor` | [`repository`] | the only writing SQLite connection (own thread) |
 //! | `AiWorkerActor` | [`ai_worker`] | the one wake-up timer, around the worker's pure core (queue, outage park, disk wait) |
-//! | `OllamaMonitorActor` | [`ollama_monitor`] | the provider's health and its check timer |
+//! | `ProviderMonitorActor` | [`provider_monitor`] | the provider's health and its check timer |
 //! | `ModelPullActor` | [`model_pull`] | the model download asked for by the person, one at a time |
 //! | `TelemetryActor` | [`telemetry`] | the usage events' schema and timestamps |
 //! | `UsageLogActor` | [`usage_log`] | the usage log's files (own thread) |
 //! | `Hub` | [`hub`] | the subscribers of the shared notifications |
-//! | `TrayActor` | [`tray`] | the tray's menu model and backend |
 //!
 //! The use cases over them (capture, retry-all, the trash, …) are not an actor: they
-//! are plain async code, `crate::inbox`.
+//! are plain async code, `crate::inbox`. The tray's actor (`crate::desktop::tray`) sits
+//! above them, in the desktop layer, and uses `handling!` and `Mailbox` from here.
 //!
 //! Mailbox traffic: every handler starts with `handling!`, which logs the message it
 //! handled at `debug`, under the actor's own target (`inkling::actors::repository`, …), with the time it took, so
@@ -24,10 +24,9 @@ pub mod hub;
 pub mod mailbox;
 pub mod mailbox_stats;
 pub mod model_pull;
-pub mod ollama_monitor;
+pub mod provider_monitor;
 pub mod repository;
 pub mod telemetry;
-pub mod tray;
 pub mod usage_log;
 
 /// The first line of every handler: `let _handled = handling!("MessageType");`. When the

@@ -20,8 +20,8 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::handling;
 use super::hub::Hub;
 use super::mailbox::Mailbox;
-use super::ollama_monitor::{CheckAndAnnounce, OllamaMonitorActor};
-use crate::ai::{EnrichmentProvider, ProviderError, PullProgress};
+use super::provider_monitor::{CheckAndAnnounce, ProviderMonitorActor};
+use crate::ai::{ProviderError, Pull, PullProgress};
 use crate::events::{ModelPullProgress, PullState};
 
 /// Download the model (or join the download under way); its progress goes to
@@ -44,11 +44,11 @@ pub fn models_to_pull(chat: &str, embedding: &str) -> Vec<String> {
 }
 
 pub struct ModelPullActor {
-    provider: Rc<dyn EnrichmentProvider>,
+    provider: Rc<dyn Pull>,
     /// What a download fetches, in order ([`models_to_pull`]); never empty.
     models: Vec<String>,
     hub: Mailbox<Hub>,
-    monitor: Mailbox<OllamaMonitorActor>,
+    monitor: Mailbox<ProviderMonitorActor>,
     /// The download under way: its last step, and who watches it.
     running: Option<Running>,
 }
@@ -64,10 +64,10 @@ struct Running {
 
 impl ModelPullActor {
     pub fn new(
-        provider: Rc<dyn EnrichmentProvider>,
+        provider: Rc<dyn Pull>,
         models: Vec<String>,
         hub: Mailbox<Hub>,
-        monitor: Mailbox<OllamaMonitorActor>,
+        monitor: Mailbox<ProviderMonitorActor>,
     ) -> Self {
         ModelPullActor {
             provider,

@@ -14,7 +14,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use actix::prelude::*;
-use serde_json::Value;
 
 use super::handling;
 use super::mailbox::Mailbox;
@@ -33,17 +32,6 @@ use crate::telemetry::stats;
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), InvalidEvent>")]
 pub struct Emit(pub UsageEvent);
-
-/// Appends an event given as `kind` and JSON `payload`, checked against the strict
-/// schema first (unknown fields, wrong types and out-of-range values are refused).
-/// Only the tests send it (the schema's checks through the actor); the service's own
-/// events are typed and go by [`Emit`].
-#[derive(Debug, Message)]
-#[rtype(result = "Result<(), InvalidEvent>")]
-pub struct EmitJson {
-    pub kind: String,
-    pub payload: Value,
-}
 
 /// Replies once every event sent before it is written: the graceful stop waits for it,
 /// and so do the tests' barriers.
@@ -179,17 +167,6 @@ impl Handler<JobFailed> for TelemetryActor {
     }
 }
 
-impl Handler<EmitJson> for TelemetryActor {
-    type Result = ResponseFuture<Result<(), InvalidEvent>>;
-
-    fn handle(&mut self, msg: EmitJson, _: &mut Context<Self>) -> Self::Result {
-        let mut handled = handling!("EmitJson");
-        let event = UsageEvent::parse(&msg.kind, msg.payload)
-            .inspect_err(|e| tracing::warn!(error = %e, "usage event refused"));
-        self.write_reply(event, &mut handled)
-    }
-}
-
 impl Handler<FlushUsageLog> for TelemetryActor {
     type Result = ResponseFuture<()>;
 
@@ -255,7 +232,7 @@ impl Handler<ExportUsageLog> for TelemetryActor {
 mod tests {
     use std::sync::{Arc, Mutex};
 
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use std::io::Write;
     use std::path::Path;
@@ -266,6 +243,27 @@ mod tests {
     use crate::clock::ManualClock;
     use crate::configuration::UserFile;
     use crate::telemetry::log;
+
+    /// Appends an event given as `kind` and JSON `payload`, checked against the strict
+    /// schema first: the schema's checks through the actor. The service's own events are
+    /// typed and go by [`Emit`]; only these tests have JSON to send.
+    #[derive(Debug, Message)]
+    #[rtype(result = "Result<(), InvalidEvent>")]
+    struct EmitJson {
+        kind: String,
+        payload: Value,
+    }
+
+    impl Handler<EmitJson> for TelemetryActor {
+        type Result = ResponseFuture<Result<(), InvalidEvent>>;
+
+        fn handle(&mut self, msg: EmitJson, _: &mut Context<Self>) -> Self::Result {
+            let mut handled = handling!("EmitJson", actor = "telemetry");
+            let event = UsageEvent::parse(&msg.kind, msg.payload)
+                .inspect_err(|e| tracing::warn!(error = %e, "usage event refused"));
+            self.write_reply(event, &mut handled)
+        }
+    }
 
     fn settings(dir: &Path, extra: &[(&str, &str)]) -> Settings {
         let mut env: std::collections::HashMap<String, String> = extra

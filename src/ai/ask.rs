@@ -1,19 +1,16 @@
 //! Asking the notes a question (docs/DESIGN.md, "Ask your notes"), as plain functions:
 //!
-//! - which words of a question the search looks for, and how the notes each word
-//!   found are ranked together ([`retrieval_words`], [`rank_found`]);
 //! - the prompt: the notes numbered [1], [2], … in the order shown, cut to what fits
 //!   the model's context beside the question and the answer's room ([`ask_prompt`]);
 //! - the answer's citations as it streams: a citation of a note that was not shown is
-//!   taken out, and said ([`Citations`]).
-//!
+//!   taken out, and said ([`Citations`]);
 //! - what reaches the person: the worker's [`AskUpdate`]s turned into the wire's
 //!   events, citations checked ([`events_of`]).
 //!
-//! Nothing here does I/O; the worker's core (`core/ask.rs`) and the use case
-//! (`crate::inbox::ask`) carry it out.
+//! Which notes are asked (the question's words and meaning) is retrieval's
+//! (`crate::search`). Nothing here does I/O; the worker's core (`core/ask.rs`) and the
+//! use case (`crate::inbox::ask`) carry it out.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use super::enrichment::{estimate_tokens, fit_note, TEMPLATE_TOKENS};
@@ -138,154 +135,6 @@ pub struct AskPrompt {
     /// Some note was cut to fit.
     pub cut: bool,
     pub estimated_tokens: usize,
-}
-
-/// Words too common to find anything by (English; Korean particles are cut off the
-/// words instead, [`without_particle`]).
-const COMMON_WORDS: &[&str] = &[
-    "the",
-    "and",
-    "for",
-    "are",
-    "was",
-    "were",
-    "what",
-    "when",
-    "where",
-    "which",
-    "who",
-    "whom",
-    "why",
-    "how",
-    "did",
-    "does",
-    "do",
-    "have",
-    "has",
-    "had",
-    "about",
-    "that",
-    "this",
-    "these",
-    "those",
-    "with",
-    "from",
-    "into",
-    "any",
-    "all",
-    "can",
-    "could",
-    "would",
-    "should",
-    "will",
-    "you",
-    "your",
-    "my",
-    "mine",
-    "our",
-    "notes",
-    "note",
-    "say",
-    "said",
-    "tell",
-    "there",
-    "their",
-    "them",
-    "they",
-    "been",
-    "being",
-    "not",
-    "but",
-    "its",
-    "it's",
-    "it",
-    "is",
-    "of",
-    "to",
-    "in",
-    "on",
-    "at",
-    "an",
-    "a",
-    "or",
-    "me",
-    "we",
-    "i",
-    "write",
-    "wrote",
-    "written",
-    "anything",
-    "something",
-    "know",
-];
-
-/// Korean particles a word often ends with (the search matches inside words, so the
-/// stem finds every form).
-const PARTICLES: &[&str] = &[
-    "에서", "에게", "으로", "은", "는", "이", "가", "을", "를", "에", "의", "도", "와", "과", "로",
-];
-
-fn without_particle(word: &str) -> &str {
-    for particle in PARTICLES {
-        if let Some(stem) = word.strip_suffix(particle) {
-            if stem.chars().count() >= 2 {
-                return stem;
-            }
-        }
-    }
-    word
-}
-
-/// The words of a question worth a search of their own: punctuation off, lowercased,
-/// common words and one-letter words out, each once, in the order asked. A question of
-/// common words only keeps its words (something must be looked for).
-pub fn retrieval_words(question: &str) -> Vec<String> {
-    let mut all: Vec<String> = Vec::new();
-    for raw in question.split(|c: char| c.is_whitespace() || ",.;:!?\"()[]{}".contains(c)) {
-        let word = raw
-            .trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase();
-        let word = without_particle(&word).to_string();
-        if !word.is_empty() && !all.contains(&word) {
-            all.push(word);
-        }
-    }
-    let kept: Vec<String> = all
-        .iter()
-        .filter(|w| w.chars().count() >= 2 && !COMMON_WORDS.contains(&w.as_str()))
-        .cloned()
-        .collect();
-    if kept.is_empty() {
-        all
-    } else {
-        kept
-    }
-}
-
-/// The notes the words found, best first, at most `limit`: a note found by more of
-/// the words ranks higher; among equals, the better its places in the words' own
-/// rankings (the sum of 1 / (60 + place), reciprocal rank fusion), then the order the
-/// words were asked in. `found` is each word's hits, best first.
-pub fn rank_found(found: &[Vec<String>], limit: usize) -> Vec<String> {
-    let mut scores: HashMap<&str, (usize, f64, usize)> = HashMap::new();
-    let mut order = 0;
-    for hits in found {
-        for (place, id) in hits.iter().enumerate() {
-            let entry = scores.entry(id.as_str()).or_insert_with(|| {
-                order += 1;
-                (0, 0.0, order)
-            });
-            entry.0 += 1;
-            entry.1 += 1.0 / (60.0 + place as f64);
-        }
-    }
-    let mut ranked: Vec<(&str, (usize, f64, usize))> = scores.into_iter().collect();
-    ranked.sort_by(|(_, a), (_, b)| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
-    ranked
-        .into_iter()
-        .take(limit)
-        .map(|(id, _)| id.to_string())
-        .collect()
 }
 
 /// A note as the model reads it: its title (the person's or the AI's) and its body.
@@ -601,33 +450,6 @@ mod tests {
         let mut citations = Citations::new(1);
         let long = format!("[{}", "1 ".repeat(20));
         assert_eq!(citations.push(&long).text, long);
-    }
-
-    #[test]
-    fn the_words_searched_leave_out_punctuation_common_words_and_korean_particles() {
-        assert_eq!(
-            retrieval_words("What did I write about the Tomato plants?"),
-            ["tomato", "plants"]
-        );
-        assert_eq!(
-            retrieval_words("토마토를 언제 심었지?"),
-            ["토마토", "언제", "심었지"]
-        );
-        assert_eq!(retrieval_words("what is it?"), ["what", "is", "it"]);
-        assert_eq!(retrieval_words("tomato tomato, TOMATO"), ["tomato"]);
-    }
-
-    #[test]
-    fn notes_found_by_more_words_rank_first_then_by_their_places() {
-        let found = vec![
-            vec!["a".to_string(), "b".into(), "c".into()],
-            vec!["c".to_string(), "d".into()],
-            vec!["d".to_string()],
-        ];
-        // c and d are found twice; d is first for one word and second for another.
-        assert_eq!(rank_found(&found, 10), ["d", "c", "a", "b"]);
-        assert_eq!(rank_found(&found, 2), ["d", "c"]);
-        assert!(rank_found(&[], 5).is_empty());
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! `GuardedProvider`: the provider as the actors get it when its URL is on this
-//! machine. Before anything goes to the model server (a health check, a note, a model
+//! [`guard`]: the model server's capabilities as the actors get them when its URL is on
+//! this machine. Before anything goes to the model server (a health check, a note, a model
 //! load or download) it looks at who owns the listeners of the server's port and
 //! refuses another user's ([`super::listener`]): the health check answers
 //! [`ProviderHealth::UntrustedListener`], which the worker holds its calls on and the
@@ -21,8 +21,8 @@ use futures_util::StreamExt as _;
 
 use super::listener::{judge, target_of, ListenerTrust, LoopbackTarget, Verdict};
 use super::{
-    CallPlan, CallReply, ChatPlan, EmbedPlan, EnrichmentProvider, LoadPlan, ModelServer,
-    ProviderError, ProviderHealth, PullProgress,
+    CallPlan, CallReply, Capabilities, Chat, ChatPlan, Embed, EmbedPlan, Health, LoadPlan,
+    ModelServer, ProviderError, ProviderHealth, Pull, PullProgress,
 };
 use crate::socket_owner;
 
@@ -94,77 +94,56 @@ impl ListenerCheck {
     }
 }
 
-/// A provider whose every request waits for the listener check: the model server's,
-/// and for the embeddings the embedding server's (`openai.embedding_url`, another port).
-pub struct GuardedProvider {
-    inner: Rc<dyn EnrichmentProvider>,
+/// `server`'s capabilities, each behind the check of the port it sends to: chat,
+/// health and downloads behind `check` (the model server's), the notes' vectors behind
+/// `embedding_check` (the embedding server's). A capability with no check on this
+/// machine is returned as it is. An embedder swapped in afterwards
+/// ([`Capabilities::with_embedder`]) is not guarded: it is not a server here.
+pub fn guard(
+    server: Capabilities,
     check: Option<ListenerCheck>,
     embedding_check: Option<ListenerCheck>,
+) -> Capabilities {
+    fn behind<T: ?Sized>(inner: Rc<T>, check: &Option<ListenerCheck>) -> Option<Guarded<T>> {
+        check.clone().map(|check| Guarded { inner, check })
+    }
+    Capabilities {
+        chat: match behind(server.chat.clone(), &check) {
+            Some(guarded) => Rc::new(guarded),
+            None => server.chat,
+        },
+        embed: match behind(server.embed.clone(), &embedding_check) {
+            Some(guarded) => Rc::new(guarded),
+            None => server.embed,
+        },
+        health: match behind(server.health.clone(), &check) {
+            Some(guarded) => Rc::new(guarded),
+            None => server.health,
+        },
+        pull: match behind(server.pull.clone(), &check) {
+            Some(guarded) => Rc::new(guarded),
+            None => server.pull,
+        },
+    }
 }
 
-impl GuardedProvider {
-    /// `inner` behind `check` (its chat calls, health, loads) and `embedding_check`
-    /// (its embeddings); a provider with neither on this machine is returned as it is.
-    pub fn wrap(
-        inner: Rc<dyn EnrichmentProvider>,
-        check: Option<ListenerCheck>,
-        embedding_check: Option<ListenerCheck>,
-    ) -> Rc<dyn EnrichmentProvider> {
-        if check.is_none() && embedding_check.is_none() {
-            return inner;
-        }
-        Rc::new(GuardedProvider {
-            inner,
-            check,
-            embedding_check,
-        })
-    }
+/// One capability whose every request waits for the listener check of its server.
+struct Guarded<T: ?Sized> {
+    inner: Rc<T>,
+    check: ListenerCheck,
+}
 
+impl<T: ?Sized> Guarded<T> {
     fn refused_call(&self) -> Option<ProviderError> {
-        self.check.as_ref().and_then(ListenerCheck::refused_call)
+        self.check.refused_call()
     }
 }
 
-impl EnrichmentProvider for GuardedProvider {
+impl Chat for Guarded<dyn Chat> {
     fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply> {
         match self.refused_call() {
             Some(error) => ready(CallReply::failed(error)).boxed_local(),
             None => self.inner.enrich(plan),
-        }
-    }
-
-    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {
-        match self.refused_call() {
-            Some(error) => ready(Err(error)).boxed_local(),
-            None => self.inner.model_context(),
-        }
-    }
-
-    fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
-        match self.check.as_ref().and_then(ListenerCheck::refusal) {
-            Some(health) => ready(health).boxed_local(),
-            None => self.inner.health(),
-        }
-    }
-
-    fn load_model(&self, plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
-        match self.refused_call() {
-            Some(error) => ready(Err(error)).boxed_local(),
-            None => self.inner.load_model(plan),
-        }
-    }
-
-    fn embed(
-        &self,
-        plan: EmbedPlan,
-    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
-        match self
-            .embedding_check
-            .as_ref()
-            .and_then(ListenerCheck::refused_call)
-        {
-            Some(error) => ready(Err(error)).boxed_local(),
-            None => self.inner.embed(plan),
         }
     }
 
@@ -178,6 +157,43 @@ impl EnrichmentProvider for GuardedProvider {
         }
     }
 
+    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {
+        match self.refused_call() {
+            Some(error) => ready(Err(error)).boxed_local(),
+            None => self.inner.model_context(),
+        }
+    }
+
+    fn load_model(&self, plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
+        match self.refused_call() {
+            Some(error) => ready(Err(error)).boxed_local(),
+            None => self.inner.load_model(plan),
+        }
+    }
+}
+
+impl Embed for Guarded<dyn Embed> {
+    fn embed(
+        &self,
+        plan: EmbedPlan,
+    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
+        match self.refused_call() {
+            Some(error) => ready(Err(error)).boxed_local(),
+            None => self.inner.embed(plan),
+        }
+    }
+}
+
+impl Health for Guarded<dyn Health> {
+    fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
+        match self.check.refusal() {
+            Some(health) => ready(health).boxed_local(),
+            None => self.inner.health(),
+        }
+    }
+}
+
+impl Pull for Guarded<dyn Pull> {
     fn pull_model(
         &self,
         model: &str,

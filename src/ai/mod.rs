@@ -9,13 +9,17 @@
 //! - [`embedding`]: a note's embedding: its text cut to the model's context, the
 //!   vectors of an answer taken or refused, what a failed call means;
 //! - [`speed`]: the model's measured speed, and the deadline a long note gets from it;
+//! - [`capabilities`]: what a model server can do, one trait a capability ([`Chat`],
+//!   [`Embed`], [`Health`], [`Pull`]), and [`Capabilities`], the set the actors run on;
+//!   [`transcribe`]: speech to text, declared for the server a later issue adds;
 //! - [`ollama`]: the awc client for Ollama's HTTP API, and [`openai`]'s for any
-//!   OpenAI-compatible server, behind the [`EnrichmentProvider`] trait the actors use;
+//!   OpenAI-compatible server, each implementing the four;
 //!   [`provider_for`] picks the one the settings name.
 //! - [`listener`] and [`listener_guard`]: whose program on this machine may receive the
 //!   notes, checked before every request to a loopback model server.
 
 pub mod ask;
+pub mod capabilities;
 pub mod classify;
 pub mod embedding;
 pub mod enrichment;
@@ -26,12 +30,8 @@ pub mod ollama;
 pub mod openai;
 pub mod speed;
 pub mod streaming;
+pub mod transcribe;
 pub mod transport;
-
-use std::rc::Rc;
-
-use futures_util::future::LocalBoxFuture;
-use futures_util::stream::LocalBoxStream;
 
 pub use crate::api::provider::{ModelServer, ProviderHealth};
 pub use classify::{classify_reason, FailureReason, ProviderError, RefusedAnswer};
@@ -39,13 +39,18 @@ pub use classify::{classify_reason, FailureReason, ProviderError, RefusedAnswer}
 use crate::configuration::{ProviderKind, Settings};
 use crate::domain::Enrichment;
 pub use ask::ChatPlan;
+pub use capabilities::{Capabilities, Chat, Embed, Health, Pull, PullProgress};
 pub use embedding::EmbedPlan;
+pub use transcribe::{Transcribe, TranscribePlan, Transcript};
 
-/// The client of the model server the settings name (`ai.provider`).
-pub fn provider_for(settings: &Settings) -> Rc<dyn EnrichmentProvider> {
+/// The capabilities of the model server the settings name (`ai.provider`): one client
+/// that chats, embeds, answers its health and downloads models.
+pub fn provider_for(settings: &Settings) -> Capabilities {
     match settings.ai.provider {
-        ProviderKind::Ollama => Rc::new(ollama::OllamaClient::new(&settings.ollama)),
-        ProviderKind::OpenAi => Rc::new(openai::OpenAiClient::new(
+        ProviderKind::Ollama => {
+            Capabilities::of_one_server(ollama::OllamaClient::new(&settings.ollama))
+        }
+        ProviderKind::OpenAi => Capabilities::of_one_server(openai::OpenAiClient::new(
             &settings.openai,
             settings.openai_api_key().clone(),
         )),
@@ -58,19 +63,6 @@ pub fn model_server_of(settings: &Settings) -> ModelServer {
         ProviderKind::Ollama => ModelServer::Ollama,
         ProviderKind::OpenAi => ModelServer::OpenAiCompatible,
     }
-}
-
-/// One line of a model download's progress (Ollama's `/api/pull` stream).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct PullProgress {
-    /// Ollama's words for the step: "pulling manifest", "downloading …", "verifying
-    /// sha256 digest", "success".
-    pub status: String,
-    /// Bytes of the part being downloaded, when the step has a size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub completed: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total: Option<u64>,
 }
 
 /// Who says a chat message.
@@ -201,41 +193,4 @@ impl CallReply {
             usage: None,
         }
     }
-}
-
-/// The LLM as the actors see it: a transport that carries out the core's plans. It
-/// decides nothing about a call (its deadline, its prompt, its cut): any provider can
-/// implement it. `!Send` futures: awc's client lives on one arbiter.
-pub trait EnrichmentProvider {
-    /// Asks for the title, tags and summary of one note, as planned; the deadline is
-    /// applied around the whole call.
-    fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply>;
-    /// The model's own context in tokens, as the server says (`Ok(None)`: it does not
-    /// say; the configured one is used). An error: ask again before the next call.
-    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>>;
-    /// Is the provider up, is the model there, is it loading?
-    fn health(&self) -> LocalBoxFuture<'static, ProviderHealth>;
-    /// Loads the model into memory under the plan's deadline, so a cold load is not
-    /// charged to a note's call. A server that loads its model itself answers at once.
-    fn load_model(&self, plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>>;
-    /// Asks for one vector per text of the plan (the embedding model's), under the
-    /// plan's deadline. A server that makes none answers `ProviderError::NoEmbeddings`.
-    fn embed(
-        &self,
-        plan: EmbedPlan,
-    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>>;
-    /// Streams the model's answer to a chat, as planned: each item the next piece of
-    /// text, the stream ending after the last one; an error ends it. Dropping the
-    /// stream drops the request, which the server takes as the client gone (it stops
-    /// generating).
-    fn chat_stream(&self, plan: ChatPlan)
-        -> LocalBoxStream<'static, Result<String, ProviderError>>;
-    /// Downloads `model` (`ollama pull`: the chat model, or the embedding model), its
-    /// progress as it comes; the stream ends after "success", or with the error that
-    /// stopped it. A server that cannot download answers with one error saying how to
-    /// load the model there.
-    fn pull_model(
-        &self,
-        model: &str,
-    ) -> LocalBoxStream<'static, Result<PullProgress, ProviderError>>;
 }

@@ -34,8 +34,8 @@ use super::enrichment::{context_length, format_schema, messages_json, parse_enri
 use super::streaming::{streamed_chat, LineSays};
 use super::transport::{call_within, error_message, exchange, provider_http_client, within};
 use super::{
-    CallPlan, CallReply, ChatPlan, EnrichmentProvider, LoadPlan, ModelServer, ProviderError,
-    ProviderHealth, PullProgress, RefusedAnswer, Sampling, Usage,
+    CallPlan, CallReply, Chat, ChatPlan, Embed, Health, LoadPlan, ModelServer, ProviderError,
+    ProviderHealth, Pull, PullProgress, RefusedAnswer, Sampling, Usage,
 };
 use crate::configuration::OllamaSettings;
 use crate::domain::Enrichment;
@@ -276,36 +276,9 @@ impl OllamaClient {
     }
 }
 
-impl EnrichmentProvider for OllamaClient {
+impl Chat for OllamaClient {
     fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply> {
         call_within(plan.deadline, self.clone().chat(plan))
-    }
-
-    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {
-        within(
-            HEALTH_TIMEOUT,
-            "no model details",
-            self.clone().show_context(),
-        )
-    }
-
-    fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
-        self.clone().check_health().boxed_local()
-    }
-
-    fn load_model(&self, plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
-        within(
-            plan.deadline,
-            "the model did not load",
-            self.clone().load(plan.context_tokens),
-        )
-    }
-
-    fn embed(
-        &self,
-        plan: EmbedPlan,
-    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
-        within(plan.deadline, "no vectors", self.clone().embed_texts(plan))
     }
 
     fn chat_stream(
@@ -333,6 +306,39 @@ impl EnrichmentProvider for OllamaClient {
         )
     }
 
+    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {
+        within(
+            HEALTH_TIMEOUT,
+            "no model details",
+            self.clone().show_context(),
+        )
+    }
+
+    fn load_model(&self, plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
+        within(
+            plan.deadline,
+            "the model did not load",
+            self.clone().load(plan.context_tokens),
+        )
+    }
+}
+
+impl Embed for OllamaClient {
+    fn embed(
+        &self,
+        plan: EmbedPlan,
+    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
+        within(plan.deadline, "no vectors", self.clone().embed_texts(plan))
+    }
+}
+
+impl Health for OllamaClient {
+    fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
+        self.clone().check_health().boxed_local()
+    }
+}
+
+impl Pull for OllamaClient {
     fn pull_model(
         &self,
         model: &str,

@@ -33,7 +33,8 @@ pub enum LiveEvent {
     /// The number of failed, active notes.
     FailedCount { count: u64 },
     /// The provider's health.
-    OllamaStatus(ProviderHealth),
+    #[serde(rename = "ollama_status")]
+    ProviderStatus(ProviderHealth),
     /// One note's stored state changed: the note as it is now.
     NoteChanged { id: String, note: Box<NoteView> },
     /// Many notes changed at once: reload the list.
@@ -85,7 +86,7 @@ mod tests {
             frame,
             "event: counts\ndata: {\"expired\":0,\"failed\":3,\"pending\":2}\n\n"
         );
-        let frame = LiveEvent::OllamaStatus(ProviderHealth::Ready).frame();
+        let frame = LiveEvent::ProviderStatus(ProviderHealth::Ready).frame();
         assert_eq!(
             frame,
             "event: ollama_status\ndata: {\"state\":\"ready\"}\n\n"

@@ -16,9 +16,11 @@
 //! - [`ask`]: `POST /api/ask`'s question and the events its answer streams;
 //! - [`live`]: `LiveEvent`, the server-sent events of `GET /api/events`, written in one
 //!   place;
-//! - [`pull`]: a model download's progress (the NDJSON lines and the live event).
+//! - [`pull`]: a model download's progress (the NDJSON lines and the live event);
+//! - [`changes`]: `GET /api/changes`, the change log a page at a time.
 
 pub mod ask;
+pub mod changes;
 pub mod live;
 pub mod notes;
 pub mod provider;

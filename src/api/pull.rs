@@ -1,4 +1,4 @@
-//! A model download's progress: the NDJSON lines of `POST /api/ollama/pull` and the
+//! A model download's progress: the NDJSON lines of `POST /api/provider/pull` and the
 //! live `model_pull` event. The model-pull actor makes them; the hub carries them as a
 //! notification (`crate::events` makes this type a message).
 

@@ -80,6 +80,14 @@ pub struct Refusal {
     pub error: String,
 }
 
+impl Refusal {
+    pub fn new(error: impl Into<String>) -> Self {
+        Refusal {
+            error: error.into(),
+        }
+    }
+}
+
 /// A tag and how many active notes have it (`GET /api/tags`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TagCount {

@@ -75,6 +75,16 @@ pub enum Command {
         /// The note's id.
         id: String,
     },
+    /// Show the change log: every write to a note after SINCE, oldest first, one a line
+    /// (its number, when, what, which note), then the SINCE of the next page.
+    Changes {
+        /// The changes after this number (0: from the beginning).
+        #[arg(long, default_value_t = 0)]
+        since: i64,
+        /// How many at most (1 to 5000; 500 when left out).
+        #[arg(long)]
+        limit: Option<u32>,
+    },
     /// Ask your notes a question: the notes that match at once, numbered, then the
     /// model's answer citing them as [1], [2] as it comes. Nothing is stored unless
     /// --save.

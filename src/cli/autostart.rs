@@ -1,5 +1,5 @@
 //! `inkling autostart on|off|status [--systemd]`: the login entry that starts inkling
-//! (`crate::autostart` writes it). The one command besides `run` that needs no running
+//! (`crate::desktop::autostart` writes it). The one command besides `run` that needs no running
 //! service.
 
 use super::arguments::{exit, AutostartAction};
@@ -12,7 +12,7 @@ pub fn run_autostart(
     systemd: bool,
     config: Option<&std::path::Path>,
 ) -> u8 {
-    use crate::autostart::{self, Kind, Paths};
+    use crate::desktop::autostart::{self, Kind, Paths};
     let kind = if systemd { Kind::Systemd } else { Kind::Xdg };
     let mut out = Output::stdout();
     let outcome = (|| -> Result<(), ClientError> {

@@ -80,6 +80,7 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
         Command::Search { query, filters } => notes::search(run, &query, &filters).await,
         Command::Show { id } => notes::show(run, &id).await,
         Command::Related { id } => notes::related(run, &id).await,
+        Command::Changes { since, limit } => notes::changes(run, since, limit).await,
         Command::Ask { question, save } => ask::ask(run, &question, save).await,
         Command::Edit {
             id,

@@ -5,6 +5,7 @@ use super::render::{
     describe_slow, hit_snippet_line, list_line, not_embedded_line, note_lines, related_line,
 };
 use super::{Invocation, ListArgs};
+use crate::api::changes::ChangesQuery;
 use crate::api::requests::{EditRequest, ListQuery};
 use crate::client::{ClientError, ServiceClient};
 use crate::domain::{ListFilter, Note};
@@ -104,6 +105,34 @@ pub async fn related(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientErr
         run.out.line(related_line(found))?;
     }
     Ok(())
+}
+
+/// `inkling changes`: a page of the change log, one change a line, then where the next
+/// page begins.
+pub async fn changes(
+    run: &mut Invocation<'_>,
+    since: i64,
+    limit: Option<u32>,
+) -> Result<(), ClientError> {
+    let query = ChangesQuery {
+        since: Some(since.to_string()),
+        limit: limit.map(|limit| limit.to_string()),
+    };
+    let page = run.client.changes(&query).await?;
+    if run.json {
+        return run.out.json(&page);
+    }
+    for change in &page.changes {
+        run.out.line(format!(
+            "{}  {}  {:<9} {}",
+            change.seq,
+            change.at,
+            change.kind.as_str(),
+            change.note_id
+        ))?;
+    }
+    let more = if page.more { " (more follow)" } else { "" };
+    run.out.line(format!("next: --since {}{more}", page.next))
 }
 
 /// `inkling show ID`: the note; a pending note that is slow says so, with what to do.

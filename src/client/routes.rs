@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::{ClientError, ServiceClient};
 use crate::api::ask::{AskEvent, AskRequest};
+use crate::api::changes::{ChangesPage, ChangesQuery};
 use crate::api::notes::RelatedNotes;
 use crate::api::pull::ModelPullProgress;
 use crate::api::replies::{
@@ -51,6 +52,11 @@ impl ServiceClient {
     /// `GET /api/notes/{id}/related`: the notes nearest to it, best first.
     pub async fn related(&self, id: &str) -> Result<RelatedNotes, ClientError> {
         self.get(&note_path(id, "/related")).await
+    }
+
+    /// `GET /api/changes?since=…&limit=…`: a page of the change log, oldest first.
+    pub async fn changes(&self, query: &ChangesQuery) -> Result<ChangesPage, ClientError> {
+        self.get_query("/api/changes", query).await
     }
 
     /// `PATCH /api/notes/{id}`: the note as edited.
@@ -108,18 +114,18 @@ impl ServiceClient {
         self.post("/api/inbox/retry-all-failed", &NO_BODY).await
     }
 
-    /// `POST /api/ollama/recheck`: the provider's health, checked now.
+    /// `POST /api/provider/recheck`: the provider's health, checked now.
     pub async fn recheck(&self) -> Result<ProviderHealth, ClientError> {
-        self.post("/api/ollama/recheck", &NO_BODY).await
+        self.post("/api/provider/recheck", &NO_BODY).await
     }
 
-    /// `POST /api/ollama/pull`: each step of the model's download as it comes, given
+    /// `POST /api/provider/pull`: each step of the model's download as it comes, given
     /// to `on_step` with its line as sent (`--json` prints it unchanged).
     pub async fn pull_model(
         &self,
         mut on_step: impl FnMut(&str, ModelPullProgress) -> Result<(), ClientError>,
     ) -> Result<(), ClientError> {
-        self.post_lines("/api/ollama/pull", &NO_BODY, |line| {
+        self.post_lines("/api/provider/pull", &NO_BODY, |line| {
             if line.trim().is_empty() {
                 return Ok(());
             }

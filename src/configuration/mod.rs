@@ -18,17 +18,16 @@ use serde::Deserialize;
 
 use crate::logging::LogFilter;
 
+mod ai;
 mod locale;
 mod ollama;
 mod openai;
 mod strict;
 
+pub use ai::{AiSettings, EmbeddingCalls, ProviderCalls, ProviderKind, MIN_EMBEDDING_CONTEXT};
 pub use locale::{Locale, LocaleSetting};
 pub use ollama::{parse_keep_alive, OllamaSettings, MIN_NUM_CTX};
-pub use openai::{
-    AiSettings, ApiKey, EmbeddingCalls, OpenAiSettings, ProviderCalls, ProviderKind,
-    MIN_EMBEDDING_CONTEXT, UNSAID_CONTEXT_TOKENS,
-};
+pub use openai::{ApiKey, OpenAiSettings, UNSAID_CONTEXT_TOKENS};
 
 /// The embedded defaults: every key, its default and a one-line comment.
 pub const DEFAULT_CONFIG_TOML: &str = include_str!("../../config/default.toml");

@@ -1,5 +1,4 @@
-//! The `[ai]` section (which kind of model server) and the `[openai]` section: where an
-//! OpenAI-compatible server is (llama.cpp's `llama-server`, LM Studio, vLLM, Jan,
+//! The `[openai]` section: where an OpenAI-compatible server is (llama.cpp's `llama-server`, LM Studio, vLLM, Jan,
 //! LocalAI, Ollama's `/v1`), which model it serves, where its key comes from, and how
 //! long a call may take.
 //!
@@ -10,69 +9,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::ai::MIN_EMBEDDING_CONTEXT;
 use super::ollama::MIN_NUM_CTX;
 use super::strict;
-
-/// `ai.provider`: the kind of model server inkling speaks to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ProviderKind {
-    /// Ollama's own API (`[ollama]`): context size, keep-alive, downloads.
-    #[default]
-    Ollama,
-    /// Any server with the OpenAI API (`[openai]`).
-    OpenAi,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AiSettings {
-    #[serde(deserialize_with = "provider_kind")]
-    pub provider: ProviderKind,
-    /// Users, by name or uid, whose program may receive the notes on the model
-    /// server's loopback port, beyond this user, root and `ollama`
-    /// (`crate::ai::listener`).
-    #[serde(deserialize_with = "strict::text_list")]
-    pub trusted_listeners: Vec<String>,
-}
-
-impl AiSettings {
-    /// `trusted_listeners` as uids: a name as the user database has it, or digits as
-    /// a uid. An error names the first user this machine does not have.
-    pub fn trusted_listener_uids(&self) -> Result<Vec<u32>, String> {
-        self.trusted_listeners
-            .iter()
-            .map(|entry| {
-                let entry = entry.trim();
-                if !entry.is_empty() && entry.bytes().all(|b| b.is_ascii_digit()) {
-                    return entry
-                        .parse()
-                        .map_err(|_| format!("\"{entry}\" is not a uid"));
-                }
-                crate::socket_owner::uid_of(entry).ok_or_else(|| {
-                    format!(
-                        "this machine has no user \"{entry}\": write a user name as \
-                         `getent passwd` lists it, or a uid"
-                    )
-                })
-            })
-            .collect()
-    }
-}
-
-/// `ai.provider`, with a message that says what to write instead.
-fn provider_kind<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<ProviderKind, D::Error> {
-    let text = strict::text(deserializer)?;
-    match text.trim() {
-        "ollama" => Ok(ProviderKind::Ollama),
-        "openai" => Ok(ProviderKind::OpenAi),
-        other => Err(serde::de::Error::custom(format!(
-            "\"{other}\" is not a provider: write \"ollama\" for Ollama, or \"openai\" for \
-             any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, Jan)"
-        ))),
-    }
-}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -110,9 +49,6 @@ pub struct OpenAiSettings {
     #[serde(deserialize_with = "strict::whole")]
     pub embedding_context_tokens: u32,
 }
-
-/// The smallest embedding context: the model's own tokens and a few words of the note.
-pub const MIN_EMBEDDING_CONTEXT: u32 = 128;
 
 /// The context assumed of a server that does not say its own, when none is configured:
 /// small enough for any model worth running, so a long note is cut rather than refused.
@@ -195,31 +131,6 @@ impl std::fmt::Debug for ApiKey {
             None => f.write_str("ApiKey(none)"),
         }
     }
-}
-
-/// How the notes' vectors are made, whichever the provider: the embedding model and
-/// its context (a longer note is cut to it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EmbeddingCalls {
-    pub model: String,
-    pub context_tokens: u32,
-}
-
-/// How calls are made, whichever the provider: what the worker's core and the health
-/// monitor are configured with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderCalls {
-    pub request_timeout: Duration,
-    pub max_request_timeout: Duration,
-    /// How long the model stays loaded after a call; `None`: for ever (a server that
-    /// keeps its model).
-    pub keep_alive: Option<Duration>,
-    pub load_timeout: Duration,
-    /// The most context a call uses; `None`: the server's own.
-    pub context_cap: Option<u32>,
-    pub health_interval: Duration,
-    /// The model's name, as configured.
-    pub model: String,
 }
 
 impl OpenAiSettings {

@@ -1,9 +1,10 @@
-//! `ApiError`: every way a route can fail, and the JSON error body `{"error": "..."}`
+//! `ApiError`: every way a route can fail, and the JSON error body (`api::replies::Refusal`)
 //! with the status code each one maps to.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 
+use crate::api::replies::Refusal;
 use crate::domain::{EditError, NoteBodyError};
 use crate::storage::StoreError;
 
@@ -62,8 +63,7 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
-        HttpResponse::build(self.status_code())
-            .json(serde_json::json!({ "error": self.to_string() }))
+        HttpResponse::build(self.status_code()).json(Refusal::new(self.to_string()))
     }
 }
 

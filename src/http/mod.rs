@@ -10,10 +10,12 @@
 //!
 //! - [`state`]: `AppState`, what every route can reach;
 //! - [`auth`]: the credential check (the token, or a page's session);
+//! - [`live_feeds`]: the count of open live feeds and its cap, which `AppState` holds;
 //! - [`error`]: `ApiError` and the JSON error body.
 
 pub mod auth;
 pub mod error;
+pub mod live_feeds;
 pub mod routes;
 pub mod server;
 pub mod state;

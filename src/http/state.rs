@@ -4,7 +4,7 @@
 //! not from `http/mod.rs` above them.
 
 use crate::clock::SharedClock;
-use crate::http::routes::live::LiveFeeds;
+use crate::http::live_feeds::LiveFeeds;
 use crate::http::server::ServerHandle;
 use crate::services::Services;
 

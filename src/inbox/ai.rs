@@ -1,28 +1,15 @@
 //! The AI asked for by hand: retry every failed note (docs/DESIGN.md, "Retry-all"),
 //! or one note's AI again. Both mean "try now": the worker is resumed at once.
 
-use std::sync::Arc;
-
 use super::{unavailable, Inbox};
 use crate::actors::ai_worker::{Enqueue, ResumeNow, TrackJob};
 use crate::actors::repository::{RequestEnrichment, RetryAllFailed};
 use crate::actors::telemetry::Emit;
-use crate::actors::tray::RetryAll;
 use crate::domain::{AiStatus, Note};
 use crate::storage::StoreResult;
 use crate::telemetry::events::{AiEnrichRequested, AiRetryManual, EnrichFrom, UsageEvent};
 
 impl Inbox {
-    /// [`Inbox::retry_all_failed`] as the tray holds it (the tray, an actor, cannot
-    /// name the use cases above it).
-    pub fn retry_all_for_the_tray(&self) -> RetryAll {
-        let inbox = self.clone();
-        Arc::new(move || {
-            let inbox = inbox.clone();
-            Box::pin(async move { inbox.retry_all_failed().await })
-        })
-    }
-
     /// Every failed note back to pending in one transaction, each queued, then
     /// `ai_retry_manual {failedCount}` and the worker resumed. Zero requeued is the
     /// "nothing happened" sentinel: no event, no resume. Replies with how many.

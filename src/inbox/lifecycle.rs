@@ -104,7 +104,10 @@ impl Inbox {
     /// files (`Store::delete_forever`); an active note is a conflict.
     pub async fn delete_forever(&self, id: String) -> StoreResult<()> {
         self.repository
-            .send(DeleteForever { id })
+            .send(DeleteForever {
+                id,
+                now: self.clock.now(),
+            })
             .await
             .map_err(unavailable)?
     }
@@ -113,7 +116,9 @@ impl Inbox {
     pub async fn empty_trash(&self) -> StoreResult<u64> {
         let count = self
             .repository
-            .send(EmptyTrash)
+            .send(EmptyTrash {
+                now: self.clock.now(),
+            })
             .await
             .map_err(unavailable)??;
         if count > 0 {

@@ -48,6 +48,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0008_note_vectors.sql",
         sql: include_str!("../../migrations/0008_note_vectors.sql"),
     },
+    Migration {
+        name: "0009_note_changes.sql",
+        sql: include_str!("../../migrations/0009_note_changes.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

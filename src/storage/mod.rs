@@ -2,15 +2,18 @@
 //!
 //! - [`migrations`]: `migrations/*.sql` applied in order at start-up.
 //! - [`store`]: [`Store`], every repository operation as plain synchronous code, one
-//!   file per feature (notes, queue, trash, tags, search, transfer, invariants).
+//!   file per feature (notes, queue, trash, tags, search, transfer, invariants), every
+//!   write to a note through the change log (`store/changes.rs`).
 //! - [`search`]: what a search query means and how a hit's snippet is cut.
-//! - [`hybrid`]: the hybrid search's rules (the rankings merged, the floor).
 //! - [`vectors`]: the notes' vectors as stored, compared, and the nearest to one.
-//! - [`vector_index`]: the vectors' binary codes in memory, and the scan for candidates.
+//! - [`vector_index`]: the vectors' binary codes in memory, and the scan for candidates
+//!   (held to a search's filter).
+//!
+//! How the rankings are merged and how near a note must be to count is retrieval's
+//! (`crate::search`).
 //!
 //! Only the `RepositoryActor` holds a `Store` at run time (one writing connection).
 
-pub mod hybrid;
 pub mod migrations;
 pub mod search;
 pub mod store;

@@ -8,11 +8,16 @@
 //! the rescoring), so the similarity a person is shown is the exact cosine, and the
 //! code only decides which vectors are worth reading.
 //!
+//! A scan may be held to some notes ([`Scope`]): every note but the one asking for its
+//! related notes, or only the notes a search's filter lets through (its tag, status,
+//! expiry; read by `Store` in SQL), so a narrow filter still gets its nearest notes
+//! instead of whatever of the nearest overall happen to pass it.
+//!
 //! Plain data, no I/O: `Store` keeps it in step with every write that adds, replaces
 //! or takes away a vector, or moves a note to or from the trash (docs/DESIGN.md,
 //! "Related notes").
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 /// How many candidates the scan hands to the exact comparison. Measured at 100,000
@@ -20,6 +25,35 @@ use std::sync::Arc;
 /// scale"): recall@5 against the exact search rises with it, and each candidate costs
 /// one read of a 3 KB vector.
 pub const RESCORE_CANDIDATES: usize = 200;
+
+/// Which notes a scan may offer.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    /// Every note.
+    All,
+    /// Every note but this one (the note asking for its related notes).
+    AllBut(&'a str),
+    /// These notes only (those a search's filter lets through); only they are read, so
+    /// a narrow filter costs little.
+    Only(&'a HashSet<String>),
+}
+
+impl<'a> Scope<'a> {
+    /// Whether the scan may offer `note_id`.
+    pub fn admits(&self, note_id: &str) -> bool {
+        match self {
+            Scope::All => true,
+            Scope::AllBut(except) => note_id != *except,
+            Scope::Only(ids) => ids.contains(note_id),
+        }
+    }
+}
+
+impl<'a> From<Option<&'a str>> for Scope<'a> {
+    fn from(except: Option<&'a str>) -> Self {
+        except.map_or(Scope::All, Scope::AllBut)
+    }
+}
 
 /// A vector's binary code: bit `i` (of word `i / 64`) set when value `i` is above 0.
 pub fn binary_code(vector: &[f32]) -> Vec<u64> {
@@ -133,22 +167,40 @@ impl Table {
         true
     }
 
-    /// The `n` notes whose codes are nearest `query`'s, leaving out `except`; in no
-    /// particular order (the exact comparison orders them).
-    fn nearest(&self, query: &[u64], n: usize, except: Option<&str>) -> Vec<Arc<str>> {
-        let except = except.and_then(|id| self.slots.get(id).copied());
+    /// The `n` notes in `scope` whose codes are nearest `query`'s; in no particular
+    /// order (the exact comparison orders them).
+    fn nearest(&self, query: &[u64], n: usize, scope: Scope) -> Vec<Arc<str>> {
         // The n best so far, the worst on top: a code no nearer than it is passed over
         // with one comparison.
         let mut best: BinaryHeap<(u32, usize)> = BinaryHeap::with_capacity(n + 1);
-        for (slot, distance) in distances(query, &self.codes).into_iter().enumerate() {
-            if Some(slot) == except {
-                continue;
-            }
+        let mut offer = |distance: u32, slot: usize| {
             if best.len() < n {
                 best.push((distance, slot));
             } else if best.peek().is_some_and(|&(worst, _)| distance < worst) {
                 best.pop();
                 best.push((distance, slot));
+            }
+        };
+        match scope {
+            Scope::Only(ids) => {
+                // Only the notes in scope are read: their slots, then their codes.
+                for id in ids {
+                    if let Some(&slot) = self.slots.get(id.as_str()) {
+                        let code = &self.codes[slot * self.words..(slot + 1) * self.words];
+                        offer(hamming(query, code), slot);
+                    }
+                }
+            }
+            Scope::All | Scope::AllBut(_) => {
+                let except = match scope {
+                    Scope::AllBut(id) => self.slots.get(id).copied(),
+                    _ => None,
+                };
+                for (slot, distance) in distances(query, &self.codes).into_iter().enumerate() {
+                    if Some(slot) != except {
+                        offer(distance, slot);
+                    }
+                }
             }
         }
         best.into_iter()
@@ -216,18 +268,12 @@ impl VectorIndex {
         removed
     }
 
-    /// The `n` notes (ids) whose codes are nearest to `query`'s among `model`'s
-    /// vectors of the query's length, leaving out `except` (the note asking for its
-    /// related notes). Candidates only: their exact similarity is for the caller.
-    pub fn candidates(
-        &self,
-        model: &str,
-        query: &[f32],
-        n: usize,
-        except: Option<&str>,
-    ) -> Vec<Arc<str>> {
+    /// The `n` notes (ids) in `scope` whose codes are nearest to `query`'s among
+    /// `model`'s vectors of the query's length. Candidates only: their exact similarity
+    /// is for the caller.
+    pub fn candidates(&self, model: &str, query: &[f32], n: usize, scope: Scope) -> Vec<Arc<str>> {
         match self.tables.get(&(model.to_string(), query.len())) {
-            Some(table) => table.nearest(&binary_code(query), n, except),
+            Some(table) => table.nearest(&binary_code(query), n, scope),
             None => Vec::new(),
         }
     }

@@ -4,11 +4,6 @@
 //! [`nearest`]). The exact search (every vector compared) and the index's rescoring of
 //! its candidates (`vector_index.rs`) both rank with these.
 
-/// How similar two notes must be, at least, to be shown as related (cosine). Below it
-/// the "nearest" notes of a note about nothing else are noise, and nothing is better
-/// than noise.
-pub const SIMILARITY_FLOOR: f32 = 0.5;
-
 /// How many related notes are shown.
 pub const RELATED_NOTES: usize = 5;
 

@@ -100,7 +100,7 @@ pub struct AiModelTime {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct OllamaRecovered {
+pub struct ProviderRecovered {
     pub down_ms: u64,
 }
 
@@ -118,8 +118,10 @@ pub enum UsageEvent {
     TagRenamed(TagRenamed),
     NotesImported(NotesImported),
     NotesExported(NoFields),
-    OllamaRecheckManual(NoFields),
-    OllamaRecovered(OllamaRecovered),
+    #[serde(rename = "ollama_recheck_manual")]
+    ProviderRecheckManual(NoFields),
+    #[serde(rename = "ollama_recovered")]
+    ProviderRecovered(ProviderRecovered),
     NoteTrashed(NoFields),
     NoteRestored(NoFields),
     UsageLogExported(NoFields),
@@ -139,8 +141,8 @@ impl UsageEvent {
             UsageEvent::TagRenamed(_) => "tag_renamed",
             UsageEvent::NotesImported(_) => "notes_imported",
             UsageEvent::NotesExported(_) => "notes_exported",
-            UsageEvent::OllamaRecheckManual(_) => "ollama_recheck_manual",
-            UsageEvent::OllamaRecovered(_) => "ollama_recovered",
+            UsageEvent::ProviderRecheckManual(_) => "ollama_recheck_manual",
+            UsageEvent::ProviderRecovered(_) => "ollama_recovered",
             UsageEvent::NoteTrashed(_) => "note_trashed",
             UsageEvent::NoteRestored(_) => "note_restored",
             UsageEvent::UsageLogExported(_) => "usage_log_exported",

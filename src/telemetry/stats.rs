@@ -70,8 +70,8 @@ impl Counts {
             }
             UsageEvent::NotesImported(p) => self.notes_imported += p.count,
             UsageEvent::NotesExported(_) => self.notes_exports += 1,
-            UsageEvent::OllamaRecheckManual(_) => self.ollama_rechecks += 1,
-            UsageEvent::OllamaRecovered(_) => self.ollama_recoveries += 1,
+            UsageEvent::ProviderRecheckManual(_) => self.ollama_rechecks += 1,
+            UsageEvent::ProviderRecovered(_) => self.ollama_recoveries += 1,
             UsageEvent::NoteTrashed(_) => self.trashed += 1,
             UsageEvent::NoteRestored(_) => self.restored += 1,
             UsageEvent::UsageLogExported(_) => self.exports += 1,
@@ -262,7 +262,7 @@ mod tests {
             ),
             (
                 at("2026-03-04T11:00:00Z"),
-                UsageEvent::OllamaRecheckManual(NoFields {}),
+                UsageEvent::ProviderRecheckManual(NoFields {}),
             ),
         ]
     }

@@ -145,9 +145,10 @@ fn stats_export_log_trash_and_restore_from_the_command_line() {
     assert!(path.join("stats.md").exists());
 }
 
-/// `inkling open` used to put the API token in the address: in `xdg-open`'s arguments
-/// (which every user can read with `ps`) and in the browser's history. Now a one-time
-/// code: it opens a session once, and a copy of the address opens nothing.
+/// `inkling open` never puts the API token in the address: it would be in `xdg-open`'s
+/// arguments (which every user can read with `ps`) and in the browser's history. A
+/// one-time code instead: it opens a session once, and a copy of the address opens
+/// nothing.
 #[test]
 fn open_prints_the_inbox_address_with_a_one_time_code_not_the_token() {
     let dir = tempfile::tempdir().unwrap();
@@ -307,8 +308,8 @@ fn enrich_asks_for_a_notes_ai_again() {
     assert_eq!(output.status.code(), Some(1));
 }
 
-/// `inkling list` used to stop at 500 without a word; it pages through every note, and
-/// with `--limit` says when more exist.
+/// `inkling list` does not stop at one page of the API without a word: it pages
+/// through every note, and with `--limit` says when more exist.
 #[test]
 fn list_pages_through_every_note_and_says_when_a_limit_leaves_some_out() {
     let dir = tempfile::tempdir().unwrap();

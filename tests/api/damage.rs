@@ -60,9 +60,10 @@ fn settings(data_dir: &std::path::Path) -> inkling::configuration::Settings {
     crate::service::test_settings(data_dir, &[])
 }
 
-/// It was used as if it were fine: the check ran only after an unclean stop. Now the
-/// service starts (the check runs beside it) and stops as soon as the check has found
-/// the damage, saying what and how to recover; not one byte of the file changed.
+/// A clean stop does not vouch for the file (a bad copy, a sync tool, the disk can
+/// damage it while inkling is stopped): the service starts (the check runs beside it)
+/// and stops as soon as the check has found the damage, saying what and how to
+/// recover; not one byte of the file changed.
 #[actix_rt::test]
 async fn a_database_damaged_after_a_clean_stop_is_refused_with_how_to_recover_and_left_untouched() {
     let data_dir = tempfile::tempdir().unwrap();

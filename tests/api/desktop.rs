@@ -259,6 +259,23 @@ fn pull_model_downloads_the_model_with_a_progress_line_and_the_status_follows() 
     );
     let status = String::from_utf8_lossy(&service.cli(&["status"]).stdout).into_owned();
     assert!(status.contains("ollama: ready"), "{status}");
+
+    // The CLI asked `/api/provider/pull`; the path it had when Ollama was the only
+    // provider answers the same, as an alias.
+    let token = service.token().expect("the service's token");
+    let (code, body) = crate::helpers::blocking_request(
+        port,
+        "POST",
+        "/api/ollama/pull",
+        Some(&token),
+        Some("{}"),
+    )
+    .unwrap();
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        body.contains(r#""model":"llama3.2""#) && body.contains(r#""state":"done""#),
+        "{body}"
+    );
 }
 
 #[test]

@@ -60,7 +60,7 @@ async fn a_captured_note_is_enriched_and_the_status_shows_provider_and_worker() 
     );
     assert!(worker["model_time"]["kept_ms"].is_u64(), "{worker}");
     // The use cases are plain code now (src/inbox/), not an actor: no mailbox to count.
-    for actor in ["repository", "ai_worker", "ollama_monitor", "telemetry"] {
+    for actor in ["repository", "ai_worker", "provider_monitor", "telemetry"] {
         assert!(
             body["actors"][actor]["handled"].as_u64().unwrap_or(0) > 0,
             "{actor} counted no message: {}",
@@ -111,17 +111,36 @@ async fn recheck_reports_the_provider_and_tells_a_missing_model_apart() {
     let mut fake = FakeOllama::start_new().await;
     let app = app_with_fake(&fake).await;
 
-    let (status, body) = app.post_json("/api/ollama/recheck", &json!({})).await;
+    let (status, body) = app.post_json("/api/provider/recheck", &json!({})).await;
     assert_eq!((status, body), (200, json!({ "state": "ready" })));
     fake.set_models(&[]);
-    let (_, body) = app.post_json("/api/ollama/recheck", &json!({})).await;
+    let (_, body) = app.post_json("/api/provider/recheck", &json!({})).await;
     assert_eq!(
         body,
         json!({ "state": "model_missing", "model": "llama3.2", "server": "ollama" })
     );
     fake.stop();
-    let (_, body) = app.post_json("/api/ollama/recheck", &json!({})).await;
+    let (_, body) = app.post_json("/api/provider/recheck", &json!({})).await;
     assert_eq!(body["state"], "not_running");
+}
+
+#[actix_rt::test]
+async fn the_old_ollama_paths_answer_as_aliases_of_the_provider_routes() {
+    let fake = FakeOllama::start_new().await;
+    let app = app_with_fake(&fake).await;
+
+    let (status, body) = app.post_json("/api/ollama/recheck", &json!({})).await;
+    assert_eq!((status, body), (200, json!({ "state": "ready" })));
+    fake.set_models(&[]);
+    let (_, new) = app.post_json("/api/provider/recheck", &json!({})).await;
+    let (_, old) = app.post_json("/api/ollama/recheck", &json!({})).await;
+    assert_eq!(new, old, "the alias answers what the route answers");
+    assert_eq!(old["state"], "model_missing");
+
+    // Only POST, as the routes: the alias refuses a GET the same way.
+    let (new_status, _) = app.get("/api/provider/recheck").await;
+    let (old_status, _) = app.get("/api/ollama/recheck").await;
+    assert_eq!((new_status, old_status), (405, 405));
 }
 
 #[actix_rt::test]

@@ -20,11 +20,13 @@
 //! - `slots`: silent connections and open feeds cannot lock the user out.
 //! - `related`: a note's related notes over HTTP and from the command line.
 //! - `ask`: a question asked of the notes, over HTTP and from the command line.
+//! - `changes`: the change log over HTTP, and whole after kill -9 mid-write.
 //! - `other_users`: what another real user's programs cannot get (a squatted model
 //!   server port, the page's session, `localhost`).
 
 mod ask;
 mod auth;
+mod changes;
 mod cli;
 mod damage;
 mod delete;

@@ -103,13 +103,16 @@ fn inkling_related_prints_each_related_note_with_its_similarity() {
     };
     let first = id_of(service.cli(&["--json", "capture", "Invoice for the plumber"]));
     let second = id_of(service.cli(&["--json", "capture", "Plumber invoice paid"]));
-    let printed = actix_rt::System::new().block_on(eventually("both notes' vectors", || {
-        let output = service.cli(&["related", &first]);
-        async move {
-            let text = String::from_utf8_lossy(&output.stdout).into_owned();
-            text.contains("%").then_some(text)
-        }
-    }));
+    // A note is embedded just before its title is written: its vector may be found
+    // while it is still pending.
+    let printed =
+        actix_rt::System::new().block_on(eventually("both notes' vectors and titles", || {
+            let output = service.cli(&["related", &first]);
+            async move {
+                let text = String::from_utf8_lossy(&output.stdout).into_owned();
+                (text.contains("%") && text.contains("done")).then_some(text)
+            }
+        }));
     let line = printed.lines().next().unwrap();
     assert!(line.trim_start().starts_with("82 %"), "{printed}");
     assert!(line.contains(&second) && line.contains("done"), "{printed}");

@@ -90,8 +90,8 @@ async fn an_export_folder_must_be_an_absolute_path_that_can_be_made() {
     );
 }
 
-/// Bad input that used to be accepted or quietly changed: a body of only invisible
-/// characters, `limit=0`; and `keep` rewrote its times on every repeat.
+/// Bad input that is easy to accept or quietly change: a body of only invisible
+/// characters, `limit=0`; and a repeated `keep` must not rewrite its times.
 #[actix_rt::test]
 async fn invisible_notes_and_out_of_range_limits_are_refused_and_keep_is_idempotent() {
     let app = crate::helpers::spawn_app().await;

@@ -224,7 +224,7 @@ fn live_feeds_are_capped_and_captures_go_on() {
             other => panic!("{:?}", String::from_utf8_lossy(other)),
         }
     }
-    assert_eq!(feeds.len(), inkling::http::routes::live::MAX_LIVE_FEEDS);
+    assert_eq!(feeds.len(), inkling::http::live_feeds::MAX_LIVE_FEEDS);
     assert_eq!(refused, 300 - feeds.len());
 
     capture_works(&service, &token, "captured beside 32 feeds");
@@ -260,7 +260,7 @@ async fn a_departed_live_feed_frees_its_slot_at_once() {
     assert_eq!(status.borrow().connections, 1);
 
     drop(feed);
-    // Far less than the 30 s keep-alive that used to notice it.
+    // Far less than the 30 s keep-alive: the hang-up itself is noticed.
     let freed = tokio::time::timeout(
         Duration::from_secs(10),
         status.wait_for(|s| s.connections == 0),

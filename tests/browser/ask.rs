@@ -131,3 +131,43 @@ async fn with_the_model_missing_the_ask_box_shows_the_notes_and_one_line_why() {
     );
     assert_eq!(shown[2], "");
 }
+
+/// The panel is drawn from its state, and the state is a pure function of the stream's
+/// events: the notes, the answer's pieces in order, a citation taken out, the end; an
+/// answer that could not come says why.
+#[actix_rt::test]
+async fn the_ask_state_follows_the_streams_events() {
+    let browser = start(&[]).await;
+    browser.open_inbox().await;
+    let states = browser
+        .eval(&format!(
+            "const {{ asked, withEvent, askFailed }} = await import({});\
+             let ask = asked(1, 'When?');\
+             const first = [ask.phase, ask.status !== '', ask.saveShown];\
+             for (const event of [\
+               {{ type: 'notes', notes: [{{ id: 'a' }}] }},\
+               {{ type: 'answer', text: 'On Sunday ' }},\
+               {{ type: 'answer', text: '[1]' }},\
+               {{ type: 'removed', citation: '[9]' }},\
+               {{ type: 'done', answered: true }},\
+             ]) ask = withEvent(ask, event);\
+             const failed = askFailed(asked(2, 'Why?'), 'inkling is down');\
+             const unanswered = withEvent(asked(3, 'What?'), {{ type: 'done', answered: false, why: 'no model' }});\
+             return [first,\
+                     [ask.phase, ask.notes.length, ask.answer, ask.removed, ask.status, ask.saveShown],\
+                     [failed.phase, failed.status],\
+                     [unanswered.phase, unanswered.status, unanswered.saveShown]];",
+            crate::harness::module("ask.js")
+        ))
+        .await;
+    assert_eq!(
+        states,
+        json!([
+            ["asking", true, false],
+            ["answered", 1, "On Sunday [1]", ["[9]"], "", true],
+            ["failed", "inkling is down"],
+            ["unanswered", "no model", false]
+        ])
+    );
+    browser.close().await;
+}

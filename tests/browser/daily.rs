@@ -170,7 +170,7 @@ async fn a_saved_edit_shows_at_once_in_the_open_note_even_when_the_live_event_co
             )
             .await;
         // The save's own answer comes 400 ms late, so the live event of the change is
-        // there first (the order that left the old words on screen).
+        // there first (the order in which the old words could stay on screen).
         browser
             .eval(
                 "const fetched = window.fetch;\

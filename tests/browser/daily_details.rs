@@ -137,12 +137,12 @@ async fn check_again_says_it_is_checking_and_then_what_it_found() {
     let url = format!("http://127.0.0.1:{}", crate::ports::free_port());
     let browser = start(&[("INKLING_OLLAMA__URL", url.as_str())]).await;
     browser
-        .api("POST", "/api/ollama/recheck", Some(json!({})))
+        .api("POST", "/api/provider/recheck", Some(json!({})))
         .await;
     for screen in [Screen::Desktop, Screen::Phone] {
         browser.emulate(screen, Scheme::Light).await;
         browser.open_inbox().await;
-        browser.wait_visible("ollama-banner").await;
+        browser.wait_visible("provider-banner").await;
         browser.wait_visible("recheck").await;
         assert_eq!(browser.text("#recheck").await, "Check again");
         // The check's answer is held until the test lets it through, so the state
@@ -152,7 +152,7 @@ async fn check_again_says_it_is_checking_and_then_what_it_found() {
                 "const fetched = window.fetch;\
                  window.releaseCheck = null;\
                  window.fetch = async (path, init) => {\
-                   if (String(path).includes('/api/ollama/recheck')) \
+                   if (String(path).includes('/api/provider/recheck')) \
                      await new Promise((go) => (window.releaseCheck = go));\
                    return fetched(path, init);\
                  };",

@@ -96,7 +96,7 @@ async fn try_every_view(browser: &Browser, screen: Screen, scheme: Scheme, shot:
     let what = format!("{screen:?} {scheme:?}");
     browser.emulate(screen, scheme).await;
     browser.open_inbox().await;
-    for id in ["ollama-banner", "failed-banner", "expiry-banner"] {
+    for id in ["provider-banner", "failed-banner", "expiry-banner"] {
         browser.wait_visible(id).await;
     }
     browser

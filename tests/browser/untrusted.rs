@@ -57,6 +57,13 @@ async fn bidi_controls_in_a_title_reorder_nothing_around_it() {
 
     browser.click("#notes li a.open").await;
     browser.wait_visible("note-view").await;
+    // The view shows before its note is fetched and drawn.
+    browser
+        .wait_until(
+            "the note's heading",
+            "document.querySelector('#note-view h2')",
+        )
+        .await;
     let detail = browser
         .eval(
             "const heading = document.querySelector('#note-view h2'); \

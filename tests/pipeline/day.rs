@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::fake_ollama::SimulatedModel;
+use crate::fake_ollama::simulated_model::SimulatedModel;
 use crate::harness::{PausedSystem, Pipeline};
 
 /// The step virtual time moves by: the figures are good to this.
@@ -213,7 +213,7 @@ pub async fn run_day(events: Vec<(u64, Event)>) -> Figures {
     }
     p.ask(
         &p.services.monitor,
-        inkling::actors::ollama_monitor::Recheck,
+        inkling::actors::provider_monitor::Recheck,
     )
     .await;
     let last = events.last().map_or(0, |(at, _)| *at);

@@ -22,7 +22,7 @@ use chrono::{DateTime, Utc};
 use inkling::actors::ai_worker::GetWorkerStatus;
 use inkling::actors::hub::Subscribe;
 use inkling::actors::mailbox::Mailbox;
-use inkling::actors::ollama_monitor::IsChecking;
+use inkling::actors::provider_monitor::IsChecking;
 use inkling::actors::repository::GetCounts;
 use inkling::actors::telemetry::FlushUsageLog;
 use inkling::api::worker::WorkerState;

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use inkling::actors::ollama_monitor::Recheck;
+use inkling::actors::provider_monitor::Recheck;
 use inkling::api::search::{FoundBy, KeywordOnly};
 use inkling::domain::{AiStatus, ListFilter};
 use inkling::inbox::search::HybridHits;

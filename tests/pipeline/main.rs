@@ -21,6 +21,8 @@
 //!   after every title, again after an edit or a change of model, never a note's
 //!   failure) and the related notes they give.
 //! - `neighbours`: a note's prompt carries its neighbours' tags.
+//! - `sprawl`: the tag-sprawl bench's measure of near-duplicate tags
+//!   (`tests/support/sprawl.rs`).
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
@@ -56,6 +58,9 @@ mod retry_all;
 mod service;
 #[path = "../support/small_disk.rs"]
 mod small_disk;
+mod sprawl;
+#[path = "../support/sprawl.rs"]
+mod sprawl_measure;
 mod tray;
 mod worker;
 #[path = "../support/xorshift.rs"]

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use inkling::actors::ai_worker::GetWorkerStatus;
-use inkling::actors::ollama_monitor::Recheck;
+use inkling::actors::provider_monitor::Recheck;
 use inkling::ai::ProviderHealth;
 use inkling::api::worker::ModelUse;
 use inkling::api::worker::WorkerState;

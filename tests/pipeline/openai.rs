@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use inkling::actors::ollama_monitor::{GetProviderHealth, Recheck};
+use inkling::actors::provider_monitor::{GetProviderHealth, Recheck};
 use inkling::ai::ProviderHealth;
 
 use crate::fake_openai::{Answered, Reply};

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use chrono::Duration as ChronoDuration;
-use inkling::actors::ollama_monitor::{GetProviderHealth, Recheck};
+use inkling::actors::provider_monitor::{GetProviderHealth, Recheck};
 use inkling::ai::ProviderHealth;
 use inkling::domain::NoteBody;
 use inkling::storage::Store;

@@ -6,7 +6,7 @@ use inkling::ai::ollama::OllamaClient;
 use std::time::Duration;
 
 use inkling::ai::{
-    classify_reason, CallPlan, EnrichmentProvider, FailureReason, ModelServer, ProviderHealth,
+    classify_reason, CallPlan, Chat, FailureReason, Health, ModelServer, ProviderHealth,
 };
 
 use crate::fake_ollama::{FakeOllama, Reply};

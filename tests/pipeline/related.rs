@@ -6,11 +6,12 @@
 
 use chrono::TimeDelta;
 use inkling::actors::ai_worker::GetWorkerStatus;
-use inkling::actors::ollama_monitor::Recheck;
+use inkling::actors::provider_monitor::Recheck;
 use inkling::actors::repository::GetRelated;
 use inkling::api::worker::EmbeddingsState;
 use inkling::domain::{NoteBody, NoteEdit};
-use inkling::storage::vectors::{RELATED_NOTES, SIMILARITY_FLOOR};
+use inkling::search::floors::RELATED_FLOOR;
+use inkling::storage::vectors::RELATED_NOTES;
 use inkling::storage::{NoteVector, Store};
 
 use crate::fake_ollama::{EmbedReply, FakeOllama};
@@ -24,7 +25,7 @@ async fn related(p: &Pipeline, id: &str) -> (Vec<String>, bool) {
             GetRelated {
                 id: id.to_string(),
                 limit: RELATED_NOTES,
-                floor: SIMILARITY_FLOOR,
+                floor: RELATED_FLOOR,
             },
         )
         .await

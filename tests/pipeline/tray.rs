@@ -8,12 +8,12 @@ use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use inkling::actors::hub::Subscribe;
 use inkling::actors::mailbox::Mailbox;
-use inkling::actors::tray::{GetMenu, TrayActor, TrayClicked, TrayWiring};
 use inkling::ai::ModelServer;
 use inkling::configuration::Locale;
-use inkling::events::{FailedCountChanged, OllamaStatusChanged};
-use inkling::tray::menu::{MenuModel, TrayAction, TrayIcon, Wording};
-use inkling::tray::TrayBackend;
+use inkling::desktop::tray::menu::{MenuModel, TrayAction, TrayIcon, Wording};
+use inkling::desktop::tray::TrayBackend;
+use inkling::desktop::tray::{GetMenu, TrayActor, TrayClicked, TrayWiring};
+use inkling::events::{FailedCountChanged, ProviderStatusChanged};
 
 use crate::fake_ollama::Reply;
 use crate::harness::{PausedSystem, Pipeline};
@@ -39,7 +39,7 @@ fn start_tray(p: &Pipeline) -> Tray {
     let opened = Arc::new(Mutex::new(Vec::new()));
     let record = opened.clone();
     let wiring = TrayWiring {
-        retry_all: p.services.inbox.retry_all_for_the_tray(),
+        inbox: p.services.inbox.clone(),
         monitor: p.services.monitor.clone(),
         telemetry: p.services.telemetry.clone(),
         shutdown: inkling::shutdown::Shutdown::system(),
@@ -65,7 +65,7 @@ fn start_tray(p: &Pipeline) -> Tray {
         .do_send(Subscribe(mailbox.recipient::<FailedCountChanged>()));
     p.services
         .hub
-        .do_send(Subscribe(mailbox.recipient::<OllamaStatusChanged>()));
+        .do_send(Subscribe(mailbox.recipient::<ProviderStatusChanged>()));
     Tray {
         addr,
         shown,
@@ -107,7 +107,7 @@ async fn the_menu_follows_failures_and_the_provider_and_process_ai_now_retries()
     let menu = last_shown(&tray);
     assert!(menu.is_enabled(TrayAction::ProcessAiNow));
     assert!(
-        !menu.is_enabled(TrayAction::RecheckOllama),
+        !menu.is_enabled(TrayAction::RecheckProvider),
         "the provider is up"
     );
     assert_eq!(menu.icon, TrayIcon::FailedNotes);
@@ -116,11 +116,11 @@ async fn the_menu_follows_failures_and_the_provider_and_process_ai_now_retries()
     p.fake.stop();
     p.ask(
         &p.services.monitor,
-        inkling::actors::ollama_monitor::Recheck,
+        inkling::actors::provider_monitor::Recheck,
     )
     .await;
     p.settle_until("recheck enabled", |_| {
-        last_shown(&tray).is_enabled(TrayAction::RecheckOllama)
+        last_shown(&tray).is_enabled(TrayAction::RecheckProvider)
     })
     .await;
     assert_eq!(last_shown(&tray).icon, TrayIcon::ProviderDown);
@@ -151,11 +151,11 @@ async fn a_click_on_a_disabled_item_does_nothing() {
             .lock()
             .unwrap()
             .iter()
-            .any(|m| !m.is_enabled(TrayAction::RecheckOllama) && m.icon == TrayIcon::Normal)
+            .any(|m| !m.is_enabled(TrayAction::RecheckProvider) && m.icon == TrayIcon::Normal)
     })
     .await;
 
-    tray.addr.do_send(TrayClicked(TrayAction::RecheckOllama));
+    tray.addr.do_send(TrayClicked(TrayAction::RecheckProvider));
     tray.addr.do_send(TrayClicked(TrayAction::ProcessAiNow));
     p.settle().await;
 

@@ -470,10 +470,16 @@ async fn a_persons_writes_announce_the_notes_they_changed_and_only_when_they_did
 
     repository.send(trash()).await.unwrap().unwrap();
     since_last().await;
-    let delete = DeleteForever { id: a.id.clone() };
+    let delete = DeleteForever {
+        id: a.id.clone(),
+        now,
+    };
     repository.send(delete).await.unwrap().unwrap();
     assert_eq!(since_last().await, ["notes 1"]);
-    assert_eq!(repository.send(EmptyTrash).await.unwrap().unwrap(), 0);
+    assert_eq!(
+        repository.send(EmptyTrash { now }).await.unwrap().unwrap(),
+        0
+    );
     assert!(
         since_last().await.is_empty(),
         "an empty trash emptied: nothing"
@@ -593,4 +599,61 @@ async fn a_tag_rename_cut_short_by_a_crash_is_finished_when_the_repository_start
     let store = Store::open(&path, EXPIRY_DAYS).unwrap();
     assert!(store.unfinished_tag_renames().unwrap().is_empty());
     assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
+}
+
+/// The live feed follows the change log: what was written before the actor started is
+/// no news, a vector saved is in the log but not on the page, and the log is read as
+/// `GET /api/changes` reads it.
+#[actix_rt::test]
+async fn the_live_feed_follows_the_change_log_from_where_the_actor_started() {
+    use inkling::actors::repository::{GetChanges, SaveVectors};
+    use inkling::api::changes::ChangeKind;
+    use inkling::storage::NoteVector;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let mut store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let before = store.capture(&body("before"), t0()).unwrap();
+    let hub = Mailbox::from(Hub::default().start());
+    let (heard, listener) = NotesHeard::listening(&hub).await;
+    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
+
+    let vectors = SaveVectors {
+        model: "m".into(),
+        vectors: vec![NoteVector {
+            note_id: before.id.clone(),
+            body: before.body.clone(),
+            vector: vec![1.0, 0.0],
+        }],
+        now: t0(),
+    };
+    assert_eq!(repository.send(vectors).await.unwrap().unwrap(), 1);
+    let after = CaptureNote {
+        body: body("after"),
+        now: t0(),
+    };
+    repository.send(after).await.unwrap().unwrap();
+    hub.send(NotesChanged { count: 0 }).await.unwrap();
+    listener.send(Heard).await.unwrap();
+    assert_eq!(
+        *heard.0.lock().unwrap(),
+        ["note after pending active", "notes 0"]
+    );
+
+    let log = repository
+        .send(GetChanges {
+            since: 0,
+            limit: 10,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let kinds: Vec<(i64, ChangeKind)> = log.iter().map(|c| (c.seq, c.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (1, ChangeKind::Captured),
+            (2, ChangeKind::Embedded),
+            (3, ChangeKind::Captured)
+        ]
+    );
 }

@@ -7,6 +7,7 @@ use inkling::domain::{Enrichment, Note, NoteBody, NoteEdit};
 use inkling::storage::{Job, Store, StoreResult};
 
 mod actor;
+mod changes;
 mod integrity;
 mod invariants;
 mod nearest;

@@ -4,10 +4,12 @@
 //! and what it finds is what the exact search finds.
 
 use chrono::TimeDelta;
-use inkling::storage::vectors::SIMILARITY_FLOOR;
+use inkling::domain::ListFilter;
+use inkling::search::floors::{RELATED_FLOOR, SEARCH_FLOOR};
+use inkling::storage::vector_index::Scope;
 use inkling::storage::{IndexProgress, NoteVector, Store};
 
-use super::{capture, edit, store, t0, EXPIRY_DAYS};
+use super::{capture, edit, store, t0, tagged_notes, EXPIRY_DAYS};
 
 fn unit(values: &[f32]) -> Vec<f32> {
     let length = values.iter().map(|v| v * v).sum::<f32>().sqrt();
@@ -35,10 +37,10 @@ fn nearest(store: &Store, model: &str, query: &[f32]) -> Vec<String> {
     assert!(store.index_ready());
     let query = unit(query);
     let found = store
-        .nearest_to_vector(model, &query, 5, SIMILARITY_FLOOR)
+        .nearest_to_vector(model, &query, 5, RELATED_FLOOR)
         .unwrap();
     let exact = store
-        .nearest_exact(model, &query, 5, SIMILARITY_FLOOR, None)
+        .nearest_exact(model, &query, 5, RELATED_FLOOR, Scope::All)
         .unwrap();
     assert_eq!(found, exact, "the index answers as the exact search does");
     found.into_iter().map(|(id, _)| id).collect()
@@ -111,7 +113,7 @@ fn the_index_follows_saves_edits_the_trash_and_back_and_a_new_model() {
 
     // Deleted for good: gone from the database and the index alike.
     store.trash(&b, t0()).unwrap();
-    store.delete_forever(&b).unwrap();
+    store.delete_forever(&b, t0()).unwrap();
     assert!(!store.in_index("m", &b));
     assert!(nearest(&store, "m", &[1.0, 0.0, 0.0]).is_empty());
     let related = store.related(&c, 5, 0.0).unwrap();
@@ -141,7 +143,7 @@ fn a_build_in_slices_misses_none_of_the_writes_made_between_its_slices() {
     let mut store = Store::open(&path, EXPIRY_DAYS).unwrap();
     assert!(!store.index_ready() && !store.in_index("m", &ids[0]));
     // Before the build ends, related notes come from the exact search.
-    let related = store.related(&ids[0], 3, SIMILARITY_FLOOR).unwrap();
+    let related = store.related(&ids[0], 3, RELATED_FLOOR).unwrap();
     assert_eq!(related.notes.len(), 3);
 
     // Ids are in capture order: the first slice reads notes 0–2.
@@ -204,7 +206,7 @@ fn related_notes_through_the_index_are_the_exact_searchs_on_a_clustered_set() {
     }
     let (mut found, mut expected) = (0, 0);
     for id in ids.iter().step_by(20) {
-        let related = store.related(id, 5, SIMILARITY_FLOOR).unwrap();
+        let related = store.related(id, 5, RELATED_FLOOR).unwrap();
         let query = {
             let bytes: Vec<u8> = store
                 .connection()
@@ -217,7 +219,7 @@ fn related_notes_through_the_index_are_the_exact_searchs_on_a_clustered_set() {
             inkling::storage::vectors::decode(&bytes).unwrap()
         };
         let exact = store
-            .nearest_exact("m", &query, 5, SIMILARITY_FLOOR, Some(id))
+            .nearest_exact("m", &query, 5, RELATED_FLOOR, Scope::AllBut(id))
             .unwrap();
         expected += exact.len();
         found += related
@@ -232,4 +234,86 @@ fn related_notes_through_the_index_are_the_exact_searchs_on_a_clustered_set() {
         recall >= 0.95,
         "recall@5 {recall:.3} ({found} of {expected})"
     );
+}
+
+/// A search by meaning held to a tag on 5 notes of 300, whose nearest 200 notes overall
+/// (the index's candidates) are all untagged: the filter is applied inside the scan, so
+/// the 5 tagged notes are found, nearest first, before the index is built and after;
+/// a tag on nearly every note finds what no filter finds.
+#[test]
+fn a_narrow_filter_still_finds_its_nearest_notes_by_meaning() {
+    const DIMS: usize = 64;
+    let mut store = store();
+    tagged_notes(&mut store, 295, &["common"]);
+    tagged_notes(&mut store, 5, &["rare"]);
+    let with_tag = |tag: &str| ListFilter {
+        tag: Some(tag.into()),
+        limit: Some(ListFilter::MAX_LIMIT),
+        ..ListFilter::default()
+    };
+    let ids_of = |store: &Store, tag: &str| -> Vec<String> {
+        let mut ids: Vec<String> = store
+            .list(&with_tag(tag), t0())
+            .unwrap()
+            .into_iter()
+            .map(|note| note.id)
+            .collect();
+        ids.sort();
+        ids
+    };
+    // ±1 in every dimension: `negative` of them below zero is a cosine of
+    // (64 - 2 × negative) / 64 with the query (all +1), and as many differing signs.
+    let values = |negative: usize, shift: usize| -> Vec<f32> {
+        let mut values = vec![1.0_f32; DIMS];
+        for j in 0..negative {
+            values[(shift + j) % DIMS] = -1.0;
+        }
+        values
+    };
+    let common = ids_of(&store, "common");
+    assert_eq!(common.len(), 295);
+    for (n, id) in common.iter().enumerate() {
+        // 0 to 8 signs off: a cosine of 0.75 at least.
+        save(&mut store, "m", id, &values(n % 9, n * 7));
+    }
+    let rare = ids_of(&store, "rare");
+    assert_eq!(rare.len(), 5);
+    for (n, id) in rare.iter().enumerate() {
+        // 12 to 16 signs off: a cosine of 0.625 down to 0.5, above the search's floor.
+        save(&mut store, "m", id, &values(12 + n, n * 5));
+    }
+    let query = unit(&[1.0; DIMS]);
+    let found = |store: &Store, k: usize| -> Vec<String> {
+        store
+            .search_by_meaning("m", &query, &with_tag("rare"), t0(), k, SEARCH_FLOOR)
+            .unwrap()
+            .into_iter()
+            .map(|(note, _)| note.id)
+            .collect()
+    };
+    assert!(!store.index_ready());
+    assert_eq!(
+        found(&store, 5),
+        rare,
+        "the exact search, before the index is built"
+    );
+    store.index_all_vectors().unwrap();
+    assert_eq!(found(&store, 5), rare, "through the index");
+    assert_eq!(found(&store, 50), rare, "a page of 50: the same 5");
+    assert_eq!(found(&store, 3), rare[..3], "the nearest 3 of them");
+    // Unfiltered, the nearest 5 are untagged; a broad tag finds them as well.
+    let all: Vec<String> = store
+        .search_by_meaning("m", &query, &ListFilter::default(), t0(), 5, SEARCH_FLOOR)
+        .unwrap()
+        .into_iter()
+        .map(|(note, _)| note.id)
+        .collect();
+    assert!(all.iter().all(|id| common.contains(id)));
+    let broad: Vec<String> = store
+        .search_by_meaning("m", &query, &with_tag("common"), t0(), 5, SEARCH_FLOOR)
+        .unwrap()
+        .into_iter()
+        .map(|(note, _)| note.id)
+        .collect();
+    assert_eq!(broad, all);
 }

@@ -117,7 +117,9 @@ fn search_combines_with_status_tag_and_trash_and_never_shows_a_stale_or_trashed_
         std::slice::from_ref(&done)
     );
     // A note deleted for good (the trash purge) is gone from the index.
-    store.purge_trash(t0() + Duration::days(1)).unwrap();
+    store
+        .purge_trash(t0() + Duration::days(1), t0() + Duration::days(1))
+        .unwrap();
     assert!(search(&store, "late", &filter(None, None, true)).is_empty());
     assert_invariants(&store);
 }
@@ -543,4 +545,44 @@ fn an_answers_save_rewrites_the_title_index_only_and_an_edit_of_the_body_the_bod
     assert_eq!(index_structure(&store, "search_titles"), titles);
     assert_eq!(search(&store, "badly", &all), std::slice::from_ref(&other));
     assert_invariants(&store);
+}
+
+/// A question's words are searched each alone in one read: each word's hits are what
+/// its own search finds, in the words' order, held to the same filter.
+#[test]
+fn each_word_searched_in_one_read_finds_what_its_own_search_finds() {
+    let mut store = store();
+    let tomato = capture(&mut store, "tomato soup", t0());
+    let basil = capture(&mut store, "basil and tomato", t0() + Duration::minutes(1));
+    capture(&mut store, "nothing of the kind", t0());
+    let filter = ListFilter::default();
+    let queries: Vec<_> = ["tomato", "basil", "zephyr"]
+        .iter()
+        .map(|word| inkling::storage::SearchQuery::parse(word).unwrap())
+        .collect();
+    let found: Vec<Vec<String>> = store
+        .search_each(&queries, &filter, t0())
+        .unwrap()
+        .into_iter()
+        .map(|hits| hits.into_iter().map(|hit| hit.note.id).collect())
+        .collect();
+    assert_eq!(
+        found,
+        [
+            search(&store, "tomato", &filter),
+            search(&store, "basil", &filter),
+            Vec::new()
+        ]
+    );
+    let mut with_tomato = found[0].clone();
+    with_tomato.sort();
+    assert_eq!(with_tomato, [tomato, basil.clone()]);
+    assert_eq!(found[1], [basil]);
+    let failed = ListFilter {
+        status: Some(AiStatus::Failed),
+        ..ListFilter::default()
+    };
+    let held = store.search_each(&queries, &failed, t0()).unwrap();
+    assert!(held.iter().all(Vec::is_empty), "held to the filter");
+    assert!(store.search_each(&[], &filter, t0()).unwrap().is_empty());
 }

@@ -151,7 +151,7 @@ fn a_rename_changes_every_note_and_merges_into_a_tag_that_exists_in_one_go() {
     store.restore(&ids[2], t0()).unwrap();
     assert_eq!(tag_counts(&store), [("food".to_string(), 3)]);
     store.trash(&ids[0], t0()).unwrap();
-    store.delete_forever(&ids[0]).unwrap();
+    store.delete_forever(&ids[0], t0()).unwrap();
     assert_eq!(tag_counts(&store), [("food".to_string(), 2)]);
     assert_eq!(store.invariant_violations().unwrap(), Vec::<String>::new());
 }

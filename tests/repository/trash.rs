@@ -42,7 +42,9 @@ fn purge_trash_deletes_only_old_trash_with_its_jobs_and_tags() {
     store.trash(&old, t0()).unwrap();
     store.trash(&recent, t0() + Duration::days(20)).unwrap();
 
-    let purged = store.purge_trash(t0() + Duration::days(10)).unwrap();
+    let purged = store
+        .purge_trash(t0() + Duration::days(10), t0() + Duration::days(10))
+        .unwrap();
 
     assert_eq!(purged, 1);
     assert!(matches!(store.get(&old), Err(StoreError::NotFound(_))));

@@ -185,8 +185,8 @@ export const emptyTrash = () => post("/api/trash/empty");
 export const retryAllFailed = () => post("/api/inbox/retry-all-failed");
 export const trashExpired = () => post("/api/inbox/trash-expired");
 export const keepExpired = () => post("/api/inbox/keep-expired");
-export const pullModel = () => post("/api/ollama/pull");
-export const recheckProvider = () => post("/api/ollama/recheck");
+export const pullModel = () => post("/api/provider/pull");
+export const recheckProvider = () => post("/api/provider/recheck");
 export const stats = () => call("/api/stats?format=json");
 export const exportUsageLog = () => post("/api/usage-log/export");
 

@@ -7,18 +7,58 @@
 // new question stops the one still streaming (its request is aborted: the service
 // drops the model's work).
 //
-// `answerNodes`, `askNotesView` and `answerNote` are pure views/values of the answer;
-// `ask` reads the stream and fills the panel.
+// The question and its answer are `state.ask` (store.js). `asked`, `withEvent`,
+// `askFailed` and `answerNote` are pure values of it; `askNotesView` and `answerNodes`
+// pure views; one renderer draws the panel from the state. `ask` reads the stream and
+// turns each event into a change of the state.
 
 import * as api from "./api.js";
 import { t } from "./i18n.js";
-import { headline, markLanguage, noteAddress } from "./dom.js";
+import { $, headline, markLanguage, noteAddress } from "./dom.js";
 import { openNote } from "./navigation.js";
+import { state, update, onRender } from "./store.js";
 
-const $ = (id) => document.getElementById(id);
+/// Question `id` (the page's count of questions), just asked: the panel open, waiting
+/// for its notes.
+export function asked(id, question) {
+  return {
+    id,
+    question,
+    phase: "asking", // then "answered", "unanswered" or "failed"
+    notes: null, // the notes the answer is made from, once they come
+    answer: "",
+    removed: [], // citations the service took out, in order
+    status: t("askWaiting"),
+    saveShown: false,
+    saving: false,
+  };
+}
 
-// The question streaming now: aborted by the next.
-let current = null;
+/// The question's state after one event of the answer's stream.
+export function withEvent(ask, event) {
+  switch (event.type) {
+    case "notes":
+      return { ...ask, notes: event.notes };
+    case "answer":
+      return { ...ask, answer: ask.answer + event.text, status: "" };
+    case "removed":
+      return { ...ask, removed: [...ask.removed, event.citation] };
+    case "done":
+      return {
+        ...ask,
+        phase: event.answered ? "answered" : "unanswered",
+        status: event.why || "",
+        saveShown: Boolean(event.answered),
+      };
+    default:
+      return ask;
+  }
+}
+
+/// The question's state when its answer could not come: `message` says why.
+export function askFailed(ask, message) {
+  return { ...ask, phase: "failed", status: message };
+}
 
 function noteLink(note, text) {
   const link = document.createElement("a");
@@ -85,30 +125,21 @@ export function answerNote(question, answer, notes) {
   return `Q: ${question.trim()}\n\n${answer.trim()}\n\n${sources.join("\n")}`.trimEnd();
 }
 
-function say(text) {
-  $("ask-status").textContent = text;
-  $("ask-status").hidden = !text;
-}
+// The question streaming now: aborted by the next, and the only one whose events
+// change the state.
+let current = null;
+let questions = 0;
 
-/// Asks `question`; fills the Ask panel as the answer streams.
+/// Asks `question`; the panel follows the answer as it streams.
 export async function ask(question) {
   question = question.trim();
   if (!question) return;
   if (current) current.abort();
   const controller = new AbortController();
   current = controller;
-  const panel = $("ask-panel");
-  panel.hidden = false;
-  panel.dataset.state = "asking";
-  $("ask-question").textContent = question;
-  $("ask-notes").replaceChildren();
-  $("ask-answer").replaceChildren();
-  $("ask-removed").replaceChildren();
-  $("ask-save").hidden = true;
-  say(t("askWaiting"));
-  let notes = [];
-  let answer = "";
   const mine = () => current === controller;
+  const id = ++questions;
+  update((s) => (s.ask = asked(id, question)));
   try {
     const response = await api.ask(question, controller.signal);
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -123,46 +154,33 @@ export async function ask(question) {
         buffer = buffer.slice(end + 1);
         if (!line) continue;
         const event = JSON.parse(line);
-        if (event.type === "notes") {
-          notes = event.notes;
-          $("ask-notes").replaceChildren(askNotesView(notes));
-        } else if (event.type === "answer") {
-          answer += event.text;
-          say("");
-          $("ask-answer").replaceChildren(...answerNodes(answer, notes));
-          markLanguage($("ask-answer"), answer);
-        } else if (event.type === "removed") {
-          const line = document.createElement("p");
-          line.className = "hint";
-          line.textContent = t("askRemoved", { citation: event.citation });
-          $("ask-removed").append(line);
-        } else if (event.type === "done") {
-          say(event.why || "");
-          panel.dataset.state = event.answered ? "answered" : "unanswered";
-          $("ask-save").hidden = !event.answered;
-          $("ask-save").onclick = () => save(question, answer, notes);
-        }
+        update((s) => (s.ask = withEvent(s.ask, event)));
       }
     }
   } catch (error) {
     if (!mine() || error.name === "AbortError") return;
-    panel.dataset.state = "failed";
-    say(error instanceof api.ApiFailure ? error.message : t("askFailed"));
+    const message = error instanceof api.ApiFailure ? error.message : t("askFailed");
+    update((s) => (s.ask = askFailed(s.ask, message)));
   } finally {
     if (mine()) current = null;
   }
 }
 
-async function save(question, answer, notes) {
-  $("ask-save").disabled = true;
+/// "Save as note": the answer shown, captured as a note. What it says goes to that
+/// question's panel, not to one asked since.
+async function save() {
+  const shown = state.ask;
+  if (!shown || shown.saving) return;
+  const change = (fields) =>
+    update((s) => {
+      if (s.ask?.id === shown.id) s.ask = { ...s.ask, ...fields };
+    });
+  change({ saving: true });
   try {
-    await api.capture(answerNote(question, answer, notes));
-    $("ask-save").hidden = true;
-    say(t("askSaved"));
+    await api.capture(answerNote(shown.question, shown.answer, shown.notes || []));
+    change({ saving: false, saveShown: false, status: t("askSaved") });
   } catch (error) {
-    say(error.message);
-  } finally {
-    $("ask-save").disabled = false;
+    change({ saving: false, status: error.message });
   }
 }
 
@@ -170,10 +188,45 @@ async function save(question, answer, notes) {
 export function closeAsk() {
   if (current) current.abort();
   current = null;
-  $("ask-panel").hidden = true;
+  update((s) => (s.ask = null));
 }
 
-/// The Ask button, Ctrl+Enter in the search box, and the panel's close button.
+// What the panel shows, so each part is drawn again only when it changed.
+let drawn = null;
+onRender((s) => {
+  const ask = s.ask;
+  if (ask === drawn) return;
+  const before = drawn || {};
+  drawn = ask;
+  const panel = $("ask-panel");
+  panel.hidden = !ask;
+  if (!ask) return;
+  panel.dataset.state = ask.phase;
+  if (ask.question !== before.question) $("ask-question").textContent = ask.question;
+  if (ask.notes !== before.notes) {
+    $("ask-notes").replaceChildren(...(ask.notes ? [askNotesView(ask.notes)] : []));
+  }
+  if (ask.answer !== before.answer || ask.notes !== before.notes) {
+    $("ask-answer").replaceChildren(...answerNodes(ask.answer, ask.notes || []));
+    if (ask.answer) markLanguage($("ask-answer"), ask.answer);
+  }
+  if (ask.removed !== before.removed) {
+    $("ask-removed").replaceChildren(
+      ...ask.removed.map((citation) => {
+        const line = document.createElement("p");
+        line.className = "hint";
+        line.textContent = t("askRemoved", { citation });
+        return line;
+      }),
+    );
+  }
+  $("ask-status").textContent = ask.status;
+  $("ask-status").hidden = !ask.status;
+  $("ask-save").hidden = !ask.saveShown;
+  $("ask-save").disabled = ask.saving;
+});
+
+/// The Ask button, Ctrl+Enter in the search box, the panel's close and save buttons.
 export function wireAsk() {
   $("ask-button").addEventListener("click", () => ask($("search").value));
   $("search").addEventListener("keydown", (event) => {
@@ -183,4 +236,5 @@ export function wireAsk() {
     }
   });
   $("ask-close").addEventListener("click", closeAsk);
+  $("ask-save").addEventListener("click", save);
 }

@@ -40,9 +40,9 @@ function renderRecheck(recheck, down) {
   result.hidden = !said;
 }
 
-function renderOllama({ service, banners }, down) {
+function renderProvider({ service, banners }, down) {
   const { health, pull, counts } = service;
-  const ollama = $("ollama-banner");
+  const ollama = $("provider-banner");
   const text = ollama.querySelector(".text");
   const pulling = pull && pull.state === "running";
   const progress = $("pull-progress");
@@ -96,7 +96,7 @@ function renderOllama({ service, banners }, down) {
     text.textContent = t("ollamaNotRunning") + waiting;
     setDetail(ollama, t("notRunningDetail", { detail: health.detail }));
   }
-  showBanner(banners.dismissed, "ollama-banner", down, down ? health.state : "");
+  showBanner(banners.dismissed, "provider-banner", down, down ? health.state : "");
 }
 
 /// From how many waiting notes the pending line speaks: a backlog (notes imported, the
@@ -119,7 +119,7 @@ function renderBanners(state) {
   const down = Boolean(service.health && service.health.state !== "ready");
 
   $("offline-banner").hidden = !service.offline;
-  renderOllama(state, down);
+  renderProvider(state, down);
 
   const slow = service.slow.size ? ` ${t("slowBanner", { n: service.slow.size })}` : "";
   const retrying = banners.retry && pending > 0;

@@ -1,7 +1,8 @@
-// When the page asks about notes past `expiry.days` (docs/DESIGN.md, "Expiry"): the
-// question is calm, not a daily nag. It is asked when there are such notes and it was
-// not answered (looked through, all kept, all trashed, or put away) in the last week;
-// the answer's time is kept in this origin's storage, so a reload does not ask again.
+// When the page asks about notes past `expiry.days` (docs/DESIGN.md, "The inbox page",
+// its expiry banner): the question is calm, not a daily nag. It is asked when there
+// are such notes and it was not answered (looked through, all kept, all trashed, or
+// put away) in the last week; the answer's time is kept in this origin's storage, so
+// a reload does not ask again.
 
 const ANSWERED_KEY = "inkling.expiryAnsweredAt";
 

@@ -66,6 +66,9 @@ export const state = {
   detail: { note: null }, // the open note as the service said it
   trash: { notes: [], loaded: false, hasMore: false },
   tags: { list: [] },
+  // The question asked of the notes (ask.js), and its answer as it streams; null while
+  // the Ask panel is closed.
+  ask: null,
 };
 
 const renderers = [];

@@ -19,7 +19,7 @@ use super::query::QueryVectors;
 use super::queue::QueuedJob;
 use crate::actors::hub::Hub;
 use crate::actors::mailbox::Mailbox;
-use crate::actors::ollama_monitor::{CheckNow, OllamaMonitorActor, SuspectDown};
+use crate::actors::provider_monitor::{CheckNow, ProviderMonitorActor, SuspectDown};
 use crate::actors::repository::{
     GetEmbeddingBacklog, GetPendingBodies, GetRelated, IncrementJobAttempt, ListTags, MarkAiFailed,
     RecordSlowTimeout, RepositoryActor, RequeueModelMissingFailures, SaveEnrichment, SaveVectors,
@@ -28,12 +28,13 @@ use crate::actors::repository::{
 use crate::actors::telemetry::{Emit, TelemetryActor};
 use crate::ai::ask::AskEnd;
 use crate::ai::{
-    CallPlan, ChatPlan, EmbedPlan, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth,
+    CallPlan, Chat, ChatPlan, Embed, EmbedPlan, LoadPlan, ProviderError, ProviderHealth,
 };
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteSlow};
-use crate::storage::vectors::{RELATED_NOTES, SIMILARITY_FLOOR};
+use crate::search::floors::RELATED_FLOOR;
+use crate::storage::vectors::RELATED_NOTES;
 use crate::storage::{Job, Related, StoreError, StoreResult};
 use crate::tags::neighbours::Neighbour;
 use crate::tags::VOCABULARY_IN_PROMPT;
@@ -42,8 +43,11 @@ use crate::telemetry::events::{AiDone, AiModelTime, UsageEvent};
 /// What the worker talks to.
 pub struct WorkerWiring {
     pub repository: Mailbox<RepositoryActor>,
-    pub provider: Rc<dyn EnrichmentProvider>,
-    pub monitor: Mailbox<OllamaMonitorActor>,
+    /// The chat model: the notes' enrichment, the questions' answers.
+    pub chat: Rc<dyn Chat>,
+    /// The notes' and the searches' vectors: the chat server's, or another embedder.
+    pub embedder: Rc<dyn Embed>,
+    pub monitor: Mailbox<ProviderMonitorActor>,
     pub telemetry: Mailbox<TelemetryActor>,
     pub hub: Mailbox<Hub>,
     pub clock: SharedClock,
@@ -54,8 +58,9 @@ pub struct AiWorkerActor {
     pub(super) jobs: Option<Vec<Job>>,
     pub(super) core: WorkerCore,
     pub(super) repository: Mailbox<RepositoryActor>,
-    pub(super) provider: Rc<dyn EnrichmentProvider>,
-    pub(super) monitor: Mailbox<OllamaMonitorActor>,
+    pub(super) chat: Rc<dyn Chat>,
+    pub(super) embedder: Rc<dyn Embed>,
+    pub(super) monitor: Mailbox<ProviderMonitorActor>,
     pub(super) telemetry: Mailbox<TelemetryActor>,
     pub(super) hub: Mailbox<Hub>,
     pub(super) clock: SharedClock,
@@ -74,7 +79,8 @@ impl AiWorkerActor {
             jobs: Some(jobs),
             core: WorkerCore::new(rules),
             repository: with.repository,
-            provider: with.provider,
+            chat: with.chat,
+            embedder: with.embedder,
             monitor: with.monitor,
             telemetry: with.telemetry,
             hub: with.hub,
@@ -357,10 +363,10 @@ impl AiWorkerActor {
             self.repository.send(GetRelated {
                 id: note_id.clone(),
                 limit: RELATED_NOTES,
-                floor: SIMILARITY_FLOOR,
+                floor: RELATED_FLOOR,
             })
         });
-        let context = read_context.then(|| self.provider.model_context());
+        let context = read_context.then(|| self.chat.model_context());
         let all = async move {
             let context = match context {
                 Some(read) => Some(read.await),
@@ -402,7 +408,7 @@ impl AiWorkerActor {
     /// goes to the core.
     fn embed_for_prompt(&mut self, note_id: String, plan: EmbedPlan, ctx: &mut Context<Self>) {
         tracing::debug!(%note_id, "asking for the note's vector before its title");
-        let call = self.provider.embed(plan);
+        let call = self.embedder.embed(plan);
         ctx.spawn(call.into_actor(self).map(move |answer, act, ctx| {
             let effects = act
                 .core
@@ -417,7 +423,7 @@ impl AiWorkerActor {
             context_tokens = plan.context_tokens, read_chars = plan.prompt.read_chars,
             "calling the provider");
         let started = actix_rt::time::Instant::now();
-        let call = self.provider.enrich(plan);
+        let call = self.chat.enrich(plan);
         ctx.spawn(call.into_actor(self).map(move |reply, act, ctx| {
             let latency_ms = started.elapsed().as_millis() as u64;
             let effects = act
@@ -433,7 +439,7 @@ impl AiWorkerActor {
         let Some(updates) = self.asks.updates(id) else {
             return;
         };
-        let answer = pump(self.provider.chat_stream(plan), updates);
+        let answer = pump(self.chat.chat_stream(plan), updates);
         let task = ctx.spawn(answer.into_actor(self).map(move |outcome, act, ctx| {
             act.asks.set_stream(id, None);
             let effects = act.core.ask_ended(id, outcome, act.clock.now());
@@ -453,7 +459,7 @@ impl AiWorkerActor {
     /// Asks the provider for the vectors of a batch; the answer goes to the core.
     fn embed(&mut self, plan: EmbedPlan, ctx: &mut Context<Self>) {
         tracing::debug!(notes = plan.texts.len(), "asking for the notes' vectors");
-        let call = self.provider.embed(plan);
+        let call = self.embedder.embed(plan);
         ctx.spawn(call.into_actor(self).map(|answer, act, ctx| {
             let effects = act.core.embedded(answer, act.clock.now());
             act.run(effects, ctx);
@@ -461,7 +467,7 @@ impl AiWorkerActor {
     }
 
     fn read_model_context(&mut self, ctx: &mut Context<Self>) {
-        let read = self.provider.model_context();
+        let read = self.chat.model_context();
         ctx.spawn(read.into_actor(self).map(|read, act, ctx| {
             let effects = act.core.context_read(read, act.clock.now());
             act.run(effects, ctx);
@@ -469,7 +475,7 @@ impl AiWorkerActor {
     }
 
     fn load_model(&mut self, plan: LoadPlan, ctx: &mut Context<Self>) {
-        let load = self.provider.load_model(plan);
+        let load = self.chat.load_model(plan);
         ctx.spawn(
             load.into_actor(self)
                 .map(|loaded: Result<(), ProviderError>, act, ctx| {

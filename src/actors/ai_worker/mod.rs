@@ -39,7 +39,7 @@ pub use self::messages::{EmbedNotes, Enqueue, Forget, GetWorkerStatus, ResumeNow
 pub use self::query::{EmbedQuery, QueryVector};
 use super::handling;
 use super::repository::GetJob;
-use crate::events::OllamaStatusChanged;
+use crate::events::ProviderStatusChanged;
 
 impl Handler<Enqueue> for AiWorkerActor {
     type Result = ();
@@ -128,11 +128,11 @@ impl Handler<ResumeNow> for AiWorkerActor {
     }
 }
 
-impl Handler<OllamaStatusChanged> for AiWorkerActor {
+impl Handler<ProviderStatusChanged> for AiWorkerActor {
     type Result = ();
 
-    fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
-        let _handled = handling!("OllamaStatusChanged");
+    fn handle(&mut self, msg: ProviderStatusChanged, ctx: &mut Context<Self>) {
+        let _handled = handling!("ProviderStatusChanged");
         let effects = self.core.health_changed(msg.health, self.clock.now());
         self.run(effects, ctx);
     }

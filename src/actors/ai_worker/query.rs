@@ -13,7 +13,7 @@ use actix::prelude::*;
 use super::actor::AiWorkerActor;
 use super::core::{query_failed, QUERY_DEADLINE};
 use crate::actors::handling;
-use crate::actors::ollama_monitor::SuspectDown;
+use crate::actors::provider_monitor::SuspectDown;
 use crate::ai::embedding::accept_vectors;
 use crate::api::search::KeywordOnly;
 
@@ -79,7 +79,7 @@ impl Handler<EmbedQuery> for AiWorkerActor {
         let model = call.model;
         // The provider holds its call to the plan's deadline; the timeout here is for a
         // transport that would not (a search must never wait longer).
-        let answer = actix_rt::time::timeout(QUERY_DEADLINE, self.provider.embed(call.plan));
+        let answer = actix_rt::time::timeout(QUERY_DEADLINE, self.embedder.embed(call.plan));
         Box::pin(answer.into_actor(self).map(move |answer, act, _| {
             let vectors = match answer {
                 Err(_) => return Err(KeywordOnly::TimedOut),

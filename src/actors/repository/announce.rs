@@ -1,6 +1,8 @@
 //! What a write changed, as the repository announces it: the counts ([`counts_after`]
-//! says when they can be known without counting) and the notes ([`NotesChange`]).
+//! says when they can be known without counting) and the notes: which ones the change
+//! log says ([`Live`] is how a write tells the page of them), as [`NotesChange`].
 
+use crate::api::changes::{ChangeKind, NoteChange};
 use crate::domain::Note;
 use crate::storage::NoteCounts;
 
@@ -36,6 +38,34 @@ pub fn counts_after(last: Option<NoteCounts>, change: CountsChange) -> Option<No
     }
 }
 
+/// How the live page hears of the notes a write changed, which the actor reads from the
+/// change log after the write (`Store::changes_after`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Live {
+    /// Each note, as stored now (`NoteChanged`): a write of one note, or captures.
+    Each,
+    /// How many notes changed, for one reload (`NotesChanged`): a write of many.
+    Many,
+    /// Nothing: a write the page does not show (a vector, the hourly purge of old
+    /// trash, the missing model's failures requeued, a tag rename's slices until it is
+    /// done).
+    Quiet,
+}
+
+/// The notes to announce one by one from changes read from the log: each note once, in
+/// the order of its first change, leaving out the changes no page shows (a vector saved)
+/// and notes no longer there.
+pub fn notes_to_announce(changes: &[NoteChange]) -> Vec<&str> {
+    let mut ids: Vec<&str> = Vec::new();
+    for change in changes {
+        let shown = !matches!(change.kind, ChangeKind::Embedded | ChangeKind::Deleted);
+        if shown && !ids.contains(&change.note_id.as_str()) {
+            ids.push(&change.note_id);
+        }
+    }
+    ids
+}
+
 /// What a write tells the hub about the notes it changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotesChange {
@@ -55,5 +85,31 @@ impl NotesChange {
     /// `Many(count)`, or nothing when nothing moved.
     pub(super) fn many(count: usize) -> Option<Self> {
         (count > 0).then_some(NotesChange::Many(count as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(seq: i64, id: &str, kind: ChangeKind) -> NoteChange {
+        NoteChange {
+            seq,
+            note_id: id.into(),
+            kind,
+            at: String::new(),
+        }
+    }
+
+    #[test]
+    fn each_note_is_announced_once_and_a_vector_or_a_deletion_not_at_all() {
+        let changes = [
+            change(1, "a", ChangeKind::Captured),
+            change(2, "b", ChangeKind::Embedded),
+            change(3, "a", ChangeKind::Edited),
+            change(4, "c", ChangeKind::Deleted),
+            change(5, "d", ChangeKind::Trashed),
+        ];
+        assert_eq!(notes_to_announce(&changes), ["a", "d"]);
     }
 }

@@ -21,7 +21,7 @@ use actix::Message;
 use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 
-use super::{CountsChange, NotesChange, RepositoryActor};
+use super::{CountsChange, Live, RepositoryActor};
 use crate::domain::{Note, NoteBody};
 use crate::storage::{StoreError, StoreResult};
 
@@ -100,9 +100,10 @@ impl RepositoryActor {
         };
         let stored = results.iter().all(Result::is_ok);
         for (capture, result) in waiting.into_iter().zip(results) {
-            if let Ok(note) = &result {
+            if result.is_ok() {
+                // Its counts, then its note: the next change of the log.
                 self.announce(CountsChange::OnePending, capture.now);
-                self.tell(Some(NotesChange::one(note)));
+                self.follow_log(Live::Each, 1);
             }
             // The asker may have gone (its connection closed): the note is stored all
             // the same, as a single capture's would be.

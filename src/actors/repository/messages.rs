@@ -6,6 +6,7 @@ use actix::Message;
 use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 
+use crate::api::changes::NoteChange;
 use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use crate::storage::{
     Changed, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, NoteVector, Related, SearchHit,
@@ -55,6 +56,17 @@ pub struct SearchByMeaning {
     pub now: DateTime<Utc>,
     pub k: usize,
     pub floor: f32,
+}
+
+/// Each of a question's words searched alone (and each held to the filter), in one
+/// read of the store: each word's hits, best first, in the words' order
+/// (`Store::search_each`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Vec<SearchHit>>>")]
+pub struct SearchEachWord {
+    pub queries: Vec<SearchQuery>,
+    pub filter: ListFilter,
+    pub now: DateTime<Utc>,
 }
 
 /// How many active notes failed.
@@ -266,12 +278,15 @@ pub struct RequestEnrichment {
 #[rtype(result = "StoreResult<()>")]
 pub struct DeleteForever {
     pub id: String,
+    pub now: DateTime<Utc>,
 }
 
 /// Deletes every note in the trash for good; replies with how many.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<u64>")]
-pub struct EmptyTrash;
+pub struct EmptyTrash {
+    pub now: DateTime<Utc>,
+}
 
 /// Folds the WAL back into the database file. Sent last at shutdown: the mailbox is
 /// FIFO, so its reply also means every message sent before it was handled.
@@ -310,4 +325,12 @@ pub struct GetRelated {
     pub id: String,
     pub limit: usize,
     pub floor: f32,
+}
+
+/// Up to `limit` changes of the log after `since`, oldest first (`GET /api/changes`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<NoteChange>>")]
+pub struct GetChanges {
+    pub since: i64,
+    pub limit: usize,
 }

@@ -7,11 +7,13 @@
 //! (a capture, a saved answer) move the pending count by one without counting, the
 //! others count again what they may have moved.
 //!
-//! The same way, the writes the person asks for (capture, edit, trash, retry-all, …:
-//! `crate::inbox`) announce the notes they changed, from the write's own result:
-//! `NoteChanged` with the note as stored, or `NotesChanged` when many moved at once
-//! ([`NotesChange`]); so do the worker's (an answer saved, a note given up), whose
-//! reasons (`JobFailed`) only the worker can say.
+//! The live feed follows the change log (`Store::write` records every write to a note;
+//! `storage/store/changes.rs`): after each write the actor reads the log from the last
+//! change it announced (`follow_log`) and tells the hub of the notes it names, as the
+//! write's [`Live`] says: `NoteChanged` with each note as stored (a capture, an edit,
+//! trash, an answer saved, a note given up, …), or `NotesChanged` with how many when
+//! many moved at once (a retry-all, an import, the trash emptied); nothing when the log
+//! gained nothing. The worker's reasons (`JobFailed`) only the worker can say.
 //!
 //! A tag rename is the one write done in slices (issue #29 point 6): it may touch tens
 //! of thousands of notes, so it must not hold the one thread while it does. `RenameTag`
@@ -55,7 +57,7 @@ mod announce;
 mod group_commit;
 mod messages;
 
-pub use announce::{counts_after, CountsChange, NotesChange};
+pub use announce::{counts_after, notes_to_announce, CountsChange, Live, NotesChange};
 pub use group_commit::{Captures, CommitCaptures};
 pub use messages::*;
 
@@ -66,6 +68,8 @@ pub struct RepositoryActor {
     hub: Mailbox<Hub>,
     /// The counts last announced (`None` before the first).
     counts: Option<NoteCounts>,
+    /// The newest change of the log the live feed has followed.
+    announced: i64,
 }
 
 impl Actor for RepositoryActor {
@@ -99,10 +103,20 @@ impl RepositoryActor {
                     None
                 }
             });
+            // What was written before the actor started is no news to any page.
+            let announced = match store.as_ref().map(Store::latest_change) {
+                Some(Ok(latest)) => latest,
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "cannot read the change log");
+                    0
+                }
+                None => 0,
+            };
             RepositoryActor {
                 store,
                 hub: hub.clone(),
                 counts: None,
+                announced,
             }
         })
     }
@@ -133,6 +147,51 @@ impl RepositoryActor {
                 tracing::warn!(error = %e, "cannot count the notes");
                 self.counts = None;
             }
+        }
+    }
+
+    /// Reads the change log from the last change announced and tells the hub of the
+    /// notes it names, as `live` says (at most `limit` changes: a capture of a group
+    /// announces its notes one at a time, each after its counts). A log that cannot be
+    /// read is skipped: the write stands, and the page hears of the next one.
+    fn follow_log(&mut self, live: Live, limit: usize) {
+        let Some(store) = self.store.as_ref() else {
+            return;
+        };
+        let told = match live {
+            Live::Many | Live::Quiet => {
+                store
+                    .notes_changed_after(self.announced)
+                    .map(|(notes, last)| {
+                        let told = matches!(live, Live::Many)
+                            .then(|| NotesChange::many(notes as usize))
+                            .flatten();
+                        (told.into_iter().collect::<Vec<_>>(), last)
+                    })
+            }
+            Live::Each => store
+                .changes_after(self.announced, limit)
+                .and_then(|changes| {
+                    let last = changes.last().map_or(self.announced, |c| c.seq);
+                    let mut told = Vec::new();
+                    for id in notes_to_announce(&changes) {
+                        match store.get(id) {
+                            Ok(note) => told.push(NotesChange::one(&note)),
+                            Err(StoreError::NotFound(_)) => {}
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    Ok((told, last))
+                }),
+        };
+        match told {
+            Ok((told, last)) => {
+                self.announced = last;
+                for change in told {
+                    self.tell(Some(change));
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot read the change log"),
         }
     }
 
@@ -181,11 +240,10 @@ macro_rules! handle_with_store {
 }
 
 /// [`handle_with_store!`] for a write: once it succeeded, `counts` (given its result)
-/// says what it did to the counts, which are then announced, and `notes` which notes
-/// it changed, which are announced after them. Both read the write's own result, so
-/// what is announced is what was written.
+/// says what it did to the counts, which are then announced; then the notes the change
+/// log gained are, as `live` says. Both read what was written.
 macro_rules! handle_write {
-    ($message:ident => $result:ty, counts: $counts:expr, notes: $notes:expr, |$store:ident, $msg:ident| $body:expr) => {
+    ($message:ident => $result:ty, counts: $counts:expr, live: $live:expr, |$store:ident, $msg:ident| $body:expr) => {
         impl actix::Handler<$message> for RepositoryActor {
             type Result = StoreResult<$result>;
 
@@ -202,39 +260,22 @@ macro_rules! handle_write {
                     if let Some(change) = counts(written) {
                         self.announce(change, now);
                     }
-                    let notes: fn(&$result) -> Option<NotesChange> = $notes;
-                    self.tell(notes(written));
                 }
+                self.follow_log($live, usize::MAX);
                 result
             }
         }
     };
-    // A write that is in no count (tags, notes in the trash): no `now` needed.
-    ($message:ident => $result:ty, notes: $notes:expr, |$store:ident, $msg:ident| $body:expr) => {
-        impl actix::Handler<$message> for RepositoryActor {
-            type Result = StoreResult<$result>;
-
-            fn handle(&mut self, $msg: $message, _: &mut SyncContext<Self>) -> Self::Result {
-                let mut handled = handling!(stringify!($message));
-                let result = match self.store.as_mut() {
-                    Some($store) => $body,
-                    None => Err(StoreError::Unavailable("the repository is not open".into())),
-                };
-                handled.succeeded(result.is_ok());
-                if let Ok(written) = &result {
-                    let notes: fn(&$result) -> Option<NotesChange> = $notes;
-                    self.tell(notes(written));
-                }
-                result
-            }
-        }
+    // A write that is in no count (a vector, notes in the trash).
+    ($message:ident => $result:ty, live: $live:expr, |$store:ident, $msg:ident| $body:expr) => {
+        handle_write!($message => $result, counts: |_| None, live: $live, |$store, $msg| $body);
     };
 }
 
-/// [`handle_write!`] for the worker's writes, which announce the counts only.
+/// [`handle_write!`] for the writes that announce the counts only.
 macro_rules! handle_and_announce {
     ($message:ident => $result:ty, $change:expr, |$store:ident, $msg:ident| $body:expr) => {
-        handle_write!($message => $result, counts: $change, notes: |_| None, |$store, $msg| $body);
+        handle_write!($message => $result, counts: $change, live: Live::Quiet, |$store, $msg| $body);
     };
 }
 
@@ -250,7 +291,7 @@ impl actix::Handler<CommitCaptures> for RepositoryActor {
 }
 handle_write!(CaptureNote => Note,
     counts: |_| Some(CountsChange::OnePending),
-    notes: |note| Some(NotesChange::one(note)),
+    live: Live::Each,
     |store, msg| store.capture(&msg.body, msg.now));
 handle_with_store!(GetNote => Note, |store, msg| store.get(&msg.id));
 handle_with_store!(ListNotes => Vec<Note>, |store, msg| store.list(&msg.filter, msg.now));
@@ -259,6 +300,9 @@ handle_with_store!(SearchNotes => Vec<SearchHit>, |store, msg| {
 });
 handle_with_store!(SearchByMeaning => Vec<(Note, f32)>, |store, msg| {
     store.search_by_meaning(&msg.model, &msg.vector, &msg.filter, msg.now, msg.k, msg.floor)
+});
+handle_with_store!(SearchEachWord => Vec<Vec<SearchHit>>, |store, msg| {
+    store.search_each(&msg.queries, &msg.filter, msg.now)
 });
 handle_with_store!(CountFailed => u64, |store, _msg| store.count_failed());
 /// A status read counts everything anyway: what it found is announced as it is, not
@@ -282,7 +326,7 @@ impl actix::Handler<GetCounts> for RepositoryActor {
 // Zero requeued is "nothing happened": nothing to announce.
 handle_write!(RetryAllFailed => Vec<String>,
     counts: |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
-    notes: |ids| NotesChange::many(ids.len()),
+    live: Live::Many,
     |store, msg| store.retry_all_failed(msg.now));
 handle_and_announce!(RequeueModelMissingFailures => Vec<String>,
     |ids| (!ids.is_empty()).then_some(CountsChange::PendingAndFailed),
@@ -298,21 +342,21 @@ handle_with_store!(IncrementJobAttempt => u32, |store, msg| {
 });
 handle_write!(MarkAiFailed => Note,
     counts: |_| Some(CountsChange::PendingAndFailed),
-    notes: |note| Some(NotesChange::one(note)),
+    live: Live::Each,
     |store, msg| store.mark_ai_failed(&msg.note_id, &msg.error, msg.now));
 // A note enriched in the trash was not counted as pending.
 handle_write!(SaveEnrichment => Note,
     counts: |note| note.deleted_at.is_none().then_some(CountsChange::OneDone),
-    notes: |note| Some(NotesChange::one(note)),
+    live: Live::Each,
     |store, msg| store.save_enrichment(&msg.note_id, &msg.body_read, &msg.enrichment, msg.now));
 // A body edit sends a done or failed note back to pending.
 handle_write!(EditNote => Edited,
     counts: |e| (e.queued_afresh && e.was != AiStatus::Pending).then_some(CountsChange::All),
-    notes: |e| e.changed.then(|| NotesChange::one(&e.note)),
+    live: Live::Each,
     |store, msg| store.edit(&msg.id, &msg.edit, msg.now));
 handle_write!(ImportNotes => Imported,
     counts: |imported| (!imported.notes.is_empty()).then_some(CountsChange::All),
-    notes: |imported| NotesChange::many(imported.notes.len()),
+    live: Live::Many,
     |store, msg| store.import(&msg.notes, msg.now));
 handle_with_store!(ListTags => Vec<TagCount>, |store, msg| store.tags(msg.limit));
 handle_with_store!(GetPendingBodies => Vec<(String, String)>, |store, msg| store.pending_bodies(&msg.ids));
@@ -330,7 +374,7 @@ handle_with_store!(GetEmbeddingBacklog => EmbeddingBacklog, |store, msg| {
     }
 });
 // A vector is in no count and changes nothing a note shows: nothing to announce.
-handle_with_store!(SaveVectors => usize, |store, msg| {
+handle_write!(SaveVectors => usize, live: Live::Quiet, |store, msg| {
     store.save_vectors(&msg.model, &msg.vectors, msg.now)
 });
 handle_with_store!(GetRelated => Related, |store, msg| {
@@ -338,42 +382,45 @@ handle_with_store!(GetRelated => Related, |store, msg| {
 });
 handle_write!(TrashNote => Changed,
     counts: |c| c.changed.then_some(CountsChange::All),
-    notes: |c| c.changed.then(|| NotesChange::one(&c.note)),
+    live: Live::Each,
     |store, msg| store.trash(&msg.id, msg.now));
 handle_write!(RestoreNote => Changed,
     counts: |c| c.changed.then_some(CountsChange::All),
-    notes: |c| c.changed.then(|| NotesChange::one(&c.note)),
+    live: Live::Each,
     |store, msg| store.restore(&msg.id, msg.now));
 handle_write!(TrashExpiredNotes => Vec<String>,
     counts: |ids| (!ids.is_empty()).then_some(CountsChange::All),
-    notes: |ids| NotesChange::many(ids.len()),
+    live: Live::Many,
     |store, msg| store.trash_expired(msg.now));
 handle_write!(KeepExpiredNotes => Vec<String>,
     counts: |ids| (!ids.is_empty()).then_some(CountsChange::All),
-    notes: |ids| NotesChange::many(ids.len()),
+    live: Live::Many,
     |store, msg| store.keep_expired(msg.now));
 handle_write!(KeepNote => Note,
     counts: |_| Some(CountsChange::All),
-    notes: |note| Some(NotesChange::one(note)),
+    live: Live::Each,
     |store, msg| store.keep(&msg.id, msg.now));
 // Hourly: purged notes were not counted, but notes have aged past their expiry since.
 // The live page is not told: notes a month in the trash are not on it.
 handle_and_announce!(PurgeTrash => u64, |_| Some(CountsChange::All), |store, msg| {
-    store.purge_trash(msg.older_than)
+    store.purge_trash(msg.older_than, msg.now)
 });
 handle_write!(RequestEnrichment => (Note, AiStatus),
     counts: |(_, was)| (*was != AiStatus::Pending).then_some(CountsChange::All),
-    notes: |(note, _)| Some(NotesChange::one(note)),
+    live: Live::Each,
     |store, msg| store.request_enrichment(&msg.id, msg.now));
 // Notes in the trash are in no count: deleting them changes none. The note is gone, so
 // the page is told to reload rather than sent it.
 handle_write!(DeleteForever => (),
-    notes: |_| NotesChange::many(1),
-    |store, msg| store.delete_forever(&msg.id));
+    live: Live::Many,
+    |store, msg| store.delete_forever(&msg.id, msg.now));
 handle_write!(EmptyTrash => u64,
-    notes: |count| NotesChange::many(*count as usize),
-    |store, _msg| store.empty_trash());
+    live: Live::Many,
+    |store, msg| store.empty_trash(msg.now));
 handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());
+handle_with_store!(GetChanges => Vec<crate::api::changes::NoteChange>, |store, msg| {
+    store.changes_after(msg.since, msg.limit)
+});
 
 impl RepositoryActor {
     /// Finishes the renames a crash cut short (each one's `now` is the restart's: the
@@ -460,6 +507,8 @@ impl Handler<ContinueTagRename> for RepositoryActor {
             None => Err(StoreError::Unavailable("the repository is not open".into())),
         };
         handled.succeeded(sliced.is_ok());
+        // The page hears of a rename once, when it is done (below), not slice by slice.
+        self.follow_log(Live::Quiet, usize::MAX);
         let ended = match sliced {
             Ok(RenameProgress::Going(rename)) => {
                 Mailbox::from(ctx.address()).do_send(ContinueTagRename { rename, now, done });

@@ -1,7 +1,7 @@
 //! `OpenAiClient`: the awc client for any server with the OpenAI API (llama.cpp's
-//! `llama-server`, LM Studio, vLLM, Jan, LocalAI, Ollama's `/v1`), behind the same
-//! [`EnrichmentProvider`] as Ollama's. A stateless transport like it: it carries out the
-//! worker's plans and decides nothing about a call. What it reads and writes on the
+//! `llama-server`, LM Studio, vLLM, Jan, LocalAI, Ollama's `/v1`), with the same
+//! capabilities as Ollama's ([`super::capabilities`]: chat, embed, health, pull). A
+//! stateless transport like it: it carries out the worker's plans and decides nothing about a call. What it reads and writes on the
 //! wire is [`contract`]'s.
 //!
 //! - `enrich`: `POST {url}/chat/completions`, `"stream": false`, the plan's messages,
@@ -45,8 +45,8 @@ use super::embedding::{read_embeddings, EmbedPlan};
 use super::streaming::streamed_chat;
 use super::transport::{call_within, error_message, exchange, provider_http_client, within};
 use super::{
-    CallPlan, CallReply, ChatPlan, EnrichmentProvider, LoadPlan, ProviderError, ProviderHealth,
-    PullProgress,
+    CallPlan, CallReply, Chat, ChatPlan, Embed, Health, LoadPlan, ProviderError, ProviderHealth,
+    Pull, PullProgress,
 };
 use crate::configuration::{ApiKey, OpenAiSettings};
 
@@ -234,42 +234,9 @@ impl OpenAiClient {
     }
 }
 
-impl EnrichmentProvider for OpenAiClient {
+impl Chat for OpenAiClient {
     fn enrich(&self, plan: CallPlan) -> LocalBoxFuture<'static, CallReply> {
         call_within(plan.deadline, self.clone().chat(plan))
-    }
-
-    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {
-        within(
-            QUICK_TIMEOUT,
-            "no model details",
-            self.clone().read_context(),
-        )
-    }
-
-    fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
-        let check = self.clone().check_health();
-        let root = self.root.clone();
-        async move {
-            actix_rt::time::timeout(QUICK_TIMEOUT, check)
-                .await
-                .unwrap_or_else(|_| ProviderHealth::NotRunning {
-                    detail: format!("no answer from {root} within {QUICK_TIMEOUT:?}"),
-                })
-        }
-        .boxed_local()
-    }
-
-    fn load_model(&self, _plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
-        // The server loads its model itself; while it does, its health says so.
-        async { Ok(()) }.boxed_local()
-    }
-
-    fn embed(
-        &self,
-        plan: EmbedPlan,
-    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
-        within(plan.deadline, "no vectors", self.clone().embed_texts(plan))
     }
 
     fn chat_stream(
@@ -291,6 +258,45 @@ impl EnrichmentProvider for OpenAiClient {
         )
     }
 
+    fn model_context(&self) -> LocalBoxFuture<'static, Result<Option<u32>, ProviderError>> {
+        within(
+            QUICK_TIMEOUT,
+            "no model details",
+            self.clone().read_context(),
+        )
+    }
+
+    fn load_model(&self, _plan: LoadPlan) -> LocalBoxFuture<'static, Result<(), ProviderError>> {
+        // The server loads its model itself; while it does, its health says so.
+        async { Ok(()) }.boxed_local()
+    }
+}
+
+impl Embed for OpenAiClient {
+    fn embed(
+        &self,
+        plan: EmbedPlan,
+    ) -> LocalBoxFuture<'static, Result<Vec<Vec<f32>>, ProviderError>> {
+        within(plan.deadline, "no vectors", self.clone().embed_texts(plan))
+    }
+}
+
+impl Health for OpenAiClient {
+    fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
+        let check = self.clone().check_health();
+        let root = self.root.clone();
+        async move {
+            actix_rt::time::timeout(QUICK_TIMEOUT, check)
+                .await
+                .unwrap_or_else(|_| ProviderHealth::NotRunning {
+                    detail: format!("no answer from {root} within {QUICK_TIMEOUT:?}"),
+                })
+        }
+        .boxed_local()
+    }
+}
+
+impl Pull for OpenAiClient {
     fn pull_model(
         &self,
         model: &str,

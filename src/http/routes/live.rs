@@ -18,8 +18,6 @@
 //! connection closed. A feed's connection is never evicted at the connection cap
 //! (`server/connection.rs`), and the feeds' own cap keeps them from taking every slot.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
@@ -34,50 +32,16 @@ use crate::api::live::LiveEvent;
 use crate::api::notes::NoteView;
 use crate::events::{
     CountsChanged, FailedCountChanged, ModelPullProgress, NoteChanged, NoteSlow, NotesChanged,
-    OllamaStatusChanged,
+    ProviderStatusChanged,
 };
 use crate::http::auth::Credential;
 use crate::http::error::ApiError;
+use crate::http::live_feeds::MAX_LIVE_FEEDS;
 use crate::http::server::connection::{Connection, Stage};
 use crate::http::state::AppState;
 use crate::sessions::Sessions;
 
 const KEEP_ALIVE: Duration = Duration::from_secs(30);
-
-/// Live feeds open at once, at most: many tabs, far below the connection cap.
-pub const MAX_LIVE_FEEDS: usize = 32;
-
-/// How many live feeds are open.
-#[derive(Debug, Default, Clone)]
-pub struct LiveFeeds {
-    open: Arc<AtomicUsize>,
-}
-
-/// One open feed, counted until dropped (with its stream, when the connection ends).
-struct OpenFeed(Arc<AtomicUsize>);
-
-impl Drop for OpenFeed {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-impl LiveFeeds {
-    /// Counts a new feed in, or `None` at the cap.
-    fn open(&self) -> Option<OpenFeed> {
-        self.open
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| {
-                (open < MAX_LIVE_FEEDS).then_some(open + 1)
-            })
-            .ok()
-            .map(|_| OpenFeed(Arc::clone(&self.open)))
-    }
-
-    /// Feeds open now.
-    pub fn count(&self) -> usize {
-        self.open.load(Ordering::SeqCst)
-    }
-}
 
 struct LiveFeed {
     out: UnboundedSender<Bytes>,
@@ -128,7 +92,7 @@ macro_rules! live_event {
 live_event!(FailedCountChanged, |msg| LiveEvent::FailedCount {
     count: msg.count
 });
-live_event!(OllamaStatusChanged, |msg| LiveEvent::OllamaStatus(
+live_event!(ProviderStatusChanged, |msg| LiveEvent::ProviderStatus(
     msg.health
 ));
 impl Handler<NoteChanged> for LiveFeed {
@@ -192,7 +156,7 @@ pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>)
     let hub = &state.services.hub;
     subscribe::<CountsChanged>(hub, &feed);
     subscribe::<FailedCountChanged>(hub, &feed);
-    subscribe::<OllamaStatusChanged>(hub, &feed);
+    subscribe::<ProviderStatusChanged>(hub, &feed);
     subscribe::<NoteChanged>(hub, &feed);
     subscribe::<NotesChanged>(hub, &feed);
     subscribe::<ModelPullProgress>(hub, &feed);

@@ -15,9 +15,11 @@
 //! - [`sessions`]: the page's one-time codes and sessions;
 //! - [`live`]: `GET /api/events`, live updates as server-sent events;
 //! - [`transfer`]: every note out as one JSON document, streamed; notes back in;
+//! - [`changes`]: `GET /api/changes`, the change log a page at a time;
 //! - [`page`]: `GET /`, the inbox page and its assets.
 
 pub mod ask;
+pub mod changes;
 pub mod inbox;
 pub mod live;
 pub mod notes;
@@ -35,6 +37,7 @@ pub mod usage;
 use actix_web::middleware::from_fn;
 use actix_web::{web, HttpResponse};
 
+use crate::api::replies::Refusal;
 use crate::api::requests::body_limit;
 use crate::http::server::body;
 use crate::http::{auth, error};
@@ -97,9 +100,14 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                     endpoint("/inbox/trash-expired").route(web::post().to(inbox::trash_expired)),
                 )
                 .service(endpoint("/inbox/keep-expired").route(web::post().to(inbox::keep_expired)))
+                .service(endpoint("/provider/recheck").route(web::post().to(provider::recheck)))
+                .service(endpoint("/provider/pull").route(web::post().to(provider::pull_model)))
+                // The names these two had when Ollama was the only provider: aliases, kept
+                // for scripts written against them (docs/API.md).
                 .service(endpoint("/ollama/recheck").route(web::post().to(provider::recheck)))
                 .service(endpoint("/ollama/pull").route(web::post().to(provider::pull_model)))
                 .service(endpoint("/events").route(web::get().to(live::events)))
+                .service(endpoint("/changes").route(web::get().to(changes::changes)))
                 .service(endpoint("/stats").route(web::get().to(usage::stats)))
                 .service(
                     endpoint("/usage-log/export").route(web::post().to(usage::export_usage_log)),
@@ -131,10 +139,10 @@ fn endpoint(path: &str) -> actix_web::Resource {
 
 /// Any known path with a method it does not take.
 pub async fn method_not_allowed() -> HttpResponse {
-    HttpResponse::MethodNotAllowed().json(serde_json::json!({ "error": "method not allowed" }))
+    HttpResponse::MethodNotAllowed().json(Refusal::new("method not allowed"))
 }
 
 /// Any unknown path.
 pub async fn not_found() -> HttpResponse {
-    HttpResponse::NotFound().json(serde_json::json!({ "error": "no such route" }))
+    HttpResponse::NotFound().json(Refusal::new("no such route"))
 }

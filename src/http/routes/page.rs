@@ -15,6 +15,7 @@
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY};
 use actix_web::{web, HttpResponse};
 
+use crate::api::replies::Refusal;
 use crate::app_icon::APP_ICON_SVG;
 
 const INDEX_HTML: &str = include_str!("../../../web/index.html");
@@ -120,7 +121,7 @@ fn asset_named(name: &str) -> HttpResponse {
         "icon.svg" => asset("image/svg+xml", APP_ICON_SVG),
         module => match MODULES.iter().find(|(file, _)| *file == module) {
             Some((_, body)) => asset("text/javascript; charset=utf-8", body),
-            None => HttpResponse::NotFound().json(serde_json::json!({ "error": "no such asset" })),
+            None => HttpResponse::NotFound().json(Refusal::new("no such asset")),
         },
     }
 }

@@ -1,14 +1,12 @@
 //! `GET /api/notes/{id}/related`: a note's nearest notes by their vectors
-//! (docs/DESIGN.md, "Related notes"). One read of the repository, shaped as
+//! (docs/DESIGN.md, "Related notes"). Retrieval's (`Inbox::related`), shaped as
 //! `crate::api::notes::RelatedNotes`.
 
 use actix_web::{web, HttpResponse};
 
-use crate::actors::repository::GetRelated;
 use crate::api::notes::{RelatedNote, RelatedNotes};
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
-use crate::storage::vectors::{RELATED_NOTES, SIMILARITY_FLOOR};
 
 /// `GET /api/notes/{id}/related` → the five nearest notes out of the trash, best
 /// first, none below the floor; 404 for an unknown note.
@@ -16,15 +14,7 @@ pub async fn related(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let found = state
-        .services
-        .repository
-        .send(GetRelated {
-            id: id.into_inner(),
-            limit: RELATED_NOTES,
-            floor: SIMILARITY_FLOOR,
-        })
-        .await??;
+    let found = state.services.inbox.related(id.into_inner()).await?;
     let notes = found
         .notes
         .into_iter()

@@ -5,7 +5,7 @@
 use actix_web::{web, HttpResponse};
 
 use crate::actors::ai_worker::GetWorkerStatus;
-use crate::actors::ollama_monitor::GetProviderHealth;
+use crate::actors::provider_monitor::GetProviderHealth;
 use crate::actors::repository::GetCounts;
 use crate::api::replies::IdentityProof;
 use crate::api::requests::{body_limit, IdentityQuery};

@@ -3,9 +3,9 @@
 //! and a way for a route to end it after its answer.
 //!
 //! Why this exists: a few hundred silent connections (a request head, then no body; a
-//! chunked body that never ends; live feeds left open) used to fill the server's 256
-//! slots, and every capture, page load and CLI call waited for as long as they stayed.
-//! Three rules, written here and in `listener.rs`, make that impossible:
+//! chunked body that never ends; live feeds left open) would otherwise fill the
+//! server's 256 slots, and every capture, page load and CLI call would wait for as long
+//! as they stayed. Three rules, written here and in `listener.rs`, make that impossible:
 //!
 //! - **At the cap, the oldest connection that has shown no credential goes.** A
 //!   connection is [`Stage::Unproven`] from its accept until a request on it passes the
@@ -47,6 +47,8 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::ConnectionType;
 use actix_web::middleware::Next;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::api::replies::Refusal;
 
 /// The most a connection's task reads before it lets actix-http answer what came (see
 /// the module header): a request head or two from a browser, a capture's body in a few
@@ -381,7 +383,7 @@ pub fn json_for_bare_error(buf: &[u8]) -> Option<Vec<u8>> {
         408 => "the request took too long to arrive",
         _ => "the request could not be handled",
     };
-    let body = serde_json::json!({ "error": error }).to_string();
+    let body = serde_json::to_string(&Refusal::new(error)).unwrap_or_default();
     Some(
         format!(
             "HTTP/1.1 {code} {reason}\r\ncontent-type: application/json\r\n\

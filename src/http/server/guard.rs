@@ -18,6 +18,8 @@ use actix_web::http::header::{HOST, ORIGIN};
 use actix_web::middleware::Next;
 use actix_web::{web, HttpResponse};
 
+use crate::api::replies::Refusal;
+
 /// The `Host` values and origins that are this service.
 #[derive(Debug, Clone)]
 pub struct AllowedOrigins {
@@ -53,7 +55,7 @@ impl AllowedOrigins {
 }
 
 fn forbidden(reason: &str) -> HttpResponse {
-    HttpResponse::Forbidden().json(serde_json::json!({ "error": reason }))
+    HttpResponse::Forbidden().json(Refusal::new(reason))
 }
 
 /// Refuses foreign `Host` and `Origin` headers before any route runs.

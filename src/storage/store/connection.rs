@@ -31,6 +31,8 @@ pub struct Store {
     /// kept in step by every write that moves one; built after opening, in slices.
     pub(super) index: VectorIndex,
     pub(super) index_build: nearest::IndexBuild,
+    /// The newest change of the log (`changes.rs`) the vector index has followed.
+    pub(super) applied: i64,
 }
 
 /// Which file a path named when it was opened.
@@ -156,6 +158,11 @@ impl Store {
             integrity.wait_for_verdict().allows_writes()?;
         }
         migrations::migrate(&mut conn, MIGRATIONS)?;
+        // The index is built from the database as it is now: the log so far is in it.
+        let applied: i64 =
+            conn.query_row("SELECT coalesce(max(seq), 0) FROM note_changes", [], |r| {
+                r.get(0)
+            })?;
         Ok(Store {
             conn,
             expiry: Duration::from_secs(u64::from(expiry_days) * 24 * 60 * 60),
@@ -163,6 +170,7 @@ impl Store {
             integrity,
             index: VectorIndex::default(),
             index_build: nearest::IndexBuild::Reading { after: None },
+            applied,
         })
     }
 

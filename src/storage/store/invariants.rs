@@ -67,6 +67,20 @@ impl Store {
                         + (SELECT COUNT(*) FROM note_search_keys) - 3 * (SELECT COUNT(*) FROM notes)",
             ),
             (
+                "notes without a change in the log",
+                "SELECT COUNT(*) FROM notes n
+                 WHERE NOT EXISTS (SELECT 1 FROM note_changes c WHERE c.note_id = n.id)",
+            ),
+            (
+                "notes whose tag rows disagree with their tags",
+                "SELECT COUNT(*) FROM notes n
+                 WHERE EXISTS (SELECT 1 FROM json_each(n.tags) j WHERE j.type = 'text'
+                         AND NOT EXISTS (SELECT 1 FROM note_tags t
+                                         WHERE t.note_id = n.id AND t.tag = j.value))
+                    OR EXISTS (SELECT 1 FROM note_tags t WHERE t.note_id = n.id
+                         AND t.tag NOT IN (SELECT value FROM json_each(n.tags)))",
+            ),
+            (
                 "search entries without a tag",
                 "SELECT (SELECT COUNT(*) FROM search_tags) + (SELECT COUNT(*) FROM tag_search_keys)
                         - 2 * (SELECT COUNT(*) FROM tag_uses)",

@@ -4,6 +4,10 @@
 //! wires messages to these methods; keeping the SQL here makes it testable without an
 //! actor system. Every method takes `now` from the caller, so time is injectable.
 //!
+//! Every write to a note goes through `Store::write` (`changes.rs`), which records it
+//! in the change log in the write's own transaction; the tag index and the vector index
+//! follow that log.
+//!
 //! Invariants kept here (docs/DESIGN.md, "Data"):
 //! - a `pending` note has exactly one `pending_jobs` row; `done`/`failed` notes have none
 //!   (every status change and its job row change share one transaction);
@@ -15,6 +19,7 @@
 //! the WAL checkpoint; `integrity.rs` the check at start that each write waits for;
 //! `error.rs` the error type. The operations are in one `impl Store` block per feature,
 //! each in its own file:
+//! - `changes.rs`: the change log, the one way a write runs, and what follows the log;
 //! - `notes.rs`: capture, reads, lists and their filters, edits, the banners' counts;
 //! - `queue.rs`: the durable AI queue: job rows, and the worker's writes (an answer
 //!   saved, a failure counted or final, retries);
@@ -28,6 +33,7 @@
 //!   build at start, kept in step with the writes) and by the exact search;
 //! - `invariants.rs`: checks after the fact (the invariants above, query plans).
 
+mod changes;
 mod connection;
 mod error;
 mod integrity;

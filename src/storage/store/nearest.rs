@@ -4,13 +4,14 @@
 //! owns the index's build at start (in slices, so the repository's other work goes on
 //! between them), keeping it in step with the writes that move a note into or out of
 //! it, and the exact search over every vector: the reference the index is measured
-//! against, and the answer while the index is still being built.
+//! against, and the answer while the index is still being built. Either search may be
+//! held to some notes (`vector_index::Scope`): the index then reads only theirs.
 
 use rusqlite::types::ValueRef;
 use rusqlite::{params, OptionalExtension, Row};
 
 use super::{Store, StoreResult};
-use crate::storage::vector_index::RESCORE_CANDIDATES;
+use crate::storage::vector_index::{Scope, RESCORE_CANDIDATES};
 use crate::storage::vectors::{cosine_stored, Best};
 
 /// How far the index's build at start has come.
@@ -104,11 +105,10 @@ impl Store {
         k: usize,
         floor: f32,
     ) -> StoreResult<Vec<(String, f32)>> {
-        self.nearest(model, query, k, floor, None)
+        self.nearest_in(model, query, k, floor, Scope::All)
     }
 
-    /// [`Store::nearest_to_vector`] leaving out `except` (the note asking): through the
-    /// index once it is built, by the exact search before.
+    /// [`Store::nearest_to_vector`] leaving out `except` (the note asking).
     pub(super) fn nearest(
         &self,
         model: &str,
@@ -117,27 +117,40 @@ impl Store {
         floor: f32,
         except: Option<&str>,
     ) -> StoreResult<Vec<(String, f32)>> {
-        if !self.index_ready() {
-            return self.nearest_exact(model, query, k, floor, except);
-        }
-        self.nearest_through_index(model, query, k, floor, except, RESCORE_CANDIDATES)
+        self.nearest_in(model, query, k, floor, except.into())
     }
 
-    /// The index's `candidates` nearest codes (the index as it is, built or not), ranked
-    /// exactly from their stored vectors; leaving out `except`. Public for the benchmark,
-    /// which weighs recall against the number of candidates.
+    /// The `k` notes in `scope` nearest to `query`: through the index once it is
+    /// built, by the exact search before.
+    pub(super) fn nearest_in(
+        &self,
+        model: &str,
+        query: &[f32],
+        k: usize,
+        floor: f32,
+        scope: Scope,
+    ) -> StoreResult<Vec<(String, f32)>> {
+        if !self.index_ready() {
+            return self.nearest_exact(model, query, k, floor, scope);
+        }
+        self.nearest_through_index(model, query, k, floor, scope, RESCORE_CANDIDATES)
+    }
+
+    /// The index's `candidates` nearest codes in `scope` (the index as it is, built or
+    /// not), ranked exactly from their stored vectors. Public for the benchmark, which
+    /// weighs recall against the number of candidates.
     pub fn nearest_through_index(
         &self,
         model: &str,
         query: &[f32],
         k: usize,
         floor: f32,
-        except: Option<&str>,
+        scope: Scope,
         candidates: usize,
     ) -> StoreResult<Vec<(String, f32)>> {
         let mut candidates = self
             .index
-            .candidates(model, query, candidates.max(k), except);
+            .candidates(model, query, candidates.max(k), scope);
         // Newest first, as the exact search offers them: a tie ends the same way.
         candidates.sort_unstable_by(|a, b| b.cmp(a));
         // The note's trash state and model are asked again: what is shown is what the
@@ -158,27 +171,35 @@ impl Store {
         Ok(best.into_vec())
     }
 
-    /// The exact search: every vector of `model` and the query's length compared, one
-    /// at a time as it is read, none copied (the reference for the index's recall, and
-    /// the answer while it is built).
+    /// The exact search: every vector in `scope` of `model` and the query's length
+    /// compared, one at a time as it is read, none copied (the reference for the
+    /// index's recall, and the answer while it is built).
     pub fn nearest_exact(
         &self,
         model: &str,
         query: &[f32],
         k: usize,
         floor: f32,
-        except: Option<&str>,
+        scope: Scope,
     ) -> StoreResult<Vec<(String, f32)>> {
+        let except = match scope {
+            Scope::AllBut(id) => id,
+            _ => "",
+        };
         let mut stmt = self.conn.prepare_cached(
             "SELECT v.note_id, v.vector FROM note_vectors v JOIN notes n ON n.id = v.note_id
              WHERE v.model = ?1 AND v.dims = ?2 AND v.note_id != ?3 AND n.deleted_at IS NULL
              ORDER BY v.note_id DESC",
         )?;
-        let mut rows = stmt.query(params![model, query.len() as i64, except.unwrap_or("")])?;
+        let mut rows = stmt.query(params![model, query.len() as i64, except])?;
         let mut best = Best::new(k, floor);
         while let Some(row) = rows.next()? {
+            let id = text(row, 0)?;
+            if !scope.admits(id) {
+                continue;
+            }
             if let Some(similarity) = cosine_stored(query, blob(row, 1)?) {
-                best.offer(text(row, 0)?, similarity);
+                best.offer(id, similarity);
             }
         }
         Ok(best.into_vec())

@@ -4,10 +4,11 @@
 
 use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
-use rusqlite::{params, params_from_iter, OptionalExtension, Row, TransactionBehavior};
+use rusqlite::{params, params_from_iter, OptionalExtension, Row};
 
-use super::tags::{set_note_tags, tags_in_use, to_json};
+use super::tags::{tags_in_use, to_json};
 use super::{Store, StoreError, StoreResult};
+use crate::api::changes::ChangeKind;
 use crate::api::notes::NoteCounts;
 use crate::domain::{timestamp, AiStatus, ListFilter, Note, NoteBody, NoteEdit};
 
@@ -52,19 +53,15 @@ impl Store {
     /// commit: one fsync for the notes that arrived while the last commit was on the
     /// disk). Durable on return; on an error none is stored.
     pub fn capture_all(&mut self, notes: &[(&NoteBody, DateTime<Utc>)]) -> StoreResult<Vec<Note>> {
-        self.check_file()?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut stored = Vec::with_capacity(notes.len());
-        {
+        self.write(|w| {
+            let mut stored = Vec::with_capacity(notes.len());
             // Cached: the insert compiles the search index's triggers with it, which
             // cost a capture ~0.1 ms of parsing each time (docs/PERFORMANCE.md).
-            let mut note_row = tx.prepare_cached(
+            let mut note_row = w.prepare_cached(
                 "INSERT INTO notes (id, body, ai_status, created_at, updated_at)
                  VALUES (?1, ?2, 'pending', ?3, ?3)",
             )?;
-            let mut job_row = tx.prepare_cached(
+            let mut job_row = w.prepare_cached(
                 "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
             )?;
             for (body, now) in notes {
@@ -72,6 +69,7 @@ impl Store {
                 let at = timestamp(*now);
                 note_row.execute(params![id, body.as_str(), at])?;
                 job_row.execute(params![id, at])?;
+                w.record(&id, ChangeKind::Captured, *now)?;
                 stored.push(Note {
                     id,
                     body: body.as_str().to_string(),
@@ -90,9 +88,8 @@ impl Store {
                     edited_at: None,
                 });
             }
-        }
-        tx.commit()?;
-        Ok(stored)
+            Ok(stored)
+        })
     }
 
     /// One note, trashed or not.
@@ -212,7 +209,6 @@ impl Store {
         edit: &NoteEdit,
         now: DateTime<Utc>,
     ) -> StoreResult<Edited> {
-        self.check_file()?;
         let before = self.get(note_id)?;
         if before.deleted_at.is_some() {
             return Err(StoreError::Conflict(format!(
@@ -237,28 +233,6 @@ impl Store {
             .title
             .as_deref()
             .filter(|title| !before.title_set_by_user || before.title.as_deref() != Some(title));
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let tags = match &edit.tags {
-            Some(tags) => Some(tags_in_use(&tx)?.tidy(tags.clone())),
-            None => None,
-        }
-        .filter(|tags| !before.tags_set_by_user || *tags != before.tags);
-        if body.is_none() && title.is_none() && tags.is_none() {
-            return Ok(Edited {
-                note: before.clone(),
-                was: before.ai_status,
-                queued_afresh: false,
-                changed: false,
-            });
-        }
-        let at = timestamp(now);
-        // A person's edit: `edited_at` says so (the AI's answer moves `updated_at` only).
-        tx.execute(
-            "UPDATE notes SET updated_at = ?2, edited_at = ?2 WHERE id = ?1",
-            params![note_id, at],
-        )?;
         // Ticks on a note the AI has answered (or given up on) keep its answer: the
         // words it read are the same. A pending note is queued afresh as for any edit,
         // so a call reading the old body is not saved over the new one.
@@ -266,42 +240,63 @@ impl Store {
             before.ai_status != AiStatus::Pending
                 && crate::render::only_ticks_differ(&before.body, body)
         });
-        if let (Some(body), true) = (body, ticks_only) {
-            tx.execute(
-                "UPDATE notes SET body = ?2 WHERE id = ?1",
-                params![note_id, body],
-            )?;
-        }
-        if let (Some(body), false) = (body, ticks_only) {
-            tx.execute(
-                "UPDATE notes SET body = ?2, ai_status = 'pending', ai_error = NULL WHERE id = ?1",
-                params![note_id, body],
-            )?;
-            tx.execute(
-                "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)
-                 ON CONFLICT (note_id) DO UPDATE SET attempts = 0, slow_timeouts = 0,
-                     next_run_at = excluded.next_run_at, wait_reason = NULL, last_error = NULL",
+        let changed = self.write(|w| {
+            let tags = match &edit.tags {
+                Some(tags) => Some(tags_in_use(w)?.tidy(tags.clone())),
+                None => None,
+            }
+            .filter(|tags| !before.tags_set_by_user || *tags != before.tags);
+            if body.is_none() && title.is_none() && tags.is_none() {
+                return Ok(false);
+            }
+            let at = timestamp(now);
+            // A person's edit: `edited_at` says so (the AI's answer moves `updated_at` only).
+            w.execute(
+                "UPDATE notes SET updated_at = ?2, edited_at = ?2 WHERE id = ?1",
                 params![note_id, at],
             )?;
-        }
-        if let Some(title) = title {
-            tx.execute(
-                "UPDATE notes SET title = ?2, title_set_by_user = 1 WHERE id = ?1",
-                params![note_id, title],
-            )?;
-        }
-        if let Some(tags) = &tags {
-            tx.execute(
-                "UPDATE notes SET tags = ?2, tags_set_by_user = 1 WHERE id = ?1",
-                params![note_id, to_json(tags)?],
-            )?;
-            set_note_tags(&tx, note_id, tags)?;
-        }
-        tx.commit()?;
-        if body.is_some() {
-            // The edit's trigger took the stale vector away (migration 0008); its code
-            // goes with it, and the new body's vector puts a new one.
-            self.index.remove(note_id);
+            if let (Some(body), true) = (body, ticks_only) {
+                w.execute(
+                    "UPDATE notes SET body = ?2 WHERE id = ?1",
+                    params![note_id, body],
+                )?;
+            }
+            if let (Some(body), false) = (body, ticks_only) {
+                w.execute(
+                    "UPDATE notes SET body = ?2, ai_status = 'pending', ai_error = NULL WHERE id = ?1",
+                    params![note_id, body],
+                )?;
+                w.execute(
+                    "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)
+                     ON CONFLICT (note_id) DO UPDATE SET attempts = 0, slow_timeouts = 0,
+                         next_run_at = excluded.next_run_at, wait_reason = NULL, last_error = NULL",
+                    params![note_id, at],
+                )?;
+            }
+            if let Some(title) = title {
+                w.execute(
+                    "UPDATE notes SET title = ?2, title_set_by_user = 1 WHERE id = ?1",
+                    params![note_id, title],
+                )?;
+            }
+            if let Some(tags) = &tags {
+                w.execute(
+                    "UPDATE notes SET tags = ?2, tags_set_by_user = 1 WHERE id = ?1",
+                    params![note_id, to_json(tags)?],
+                )?;
+            }
+            // The tag index follows the log; so does the vector index, which the edit's
+            // trigger (migration 0008) took a changed body's stale vector out of.
+            w.record(note_id, ChangeKind::Edited, now)?;
+            Ok(true)
+        })?;
+        if !changed {
+            return Ok(Edited {
+                note: before.clone(),
+                was: before.ai_status,
+                queued_afresh: false,
+                changed: false,
+            });
         }
         Ok(Edited {
             note: self.get(note_id)?,

@@ -5,11 +5,12 @@
 //! A status change and its job row change share one transaction.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, params_from_iter, OptionalExtension, Row, TransactionBehavior};
+use rusqlite::{params, params_from_iter, OptionalExtension, Row};
 
 use super::error::found;
-use super::tags::{set_note_tags, tags_in_use, to_json};
+use super::tags::{tags_in_use, to_json};
 use super::{Store, StoreError, StoreResult};
+use crate::api::changes::ChangeKind;
 use crate::domain::{timestamp, AiStatus, Enrichment, Note, WaitReason};
 
 /// A row of the durable AI queue, for an active (not trashed) pending note.
@@ -118,24 +119,22 @@ impl Store {
 
     /// Requeues the failed notes `select` stamps with `now` (and returns).
     fn requeue_failed(&mut self, select: &str, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
-        self.check_file()?;
         let at = timestamp(now);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let ids = {
-            let mut stmt = tx.prepare_cached(select)?;
-            let ids = stmt
-                .query_map([&at], |r| r.get(0))?
-                .collect::<Result<Vec<String>, _>>()?;
-            ids
-        };
-        if ids.is_empty() {
-            return Ok(ids); // nothing matched: nothing was written
-        }
-        tx.execute(INSERT_REQUEUED_JOBS_SQL, [&at])?;
-        tx.commit()?;
-        Ok(ids)
+        self.write(|w| {
+            let ids = {
+                let mut stmt = w.prepare_cached(select)?;
+                let ids = stmt
+                    .query_map([&at], |r| r.get(0))?
+                    .collect::<Result<Vec<String>, _>>()?;
+                ids
+            };
+            if ids.is_empty() {
+                return Ok(ids); // nothing matched: nothing was written
+            }
+            w.execute(INSERT_REQUEUED_JOBS_SQL, [&at])?;
+            w.record_all(&ids, ChangeKind::Requeued, now)?;
+            Ok(ids)
+        })
     }
 
     /// Asks for a note's AI again, by hand: a done or failed note goes back to pending
@@ -149,44 +148,43 @@ impl Store {
         note_id: &str,
         now: DateTime<Utc>,
     ) -> StoreResult<(Note, AiStatus)> {
-        self.check_file()?;
         let before = self.get(note_id)?;
         if before.deleted_at.is_some() {
             return Err(StoreError::Conflict(format!(
                 "note {note_id} is in the trash; restore it first"
             )));
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let earliest: Option<String> = tx.query_row(
-            "SELECT MIN(next_run_at) FROM pending_jobs WHERE note_id <> ?1",
-            [note_id],
-            |r| r.get(0),
-        )?;
-        let earliest = earliest
-            .and_then(|at| DateTime::parse_from_rfc3339(&at).ok())
-            .map(|at| at.with_timezone(&Utc) - chrono::Duration::milliseconds(1));
-        let front = timestamp(earliest.map_or(now, |at| at.min(now)));
-        if before.ai_status == AiStatus::Pending {
-            tx.execute(
-                "UPDATE pending_jobs SET attempts = 0, next_run_at = ?2, wait_reason = NULL,
+        self.write(|tx| {
+            let earliest: Option<String> = tx.query_row(
+                "SELECT MIN(next_run_at) FROM pending_jobs WHERE note_id <> ?1",
+                [note_id],
+                |r| r.get(0),
+            )?;
+            let earliest = earliest
+                .and_then(|at| DateTime::parse_from_rfc3339(&at).ok())
+                .map(|at| at.with_timezone(&Utc) - chrono::Duration::milliseconds(1));
+            let front = timestamp(earliest.map_or(now, |at| at.min(now)));
+            if before.ai_status == AiStatus::Pending {
+                tx.execute(
+                    "UPDATE pending_jobs SET attempts = 0, next_run_at = ?2, wait_reason = NULL,
                      last_error = NULL
                  WHERE note_id = ?1",
-                params![note_id, front],
-            )?;
-        } else {
-            tx.execute(
-                "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?2
+                    params![note_id, front],
+                )?;
+            } else {
+                tx.execute(
+                    "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?2
                  WHERE id = ?1",
-                params![note_id, timestamp(now)],
-            )?;
-            tx.execute(
-                "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
-                params![note_id, front],
-            )?;
-        }
-        tx.commit()?;
+                    params![note_id, timestamp(now)],
+                )?;
+                tx.execute(
+                    "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
+                    params![note_id, front],
+                )?;
+            }
+            // Logged even for a note pending already: its job moved to the front.
+            tx.record(note_id, ChangeKind::Requeued, now)
+        })?;
         Ok((self.get(note_id)?, before.ai_status))
     }
 
@@ -271,17 +269,18 @@ impl Store {
         error: &str,
         now: DateTime<Utc>,
     ) -> StoreResult<Note> {
-        self.check_file()?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let changed = tx.execute(
-            "UPDATE notes SET ai_status = 'failed', ai_error = ?2, updated_at = ?3
-             WHERE id = ?1 AND ai_status = 'pending'",
-            params![note_id, error, timestamp(now)],
-        )?;
-        tx.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
-        tx.commit()?;
+        let changed = self.write(|w| {
+            let changed = w.execute(
+                "UPDATE notes SET ai_status = 'failed', ai_error = ?2, updated_at = ?3
+                 WHERE id = ?1 AND ai_status = 'pending'",
+                params![note_id, error, timestamp(now)],
+            )?;
+            w.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
+            if changed > 0 {
+                w.record(note_id, ChangeKind::Failed, now)?;
+            }
+            Ok(changed)
+        })?;
         found(changed, note_id)?;
         self.get(note_id)
     }
@@ -298,35 +297,31 @@ impl Store {
         enrichment: &Enrichment,
         now: DateTime<Utc>,
     ) -> StoreResult<Note> {
-        self.check_file()?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let tags = tags_in_use(&tx)?.tidy(enrichment.tags.clone());
-        let tags_json = to_json(&tags)?;
-        let tags_set_by_user: Option<bool> = tx
-            .query_row(
-                "UPDATE notes SET
+        self.write(|tx| {
+            let tags = tags_in_use(tx)?.tidy(enrichment.tags.clone());
+            let tags_json = to_json(&tags)?;
+            let saved: Option<bool> = tx
+                .query_row(
+                    "UPDATE notes SET
                      title = CASE WHEN title_set_by_user THEN title ELSE ?2 END,
                      summary = ?3,
                      tags = CASE WHEN tags_set_by_user THEN tags ELSE ?4 END,
                      ai_status = 'done', ai_error = NULL, updated_at = ?5, ai_read_chars = ?7
                  WHERE id = ?1 AND ai_status = 'pending' AND body = ?6
                  RETURNING tags_set_by_user",
-                params![
-                    note_id,
-                    enrichment.title,
-                    enrichment.summary,
-                    tags_json,
-                    timestamp(now),
-                    body_read,
-                    enrichment.read_chars
-                ],
-                |r| r.get(0),
-            )
-            .optional()?;
-        match tags_set_by_user {
-            None => {
+                    params![
+                        note_id,
+                        enrichment.title,
+                        enrichment.summary,
+                        tags_json,
+                        timestamp(now),
+                        body_read,
+                        enrichment.read_chars
+                    ],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if saved.is_none() {
                 let still_pending: Option<String> = tx
                     .query_row(
                         "SELECT id FROM notes WHERE id = ?1 AND ai_status = 'pending'",
@@ -339,11 +334,10 @@ impl Store {
                     None => StoreError::NotFound(note_id.to_string()),
                 });
             }
-            Some(false) => set_note_tags(&tx, note_id, &tags)?,
-            Some(true) => {}
-        }
-        tx.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
-        tx.commit()?;
+            // The tag index follows the log (a user's tags stay as they were).
+            tx.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
+            tx.record(note_id, ChangeKind::Enriched, now)
+        })?;
         self.get(note_id)
     }
 }

@@ -1,7 +1,10 @@
 //! Full-text search over the notes (the FTS5 tables of migration 0006): the ranked
-//! query, its filters (shared with lists), and each hit's snippet; and the semantic
-//! half of a hybrid search held to the same filters. What a query's
+//! query, its filters (shared with lists), and each hit's snippet; a question's words
+//! searched each alone in one read; and the semantic half of a hybrid search held to
+//! the same filters inside the vector index's scan. What a query's
 //! words mean and how a snippet is cut is `storage/search.rs`.
+
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use rusqlite::params_from_iter;
@@ -12,6 +15,7 @@ use super::{Store, StoreResult};
 use crate::api::notes::SearchHit;
 use crate::domain::{ListFilter, Note};
 use crate::storage::search::{self, FieldMatches, SearchQuery, CANDIDATES};
+use crate::storage::vector_index::{Scope, RESCORE_CANDIDATES};
 
 /// How much a title match and a tag match weigh against a body match's BM25 (1).
 const TITLE_WEIGHT: f64 = 10.0;
@@ -77,11 +81,37 @@ impl Store {
             .collect())
     }
 
-    /// The semantic half of a hybrid search: the `k` notes out of the trash nearest to
-    /// `query` (a query's vector of `model`, cosine at least `floor`,
-    /// [`Store::nearest_to_vector`]), then held to `filter` as the keyword search's
-    /// hits are (its status, tag, expired; a search of the trash finds none here),
-    /// best first, each with its similarity.
+    /// Each of `queries` searched as [`Store::search`] does, under the same `filter`, in
+    /// one read (one snapshot of the notes): each query's hits, in the queries' order.
+    /// A question's words are searched this way, each alone, in one round trip.
+    pub fn search_each(
+        &self,
+        queries: &[SearchQuery],
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<Vec<SearchHit>>> {
+        let read = self.conn.unchecked_transaction()?;
+        let found = queries
+            .iter()
+            .map(|query| self.search(query, filter, now))
+            .collect::<StoreResult<Vec<_>>>()?;
+        read.finish()?;
+        Ok(found)
+    }
+
+    /// The semantic half of a hybrid search: the `k` notes nearest to `query` (a
+    /// query's vector of `model`, cosine at least `floor`) that pass `filter` as the
+    /// keyword search's hits do (its status, tag, expired; a search of the trash finds
+    /// none here), best first, each with its similarity.
+    ///
+    /// A filter is not left to cut down the nearest notes overall, which for a tag on
+    /// five notes of thousands would leave none: the nearest [`RESCORE_CANDIDATES`]
+    /// overall are looked at first, and they are the answer when enough of them pass
+    /// to fill the page, or when the look reached below the floor (every note near
+    /// enough was in it). Otherwise the filter is narrow here, and it is applied inside
+    /// the vector index's scan: only the notes that pass it are compared. So a broad
+    /// filter (expired, on most notes) costs what no filter does, and a narrow one reads
+    /// its few notes' ids.
     pub fn search_by_meaning(
         &self,
         model: &str,
@@ -94,7 +124,31 @@ impl Store {
         if filter.trash {
             return Ok(Vec::new());
         }
-        let nearest = self.nearest_to_vector(model, query, k, floor)?;
+        if filter.tag.is_none() && filter.status.is_none() && !filter.expired {
+            let nearest = self.nearest_in(model, query, k, floor, Scope::All)?;
+            return self.notes_held_to(filter, now, nearest);
+        }
+        let wide = RESCORE_CANDIDATES.max(k);
+        let nearest = self.nearest_in(model, query, wide, floor, Scope::All)?;
+        let reached_floor = nearest.len() < wide;
+        let mut found = self.notes_held_to(filter, now, nearest)?;
+        if found.len() >= k || reached_floor {
+            found.truncate(k);
+            return Ok(found);
+        }
+        let passing = self.passing_with_vector(model, filter, now)?;
+        let nearest = self.nearest_in(model, query, k, floor, Scope::Only(&passing))?;
+        self.notes_held_to(filter, now, nearest)
+    }
+
+    /// The notes of `nearest` (ids, best first) that pass `filter`, read as the
+    /// database holds them now, in the same order.
+    fn notes_held_to(
+        &self,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+        nearest: Vec<(String, f32)>,
+    ) -> StoreResult<Vec<(Note, f32)>> {
         if nearest.is_empty() {
             return Ok(Vec::new());
         }
@@ -106,7 +160,7 @@ impl Store {
         self.push_filter(filter, now, &mut sql, &mut args);
         sql.push_str(" AND n.id IN (SELECT value FROM json_each(?))");
         args.push(Value::Text(ids));
-        let mut passing: std::collections::HashMap<String, Note> = self
+        let mut passing: HashMap<String, Note> = self
             .conn
             .prepare_cached(&sql)?
             .query_map(params_from_iter(args), note_from_row)?
@@ -116,6 +170,29 @@ impl Store {
             .into_iter()
             .filter_map(|(id, similarity)| Some((passing.remove(&id)?, similarity)))
             .collect())
+    }
+
+    /// The ids of the notes that pass `filter` and have a vector of `model`: the notes
+    /// a filtered search by meaning compares (through the tag's, the status's index).
+    fn passing_with_vector(
+        &self,
+        model: &str,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+    ) -> StoreResult<HashSet<String>> {
+        let mut sql = "SELECT n.id FROM notes n".to_string();
+        let mut args: Vec<Value> = Vec::new();
+        self.push_filter(filter, now, &mut sql, &mut args);
+        sql.push_str(
+            " AND EXISTS (SELECT 1 FROM note_vectors v WHERE v.note_id = n.id AND v.model = ?)",
+        );
+        args.push(Value::Text(model.to_string()));
+        let ids = self
+            .conn
+            .prepare_cached(&sql)?
+            .query_map(params_from_iter(args), |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
     }
 
     /// The notes of a search, and whether matches were left out of it (a field past

@@ -19,6 +19,8 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
+use crate::api::changes::ChangeKind;
+
 use super::tags::to_json;
 use super::{Store, StoreError, StoreResult};
 use crate::api::replies::TagRenamed;
@@ -28,8 +30,7 @@ use crate::domain::timestamp;
 /// row (the counts follow by trigger; the tags' search index changes only when a tag
 /// appears or disappears), 30–80 µs over 100,000 notes: a slice holds the repository
 /// for a few ms, which is what a capture waits behind a rename. 200 made the rename
-/// faster and the captures wait twice as long (docs/PERFORMANCE.md, "The search index
-/// split").
+/// faster and the captures wait twice as long (docs/PERFORMANCE.md, "A tag rename").
 pub const RENAME_SLICE_NOTES: usize = 100;
 
 /// A tag rename under way, as `tag_renames` records it.
@@ -118,73 +119,64 @@ impl Store {
         limit: usize,
         now: DateTime<Utc>,
     ) -> StoreResult<RenameProgress> {
-        self.check_file()?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let notes: Vec<(String, String)> = {
-            let mut stmt = tx.prepare_cached(
-                "SELECT n.id, n.tags FROM note_tags t JOIN notes n ON n.id = t.note_id
+        self.write(|tx| {
+            let notes: Vec<(String, String)> = {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT n.id, n.tags FROM note_tags t JOIN notes n ON n.id = t.note_id
                  WHERE t.tag = ?1 AND t.note_id > ?2 ORDER BY t.note_id LIMIT ?3",
-            )?;
-            let rows = stmt
-                .query_map(
+                )?;
+                let rows = stmt
+                    .query_map(
+                        params![
+                            rename.from,
+                            rename.after_note.as_deref().unwrap_or(""),
+                            i64::try_from(limit).unwrap_or(i64::MAX)
+                        ],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )?
+                    .collect::<Result<Vec<_>, _>>()?;
+                rows
+            };
+            let at = timestamp(now);
+            for (note_id, tags_json) in &notes {
+                let tags: Vec<String> = serde_json::from_str(tags_json)
+                    .map_err(|e| StoreError::Unavailable(format!("tags of {note_id}: {e}")))?;
+                let renamed = renamed_tags(tags, &rename.from, &rename.to);
+                tx.prepare_cached("UPDATE notes SET tags = ?2, updated_at = ?3 WHERE id = ?1")?
+                    .execute(params![note_id, to_json(&renamed)?, at])?;
+                // The tag index follows the log: only the renamed tag's row changes
+                // (migration 0004's triggers move the counts, migration 0006's the tags'
+                // search index when a tag comes or goes).
+                tx.record(note_id, ChangeKind::Retagged, now)?;
+            }
+            let rename = TagRename {
+                after_note: notes.last().map(|(id, _)| id.clone()).or(rename.after_note),
+                notes: rename.notes + notes.len() as u64,
+                ..rename
+            };
+            let progress = if notes.len() < limit {
+                tx.execute(
+                    "DELETE FROM tag_renames WHERE from_tag = ?1",
+                    [&rename.from],
+                )?;
+                RenameProgress::Done(TagRenamed {
+                    tag: rename.to,
+                    notes: rename.notes,
+                    merged: rename.merged,
+                })
+            } else {
+                tx.execute(
+                    "UPDATE tag_renames SET after_note = ?2, notes = ?3 WHERE from_tag = ?1",
                     params![
                         rename.from,
-                        rename.after_note.as_deref().unwrap_or(""),
-                        i64::try_from(limit).unwrap_or(i64::MAX)
+                        rename.after_note,
+                        i64::try_from(rename.notes).unwrap_or(i64::MAX)
                     ],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )?
-                .collect::<Result<Vec<_>, _>>()?;
-            rows
-        };
-        let at = timestamp(now);
-        for (note_id, tags_json) in &notes {
-            let tags: Vec<String> = serde_json::from_str(tags_json)
-                .map_err(|e| StoreError::Unavailable(format!("tags of {note_id}: {e}")))?;
-            let merges = rename.from != rename.to && tags.contains(&rename.to);
-            let renamed = renamed_tags(tags, &rename.from, &rename.to);
-            tx.prepare_cached("UPDATE notes SET tags = ?2, updated_at = ?3 WHERE id = ?1")?
-                .execute(params![note_id, to_json(&renamed)?, at])?;
-            // Only the renamed tag's row changes (migration 0004's triggers move the
-            // counts, migration 0006's the tags' index when a tag comes or goes).
-            if merges {
-                tx.prepare_cached("DELETE FROM note_tags WHERE tag = ?1 AND note_id = ?2")?
-                    .execute(params![rename.from, note_id])?;
-            } else {
-                tx.prepare_cached("UPDATE note_tags SET tag = ?3 WHERE tag = ?1 AND note_id = ?2")?
-                    .execute(params![rename.from, note_id, rename.to])?;
-            }
-        }
-        let rename = TagRename {
-            after_note: notes.last().map(|(id, _)| id.clone()).or(rename.after_note),
-            notes: rename.notes + notes.len() as u64,
-            ..rename
-        };
-        let progress = if notes.len() < limit {
-            tx.execute(
-                "DELETE FROM tag_renames WHERE from_tag = ?1",
-                [&rename.from],
-            )?;
-            RenameProgress::Done(TagRenamed {
-                tag: rename.to,
-                notes: rename.notes,
-                merged: rename.merged,
-            })
-        } else {
-            tx.execute(
-                "UPDATE tag_renames SET after_note = ?2, notes = ?3 WHERE from_tag = ?1",
-                params![
-                    rename.from,
-                    rename.after_note,
-                    i64::try_from(rename.notes).unwrap_or(i64::MAX)
-                ],
-            )?;
-            RenameProgress::Going(rename)
-        };
-        tx.commit()?;
-        Ok(progress)
+                )?;
+                RenameProgress::Going(rename)
+            };
+            Ok(progress)
+        })
     }
 
     /// Forgets a rename under way (it failed part way): the notes renamed so far stay

@@ -1,9 +1,9 @@
 //! Tags: the list of tags in use with their counts (kept by migration 0004's
-//! triggers) and how a note's tags are stored (its `tags` column, indexed by its
-//! `note_tags` rows), which the writes of every other feature go through. Renaming
-//! and merging a tag is `tag_rename.rs`.
+//! triggers), and what the writes of every other feature tidy new tags against. A
+//! note's tags are its `tags` column; their index, the `note_tags` rows, follows the
+//! change log (`changes.rs`). Renaming and merging a tag is `tag_rename.rs`.
 
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 
 use super::{Store, StoreError, StoreResult};
 use crate::api::replies::TagCount;
@@ -38,19 +38,6 @@ pub(super) fn tags_in_use(conn: &Connection) -> StoreResult<Vocabulary> {
         .query_map([], |r| r.get(0))?
         .collect::<Result<Vec<String>, _>>()?;
     Ok(Vocabulary::new(tags))
-}
-
-/// A note's `note_tags` rows made to be `tags` (the index of its `tags` column).
-pub(super) fn set_note_tags(conn: &Connection, note_id: &str, tags: &[String]) -> StoreResult<()> {
-    conn.execute("DELETE FROM note_tags WHERE note_id = ?1", [note_id])?;
-    let mut insert = conn.prepare_cached(
-        "INSERT OR IGNORE INTO note_tags (tag, note_id, active)
-         VALUES (?1, ?2, (SELECT deleted_at IS NULL FROM notes WHERE id = ?2))",
-    )?;
-    for tag in tags {
-        insert.execute(params![tag, note_id])?;
-    }
-    Ok(())
 }
 
 pub(super) fn to_json(tags: &[String]) -> StoreResult<String> {

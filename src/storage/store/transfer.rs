@@ -2,10 +2,11 @@
 //! each note as it is, in one transaction.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, TransactionBehavior};
+use rusqlite::params;
 
-use super::tags::{set_note_tags, to_json};
+use super::tags::to_json;
 use super::{Store, StoreResult};
+use crate::api::changes::ChangeKind;
 use crate::domain::{timestamp, AiStatus, Note};
 
 /// What an import stored (`Store::import`).
@@ -23,18 +24,15 @@ impl Store {
     /// note gets its job (due now), as a capture does. Replies with the notes stored
     /// and how many were skipped.
     pub fn import(&mut self, notes: &[Note], now: DateTime<Utc>) -> StoreResult<Imported> {
-        self.check_file()?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut imported = Imported::default();
-        for note in notes {
-            let id = if note.id.is_empty() {
-                uuid::Uuid::now_v7().to_string()
-            } else {
-                note.id.clone()
-            };
-            let stored = tx.execute(
+        self.write(|tx| {
+            let mut imported = Imported::default();
+            for note in notes {
+                let id = if note.id.is_empty() {
+                    uuid::Uuid::now_v7().to_string()
+                } else {
+                    note.id.clone()
+                };
+                let stored = tx.execute(
                 "INSERT OR IGNORE INTO notes (id, body, title, summary, tags, ai_status, ai_error,
                      created_at, updated_at, deleted_at, kept_at, title_set_by_user,
                      tags_set_by_user, ai_read_chars, edited_at)
@@ -57,20 +55,21 @@ impl Store {
                     note.edited_at,
                 ],
             )?;
-            if stored == 0 {
-                imported.skipped += 1;
-                continue;
-            }
-            set_note_tags(&tx, &id, &note.tags)?;
-            if note.ai_status == AiStatus::Pending {
-                tx.execute(
+                if stored == 0 {
+                    imported.skipped += 1;
+                    continue;
+                }
+                if note.ai_status == AiStatus::Pending {
+                    tx.execute(
                     "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
                     params![id, timestamp(now)],
                 )?;
+                }
+                // Its tag rows follow the log.
+                tx.record(&id, ChangeKind::Imported, now)?;
+                imported.notes.push(Note { id, ..note.clone() });
             }
-            imported.notes.push(Note { id, ..note.clone() });
-        }
-        tx.commit()?;
-        Ok(imported)
+            Ok(imported)
+        })
     }
 }

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, params_from_iter};
 
 use super::{Store, StoreError, StoreResult};
+use crate::api::changes::ChangeKind;
 use crate::domain::{timestamp, Note};
 
 /// A note after an operation that may have found nothing to do (trashing a note
@@ -18,55 +19,61 @@ pub struct Changed {
 
 impl Store {
     /// Moves a note to the trash. Trashing a trashed note changes nothing.
+    /// (The vector index follows the log: a note in the trash is nobody's related note.)
     pub fn trash(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Changed> {
-        self.check_file()?;
-        let changed = self
-            .conn
-            .prepare_cached(
-                "UPDATE notes SET deleted_at = ?2, updated_at = ?2
-                 WHERE id = ?1 AND deleted_at IS NULL",
-            )?
-            .execute(params![note_id, timestamp(now)])?;
-        // Out of the index with it: a note in the trash is nobody's related note.
-        self.index.remove(note_id);
-        Ok(Changed {
-            note: self.get(note_id)?,
-            changed: changed > 0,
-        })
+        self.set_one(
+            "UPDATE notes SET deleted_at = ?2, updated_at = ?2
+             WHERE id = ?1 AND deleted_at IS NULL",
+            note_id,
+            ChangeKind::Trashed,
+            now,
+        )
     }
 
     /// Takes a note out of the trash; a pending one resumes with its job row.
     pub fn restore(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Changed> {
-        self.check_file()?;
-        let changed = self
-            .conn
-            .prepare_cached(
-                "UPDATE notes SET deleted_at = NULL, updated_at = ?2
-                 WHERE id = ?1 AND deleted_at IS NOT NULL",
-            )?
-            .execute(params![note_id, timestamp(now)])?;
-        if changed > 0 {
-            if let Err(e) = self.index_note(note_id) {
-                // The restore is written; only its related notes wait for the next
-                // start's build (the exact rescoring never shows a wrong one).
-                tracing::warn!(error = %e, note = note_id, "cannot put a restored note's vector back in the index");
-            }
-        }
-        Ok(Changed {
-            note: self.get(note_id)?,
-            changed: changed > 0,
-        })
+        self.set_one(
+            "UPDATE notes SET deleted_at = NULL, updated_at = ?2
+             WHERE id = ?1 AND deleted_at IS NOT NULL",
+            note_id,
+            ChangeKind::Restored,
+            now,
+        )
     }
 
     /// Keeps a note past expiry. Keeping a kept note changes nothing.
     pub fn keep(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Note> {
-        self.check_file()?;
-        self.conn
-            .prepare_cached(
-                "UPDATE notes SET kept_at = ?2, updated_at = ?2 WHERE id = ?1 AND kept_at IS NULL",
-            )?
-            .execute(params![note_id, timestamp(now)])?;
-        self.get(note_id)
+        let kept = self.set_one(
+            "UPDATE notes SET kept_at = ?2, updated_at = ?2 WHERE id = ?1 AND kept_at IS NULL",
+            note_id,
+            ChangeKind::Kept,
+            now,
+        )?;
+        Ok(kept.note)
+    }
+
+    /// Runs `sql` (an UPDATE of the note `?1` at `?2`, now) and logs `kind` when it
+    /// changed it.
+    fn set_one(
+        &mut self,
+        sql: &str,
+        note_id: &str,
+        kind: ChangeKind,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Changed> {
+        let changed = self.write(|w| {
+            let changed = w
+                .prepare_cached(sql)?
+                .execute(params![note_id, timestamp(now)])?;
+            if changed > 0 {
+                w.record(note_id, kind, now)?;
+            }
+            Ok(changed > 0)
+        })?;
+        Ok(Changed {
+            note: self.get(note_id)?,
+            changed,
+        })
     }
 
     /// Moves every expired note (active, older than `expiry.days`, never kept) to the
@@ -76,11 +83,9 @@ impl Store {
             "UPDATE notes SET deleted_at = ?2, updated_at = ?2
              WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
              RETURNING id",
+            ChangeKind::Trashed,
             now,
         )?;
-        for id in &trashed {
-            self.index.remove(id);
-        }
         Ok(trashed)
     }
 
@@ -91,21 +96,31 @@ impl Store {
             "UPDATE notes SET kept_at = ?2, updated_at = ?2
              WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
              RETURNING id",
+            ChangeKind::Kept,
             now,
         )
     }
 
     /// Runs `sql` (an UPDATE of the expired notes, `?1` the expiry's edge and `?2` now,
     /// `RETURNING id`) and answers the ids it changed.
-    fn update_expired(&mut self, sql: &str, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
-        self.check_file()?;
-        let mut stmt = self.conn.prepare_cached(sql)?;
-        let ids = stmt
-            .query_map(params![self.expired_before(now), timestamp(now)], |r| {
-                r.get(0)
-            })?
-            .collect::<Result<Vec<String>, _>>()?;
-        Ok(ids)
+    fn update_expired(
+        &mut self,
+        sql: &str,
+        kind: ChangeKind,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<String>> {
+        let edge = self.expired_before(now);
+        self.write(|w| {
+            let ids = {
+                let mut stmt = w.prepare_cached(sql)?;
+                let ids = stmt
+                    .query_map(params![edge, timestamp(now)], |r| r.get(0))?
+                    .collect::<Result<Vec<String>, _>>()?;
+                ids
+            };
+            w.record_all(&ids, kind, now)?;
+            Ok(ids)
+        })
     }
 
     /// Deletes a note in the trash for good, its text gone from the database files:
@@ -113,8 +128,7 @@ impl Store {
     /// the connection, and FTS5's own `secure-delete` for the search index, set by
     /// migration 0003), and the WAL, which still holds the pages as they were, is
     /// folded back and emptied. An active note is a conflict: it must be trashed first.
-    pub fn delete_forever(&mut self, note_id: &str) -> StoreResult<()> {
-        self.check_file()?;
+    pub fn delete_forever(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<()> {
         let note = self.get(note_id)?;
         if note.deleted_at.is_none() {
             return Err(StoreError::Conflict(format!(
@@ -122,22 +136,35 @@ impl Store {
             )));
         }
         self.erase(
-            "DELETE FROM notes WHERE id = ?1 AND deleted_at IS NOT NULL",
+            "DELETE FROM notes WHERE id = ?1 AND deleted_at IS NOT NULL RETURNING id",
             &[note_id],
+            ChangeKind::Deleted,
+            now,
         )?;
         Ok(())
     }
 
     /// Deletes every note in the trash for good, as [`Store::delete_forever`] does;
     /// replies with how many.
-    pub fn empty_trash(&mut self) -> StoreResult<u64> {
-        self.check_file()?;
-        self.erase("DELETE FROM notes WHERE deleted_at IS NOT NULL", &[])
+    pub fn empty_trash(&mut self, now: DateTime<Utc>) -> StoreResult<u64> {
+        self.erase(
+            "DELETE FROM notes WHERE deleted_at IS NOT NULL RETURNING id",
+            &[],
+            ChangeKind::Deleted,
+            now,
+        )
     }
 
-    /// Runs a delete (its content overwritten), then empties the WAL.
-    fn erase(&mut self, sql: &str, args: &[&str]) -> StoreResult<u64> {
-        let deleted = self.conn.execute(sql, params_from_iter(args.iter()))?;
+    /// Runs a delete (its content overwritten; `RETURNING id`), logs each note it
+    /// deleted, then empties the WAL.
+    fn erase(
+        &mut self,
+        sql: &str,
+        args: &[&str],
+        kind: ChangeKind,
+        now: DateTime<Utc>,
+    ) -> StoreResult<u64> {
+        let deleted = self.delete_notes(sql, params_from_iter(args.iter()), kind, now)?;
         if deleted > 0 {
             // The WAL holds the pages as they were before: fold it back and truncate it.
             self.conn
@@ -148,12 +175,38 @@ impl Store {
 
     /// Deletes for good the notes trashed before `older_than` (their job and tag rows
     /// go with them). Returns how many.
-    pub fn purge_trash(&mut self, older_than: DateTime<Utc>) -> StoreResult<u64> {
-        self.check_file()?;
-        let purged = self
-            .conn
-            .prepare_cached("DELETE FROM notes WHERE deleted_at IS NOT NULL AND deleted_at < ?1")?
-            .execute([timestamp(older_than)])?;
-        Ok(purged as u64)
+    pub fn purge_trash(
+        &mut self,
+        older_than: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<u64> {
+        self.delete_notes(
+            "DELETE FROM notes WHERE deleted_at IS NOT NULL AND deleted_at < ?1 RETURNING id",
+            [timestamp(older_than)],
+            ChangeKind::Deleted,
+            now,
+        )
+    }
+
+    /// Runs `sql` (a `DELETE FROM notes … RETURNING id`) and logs `kind` for each note
+    /// it deleted.
+    fn delete_notes(
+        &mut self,
+        sql: &str,
+        args: impl rusqlite::Params,
+        kind: ChangeKind,
+        now: DateTime<Utc>,
+    ) -> StoreResult<u64> {
+        self.write(|w| {
+            let ids = {
+                let mut stmt = w.prepare_cached(sql)?;
+                let ids = stmt
+                    .query_map(args, |r| r.get(0))?
+                    .collect::<Result<Vec<String>, _>>()?;
+                ids
+            };
+            w.record_all(&ids, kind, now)?;
+            Ok(ids.len() as u64)
+        })
     }
 }

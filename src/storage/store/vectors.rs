@@ -4,9 +4,10 @@
 //! stored and compared is `storage/vectors.rs`.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, OptionalExtension};
 
 use super::{Store, StoreError, StoreResult};
+use crate::api::changes::ChangeKind;
 use crate::domain::{timestamp, Note};
 use crate::storage::vectors::{decode, encode};
 
@@ -159,16 +160,11 @@ impl Store {
         vectors: &[NoteVector],
         now: DateTime<Utc>,
     ) -> StoreResult<usize> {
-        self.check_file()?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut stored = 0;
-        // The vectors stored for notes out of the trash: into the index once committed.
-        let mut to_index = Vec::new();
-        {
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO note_vectors (note_id, model, dims, vector, embedded_at)
+        self.write(|tx| {
+            let mut stored = 0;
+            {
+                let mut insert = tx.prepare_cached(
+                    "INSERT INTO note_vectors (note_id, model, dims, vector, embedded_at)
                  SELECT ?1, ?2, ?3, ?4, ?5
                  WHERE EXISTS (SELECT 1 FROM notes WHERE id = ?1 AND body = ?6)
                    -- Two ranges of the (model, dims) index, not a scan of the model's
@@ -178,29 +174,25 @@ impl Store {
                  ON CONFLICT (note_id) DO UPDATE SET
                      model = excluded.model, dims = excluded.dims,
                      vector = excluded.vector, embedded_at = excluded.embedded_at",
-            )?;
-            let mut active =
-                tx.prepare_cached("SELECT 1 FROM notes WHERE id = ?1 AND deleted_at IS NULL")?;
-            for item in vectors {
-                let inserted = insert.execute(params![
-                    item.note_id,
-                    model,
-                    item.vector.len() as i64,
-                    encode(&item.vector),
-                    timestamp(now),
-                    item.body,
-                ])?;
-                stored += inserted;
-                if inserted > 0 && active.exists([&item.note_id])? {
-                    to_index.push(item);
+                )?;
+                for item in vectors {
+                    let inserted = insert.execute(params![
+                        item.note_id,
+                        model,
+                        item.vector.len() as i64,
+                        encode(&item.vector),
+                        timestamp(now),
+                        item.body,
+                    ])?;
+                    stored += inserted;
+                    // The vector index follows the log (a note in the trash stays out).
+                    if inserted > 0 {
+                        tx.record(&item.note_id, ChangeKind::Embedded, now)?;
+                    }
                 }
             }
-        }
-        tx.commit()?;
-        for item in to_index {
-            self.index.insert(model, &item.note_id, &item.vector);
-        }
-        Ok(stored)
+            Ok(stored)
+        })
     }
 
     /// The `k` notes out of the trash nearest to `note_id` (cosine, at least `floor`),

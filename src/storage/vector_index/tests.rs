@@ -59,14 +59,43 @@ fn the_scan_finds_the_nearest_codes_and_leaves_out_the_asking_note() {
     index.insert("m", "opposite", &[-1.0, -1.0, -1.0, -1.0]);
     let query = [0.9, 0.8, 0.7, 0.6];
     assert_eq!(
-        ids(index.candidates("m", &query, 2, None)),
+        ids(index.candidates("m", &query, 2, Scope::All)),
         ["one off", "same"]
     );
     assert_eq!(
-        ids(index.candidates("m", &query, 2, Some("same"))),
+        ids(index.candidates("m", &query, 2, Scope::AllBut("same"))),
         ["one off", "two off"]
     );
-    assert_eq!(index.candidates("m", &query, 10, None).len(), 4);
+    assert_eq!(index.candidates("m", &query, 10, Scope::All).len(), 4);
+}
+
+#[test]
+fn a_scan_held_to_some_notes_finds_their_nearest_however_far_the_others_are() {
+    let mut index = VectorIndex::default();
+    for n in 0..50 {
+        index.insert("m", &format!("near {n}"), &[1.0, 1.0, 1.0, 1.0]);
+    }
+    index.insert("m", "far", &[1.0, 1.0, -1.0, -1.0]);
+    index.insert("m", "farther", &[1.0, -1.0, -1.0, -1.0]);
+    index.insert("m", "farthest", &[-1.0, -1.0, -1.0, -1.0]);
+    let query = [1.0, 1.0, 1.0, 1.0];
+    let only: std::collections::HashSet<String> = ["far", "farther", "farthest", "not indexed"]
+        .map(String::from)
+        .into();
+    assert_eq!(
+        ids(index.candidates("m", &query, 2, Scope::Only(&only))),
+        ["far", "farther"]
+    );
+    assert_eq!(
+        ids(index.candidates("m", &query, 10, Scope::Only(&only))),
+        ["far", "farther", "farthest"]
+    );
+    assert!(index
+        .candidates("m", &query, 2, Scope::All)
+        .iter()
+        .all(|id| id.starts_with("near")));
+    assert!(Scope::Only(&only).admits("far") && !Scope::Only(&only).admits("near 0"));
+    assert!(!Scope::AllBut("far").admits("far") && Scope::All.admits("far"));
 }
 
 #[test]
@@ -83,22 +112,27 @@ fn a_note_taken_out_is_never_found_and_the_others_keep_their_codes() {
     assert_eq!(index.len(), 3);
     // "d" moved into a's slot and still has its own code: the nearest to (-,-,+).
     assert_eq!(
-        ids(index.candidates("m", &[-1.0, -1.0, 1.0], 2, None)),
+        ids(index.candidates("m", &[-1.0, -1.0, 1.0], 2, Scope::All)),
         ["b", "d"]
     );
-    assert_eq!(ids(index.candidates("m", &[1.0, 1.0, 1.0], 1, None)), ["c"]);
+    assert_eq!(
+        ids(index.candidates("m", &[1.0, 1.0, 1.0], 1, Scope::All)),
+        ["c"]
+    );
     // A new vector for a note replaces its code, in place.
     index.insert("m", "c", &[-1.0, -1.0, 1.0]);
     assert_eq!(index.len(), 3);
     assert_eq!(
-        ids(index.candidates("m", &[1.0, 1.0, 1.0], 3, None)),
+        ids(index.candidates("m", &[1.0, 1.0, 1.0], 3, Scope::All)),
         ["b", "c", "d"]
     );
     for id in ["b", "c", "d"] {
         assert!(index.remove(id));
     }
     assert!(index.is_empty());
-    assert!(index.candidates("m", &[1.0, 1.0, 1.0], 3, None).is_empty());
+    assert!(index
+        .candidates("m", &[1.0, 1.0, 1.0], 3, Scope::All)
+        .is_empty());
 }
 
 #[test]
@@ -108,23 +142,30 @@ fn models_and_lengths_are_never_mixed_and_a_new_models_vector_replaces_the_old()
     index.insert("old", "b", &[1.0, 1.0]);
     index.insert("old", "wide", &[1.0, 1.0, 1.0]);
     assert_eq!(
-        ids(index.candidates("old", &[1.0, 1.0], 10, None)),
+        ids(index.candidates("old", &[1.0, 1.0], 10, Scope::All)),
         ["a", "b"]
     );
     assert_eq!(
-        ids(index.candidates("old", &[1.0, 1.0, 1.0], 10, None)),
+        ids(index.candidates("old", &[1.0, 1.0, 1.0], 10, Scope::All)),
         ["wide"]
     );
-    assert!(index.candidates("new", &[1.0, 1.0], 10, None).is_empty());
+    assert!(index
+        .candidates("new", &[1.0, 1.0], 10, Scope::All)
+        .is_empty());
 
     // Re-embedded with another model: the note's old code goes with its old vector.
     index.insert("new", "a", &[1.0, 1.0, 1.0, 1.0]);
     assert!(index.contains("new", "a"));
     assert!(!index.contains("old", "a"));
-    assert_eq!(ids(index.candidates("old", &[1.0, 1.0], 10, None)), ["b"]);
+    assert_eq!(
+        ids(index.candidates("old", &[1.0, 1.0], 10, Scope::All)),
+        ["b"]
+    );
     assert_eq!(index.len(), 3);
     index.insert("new", "b", &[1.0, 1.0, 1.0, 1.0]);
-    assert!(index.candidates("old", &[1.0, 1.0], 10, None).is_empty());
+    assert!(index
+        .candidates("old", &[1.0, 1.0], 10, Scope::All)
+        .is_empty());
     assert_eq!(
         index.tables.len(),
         2,
@@ -166,7 +207,7 @@ fn candidates_compared_exactly_find_what_the_exact_search_finds() {
             .filter(|(id, _)| id != asking)
             .map(|(id, v)| (id.clone(), v.as_slice()));
         let exact = nearest(query, others, 5, 0.5);
-        let candidates = index.candidates("m", query, 100, Some(asking));
+        let candidates = index.candidates("m", query, 100, Scope::AllBut(asking));
         assert!(candidates.iter().all(|id| **id != **asking));
         let rescored = nearest(
             query,

@@ -1,4 +1,4 @@
-//! `OllamaMonitorActor`: the provider's health, and when to look at it (docs/DESIGN.md,
+//! `ProviderMonitorActor`: the provider's health, and when to look at it (docs/DESIGN.md,
 //! "Health and recovery").
 //!
 //! - While the provider is not ready (not running, or the model is missing) it checks
@@ -6,7 +6,7 @@
 //!   bounds how long work waits after the provider returns.
 //! - While it is ready it does not poll; the worker reports a suspected outage
 //!   (`SuspectDown`) when a call fails as unreachable/timeout.
-//! - Every change is published as `OllamaStatusChanged`; a not-ready → ready change
+//! - Every change is published as `ProviderStatusChanged`; a not-ready → ready change
 //!   also emits `ollama_recovered {downMs}`. The worker resumes on a ready status.
 //! - `Recheck` (tray, API, CLI) checks now, emits `ollama_recheck_manual`, and
 //!   announces the result even when unchanged, so a parked worker resumes at once.
@@ -26,9 +26,9 @@ use super::handling;
 use super::hub::Hub;
 use super::mailbox::{self, Mailbox};
 use super::telemetry::{Emit, TelemetryActor};
-use crate::ai::{EnrichmentProvider, ProviderHealth};
-use crate::events::OllamaStatusChanged;
-use crate::telemetry::events::{NoFields, OllamaRecovered, UsageEvent};
+use crate::ai::{Health, ProviderHealth};
+use crate::events::ProviderStatusChanged;
+use crate::telemetry::events::{NoFields, ProviderRecovered, UsageEvent};
 
 /// Check now, by hand; replies with what the check found.
 #[derive(Debug, Message)]
@@ -71,8 +71,8 @@ struct HealthChecked {
     health: ProviderHealth,
 }
 
-pub struct OllamaMonitorActor {
-    provider: Rc<dyn EnrichmentProvider>,
+pub struct ProviderMonitorActor {
+    provider: Rc<dyn Health>,
     hub: Mailbox<Hub>,
     telemetry: Mailbox<TelemetryActor>,
     interval: Duration,
@@ -86,14 +86,14 @@ pub struct OllamaMonitorActor {
     next_check: Option<SpawnHandle>,
 }
 
-impl OllamaMonitorActor {
+impl ProviderMonitorActor {
     pub fn new(
-        provider: Rc<dyn EnrichmentProvider>,
+        provider: Rc<dyn Health>,
         hub: Mailbox<Hub>,
         telemetry: Mailbox<TelemetryActor>,
         interval: Duration,
     ) -> Self {
-        OllamaMonitorActor {
+        ProviderMonitorActor {
             provider,
             hub,
             telemetry,
@@ -128,7 +128,7 @@ impl OllamaMonitorActor {
                 let down_ms = now.duration_since(since).as_millis() as u64;
                 tracing::info!(down_ms, "Ollama is back");
                 self.telemetry
-                    .do_send(Emit(UsageEvent::OllamaRecovered(OllamaRecovered {
+                    .do_send(Emit(UsageEvent::ProviderRecovered(ProviderRecovered {
                         down_ms,
                     })));
             }
@@ -150,12 +150,12 @@ impl OllamaMonitorActor {
         }
         self.health = Some(health.clone());
         if changed || announce {
-            self.hub.do_send(OllamaStatusChanged { health });
+            self.hub.do_send(ProviderStatusChanged { health });
         }
     }
 }
 
-impl Actor for OllamaMonitorActor {
+impl Actor for ProviderMonitorActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
@@ -163,13 +163,13 @@ impl Actor for OllamaMonitorActor {
     }
 }
 
-impl Handler<Recheck> for OllamaMonitorActor {
+impl Handler<Recheck> for ProviderMonitorActor {
     type Result = ResponseActFuture<Self, ProviderHealth>;
 
     fn handle(&mut self, _: Recheck, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("Recheck");
         self.telemetry
-            .do_send(Emit(UsageEvent::OllamaRecheckManual(NoFields {})));
+            .do_send(Emit(UsageEvent::ProviderRecheckManual(NoFields {})));
         let check = self.provider.health();
         Box::pin(check.into_actor(self).map(|health, act, ctx| {
             if let Some(handle) = act.next_check.take() {
@@ -181,7 +181,7 @@ impl Handler<Recheck> for OllamaMonitorActor {
     }
 }
 
-impl Handler<CheckNow> for OllamaMonitorActor {
+impl Handler<CheckNow> for ProviderMonitorActor {
     type Result = ResponseActFuture<Self, ProviderHealth>;
 
     fn handle(&mut self, _: CheckNow, _: &mut Context<Self>) -> Self::Result {
@@ -197,7 +197,7 @@ impl Handler<CheckNow> for OllamaMonitorActor {
     }
 }
 
-impl Handler<CheckAndAnnounce> for OllamaMonitorActor {
+impl Handler<CheckAndAnnounce> for ProviderMonitorActor {
     type Result = ResponseActFuture<Self, ProviderHealth>;
 
     fn handle(&mut self, _: CheckAndAnnounce, _: &mut Context<Self>) -> Self::Result {
@@ -212,7 +212,7 @@ impl Handler<CheckAndAnnounce> for OllamaMonitorActor {
     }
 }
 
-impl Handler<SuspectDown> for OllamaMonitorActor {
+impl Handler<SuspectDown> for ProviderMonitorActor {
     type Result = ();
 
     fn handle(&mut self, _: SuspectDown, ctx: &mut Context<Self>) {
@@ -224,7 +224,7 @@ impl Handler<SuspectDown> for OllamaMonitorActor {
     }
 }
 
-impl Handler<GetProviderHealth> for OllamaMonitorActor {
+impl Handler<GetProviderHealth> for ProviderMonitorActor {
     type Result = MessageResult<GetProviderHealth>;
 
     fn handle(&mut self, _: GetProviderHealth, _: &mut Context<Self>) -> Self::Result {
@@ -233,7 +233,7 @@ impl Handler<GetProviderHealth> for OllamaMonitorActor {
     }
 }
 
-impl Handler<IsChecking> for OllamaMonitorActor {
+impl Handler<IsChecking> for ProviderMonitorActor {
     type Result = bool;
 
     fn handle(&mut self, _: IsChecking, _: &mut Context<Self>) -> bool {
@@ -242,7 +242,7 @@ impl Handler<IsChecking> for OllamaMonitorActor {
     }
 }
 
-impl Handler<HealthChecked> for OllamaMonitorActor {
+impl Handler<HealthChecked> for ProviderMonitorActor {
     type Result = ();
 
     fn handle(&mut self, msg: HealthChecked, ctx: &mut Context<Self>) {

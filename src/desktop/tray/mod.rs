@@ -1,28 +1,42 @@
-//! `TrayActor`: the tray's state and menu, and what its clicks do.
+//! The system tray (docs/DESIGN.md, "Tray"): `TrayActor`, the tray's state and menu and
+//! what its clicks do, and how the menu reaches the desktop.
 //!
-//! It hears `FailedCountChanged` and `OllamaStatusChanged` (through the hub), rebuilds
-//! the menu model (`crate::tray::menu::build`) and hands it to the backend. A click
+//! - [`menu`]: the menu as plain data, rebuilt from the failed count and the
+//!   provider's health: pure, unit-tested, no D-Bus;
+//! - [`icon`]: the tray icons, drawn in code (so they are in the binary);
+//! - [`backend`]: [`TrayBackend`], whatever shows the menu;
+//! - [`ksni_backend`]: the StatusNotifierItem over D-Bus (ksni 0.3), one such backend.
+//!
+//! The actor hears `FailedCountChanged` and `ProviderStatusChanged` (through the hub),
+//! rebuilds the menu model ([`menu::build`]) and hands it to the backend. A click
 //! arrives as `TrayClicked(action)` and does what the HTTP API does: the retry-all use
-//! case (`crate::inbox`, handed in as [`RetryAll`]: the tray sits below the use cases),
-//! `Recheck` to the monitor, `ExportUsageLog` to telemetry; Open inbox opens the page;
-//! Quit stops the service through the same graceful path as SIGTERM. A click on a disabled item does nothing, whatever the
-//! desktop sends.
+//! case called on the [`Inbox`] directly (the tray sits in the desktop layer, above the
+//! use cases), `Recheck` to the monitor, `ExportUsageLog` to telemetry; Open inbox
+//! opens the page; Quit stops the service through the same graceful path as SIGTERM.
+//! A click on a disabled item does nothing, whatever the desktop sends.
+
+pub mod backend;
+pub mod icon;
+pub mod ksni_backend;
+pub mod menu;
+
+pub use backend::TrayBackend;
+pub use menu::{MenuModel, TrayAction};
 
 use std::sync::Arc;
 
 use actix::prelude::*;
-use futures_util::future::LocalBoxFuture;
 
-use super::handling;
-use super::mailbox::Mailbox;
-use super::ollama_monitor::{OllamaMonitorActor, Recheck};
-use super::telemetry::{ExportUsageLog, TelemetryActor};
+use crate::actors::handling;
+use crate::actors::hub::{Hub, Subscribe};
+use crate::actors::mailbox::Mailbox;
+use crate::actors::provider_monitor::{ProviderMonitorActor, Recheck};
+use crate::actors::telemetry::{ExportUsageLog, TelemetryActor};
 use crate::ai::ProviderHealth;
-use crate::events::{FailedCountChanged, OllamaStatusChanged};
+use crate::events::{FailedCountChanged, ProviderStatusChanged};
+use crate::inbox::Inbox;
 use crate::shutdown::Shutdown;
-use crate::storage::StoreResult;
-use crate::tray::menu::{self, MenuModel, TrayAction, Wording};
-use crate::tray::TrayBackend;
+use menu::Wording;
 
 /// A menu item was clicked.
 #[derive(Debug, Clone, Copy, Message)]
@@ -37,14 +51,11 @@ pub struct GetMenu;
 /// Opens a URL or a folder on the desktop (injectable for tests).
 pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 
-/// Retries every failed note: the retry-all use case (`Inbox::retry_all_failed`),
-/// replying with how many went back to the AI.
-pub type RetryAll = Arc<dyn Fn() -> LocalBoxFuture<'static, StoreResult<u64>> + Send + Sync>;
-
 /// What the tray talks to.
 pub struct TrayWiring {
-    pub retry_all: RetryAll,
-    pub monitor: Mailbox<OllamaMonitorActor>,
+    /// The use cases: Process AI now is `Inbox::retry_all_failed`.
+    pub inbox: Inbox,
+    pub monitor: Mailbox<ProviderMonitorActor>,
     pub telemetry: Mailbox<TelemetryActor>,
     /// Stops the whole service, the same way SIGTERM does.
     pub shutdown: Shutdown,
@@ -112,11 +123,11 @@ impl Handler<FailedCountChanged> for TrayActor {
     }
 }
 
-impl Handler<OllamaStatusChanged> for TrayActor {
+impl Handler<ProviderStatusChanged> for TrayActor {
     type Result = ();
 
-    fn handle(&mut self, msg: OllamaStatusChanged, ctx: &mut Context<Self>) {
-        let _handled = handling!("OllamaStatusChanged");
+    fn handle(&mut self, msg: ProviderStatusChanged, ctx: &mut Context<Self>) {
+        let _handled = handling!("ProviderStatusChanged");
         self.health = Some(msg.health);
         self.refresh(ctx);
     }
@@ -145,13 +156,14 @@ impl Handler<TrayClicked> for TrayActor {
         match action {
             TrayAction::OpenInbox => self.open(&(self.wiring.inbox_url)()),
             TrayAction::ProcessAiNow => {
-                let retry = (self.wiring.retry_all)();
+                let inbox = self.wiring.inbox.clone();
+                let retry = async move { inbox.retry_all_failed().await };
                 ctx.spawn(retry.into_actor(self).map(|retried, _, _| match retried {
                     Ok(count) => tracing::info!(count, "failed notes sent back to the AI"),
                     Err(e) => tracing::warn!(error = %e, "retry from the tray failed"),
                 }));
             }
-            TrayAction::RecheckOllama => {
+            TrayAction::RecheckProvider => {
                 self.wiring.monitor.do_send(Recheck);
             }
             TrayAction::ExportUsageLog => {
@@ -176,13 +188,13 @@ impl Handler<TrayClicked> for TrayActor {
 /// never panics and never waits more than a few seconds.
 pub async fn start_on_desktop(
     wiring: TrayWiring,
-    hub: &Mailbox<super::hub::Hub>,
+    hub: &Mailbox<Hub>,
     wording: Wording,
     failed: u64,
 ) -> Option<Mailbox<TrayActor>> {
     let (clicks, mut clicked) = tokio::sync::mpsc::unbounded_channel();
     let model = menu::build(failed, None, wording);
-    let handle = match crate::tray::ksni_backend::spawn(model, clicks).await {
+    let handle = match ksni_backend::spawn(model, clicks).await {
         Ok(handle) => handle,
         Err(reason) => {
             tracing::warn!(%reason, "no desktop tray available; running without a tray");
@@ -190,12 +202,8 @@ pub async fn start_on_desktop(
         }
     };
     let tray = Mailbox::from(TrayActor::new(Arc::new(handle), wiring, wording, failed).start());
-    hub.do_send(super::hub::Subscribe(
-        tray.recipient::<FailedCountChanged>(),
-    ));
-    hub.do_send(super::hub::Subscribe(
-        tray.recipient::<OllamaStatusChanged>(),
-    ));
+    hub.do_send(Subscribe(tray.recipient::<FailedCountChanged>()));
+    hub.do_send(Subscribe(tray.recipient::<ProviderStatusChanged>()));
     let clicked_tray = tray.clone();
     actix_rt::spawn(async move {
         while let Some(action) = clicked.recv().await {

@@ -23,7 +23,7 @@ pub struct Wording {
 pub enum TrayAction {
     OpenInbox,
     ExportUsageLog,
-    RecheckOllama,
+    RecheckProvider,
     ProcessAiNow,
     Quit,
 }
@@ -88,7 +88,7 @@ pub fn build(failed: u64, health: Option<&ProviderHealth>, wording: Wording) -> 
             true,
         ),
         entry(
-            TrayAction::RecheckOllama,
+            TrayAction::RecheckProvider,
             &fill(words.tray_recheck_provider, &[("server", &server)]),
             provider_down,
         ),
@@ -187,13 +187,13 @@ mod tests {
             model: "llama3.2".into(),
             server: ModelServer::Ollama,
         };
-        assert!(build(0, Some(&missing), EN).is_enabled(TrayAction::RecheckOllama));
+        assert!(build(0, Some(&missing), EN).is_enabled(TrayAction::RecheckProvider));
     }
 
     #[test]
     fn before_the_first_health_check_recheck_stays_greyed() {
         let model = build(0, None, EN);
-        assert!(!model.is_enabled(TrayAction::RecheckOllama));
+        assert!(!model.is_enabled(TrayAction::RecheckProvider));
         assert_eq!(model.icon, TrayIcon::Normal);
     }
 
@@ -207,7 +207,7 @@ mod tests {
         };
         let model = build(0, Some(&held), EN);
         assert_eq!(model.icon, TrayIcon::ProviderDown);
-        assert!(model.is_enabled(TrayAction::RecheckOllama));
+        assert!(model.is_enabled(TrayAction::RecheckProvider));
         assert_eq!(
             model.tooltip,
             "inkling: another user (mallory) is listening on the model server's port 11434; no notes are sent to it"
