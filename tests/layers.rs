@@ -1,7 +1,7 @@
 //! The shape of `src/`, checked: which module may use which.
 //!
-//! Two rules, read from the `crate::` and `super::` paths in each file (comments and
-//! `#[cfg(test)]` modules left out, since tests may reach anywhere):
+//! Three rules, read from the paths in each file (comments and `#[cfg(test)]` modules
+//! left out, since tests may reach anywhere):
 //!
 //! 1. **No circle between the top-level modules**, and every arrow points down the
 //!    layers below: the wire types and plain data at the bottom, the service's parts
@@ -10,8 +10,11 @@
 //! 2. **No arrow up inside a folder**: a file never uses an item that its parent's
 //!    `mod.rs` itself defines (a type that many children need lives in a file of its
 //!    own beside them, as `AppState` does in `src/http/state.rs`).
+//! 3. **A functional core names no runtime and no I/O** (the worker's `core/`): no
+//!    actix, awc, rusqlite, tokio, file system, network or thread; its actor carries
+//!    out what it decides.
 //!
-//! 3. **A model server is reached through its capabilities** (`crate::ai::Chat`,
+//! 4. **A model server is reached through its capabilities** (`crate::ai::Chat`,
 //!    `Embed`, `Health`, `Pull`): only `ai` itself and start-up, which picks the server
 //!    the settings name, name a client (`ai::ollama`, `ai::openai`), so any other
 //!    implementation of a capability (an embedder in the process, a speech-to-text
@@ -21,10 +24,10 @@
 //! under it) is a node of its own, placed in [`LAYERS`] by its path (`search::retrieve`,
 //! retrieval's use case over the actors, above the rules the actors use).
 //!
-//! Paths are read as written: `crate::a::Name` and `super::Name`; names inside a
-//! `use …::{a, b}` group are not looked into. Why a test and not a tool: it runs with
-//! every other test, on any machine, and its failure names the file and the path that
-//! broke the rule.
+//! Paths are read as written, `crate::a::Name`, `super::Name`, `super::super::Name`,
+//! and each name inside a `use …::{a, b::{c, d}}` group as the whole path it makes. Why
+//! a test and not a tool: it runs with every other test, on any machine, and its
+//! failure names the file and the path that broke the rule.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -152,30 +155,87 @@ fn module_path(src: &Path, file: &Path) -> Vec<String> {
     parts
 }
 
-/// The `crate::a::b::…` paths a piece of code names, each as its segments. Paths in
-/// `use crate::x::{a, b::c}` groups count once per group (their prefix is what matters).
+/// The `crate::a::b::…` paths a piece of code names, each as its segments after
+/// `crate::`, a `use crate::x::{a, b::c}` group read as one path per name in it.
 fn crate_paths(code: &str) -> Vec<Vec<String>> {
+    paths_after(code, "crate::")
+}
+
+/// The paths written after each `start` (`crate::`, `super::`) in `code`, each as its
+/// segments (`super::super::a` after `super::` is `["super", "a"]`). A `{…}` group is
+/// read as one path per name in it (`a::{b, c::{d, e as f}}`: `a::b`, `a::c::d`,
+/// `a::c::e`); a glob names nothing more than the path before it.
+fn paths_after(code: &str, start: &str) -> Vec<Vec<String>> {
     let mut paths = Vec::new();
-    let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
-        let before = rest[..at].chars().last();
-        rest = &rest[at + "crate::".len()..];
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-            continue; // `$crate::` or a longer identifier
+    let mut at = 0;
+    while let Some(found) = code[at..].find(start) {
+        let begin = at + found;
+        at = begin + start.len();
+        let before = code[..begin].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue; // a longer identifier, or the middle of a path
         }
-        let segments: Vec<String> = rest
-            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-            .next()
-            .unwrap_or("")
-            .split("::")
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        if !segments.is_empty() {
-            paths.push(segments);
-        }
+        expand(&code[at..], Vec::new(), &mut paths);
     }
     paths
+}
+
+/// Reads one path (with its groups) from the start of `text`, under `prefix`.
+fn expand(text: &str, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    if let Some(group) = text.strip_prefix('{') {
+        for entry in group_entries(group) {
+            expand(entry.trim_start(), prefix.clone(), out);
+        }
+        return;
+    }
+    let grew = prefix.len();
+    let mut path = prefix;
+    let mut rest = text;
+    loop {
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        rest = &rest[name.len()..];
+        if name.is_empty() {
+            break;
+        }
+        path.push(name);
+        let Some(after) = rest.strip_prefix("::") else {
+            break;
+        };
+        let after = after.trim_start();
+        if after.starts_with('{') {
+            return expand(after, path, out);
+        }
+        rest = after;
+    }
+    if path.len() > grew {
+        out.push(path);
+    }
+}
+
+/// The entries of a `use` group whose `{` was just read, up to its `}`.
+fn group_entries(group: &str) -> Vec<&str> {
+    let mut entries = Vec::new();
+    let mut depth = 0;
+    let mut from = 0;
+    for (at, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                entries.push(&group[from..at]);
+                return entries;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                entries.push(&group[from..at]);
+                from = at + 1;
+            }
+            _ => {}
+        }
+    }
+    entries
 }
 
 /// Names a `mod.rs` defines itself (types, functions, constants, traits).
@@ -292,6 +352,43 @@ fn the_top_level_modules_form_no_circle_and_every_arrow_points_down() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Files that still name an item their folder's `mod.rs` defines, inside a `use
+/// super::{…}` group or through `super::super::`: each item is to move to a file of its
+/// own beside them (as `AppState` lives in `src/http/state.rs`), then leave this list.
+/// The list only shrinks: a file not listed fails the rule, and so does an entry that
+/// no longer names anything (take it off).
+const NOT_MOVED_YET: &[&str] = &[
+    "actors/repository/group_commit.rs: RepositoryActor",
+    "ai/ask.rs: ChatMessage",
+    "ai/ask.rs: Role",
+    "ai/capabilities.rs: CallPlan",
+    "ai/capabilities.rs: CallReply",
+    "ai/capabilities.rs: LoadPlan",
+    "ai/enrichment.rs: ChatMessage",
+    "ai/enrichment.rs: Prompt",
+    "ai/enrichment.rs: Role",
+    "ai/enrichment.rs: Sampling",
+    "ai/listener_guard.rs: CallPlan",
+    "ai/listener_guard.rs: CallReply",
+    "ai/listener_guard.rs: LoadPlan",
+    "ai/ollama.rs: CallPlan",
+    "ai/ollama.rs: CallReply",
+    "ai/ollama.rs: LoadPlan",
+    "ai/ollama.rs: Sampling",
+    "ai/ollama.rs: Usage",
+    "ai/openai/contract.rs: CallPlan",
+    "ai/openai/contract.rs: Sampling",
+    "ai/openai/contract.rs: Usage",
+    "ai/openai/mod.rs: CallPlan",
+    "ai/openai/mod.rs: CallReply",
+    "ai/openai/mod.rs: LoadPlan",
+    "ai/transport.rs: CallReply",
+    "cli/transfer.rs: absolute",
+    "cli/usage.rs: absolute",
+    "client/routes.rs: ClientError",
+    "client/routes.rs: ServiceClient",
+];
+
 #[test]
 fn no_file_uses_what_its_parent_module_defines() {
     let (src, sources) = sources();
@@ -301,6 +398,7 @@ fn no_file_uses_what_its_parent_module_defines() {
         .map(|s| (s.module.clone(), defined_in(&s.code)))
         .collect();
     let mut wrong = Vec::new();
+    let mut listed = BTreeSet::new();
     for source in &sources {
         // A module's unit tests in a file of their own (`tests.rs`) test their parent:
         // they use its items as the inline `mod tests` in the parent's file would.
@@ -320,34 +418,109 @@ fn no_file_uses_what_its_parent_module_defines() {
             .filter(|a| !is_folder || a.len() < depth)
             .collect();
         let mut named: Vec<Vec<String>> = crate_paths(&source.code);
-        // `super::Name` from a plain file is its folder's item.
-        if !is_folder && depth >= 2 {
-            for (at, _) in source.code.match_indices("super::") {
-                let name: String = source.code[at + "super::".len()..]
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                let mut path = source.module[..depth - 1].to_vec();
-                path.push(name);
-                named.push(path);
-            }
+        // `super::Name`, `super::{A, b::C}`, `super::super::Name`: read from the
+        // module each `super` leads to.
+        for path in paths_after(&source.code, "super::") {
+            let ups = 1 + path.iter().take_while(|s| *s == "super").count();
+            let Some(base) = depth.checked_sub(ups) else {
+                continue;
+            };
+            let mut full = source.module[..base].to_vec();
+            full.extend(path.into_iter().skip(ups - 1));
+            named.push(full);
         }
         for path in named {
             for ancestor in &ancestors {
                 if path.len() == ancestor.len() + 1 && path.starts_with(ancestor) {
                     let name = &path[ancestor.len()];
                     if defined.get(*ancestor).is_some_and(|d| d.contains(name)) {
+                        let file = source.file.strip_prefix(&src).unwrap_or(&source.file);
+                        let entry = format!("{}: {name}", file.display());
+                        if NOT_MOVED_YET.contains(&entry.as_str()) {
+                            listed.insert(entry);
+                            continue;
+                        }
                         wrong.push(format!(
                             "{}: uses {} from src/{}/mod.rs, its own parent",
-                            source
-                                .file
-                                .strip_prefix(&src)
-                                .unwrap_or(&source.file)
-                                .display(),
+                            file.display(),
                             name,
                             ancestor.join("/")
                         ));
                     }
+                }
+            }
+        }
+    }
+    for entry in NOT_MOVED_YET {
+        if !listed.contains(*entry) {
+            wrong.push(format!(
+                "{entry}: moved (or gone), so no longer in NOT_MOVED_YET: take it off"
+            ));
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_use_group_is_read_as_one_path_per_name_in_it() {
+    let code = "use super::{Store, b::{C, d as e}, self};\n\
+                use crate::x::{y::Z, W};\n\
+                let v = super::super::Q + $crate::m::N;";
+    let paths = |start| -> Vec<String> {
+        paths_after(code, start)
+            .iter()
+            .map(|p| p.join("::"))
+            .collect()
+    };
+    assert_eq!(
+        paths("super::"),
+        ["Store", "b::C", "b::d", "self", "super::Q"]
+    );
+    assert_eq!(
+        paths("crate::"),
+        ["x::y::Z", "x::W", "m::N"],
+        "a macro's too"
+    );
+}
+
+/// Folders that are a functional core: plain data and the decisions over it, with no
+/// runtime and no I/O, so every rule is unit-tested without either. Their actor (the
+/// imperative shell) carries out what they return.
+const CORES: &[&str] = &["actors/ai_worker/core"];
+
+/// What a core never names: the actor runtime, the HTTP client, the database, the
+/// async runtime, the file system, the network, threads.
+const NOT_IN_A_CORE: &[&str] = &[
+    "actix",
+    "actix_rt",
+    "awc",
+    "rusqlite",
+    "tokio",
+    "std::fs",
+    "std::net",
+    "std::thread",
+];
+
+#[test]
+fn a_functional_core_names_no_runtime_and_no_io() {
+    let (src, sources) = sources();
+    let mut wrong = Vec::new();
+    for source in &sources {
+        let file = source.file.strip_prefix(&src).unwrap_or(&source.file);
+        if !CORES.iter().any(|core| file.starts_with(core)) {
+            continue;
+        }
+        let paths = source
+            .code
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .filter(|path| !path.is_empty());
+        for path in paths {
+            for banned in NOT_IN_A_CORE {
+                let rest = path.strip_prefix(banned);
+                if rest.is_some_and(|rest| rest.is_empty() || rest.starts_with("::")) {
+                    wrong.push(format!("{}: names {path}", file.display()));
                 }
             }
         }

@@ -23,11 +23,19 @@ use super::mailbox_stats;
 
 /// The counters' name of actor type `A`: the module it lives in, one actor per module
 /// (`inkling::actors::repository::RepositoryActor` → `repository`), the same name
-/// `handling!` records under.
+/// `handling!` records under. An actor defined in its folder's `actor.rs` (beside the
+/// handlers in `mod.rs`) is named by the folder.
 pub fn actor_of<A>() -> &'static str {
-    let mut path = std::any::type_name::<A>().rsplit("::");
+    actor_in(std::any::type_name::<A>())
+}
+
+fn actor_in(type_name: &'static str) -> &'static str {
+    let mut path = type_name.rsplit("::");
     path.next(); // the type
-    path.next().unwrap_or("unknown")
+    match path.next() {
+        Some("actor") => path.next().unwrap_or("unknown"),
+        module => module.unwrap_or("unknown"),
+    }
 }
 
 /// An actor's address that counts each message sent through it.
@@ -179,6 +187,11 @@ mod tests {
     async fn sent_messages_wait_until_handled_and_the_counts_agree() {
         use counted_test_actor::{Slow, Work};
         assert_eq!(actor_of::<Slow>(), "counted_test_actor");
+        assert_eq!(
+            actor_of::<crate::actors::ai_worker::AiWorkerActor>(),
+            "ai_worker",
+            "defined in actor.rs, named by its folder, as its handlers are"
+        );
         let mailbox = Mailbox::from(Slow.start());
 
         for _ in 0..5 {

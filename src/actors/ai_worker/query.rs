@@ -10,10 +10,8 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 
-use super::{
-    core::{query_failed, QUERY_DEADLINE},
-    AiWorkerActor,
-};
+use super::actor::AiWorkerActor;
+use super::core::{query_failed, QUERY_DEADLINE};
 use crate::actors::handling;
 use crate::actors::provider_monitor::SuspectDown;
 use crate::ai::embedding::accept_vectors;

@@ -16,7 +16,8 @@ use std::collections::VecDeque;
 
 use chrono::{DateTime, Utc};
 
-use super::{Effect, WorkerCore};
+use super::state::WorkerCore;
+use super::Effect;
 use crate::ai::ask::{ask_prompt, AskEnd, ChatPlan, ASK_OUTPUT_TOKENS, ASK_STALL};
 use crate::ai::{classify_reason, FailureReason, ProviderError, ProviderHealth};
 use crate::api::ask::NoAnswer;
@@ -63,6 +64,11 @@ struct Running {
 impl Asks {
     pub(super) fn running(&self) -> bool {
         self.running.is_some()
+    }
+
+    /// A question waits for the call.
+    pub(super) fn waiting(&self) -> bool {
+        !self.waiting.is_empty()
     }
 }
 
@@ -147,16 +153,10 @@ impl WorkerCore {
     }
 
     /// The questions' turn, before any background call (`schedule`, with no call in
-    /// flight): the first waiting question starts, or those waiting are refused while
-    /// the provider is not ready. `None`: no question, on to the background work.
-    pub(super) fn asks_turn(&mut self, now: DateTime<Utc>) -> Option<Vec<Effect>> {
-        if self.asks.running() {
-            return Some(Vec::new());
-        }
-        if self.asks.waiting.is_empty() {
-            return None;
-        }
-        if let Some(reason) = self.health.as_ref().and_then(not_ready) {
+    /// flight and no answer streaming): the first waiting question starts, or those
+    /// waiting are refused while the provider is not ready.
+    pub(super) fn asks_turn(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
+        if let Some(reason) = self.model.health.as_ref().and_then(not_ready) {
             let refused = self.asks.waiting.drain(..).map(|job| Effect::EndAsk {
                 id: job.id,
                 end: AskEnd::NotAnswered {
@@ -164,9 +164,11 @@ impl WorkerCore {
                     detail: "the provider is not ready".into(),
                 },
             });
-            return Some(refused.collect());
+            return refused.collect();
         }
-        let job = self.asks.waiting.pop_front()?;
+        let Some(job) = self.asks.waiting.pop_front() else {
+            return Vec::new();
+        };
         let context_tokens = self.context_tokens();
         let prompt = ask_prompt(&job.question, &job.notes, context_tokens);
         tracing::debug!(
@@ -188,7 +190,7 @@ impl WorkerCore {
             first_piece: self.rules.request_timeout,
             stall: ASK_STALL,
         };
-        Some(vec![Effect::StartAsk { id: job.id, plan }])
+        vec![Effect::StartAsk { id: job.id, plan }]
     }
 
     /// An answer is over: its model time is counted.

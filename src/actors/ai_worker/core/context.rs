@@ -14,10 +14,10 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{Effect, WorkerCore};
+use super::state::WorkerCore;
+use super::Effect;
 use crate::ai::ProviderError;
 use crate::api::worker::ModelUse;
-use crate::configuration::UNSAID_CONTEXT_TOKENS;
 
 /// A note whose prompt did not fit this many times, with no numbers to correct by, is
 /// failing for a reason cutting does not fix.
@@ -31,24 +31,7 @@ impl WorkerCore {
     /// the configured one is used), nothing (the configured one), or no answer (the
     /// configured one for now, asked again before the next call).
     pub(super) fn learn_context(&mut self, read: Result<Option<u32>, ProviderError>) {
-        let cap = self.rules.context_cap;
-        match read {
-            Ok(Some(model)) => {
-                if cap.is_some_and(|cap| model < cap) {
-                    tracing::info!(
-                        model_context = model,
-                        configured = cap,
-                        "the model's context is smaller than the configured one; using the model's"
-                    );
-                }
-                self.context = Some(cap.map_or(model, |cap| model.min(cap)));
-            }
-            Ok(None) => self.context = Some(cap.unwrap_or(UNSAID_CONTEXT_TOKENS)),
-            Err(error) => {
-                tracing::debug!(%error, "the model's context is not known yet");
-                self.context = None;
-            }
-        }
+        self.model.learn_context(read, self.rules.context_cap);
     }
 
     /// The answer to [`Effect::ReadModelContext`], asked before a load: the load goes
@@ -59,7 +42,7 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
         self.learn_context(read);
-        if self.loading_model {
+        if self.flight.loading_model {
             vec![Effect::LoadModel(self.load_plan())]
         } else {
             self.schedule(now)
@@ -71,8 +54,8 @@ impl WorkerCore {
     /// to miss, halved for each earlier prompt of this note that did not fit without
     /// numbers, and no more than the reading cap allows ([`super::order`]).
     pub(super) fn room_for(&self, note_id: &str, output_tokens: u32) -> u32 {
-        let scaled = f64::from(self.context_tokens()) / self.token_scale.max(1.0);
-        let halvings = self.overflows.get(note_id).copied().unwrap_or(0);
+        let scaled = f64::from(self.context_tokens()) / self.model.token_scale.max(1.0);
+        let halvings = self.queues.overflows.get(note_id).copied().unwrap_or(0);
         let room = (scaled as u32) >> halvings.min(16);
         self.read_cap(output_tokens)
             .map_or(room, |cap| room.min(cap))
@@ -97,25 +80,25 @@ impl WorkerCore {
         };
         let mut learned = false;
         if let Some(context) = *context_tokens {
-            if self.context.is_none_or(|known| context < known) {
+            if self.model.context.is_none_or(|known| context < known) {
                 let cap = self.rules.context_cap.unwrap_or(u32::MAX);
-                self.context = Some(context.min(cap));
+                self.model.context = Some(context.min(cap));
                 learned = true;
             }
         }
         if let Some(counted) = *prompt_tokens {
-            let estimated = self.in_flight_estimate.max(1) as f64;
+            let estimated = self.flight.estimate.max(1) as f64;
             let scale = f64::from(counted) / estimated * SCALE_MARGIN;
-            if scale > self.token_scale {
-                self.token_scale = scale;
+            if scale > self.model.token_scale {
+                self.model.token_scale = scale;
                 learned = true;
             }
         }
         if !learned {
-            let cuts = self.overflows.entry(note_id.clone()).or_insert(0);
+            let cuts = self.queues.overflows.entry(note_id.clone()).or_insert(0);
             *cuts += 1;
             if *cuts > MAX_OVERFLOW_CUTS {
-                self.overflows.remove(&note_id);
+                self.queues.overflows.remove(&note_id);
                 return self.call_failed(note_id, error, now);
             }
         }
@@ -124,9 +107,9 @@ impl WorkerCore {
         let ms = self.model_ms(now);
         let mut effects = self.spent(ModelUse::Other, ms);
         self.model_used(now);
-        if let Some(body) = self.in_flight_body.take() {
-            if !self.in_flight_requeued {
-                self.bodies.insert(note_id, body);
+        if let Some(body) = self.flight.body.take() {
+            if !self.flight.requeued {
+                self.queues.bodies.insert(note_id, body);
             }
         }
         effects.extend(self.finish(now));

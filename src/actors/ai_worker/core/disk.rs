@@ -4,42 +4,29 @@
 
 use chrono::{DateTime, Utc};
 
-use super::super::backoff::storage_wait;
 use super::super::queue::QueuedJob;
-use super::{after, PendingSave, WorkerCore};
+use super::state::WorkerCore;
+use super::PendingSave;
 use crate::domain::timestamp;
-
-/// Answers lost in a row because the database could not be written, and until when
-/// the worker makes no call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct DiskTrouble {
-    pub(super) lost_saves: u32,
-    pub(super) retry_at: DateTime<Utc>,
-}
 
 impl WorkerCore {
     /// Until when answers lost to disk trouble hold the worker back, if they still do.
     pub(super) fn storage_wait_until(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
-        self.disk_trouble
-            .map(|trouble| trouble.retry_at)
-            .filter(|retry_at| *retry_at > now)
+        self.waits.storage_wait_until(now)
     }
 
     /// A write elsewhere just succeeded (a capture, a requeue, a restore): the disk may
     /// have room again, so the storage wait ends now. The next answer is still saved
     /// before the call after it, and if it is lost too the wait grows from where it was.
     pub(super) fn storage_may_be_back(&mut self, why: &'static str, now: DateTime<Utc>) {
-        if let Some(trouble) = self.disk_trouble.as_mut() {
-            if trouble.retry_at > now {
-                trouble.retry_at = now;
-                tracing::info!(why, "a write succeeded; trying to save answers again");
-            }
+        if self.waits.storage_may_be_back(now) {
+            tracing::info!(why, "a write succeeded; trying to save answers again");
         }
     }
 
     /// An answer was lost because the disk is full, read-only or failing. Every other
     /// answer would be lost the same way, so the whole worker waits (a wait that grows
-    /// with each lost answer; [`storage_wait`]) and no attempt is counted: the note is
+    /// with each lost answer; `backoff::storage_wait`) and no attempt is counted: the note is
     /// not at fault. Its job goes back as it was, due at once behind the wait.
     pub(super) fn answer_lost_to_the_disk(
         &mut self,
@@ -48,26 +35,20 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) {
         let note_id = &save.note_id;
-        if let Some(until) = self.storage_wait_until(now) {
-            // Lost in the same stretch as the one that started the wait (answers saved
-            // beside the next call): the wait stands as it is.
-            tracing::error!(%note_id, %error, until = %timestamp(until),
-                "cannot save the enrichment; the worker is already waiting");
-        } else {
-            let lost_saves = self
-                .disk_trouble
-                .map_or(0, |trouble| trouble.lost_saves)
-                .saturating_add(1);
-            let until = after(now, storage_wait(lost_saves));
-            tracing::error!(%note_id, %error, lost_saves, until = %timestamp(until),
-                "cannot save the enrichment; the worker waits, then tries again");
-            self.disk_trouble = Some(DiskTrouble {
-                lost_saves,
-                retry_at: until,
-            });
+        match self.waits.answer_lost(now) {
+            Some((until, lost_saves)) => {
+                tracing::error!(%note_id, %error, lost_saves, until = %timestamp(until),
+                    "cannot save the enrichment; the worker waits, then tries again");
+            }
+            None => {
+                // Lost in the same stretch as the one that started the wait (answers
+                // saved beside the next call): the wait stands as it is.
+                tracing::error!(%note_id, %error,
+                    "cannot save the enrichment; the worker is already waiting");
+            }
         }
-        if !self.queue.contains(note_id) {
-            self.queue.upsert(
+        if !self.queues.jobs.contains(note_id) {
+            self.queues.jobs.upsert(
                 note_id.clone(),
                 QueuedJob {
                     attempts: save.attempts,
@@ -94,7 +75,7 @@ mod tests {
         let effects = untimed(core.saved(save, SaveOutcome::DiskTrouble("disk full".into()), t(1)));
         assert!(effects.is_empty(), "b's call still runs: {effects:?}");
         assert_eq!(
-            core.queue.get("a"),
+            core.queues.jobs.get("a"),
             Some(&QueuedJob::fresh(t(1))),
             "back, attempts unchanged"
         );
@@ -121,7 +102,10 @@ mod tests {
             t(32),
         ));
         assert_eq!(effects, [Effect::Wake(Some(t(92)))]);
-        assert_eq!(core.queue.attempts("a") + core.queue.attempts("b"), 0);
+        assert_eq!(
+            core.queues.jobs.attempts("a") + core.queues.jobs.attempts("b"),
+            0
+        );
     }
 
     #[test]

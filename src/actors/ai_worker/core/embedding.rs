@@ -16,7 +16,9 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 
 use super::super::backoff::{next_outage_step, outage_backoff, slow_note_deadline};
-use super::{after, Effect, WorkerCore, STORAGE_RETRY_DELAY};
+use super::rules::{after, STORAGE_RETRY_DELAY};
+use super::state::WorkerCore;
+use super::Effect;
 use crate::ai::embedding::{accept_vectors, embed_failure, embedding_text, EmbedFailure};
 use crate::ai::{EmbedPlan, ProviderError};
 use crate::api::worker::{EmbeddingsState, ModelUse};

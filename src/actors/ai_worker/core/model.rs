@@ -1,40 +1,27 @@
-//! The model: whether it is loaded (warm until keep-alive runs out), loading it
-//! first on its own deadline so a cold load is never charged to a note, and where
-//! its time went.
+//! The model: loading it first on its own deadline so a cold load is never charged to
+//! a note, keeping it warm until keep-alive runs out, and counting where its time went
+//! (what is known of it is [`super::knowledge`]).
 
 use chrono::{DateTime, Utc};
 
-use super::{after, Effect, WorkerCore};
+use super::knowledge::Warmth;
+use super::state::WorkerCore;
+use super::Effect;
 use crate::ai::{classify_reason, ProviderError};
 use crate::api::worker::ModelUse;
-
-/// Whether the model is loaded, as far as the worker knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Model {
-    /// Not loaded, or not known to be (start-up, after an outage, after keep-alive).
-    Cold,
-    /// Loaded by a call or a load, and kept until then (`None`: for ever).
-    WarmUntil(Option<DateTime<Utc>>),
-    /// A load failed: the next note's call loads it (or finds Ollama gone, and parks
-    /// the worker with that note's bookkeeping, as any failed call does).
-    LoadFailed,
-}
 
 impl WorkerCore {
     /// The model's time since the call or load in flight started (none in flight: 0).
     pub(super) fn model_ms(&mut self, now: DateTime<Utc>) -> u64 {
-        self.model_busy_since
-            .take()
-            .map_or(0, |since| (now - since).num_milliseconds().max(0) as u64)
+        self.flight.model_ms(now)
     }
 
     /// Counts a stretch of the model's time, for `/api/status` and the usage log; a
     /// stretch of no time (nothing was in flight) is no event.
     pub(super) fn spent(&mut self, usage: ModelUse, ms: u64) -> Vec<Effect> {
-        if ms == 0 {
+        if !self.model.count(usage, ms) {
             return Vec::new();
         }
-        self.model_time.add(usage, ms);
         vec![Effect::CountModelTime { usage, ms }]
     }
 
@@ -48,7 +35,7 @@ impl WorkerCore {
         loaded: Result<(), ProviderError>,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
-        self.loading_model = false;
+        self.flight.loading_model = false;
         let ms = self.model_ms(now);
         let mut effects = self.spent(ModelUse::Loading, ms);
         match loaded {
@@ -59,7 +46,7 @@ impl WorkerCore {
             Err(error) => {
                 tracing::warn!(reason = classify_reason(&error).as_str(), %error,
                     "loading the model failed; the next note's call goes ahead");
-                self.model = Model::LoadFailed;
+                self.model.warmth = Warmth::LoadFailed;
             }
         }
         effects.extend(self.schedule(now));
@@ -68,18 +55,7 @@ impl WorkerCore {
 
     /// Ollama just answered (a note, a load): the model stays loaded for keep-alive.
     pub(super) fn model_used(&mut self, now: DateTime<Utc>) {
-        self.model = Model::WarmUntil(self.rules.keep_alive.map(|keep| after(now, keep)));
-    }
-
-    /// Whether the model must be loaded before the next call: only with Ollama known
-    /// up (a call to a down provider is the probe) and the model not known loaded.
-    pub(super) fn needs_load(&self, now: DateTime<Utc>) -> bool {
-        self.provider_ready()
-            && match self.model {
-                Model::Cold => true,
-                Model::WarmUntil(None) | Model::LoadFailed => false,
-                Model::WarmUntil(Some(until)) => until <= now,
-            }
+        self.model.used(now, self.rules.keep_alive);
     }
 }
 
@@ -100,7 +76,7 @@ mod tests {
         );
         assert!(effects.contains(&Effect::SuspectDown));
         write_answered(&mut core, &effects, t(0));
-        assert_eq!(core.queue.attempts("a"), 0);
+        assert_eq!(core.queues.jobs.attempts("a"), 0);
         // The monitor confirms: no call at all while the model is missing, whatever
         // the park's timer says, and captures wait too.
         assert!(core.health_changed(model_missing(), t(1)).is_empty());
@@ -137,7 +113,7 @@ mod tests {
         let effects = core.call_failed("a".into(), refused, t(0));
         assert!(effects.contains(&Effect::SuspectDown));
         write_answered(&mut core, &effects, t(0));
-        assert_eq!(core.queue.attempts("a"), 0);
+        assert_eq!(core.queues.jobs.attempts("a"), 0);
         let held = ProviderHealth::UntrustedListener {
             port: 11434,
             uid: 1001,

@@ -15,7 +15,8 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{Effect, WorkerCore};
+use super::state::WorkerCore;
+use super::Effect;
 use crate::ai::embedding::embed_failure;
 use crate::ai::ProviderError;
 use crate::api::worker::ModelUse;
@@ -79,20 +80,20 @@ impl WorkerCore {
         tags_in_use: &[String],
         now: DateTime<Utc>,
     ) -> Option<Vec<Effect>> {
-        let tried = self.prompt_vector_tried.as_deref() == Some(note_id);
+        let tried = self.flight.prompt_vector_tried.as_deref() == Some(note_id);
         if prompt_step(read, self.embedding.usable(now), tried) != PromptStep::EmbedFirst {
             return None;
         }
-        let body = self.in_flight_body.as_deref()?;
+        let body = self.flight.body.as_deref()?;
         let plan = self.embedding.plan_for(
             body,
             self.rules.request_timeout,
             self.rules.max_request_timeout,
         );
-        self.prompt_vector_tried = Some(note_id.to_string());
+        self.flight.prompt_vector_tried = Some(note_id.to_string());
         // The model's time until now (reading what the prompt needs) is the note's; the
         // embedding call's is counted on its own when it answers.
-        self.prompt_vector = Some(PromptVectorCall {
+        self.flight.prompt_vector = Some(PromptVectorCall {
             note_id: note_id.to_string(),
             since: now,
             tags_in_use: tags_in_use.to_vec(),
@@ -113,6 +114,7 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
         let Some(call) = self
+            .flight
             .prompt_vector
             .take()
             .filter(|call| call.note_id == note_id)
@@ -124,7 +126,7 @@ impl WorkerCore {
             return self.schedule(now);
         };
         // The note's call is timed from here: the vector's time is not its.
-        self.model_busy_since = Some(now);
+        self.flight.model_busy_since = Some(now);
         let mut effects = Vec::new();
         match answer {
             Ok(vectors) => {
@@ -135,7 +137,7 @@ impl WorkerCore {
                     ModelUse::Other
                 };
                 effects.extend(self.spent(use_, ms));
-                if let (Some(vector), Some(body)) = (taken, self.in_flight_body.clone()) {
+                if let (Some(vector), Some(body)) = (taken, self.flight.body.clone()) {
                     effects.push(Effect::SaveVectors {
                         model: rules.model,
                         vectors: vec![NoteVector {
@@ -146,7 +148,7 @@ impl WorkerCore {
                     });
                     effects.push(Effect::PrepareCall {
                         note_id,
-                        read_context: self.context.is_none(),
+                        read_context: self.model.context.is_none(),
                         neighbours: true,
                     });
                     return effects;
@@ -158,7 +160,7 @@ impl WorkerCore {
                 }
                 let failure = embed_failure(&error);
                 effects.extend(self.embedding_failed(failure, &rules, ms, now));
-                self.model_busy_since = Some(now);
+                self.flight.model_busy_since = Some(now);
             }
         }
         effects.extend(self.prepared(

@@ -15,52 +15,59 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use super::{WorkerCore, PREFETCH};
+use super::lanes::{next_note, DueNote, Next};
+use super::state::WorkerCore;
 use crate::ai::enrichment::{estimate_tokens, TEMPLATE_TOKENS};
 
 /// The longest a due job waits for cheaper ones to go first.
 pub const LONGEST_WAIT_BEHIND_SHORTER: TimeDelta = TimeDelta::minutes(20);
 
-impl WorkerCore {
-    /// The due job to run next, if one is due: the cheapest of the next
-    /// [`PREFETCH`] due ones, unless the earliest has waited
-    /// [`LONGEST_WAIT_BEHIND_SHORTER`] while the provider could work. Costs are known
-    /// from the bodies read ahead; when the earliest due job's body is not read yet
-    /// (captured since, asked for again, retried), it is chosen, so that its body and
-    /// the next ones' are read in one query and the choice is made again among them
-    /// (`bodies_read`): a job is never put last for want of a body.
-    pub(super) fn next_due(&self, now: DateTime<Utc>) -> Option<String> {
-        let mut due = self
-            .queue
-            .in_order()
-            .take_while(|(at, _)| *at <= now)
-            .take(PREFETCH);
-        let (first_at, first) = due.next()?;
-        // An outage is no wait behind shorter notes: after one, every job would look
-        // long due, and the order would fall back to first come.
-        let waiting_since = self
-            .ready_since
-            .map_or(first_at, |ready| ready.max(first_at));
-        if now - waiting_since >= LONGEST_WAIT_BEHIND_SHORTER {
-            return Some(first.to_string());
-        }
-        let cost = |id: &str| self.bodies.get(id).map(|body| self.expected_cost(id, body));
-        let Some(mut cheapest) = cost(first) else {
-            return Some(first.to_string());
-        };
-        let mut chosen = first;
-        for (_, id) in due {
-            if let Some(this) = cost(id) {
-                if this < cheapest {
-                    (cheapest, chosen) = (this, id);
-                }
+/// The due note to run next among `due` (earliest first, the next
+/// [`PREFETCH`](super::schedule::PREFETCH) at most): the cheapest, unless the earliest
+/// has waited [`LONGEST_WAIT_BEHIND_SHORTER`] while the provider could work (since
+/// `ready_since`). Costs are known from the
+/// bodies read ahead; when the earliest note's body is not read yet (captured since,
+/// asked for again, retried), it is chosen, so that its body and the next ones' are
+/// read in one query and the choice is made again among them (`bodies_read`): a note
+/// is never put last for want of a body. The earliest goes first among equals.
+pub(super) fn cheapest_due<'a>(
+    due: &[&'a DueNote],
+    now: DateTime<Utc>,
+    ready_since: Option<DateTime<Utc>>,
+) -> Option<&'a DueNote> {
+    let (first, rest) = due.split_first()?;
+    // An outage is no wait behind shorter notes: after one, every job would look
+    // long due, and the order would fall back to first come.
+    let waiting_since = ready_since.map_or(first.due_at, |ready| ready.max(first.due_at));
+    if now - waiting_since >= LONGEST_WAIT_BEHIND_SHORTER {
+        return Some(first);
+    }
+    let Some(mut cheapest) = first.cost else {
+        return Some(first);
+    };
+    let mut chosen = *first;
+    for note in rest {
+        if let Some(this) = note.cost {
+            if this < cheapest {
+                (cheapest, chosen) = (this, note);
             }
         }
-        Some(chosen.to_string())
+    }
+    Some(chosen)
+}
+
+impl WorkerCore {
+    /// The due note to run next, if one is due: the note lanes' turn
+    /// ([`next_note`], in the notes' order: [`cheapest_due`]).
+    pub(super) fn next_due(&self, now: DateTime<Utc>) -> Option<String> {
+        match next_note(&self.waiting(false, false, now), now)? {
+            Next::Note { note_id, .. } => Some(note_id),
+            Next::Question | Next::Vectors => None,
+        }
     }
 
     /// A call's expected cost: the note's estimated tokens as far as it will be read.
-    fn expected_cost(&self, note_id: &str, body: &str) -> usize {
+    pub(super) fn expected_cost(&self, note_id: &str, body: &str) -> usize {
         estimate_tokens(body).min(self.room_for(note_id, 0) as usize)
     }
 
@@ -69,7 +76,7 @@ impl WorkerCore {
     /// before the speed is known, or with no cap.
     pub(super) fn read_cap(&self, output_tokens: u32) -> Option<u32> {
         let longest = self.rules.longest_read?;
-        let speed = self.speed?;
+        let speed = self.model.speed?;
         let tokens = speed.prompt_tokens_per_second * longest.as_secs_f64();
         let tokens = u32::try_from(tokens as u64).unwrap_or(u32::MAX);
         Some(
@@ -120,8 +127,10 @@ mod tests {
     /// Queues these notes due at `at`, their bodies read ahead.
     fn queue(core: &mut WorkerCore, notes: &[(&str, String)], at: DateTime<Utc>) {
         for (id, body) in notes {
-            core.queue.upsert(id.to_string(), QueuedJob::fresh(at));
-            core.bodies.insert(id.to_string(), body.clone());
+            core.queues
+                .jobs
+                .upsert(id.to_string(), QueuedJob::fresh(at));
+            core.queues.bodies.insert(id.to_string(), body.clone());
         }
     }
 
@@ -133,13 +142,13 @@ mod tests {
         queue(&mut core, &[("short", "buy milk".into())], t(101));
         queue(&mut core, &[("later", "call mum".into())], t(102));
         assert_eq!(core.next_due(t(102)).as_deref(), Some("short"));
-        core.queue.remove("short");
+        core.queues.jobs.remove("short");
         assert_eq!(
             core.next_due(t(102)).as_deref(),
             Some("later"),
             "equals go in the order they became due"
         );
-        core.queue.remove("later");
+        core.queues.jobs.remove("later");
         assert_eq!(core.next_due(t(102)).as_deref(), Some("article"));
         // Short notes keep coming: after 20 minutes the article goes anyway.
         queue(&mut core, &[("another", "stamps".into())], t(1_000));
@@ -157,14 +166,16 @@ mod tests {
         let mut core = slow_cpu();
         queue(&mut core, &[("article", "word ".repeat(8_000))], t(100));
         // Captured since the bodies were read: its body is not known yet.
-        core.queue.upsert("short".into(), QueuedJob::fresh(t(101)));
+        core.queues
+            .jobs
+            .upsert("short".into(), QueuedJob::fresh(t(101)));
         assert_eq!(
             core.next_due(t(102)).as_deref(),
             Some("article"),
             "the earliest goes to be read, with the next ones"
         );
         // The read brings the short note's body: the choice is made again.
-        core.in_flight = Some("article".into());
+        core.flight.note = Some("article".into());
         let effects = core.bodies_read(
             "article".into(),
             Ok(vec![("short".into(), "buy milk".into())]),
@@ -174,7 +185,7 @@ mod tests {
             matches!(&effects[..], [Effect::PrepareCall { note_id, .. }] if note_id == "short"),
             "{effects:?}"
         );
-        assert_eq!(core.in_flight.as_deref(), Some("short"));
+        assert_eq!(core.flight.note.as_deref(), Some("short"));
     }
 
     #[test]

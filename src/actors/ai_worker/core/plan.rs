@@ -6,11 +6,11 @@
 use chrono::{DateTime, Utc};
 
 use super::super::backoff::slow_note_deadline;
-use super::{Effect, NeighboursRead, WorkerCore};
+use super::state::WorkerCore;
+use super::{Effect, NeighboursRead};
 use crate::ai::enrichment::{output_tokens, prompt, sampling, PromptTags};
 use crate::ai::speed::{note_deadline, ModelSpeed};
 use crate::ai::{CallPlan, CallReply, LoadPlan, ProviderError};
-use crate::configuration::UNSAID_CONTEXT_TOKENS;
 use crate::tags::neighbours::{neighbour_tags, NEIGHBOUR_TAGS_IN_PROMPT};
 
 impl WorkerCore {
@@ -26,9 +26,7 @@ impl WorkerCore {
     /// The context the calls run in: the model's own once known, never above the
     /// configured one; until known, the configured one.
     pub(super) fn context_tokens(&self) -> u32 {
-        self.context
-            .or(self.rules.context_cap)
-            .unwrap_or(UNSAID_CONTEXT_TOKENS)
+        self.model.context_tokens(self.rules.context_cap)
     }
 
     /// How the model is loaded: on its own deadline, in the calls' context.
@@ -43,12 +41,12 @@ impl WorkerCore {
     /// needs (the tags in use; with embeddings, the note's neighbours; the model's
     /// context while it is not known).
     pub(super) fn call(&mut self, note_id: String, body: String, now: DateTime<Utc>) -> Effect {
-        self.in_flight_body = Some(body);
-        self.model_busy_since = Some(now);
-        self.prompt_vector_tried = None;
+        self.flight.body = Some(body);
+        self.flight.model_busy_since = Some(now);
+        self.flight.prompt_vector_tried = None;
         Effect::PrepareCall {
             note_id,
-            read_context: self.context.is_none(),
+            read_context: self.model.context.is_none(),
             neighbours: self.reads_neighbours(),
         }
     }
@@ -81,15 +79,15 @@ impl WorkerCore {
                 _ => Vec::new(),
             },
         };
-        let job = self.queue.get(&note_id).copied();
+        let job = self.queues.jobs.get(&note_id).copied();
         let attempt = job.map_or(0, |job| job.attempts);
-        let refused = self.refused.get(&note_id);
+        let refused = self.queues.refused.get(&note_id);
         let cut_offs = match refused {
             Some(refused) if refused.cut_off => attempt.max(1),
             _ => 0,
         };
         let output_tokens = output_tokens(cut_offs);
-        let body = self.in_flight_body.as_deref().unwrap_or_default();
+        let body = self.flight.body.as_deref().unwrap_or_default();
         let prompt = prompt(
             body,
             &tags,
@@ -98,7 +96,7 @@ impl WorkerCore {
             output_tokens,
         );
         let context_tokens = self.context_tokens();
-        let expected = self.speed.map(|speed| {
+        let expected = self.model.speed.map(|speed| {
             speed.expected(
                 prompt.estimated_tokens.min(context_tokens as usize),
                 output_tokens,
@@ -124,8 +122,8 @@ impl WorkerCore {
             };
             return self.call_failed(note_id, room, now);
         }
-        self.in_flight_read_chars = prompt.read_chars;
-        self.in_flight_estimate = prompt.estimated_tokens;
+        self.flight.read_chars = prompt.read_chars;
+        self.flight.estimate = prompt.estimated_tokens;
         let plan = CallPlan {
             deadline,
             sampling: sampling(refused.is_some(), attempt),
@@ -153,10 +151,10 @@ impl WorkerCore {
                 usage.output_ns,
             );
             if let Some(measured) = measured {
-                self.speed = Some(ModelSpeed::updated(self.speed, measured));
+                self.model.learn_speed(measured);
             }
         }
-        let read_chars = self.in_flight_read_chars.take();
+        let read_chars = self.flight.read_chars.take();
         match reply.result {
             Ok(mut enrichment) => {
                 enrichment.read_chars = read_chars;
@@ -179,7 +177,7 @@ mod tests {
     /// Queues `id`, due a second after `now`, with `body` as if read ahead.
     fn with_body(core: &mut WorkerCore, id: &str, body: &str, now: DateTime<Utc>) {
         core.enqueued(vec![id.into()], now + chrono::TimeDelta::seconds(1), now);
-        core.bodies.insert(id.into(), body.into());
+        core.queues.bodies.insert(id.into(), body.into());
     }
 
     /// The retry part of a plan: the answer shown to the model, how it samples, its cap.
@@ -240,7 +238,10 @@ mod tests {
             matches!(effects[0], Effect::MarkFailed { .. }),
             "the third counts"
         );
-        assert!(core.refused.is_empty(), "a note given up on keeps no hint");
+        assert!(
+            core.queues.refused.is_empty(),
+            "a note given up on keeps no hint"
+        );
     }
 
     #[test]
@@ -335,7 +336,7 @@ mod tests {
             "cut to what fits by the server's count: {} estimated",
             again.prompt.estimated_tokens
         );
-        assert_eq!(core.queue.attempts("a"), 0);
+        assert_eq!(core.queues.jobs.attempts("a"), 0);
     }
 
     #[test]

@@ -7,20 +7,14 @@ use chrono::{DateTime, Utc};
 
 use super::super::backoff::{next_outage_step, outage_backoff, retry_backoff};
 use super::super::queue::QueuedJob;
-use super::model::Model;
-use super::{after, Effect, Failure, MarkOutcome, WorkerCore, STORAGE_RETRY_DELAY};
+use super::knowledge::Warmth;
+use super::rules::{after, STORAGE_RETRY_DELAY};
+use super::state::WorkerCore;
+use super::{Effect, Failure, MarkOutcome};
 use crate::ai::{classify_reason, FailureReason, ProviderError, ProviderHealth};
 use crate::api::worker::ModelUse;
 use crate::configuration::WorkerSettings;
 use crate::domain::{timestamp, WaitReason};
-
-/// The worker-wide park after an outage failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Park {
-    pub(super) until: DateTime<Utc>,
-    /// The index in `worker.unreachable_backoffs_ms` of the wait being served.
-    pub(super) step: usize,
-}
 
 /// What the policy does with one failed call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,20 +72,17 @@ impl WorkerCore {
     /// holds every call until it is there.
     pub fn health_changed(&mut self, health: ProviderHealth, now: DateTime<Utc>) -> Vec<Effect> {
         let was_ready = self.provider_ready();
-        let was_known = self.health.is_some();
+        let was_known = self.model.health.is_some();
         if !health.is_ready() {
-            self.model = Model::Cold;
+            self.model.warmth = Warmth::Cold;
         }
-        self.health = Some(health);
+        self.model.health = Some(health);
         if self.provider_ready() {
             let mut effects = Vec::new();
             if !was_ready {
                 // Back, perhaps restarted with another model or context: what was
                 // learned of the model is learned again.
-                self.context = None;
-                self.speed = None;
-                self.token_scale = 1.0;
-                self.ready_since = Some(now);
+                self.model.back(now);
                 effects.push(Effect::RequeueModelMissingFailures);
             }
             effects.extend(self.resume("the health monitor sees the provider ready", now));
@@ -127,7 +118,7 @@ impl WorkerCore {
             // Ollama answered: the model is loaded now.
             self.model_used(now);
         }
-        if self.in_flight_requeued && !reason.is_provider_outage() {
+        if self.flight.requeued && !reason.is_provider_outage() {
             // About a body the note may no longer have; its new job stands as queued.
             tracing::info!(%note_id, "the note was queued again meanwhile; the failure is not counted");
             effects.extend(self.finish(now));
@@ -135,8 +126,8 @@ impl WorkerCore {
         }
         effects.extend(self.apply_failure(note_id.clone(), reason, error, true, now));
         if let ProviderError::Unusable(refused) = failure {
-            if self.queue.contains(&note_id) {
-                self.refused.insert(note_id, refused);
+            if self.queues.jobs.contains(&note_id) {
+                self.queues.refused.insert(note_id, refused);
             }
         }
         effects
@@ -173,8 +164,8 @@ impl WorkerCore {
                 // retry-all queued it afresh meanwhile: that entry stands).
                 tracing::error!(note_id = %failure.note_id, %error,
                     "cannot mark the note failed; trying again later");
-                if !self.queue.contains(&failure.note_id) {
-                    self.queue.upsert(
+                if !self.queues.jobs.contains(&failure.note_id) {
+                    self.queues.jobs.upsert(
                         failure.note_id,
                         QueuedJob {
                             attempts: failure.attempts.saturating_sub(1),
@@ -196,11 +187,12 @@ impl WorkerCore {
     /// out their own retry delay keep their time. The outage step is kept until a real
     /// success resets it.
     pub(super) fn resume(&mut self, why: &'static str, now: DateTime<Utc>) -> Vec<Effect> {
-        for note_id in self.queue.waiting_on_provider(now) {
-            self.queue
+        for note_id in self.queues.jobs.waiting_on_provider(now) {
+            self.queues
+                .jobs
                 .reschedule(&note_id, now, Some(WaitReason::Provider));
         }
-        if self.parked.take().is_some() {
+        if self.waits.parked.take().is_some() {
             tracing::info!(why, "resuming: the provider is healthy again");
         }
         self.embedding.provider_ready();
@@ -220,10 +212,10 @@ impl WorkerCore {
         ends_call: bool,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
-        let attempts_before = self.queue.attempts(&note_id);
+        let attempts_before = self.queues.jobs.attempts(&note_id);
         let decision = decide(
             reason,
-            self.outage_step,
+            self.waits.outage_step,
             attempts_before,
             &self.rules.schedule,
         );
@@ -231,16 +223,13 @@ impl WorkerCore {
         match decision {
             FailureDecision::ParkWorker { wait, next_step } => {
                 let until = after(now, wait);
-                tracing::info!(until = %timestamp(until), step = self.outage_step,
+                tracing::info!(until = %timestamp(until), step = self.waits.outage_step,
                     "provider unavailable; worker parked");
-                self.parked = Some(Park {
-                    until,
-                    step: self.outage_step,
-                });
-                self.outage_step = next_step;
+                self.waits.park(until, next_step);
                 // Ollama restarted or went away: the model needs loading again.
-                self.model = Model::Cold;
-                self.queue
+                self.model.warmth = Warmth::Cold;
+                self.queues
+                    .jobs
                     .reschedule(&note_id, until, Some(WaitReason::Provider));
                 vec![
                     Effect::SuspectDown,
@@ -254,8 +243,10 @@ impl WorkerCore {
             }
             FailureDecision::RetryJobLater { wait, attempts } => {
                 let at = after(now, wait);
-                self.queue.set_attempts(&note_id, attempts);
-                self.queue.reschedule(&note_id, at, Some(WaitReason::Retry));
+                self.queues.jobs.set_attempts(&note_id, attempts);
+                self.queues
+                    .jobs
+                    .reschedule(&note_id, at, Some(WaitReason::Retry));
                 vec![Effect::StoreAttempt {
                     note_id,
                     next_run_at: at,
@@ -316,7 +307,7 @@ mod tests {
             waits.push((at - now).num_seconds());
             let effects = core.write_done(true, now);
             assert_eq!(effects, [Effect::Wake(Some(at))], "one probe per wake-up");
-            assert_eq!(core.queue.attempts("a"), 0, "never counted");
+            assert_eq!(core.queues.jobs.attempts("a"), 0, "never counted");
             now = at;
             let effects = core.woke(now);
             assert_eq!(call_started(&mut core, effects, now), "a");
@@ -377,9 +368,9 @@ mod tests {
             let effects = core.woke(now);
             call_started(&mut core, effects, now);
         }
-        assert_eq!(core.outage_step, 3);
+        assert_eq!(core.waits.outage_step, 3);
         let effects = core.answered("a".into(), enrichment(), 5, now);
-        assert_eq!(core.outage_step, 0);
+        assert_eq!(core.waits.outage_step, 0);
         assert_eq!(wake_of(&effects), Some(None));
         capture_and_call(&mut core, "b", now);
         let effects = core.call_failed("b".into(), failure(FailureReason::Unreachable, "x"), now);
@@ -399,9 +390,10 @@ mod tests {
         );
         write_answered(&mut core, &effects, t(0));
         // The park (30 s) holds "retrying" back too; give it a delay of its own.
-        core.queue
+        core.queues
+            .jobs
             .reschedule("retrying", t(100), Some(WaitReason::Retry));
-        core.outage_step = 4;
+        core.waits.outage_step = 4;
 
         let effects = core.health_changed(up(), t(10));
         assert_eq!(
@@ -410,10 +402,10 @@ mod tests {
             "at once, not at 30 s"
         );
         assert_eq!(
-            core.queue.get("retrying").map(|j| j.next_run_at),
+            core.queues.jobs.get("retrying").map(|j| j.next_run_at),
             Some(t(100))
         );
-        assert_eq!(core.outage_step, 4, "kept until a real success");
+        assert_eq!(core.waits.outage_step, 4, "kept until a real success");
         assert!(core.health_changed(down(), t(11)).is_empty());
     }
 
@@ -444,7 +436,7 @@ mod tests {
                     !effects.contains(&Effect::SuspectDown),
                     "the provider is fine"
                 );
-                assert_eq!(core.queue.attempts("a"), attempt);
+                assert_eq!(core.queues.jobs.attempts("a"), attempt);
                 waits.push((next_run_at - now).num_seconds());
                 assert_eq!(
                     core.write_done(true, now),
@@ -470,7 +462,7 @@ mod tests {
                 }]
             );
             assert!(
-                !core.queue.contains("a"),
+                !core.queues.jobs.contains("a"),
                 "out of the queue before it is marked"
             );
             let failed = note("a", crate::domain::AiStatus::Failed);
@@ -505,10 +497,10 @@ mod tests {
             attempts: 3,
             error: "schema: x".into(),
         };
-        core.queue.remove("a");
+        core.queues.jobs.remove("a");
         let effects = core.marked_failed(failure, MarkOutcome::Refused("busy".into()), true, t(0));
         assert_eq!(effects, [Effect::Wake(Some(t(30)))]);
-        let job = core.queue.get("a").copied().expect("queued again");
+        let job = core.queues.jobs.get("a").copied().expect("queued again");
         assert_eq!(
             (job.attempts, job.wait_reason),
             (2, Some(WaitReason::Retry))
@@ -519,14 +511,14 @@ mod tests {
     fn a_retry_all_between_giving_up_and_the_mark_keeps_its_fresh_entry() {
         let mut core = started();
         capture_and_call(&mut core, "a", t(0));
-        core.queue.set_attempts("a", 2);
+        core.queues.jobs.set_attempts("a", 2);
         let effects = core.call_failed("a".into(), failure(FailureReason::Schema, "x"), t(0));
         let Some(Effect::MarkFailed { failure, .. }) = effects.first().cloned() else {
             panic!("{effects:?}")
         };
         core.enqueued(vec!["a".into()], t(1), t(1)); // retry-all, while in flight
         core.marked_failed(failure, MarkOutcome::NoteGone, true, t(1));
-        assert_eq!(core.queue.get("a"), Some(&QueuedJob::fresh(t(1))));
+        assert_eq!(core.queues.jobs.get("a"), Some(&QueuedJob::fresh(t(1))));
     }
 
     #[test]

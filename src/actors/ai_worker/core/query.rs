@@ -12,7 +12,8 @@
 
 use std::time::Duration;
 
-use super::{embedding::EmbeddingRules, WorkerCore};
+use super::embedding::EmbeddingRules;
+use super::state::WorkerCore;
 use crate::ai::embedding::{embed_failure, embedding_text, EmbedFailure};
 use crate::ai::{EmbedPlan, ProviderError, ProviderHealth};
 use crate::api::search::KeywordOnly;
@@ -78,7 +79,8 @@ impl WorkerCore {
     /// The call that embeds `text` (a search's words), or why there is none now.
     pub fn query_call(&self, text: &str) -> Result<QueryCall, KeywordOnly> {
         let rules = self.rules.embedding.as_ref();
-        if let Some(why) = query_blocked(rules, self.health.as_ref(), &self.embedding.state()) {
+        if let Some(why) = query_blocked(rules, self.model.health.as_ref(), &self.embedding.state())
+        {
             return Err(why);
         }
         let rules = rules.ok_or(KeywordOnly::Off)?;
@@ -179,7 +181,7 @@ mod tests {
         assert_eq!(core.query_call("soup"), Err(KeywordOnly::Off));
         let mut core = WorkerCore::new(rules().with_embedding(Some(embedding_rules())));
         assert_eq!(core.query_call("soup"), Err(KeywordOnly::ProviderDown));
-        core.health = Some(up());
+        core.model.health = Some(up());
         // Not yet known to be caught up: the notes are still being embedded.
         assert_eq!(core.query_call("soup"), Err(KeywordOnly::Indexing));
     }

@@ -4,7 +4,8 @@
 use chrono::{DateTime, Utc};
 
 use super::super::queue::QueuedJob;
-use super::{Effect, WorkerCore};
+use super::state::WorkerCore;
+use super::Effect;
 
 impl WorkerCore {
     /// The queue as the database has it, at start-up. The outage step starts at 0;
@@ -16,10 +17,10 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
         for (note_id, job) in jobs {
-            self.queue.upsert(note_id, job);
+            self.queues.jobs.upsert(note_id, job);
         }
-        self.loaded = true;
-        tracing::info!(jobs = self.queue.len(), "AI queue loaded");
+        self.queues.loaded = true;
+        tracing::info!(jobs = self.queues.jobs.len(), "AI queue loaded");
         if self.provider_ready() {
             self.resume("provider already healthy at start-up", now)
         } else {
@@ -32,7 +33,7 @@ impl WorkerCore {
     pub fn tracked(&mut self, note_id: String, job: QueuedJob, now: DateTime<Utc>) -> Vec<Effect> {
         self.requeued(&note_id);
         self.embedding.notes_changed(std::slice::from_ref(&note_id));
-        self.queue.upsert(note_id, job);
+        self.queues.jobs.upsert(note_id, job);
         self.storage_may_be_back("a note was just restored", now);
         self.schedule(now)
     }
@@ -62,7 +63,7 @@ mod tests {
         );
         let effects = core.answered("overdue".into(), enrichment(), 5, t(1));
         assert_eq!(wake_of(&effects), Some(Some(t(60))));
-        assert_eq!(core.outage_step, 0, "the step starts at 0");
+        assert_eq!(core.waits.outage_step, 0, "the step starts at 0");
     }
 
     #[test]

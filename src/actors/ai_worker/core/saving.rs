@@ -5,7 +5,8 @@
 use chrono::{DateTime, Utc};
 
 use super::super::queue::QueuedJob;
-use super::{Effect, PendingSave, SaveOutcome, WorkerCore};
+use super::state::WorkerCore;
+use super::{Effect, PendingSave, SaveOutcome};
 use crate::ai::FailureReason;
 use crate::api::worker::ModelUse;
 use crate::domain::Enrichment;
@@ -23,18 +24,17 @@ impl WorkerCore {
         latency_ms: u64,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
-        let beside_next_call = self.disk_trouble.is_none();
-        let attempts = self.queue.attempts(&note_id);
-        let body = self.in_flight_body.take().unwrap_or_default();
+        let beside_next_call = self.waits.disk_trouble.is_none();
+        let attempts = self.queues.jobs.attempts(&note_id);
+        let body = self.flight.body.take().unwrap_or_default();
         let model_ms = self.model_ms(now);
         self.model_used(now);
-        if !self.in_flight_requeued {
+        if !self.flight.requeued {
             self.drop_job(&note_id);
         }
-        if self.outage_step > 0 {
+        if self.waits.provider_answered() {
             tracing::info!("provider answered; outage backoff reset");
         }
-        self.outage_step = 0;
         let mut effects = vec![Effect::Save {
             save: PendingSave {
                 note_id,
@@ -69,7 +69,7 @@ impl WorkerCore {
         let mut effects = usage.map_or_else(Vec::new, |usage| self.spent(usage, save.model_ms));
         match outcome {
             SaveOutcome::Saved(_) | SaveOutcome::NoteGone => {
-                if self.disk_trouble.take().is_some() {
+                if self.waits.disk_trouble.take().is_some() {
                     tracing::info!("an answer was saved again; storage is back");
                 }
                 tracing::info!(note_id = %save.note_id, latency_ms = save.latency_ms, "note enriched");
@@ -108,14 +108,14 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
         let note_id = &save.note_id;
-        if self.queue.contains(note_id) {
+        if self.queues.jobs.contains(note_id) {
             // Queued again meanwhile (a restore, a retry-all): that entry stands.
             tracing::error!(%note_id, %error,
                 "cannot save the enrichment; the job was queued again meanwhile");
             return Vec::new();
         }
         tracing::error!(%note_id, %error, "cannot save the enrichment; counted as a failed attempt");
-        self.queue.upsert(
+        self.queues.jobs.upsert(
             note_id.clone(),
             QueuedJob {
                 attempts: save.attempts,
@@ -178,7 +178,7 @@ mod tests {
                     panic!("{effects:?}")
                 };
                 assert_eq!((last_error, ends_call), (error, false));
-                assert_eq!(core.queue.attempts("a"), attempt);
+                assert_eq!(core.queues.jobs.attempts("a"), attempt);
                 now = next_run_at;
                 let effects = core.woke(now);
                 call_started(&mut core, effects, now);
@@ -204,6 +204,6 @@ mod tests {
                 .any(|e| matches!(e, Effect::StoreAttempt { .. } | Effect::MarkFailed { .. })),
             "no attempt counted: {effects:?}"
         );
-        assert_eq!(core.queue.get("a"), Some(&QueuedJob::fresh(t(2))));
+        assert_eq!(core.queues.jobs.get("a"), Some(&QueuedJob::fresh(t(2))));
     }
 }

@@ -4,7 +4,14 @@
 use chrono::{DateTime, Utc};
 
 use super::super::queue::QueuedJob;
-use super::{Effect, WorkerCore, PREFETCH, STORAGE_RETRY_DELAY};
+use super::embedding::EmbedStep;
+use super::lanes::{next, Next};
+use super::rules::STORAGE_RETRY_DELAY;
+use super::state::WorkerCore;
+use super::Effect;
+
+/// How many upcoming jobs' bodies are read in one query (at most 64 KiB each).
+pub const PREFETCH: usize = 32;
 
 impl WorkerCore {
     /// Notes just stored as pending with no attempts, due at `at` (captures, or failed
@@ -19,7 +26,7 @@ impl WorkerCore {
         self.embedding.notes_changed(&note_ids);
         for note_id in note_ids {
             self.requeued(&note_id);
-            self.queue.upsert(note_id, QueuedJob::fresh(at));
+            self.queues.jobs.upsert(note_id, QueuedJob::fresh(at));
         }
         self.storage_may_be_back("notes were just stored as pending", now);
         self.schedule(now)
@@ -48,8 +55,8 @@ impl WorkerCore {
     ) -> Vec<Effect> {
         match read {
             Ok(bodies) => {
-                self.bodies.extend(bodies);
-                if self.bodies.contains_key(&note_id) {
+                self.queues.bodies.extend(bodies);
+                if self.queues.bodies.contains_key(&note_id) {
                     // With the next bodies known, the cheapest due job goes first; it
                     // starts as any call does (its own bookkeeping, its body read if
                     // it was not among these).
@@ -63,8 +70,13 @@ impl WorkerCore {
             }
             Err(error) => {
                 tracing::error!(%note_id, %error, "cannot read the note; trying again later");
-                let wait = self.queue.get(&note_id).and_then(|job| job.wait_reason);
-                self.queue
+                let wait = self
+                    .queues
+                    .jobs
+                    .get(&note_id)
+                    .and_then(|job| job.wait_reason);
+                self.queues
+                    .jobs
                     .reschedule(&note_id, now + STORAGE_RETRY_DELAY, wait);
                 self.finish(now)
             }
@@ -74,72 +86,56 @@ impl WorkerCore {
     /// A note is queued afresh: a body read ahead may be stale (an edit), and if its
     /// call is in flight, the new entry must outlive that call.
     pub(super) fn requeued(&mut self, note_id: &str) {
-        self.bodies.remove(note_id);
-        self.refused.remove(note_id);
-        self.overflows.remove(note_id);
-        if self.in_flight.as_deref() == Some(note_id) {
-            self.in_flight_requeued = true;
-        }
+        self.queues.forget_reads(note_id);
+        self.flight.queued_again(note_id);
     }
 
     pub(super) fn drop_job(&mut self, note_id: &str) {
-        self.bodies.remove(note_id);
-        self.refused.remove(note_id);
-        self.overflows.remove(note_id);
-        self.queue.remove(note_id);
+        self.queues.drop_job(note_id);
     }
 
     /// The call in flight and its bookkeeping are over: on to the next job.
     pub(super) fn finish(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
-        self.in_flight = None;
-        self.in_flight_body = None;
-        self.in_flight_requeued = false;
+        self.flight.end();
         self.schedule(now)
     }
 
-    /// Runs the earliest due job, or sets the one timer for when one will be due.
-    /// Nothing while loading or while a call is in flight (its end schedules).
+    /// Runs the work that goes next ([`next`]: a question, the cheapest due note, the
+    /// notes' vectors), or sets the one timer for when some will be due. Nothing while
+    /// loading or while a call is in flight (its end schedules).
     pub(super) fn schedule(&mut self, now: DateTime<Utc>) -> Vec<Effect> {
-        if !self.loaded
-            || self.in_flight.is_some()
+        if !self.queues.loaded
+            || self.flight.note.is_some()
             || self.embedding.busy()
-            || self.loading_model
-            || self.health.is_none()
+            || self.flight.loading_model
+            || self.model.health.is_none()
+            || self.asks.running()
         {
             return Vec::new();
         }
-        // A person's question goes before any background call (`ask.rs`).
-        if let Some(effects) = self.asks_turn(now) {
-            return effects;
-        }
-        if let Some(until) = self.storage_wait_until(now) {
-            return vec![Effect::Wake(Some(until))];
-        }
-        if let Some(park) = self.parked {
-            if park.until > now {
-                return vec![Effect::Wake(Some(park.until))];
+        let held = self.waits.storage_wait_until(now).is_some()
+            || self.waits.parked_until(now).is_some()
+            || self.waiting_for_model();
+        let vectors = self.embedding.next_step(now) == EmbedStep::Read;
+        let chat_at = self.queues.jobs.first().map(|(at, _)| at);
+        match next(&self.waiting(held, vectors, now), now) {
+            Some(Next::Question) => self.asks_turn(now),
+            Some(Next::Note { note_id, lane }) => {
+                tracing::debug!(%note_id, ?lane, "a note's turn");
+                self.note_turn(note_id, now)
             }
-            self.parked = None;
+            Some(Next::Vectors) => self.embed_or_wait(chat_at, now),
+            None => self.wait_for_work(chat_at, now),
         }
-        if self.waiting_for_model() {
-            // The monitor checks every health interval; its "ready" resumes.
-            return vec![Effect::Wake(None)];
-        }
-        // No title due: the notes' vectors may go (with no timer at all when idle).
-        let Some((at, _)) = self.queue.first() else {
-            return self.embed_or_wait(None, now);
-        };
-        if at > now {
-            return self.embed_or_wait(Some(at), now);
-        }
-        let Some(note_id) = self.next_due(now) else {
-            return self.embed_or_wait(Some(at), now);
-        };
-        if self.needs_load(now) {
+    }
+
+    /// A note's turn: its call starts, unless the model must be loaded first.
+    fn note_turn(&mut self, note_id: String, now: DateTime<Utc>) -> Vec<Effect> {
+        if self.model.needs_load(now) {
             tracing::info!("loading the model before the next note");
-            self.loading_model = true;
-            self.model_busy_since = Some(now);
-            if self.context.is_none() {
+            self.flight.loading_model = true;
+            self.flight.model_busy_since = Some(now);
+            if self.model.context.is_none() {
                 return vec![Effect::Wake(None), Effect::ReadModelContext];
             }
             return vec![Effect::Wake(None), Effect::LoadModel(self.load_plan())];
@@ -147,17 +143,33 @@ impl WorkerCore {
         vec![Effect::Wake(None), self.start_call(note_id, now)]
     }
 
+    /// No work can go now: the one timer is set for the end of what holds the worker
+    /// back, or for the earliest note (`chat_at`) or the vectors' pause, whichever is
+    /// first; none when idle or waiting for the model (the monitor's "ready" resumes).
+    fn wait_for_work(&mut self, chat_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Vec<Effect> {
+        if let Some(until) = self.waits.storage_wait_until(now) {
+            return vec![Effect::Wake(Some(until))];
+        }
+        if let Some(until) = self.waits.parked_until(now) {
+            return vec![Effect::Wake(Some(until))];
+        }
+        if self.waiting_for_model() {
+            return vec![Effect::Wake(None)];
+        }
+        self.embed_or_wait(chat_at, now)
+    }
+
     /// The job's call starts: with its body if it was read ahead, else by reading it
     /// and the next ones' in one query.
     pub(super) fn start_call(&mut self, note_id: String, now: DateTime<Utc>) -> Effect {
-        self.in_flight = Some(note_id.clone());
-        self.in_flight_requeued = false;
-        if let Some(body) = self.bodies.remove(&note_id) {
+        self.flight.start(note_id.clone());
+        if let Some(body) = self.queues.bodies.remove(&note_id) {
             return self.call(note_id, body, now);
         }
         let ids = std::iter::once(note_id.clone())
             .chain(
-                self.queue
+                self.queues
+                    .jobs
                     .ids_in_order()
                     .filter(|id| *id != note_id)
                     .take(PREFETCH - 1)

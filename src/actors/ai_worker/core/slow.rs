@@ -5,8 +5,13 @@
 use chrono::{DateTime, Utc};
 
 use super::super::backoff::retry_backoff;
-use super::model::Model;
-use super::{after, Effect, SlowNote, WorkerCore, SLOW_AFTER_TIMEOUTS};
+use super::knowledge::Warmth;
+use super::rules::after;
+use super::state::WorkerCore;
+use super::{Effect, SlowNote};
+
+/// After this many timeouts while Ollama was up, a note is shown as slow, with what to do.
+pub const SLOW_AFTER_TIMEOUTS: u32 = 3;
 use crate::ai::{FailureReason, ProviderHealth};
 use crate::domain::{timestamp, WaitReason};
 
@@ -25,18 +30,19 @@ impl WorkerCore {
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
         if !health.is_ready() {
-            self.model = Model::Cold;
-            self.health = Some(health);
+            self.model.warmth = Warmth::Cold;
+            self.model.health = Some(health);
             return self.apply_failure(note_id, FailureReason::Timeout, error, true, now);
         }
-        self.health = Some(health);
+        self.model.health = Some(health);
         self.model_used(now);
-        if self.in_flight_requeued || !self.queue.contains(&note_id) {
+        if self.flight.requeued || !self.queues.jobs.contains(&note_id) {
             tracing::info!(%note_id, "slow call of a note queued again or trashed meanwhile; not counted");
             return self.finish(now);
         }
         let slow_timeouts = self
-            .queue
+            .queues
+            .jobs
             .get(&note_id)
             .map_or(0, |job| job.slow_timeouts)
             .saturating_add(1);
@@ -48,8 +54,9 @@ impl WorkerCore {
         tracing::warn!(%note_id, slow_timeouts, next_run_at = %timestamp(next_run_at),
             next_deadline_ms = next_deadline.as_millis() as u64,
             "a note took longer than its deadline while Ollama is up; the others go first");
-        self.queue.set_slow_timeouts(&note_id, slow_timeouts);
-        self.queue
+        self.queues.jobs.set_slow_timeouts(&note_id, slow_timeouts);
+        self.queues
+            .jobs
             .reschedule(&note_id, next_run_at, Some(WaitReason::Retry));
         let mut effects = vec![Effect::StoreSlowTimeout {
             note_id: note_id.clone(),
@@ -109,7 +116,7 @@ mod tests {
         assert!(!effects.contains(&Effect::SuspectDown), "not an outage");
         let (id, _) = plan_of(&mut core, effects, t(120));
         assert_eq!(id, "short", "the next note runs at once: no park");
-        assert_eq!(core.queue.attempts("long"), 0, "no attempt counted");
+        assert_eq!(core.queues.jobs.attempts("long"), 0, "no attempt counted");
 
         // Its next tries: 240 s, then 480, then 600 (the longest), each after a wait.
         let effects = core.answered("short".into(), enrichment(), 5, t(121));
@@ -126,7 +133,7 @@ mod tests {
             assert_eq!(wake_of(&effects), Some(Some(now)));
         }
         assert_eq!(
-            core.queue.attempts("long"),
+            core.queues.jobs.attempts("long"),
             0,
             "never an attempt, never failed"
         );
@@ -156,6 +163,6 @@ mod tests {
             core.status(t(121)).state,
             WorkerState::Parked { step: 0, .. }
         ));
-        assert_eq!(core.queue.get("a").map(|j| j.slow_timeouts), Some(0));
+        assert_eq!(core.queues.jobs.get("a").map(|j| j.slow_timeouts), Some(0));
     }
 }

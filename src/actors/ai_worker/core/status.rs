@@ -2,19 +2,20 @@
 
 use chrono::{DateTime, Utc};
 
+use super::slow::SLOW_AFTER_TIMEOUTS;
+use super::state::WorkerCore;
 use super::{SlowNote, WorkerState, WorkerStatus};
-use super::{WorkerCore, SLOW_AFTER_TIMEOUTS};
 use crate::ai::ProviderHealth;
 use crate::domain::timestamp;
 
 impl WorkerCore {
     /// What the worker is doing at `now`.
     pub fn status(&self, now: DateTime<Utc>) -> WorkerStatus {
-        let state = if !self.loaded {
+        let state = if !self.queues.loaded {
             WorkerState::Starting
-        } else if self.loading_model {
+        } else if self.flight.loading_model {
             WorkerState::LoadingModel
-        } else if let Some(note_id) = &self.in_flight {
+        } else if let Some(note_id) = &self.flight.note {
             WorkerState::Running {
                 note_id: note_id.clone(),
             }
@@ -28,17 +29,17 @@ impl WorkerCore {
             WorkerState::StorageUnavailable {
                 until: timestamp(until),
             }
-        } else if self.waiting_for_model() && !self.queue.is_empty() {
-            match self.health {
+        } else if self.waiting_for_model() && !self.queues.jobs.is_empty() {
+            match self.model.health {
                 Some(ProviderHealth::UntrustedListener { .. }) => WorkerState::Withheld,
                 _ => WorkerState::WaitingForModel,
             }
-        } else if let Some(park) = self.parked.filter(|park| park.until > now) {
+        } else if let Some(park) = self.waits.parked.filter(|park| park.until > now) {
             WorkerState::Parked {
                 until: timestamp(park.until),
                 step: park.step,
             }
-        } else if let Some((at, _)) = self.queue.first() {
+        } else if let Some((at, _)) = self.queues.jobs.first() {
             WorkerState::Waiting {
                 until: timestamp(at),
             }
@@ -46,16 +47,17 @@ impl WorkerCore {
             WorkerState::Idle
         };
         let mut slow_notes: Vec<SlowNote> = self
-            .queue
+            .queues
+            .jobs
             .slow(SLOW_AFTER_TIMEOUTS)
             .map(|(note_id, timeouts)| self.slow_note(note_id.to_string(), timeouts))
             .collect();
         slow_notes.sort_by(|a, b| a.note_id.cmp(&b.note_id));
         WorkerStatus {
             state,
-            queued: self.queue.len(),
+            queued: self.queues.jobs.len(),
             slow_notes,
-            model_time: self.model_time.clone(),
+            model_time: self.model.time.clone(),
             embeddings: self.embedding.state(),
         }
     }

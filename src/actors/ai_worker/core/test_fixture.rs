@@ -3,6 +3,8 @@
 
 use chrono::{DateTime, Utc};
 
+pub use chrono::TimeDelta;
+
 pub use super::super::queue::QueuedJob;
 pub use super::*;
 pub use crate::ai::{

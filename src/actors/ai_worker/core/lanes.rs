@@ -1,0 +1,319 @@
+//! Which work the one call goes to next: the lanes of work, taking turns in a fixed
+//! order ([`TURNS`]), chosen by [`next`], a plain function over what each lane has
+//! waiting ([`Waiting`]). A new kind of work is one new [`Lane`], its arm in
+//! [`lane_turn`] (or, for notes, in [`Lane::of`]) and its place in [`TURNS`].
+//!
+//! Today's order (docs/DESIGN.md, "The worker policy"):
+//! 1. a person's question, as soon as the call in flight ends, before any background
+//!    call and whatever holds the background back (a question refused while the
+//!    provider is not ready is still its turn: the refusal);
+//! 2. the notes' titles: fresh notes and the backlog share one turn, as one line in
+//!    the notes' order ([`super::order`]: the cheapest due note first, none waiting
+//!    longer than its bound behind cheaper ones);
+//! 3. the notes' vectors, when no note is due.
+//!
+//! The worker's waits (the outage park, the disk-trouble wait, a model not there yet)
+//! hold every lane but the question's. A search's query vector takes no turn: it is
+//! made beside the one call, on a deadline of its own ([`super::query`]).
+//!
+//! A change of the order is local to this file: to put fresh notes first with a
+//! bounded wait for the backlog, split their tier and say the bound here.
+
+use chrono::{DateTime, Utc};
+
+use super::super::queue::QueuedJob;
+use super::order::cheapest_due;
+use super::schedule::PREFETCH;
+use super::state::WorkerCore;
+
+/// A kind of work that takes turns at the one call in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// A person's question ([`super::ask`]).
+    Question,
+    /// A note's title, never tried yet: captured, edited, its AI asked for again.
+    FreshNotes,
+    /// A note's title tried before: a retry after its own failure, a slow note, a
+    /// note parked by an outage.
+    Backlog,
+    /// The notes' vectors ([`super::embedding`]).
+    Vectors,
+}
+
+/// The lanes in the order they take turns, a tier at a time: the first tier with work
+/// takes the turn; the notes of one tier are one line, in the notes' order.
+pub const TURNS: &[&[Lane]] = &[
+    &[Lane::Question],
+    &[Lane::FreshNotes, Lane::Backlog],
+    &[Lane::Vectors],
+];
+
+impl Lane {
+    /// The lane of a note's job.
+    pub fn of(job: &QueuedJob) -> Lane {
+        if job.attempts == 0 && job.slow_timeouts == 0 && job.wait_reason.is_none() {
+            Lane::FreshNotes
+        } else {
+            Lane::Backlog
+        }
+    }
+}
+
+/// A note due now, as the choice sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueNote {
+    pub note_id: String,
+    pub due_at: DateTime<Utc>,
+    /// Its expected cost (estimated tokens as far as it will be read), once its body
+    /// is read ahead; `None`: not read yet.
+    pub cost: Option<usize>,
+    pub lane: Lane,
+}
+
+/// What each lane has waiting, as plain data.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Waiting {
+    /// A person's question waits for the call.
+    pub question: bool,
+    /// The worker's waits hold the background lanes (an outage park, disk trouble, a
+    /// model not there yet).
+    pub held: bool,
+    /// The notes due now, earliest first (the next [`PREFETCH`] of them).
+    pub notes: Vec<DueNote>,
+    /// When the provider was last seen ready after it was not (an outage is no wait
+    /// behind cheaper notes).
+    pub ready_since: Option<DateTime<Utc>>,
+    /// The vectors' side has notes to read and embed now.
+    pub vectors: bool,
+}
+
+/// What goes next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    Question,
+    Note { lane: Lane, note_id: String },
+    Vectors,
+}
+
+impl Next {
+    #[cfg(test)]
+    pub fn lane(&self) -> Lane {
+        match self {
+            Next::Question => Lane::Question,
+            Next::Note { lane, .. } => *lane,
+            Next::Vectors => Lane::Vectors,
+        }
+    }
+}
+
+/// The work that goes next at `now`, if any: the first tier of [`TURNS`] with work.
+pub fn next(waiting: &Waiting, now: DateTime<Utc>) -> Option<Next> {
+    TURNS.iter().find_map(|tier| tier_turn(tier, waiting, now))
+}
+
+/// The note that goes next among the note lanes alone: a call already begun for a
+/// note (its body being read) stays a note's.
+pub fn next_note(waiting: &Waiting, now: DateTime<Utc>) -> Option<Next> {
+    let notes_only = Waiting {
+        question: false,
+        held: false,
+        vectors: false,
+        ..waiting.clone()
+    };
+    next(&notes_only, now)
+}
+
+fn tier_turn(tier: &[Lane], waiting: &Waiting, now: DateTime<Utc>) -> Option<Next> {
+    if let Some(next) = tier.iter().find_map(|lane| lane_turn(*lane, waiting)) {
+        return Some(next);
+    }
+    if waiting.held {
+        return None;
+    }
+    let notes: Vec<&DueNote> = waiting
+        .notes
+        .iter()
+        .filter(|note| tier.contains(&note.lane))
+        .collect();
+    cheapest_due(&notes, now, waiting.ready_since).map(|note| Next::Note {
+        lane: note.lane,
+        note_id: note.note_id.clone(),
+    })
+}
+
+/// A lane's own turn, if it has work; the note lanes' notes are chosen together, as
+/// one line per tier ([`tier_turn`]).
+fn lane_turn(lane: Lane, waiting: &Waiting) -> Option<Next> {
+    match lane {
+        Lane::Question => waiting.question.then_some(Next::Question),
+        Lane::FreshNotes | Lane::Backlog => None,
+        Lane::Vectors => (waiting.vectors && !waiting.held).then_some(Next::Vectors),
+    }
+}
+
+impl WorkerCore {
+    /// What each lane has waiting at `now` (the worker's waits given as `held`: then no
+    /// note is looked at, none could go).
+    pub(super) fn waiting(&self, held: bool, vectors: bool, now: DateTime<Utc>) -> Waiting {
+        let due = (!held).then_some(now);
+        let notes = self
+            .queues
+            .jobs
+            .in_order()
+            .take_while(|(at, _)| due.is_some_and(|now| *at <= now))
+            .take(PREFETCH)
+            .map(|(due_at, note_id)| DueNote {
+                note_id: note_id.to_string(),
+                due_at,
+                cost: self
+                    .queues
+                    .bodies
+                    .get(note_id)
+                    .map(|body| self.expected_cost(note_id, body)),
+                lane: self
+                    .queues
+                    .jobs
+                    .get(note_id)
+                    .map_or(Lane::FreshNotes, Lane::of),
+            })
+            .collect();
+        Waiting {
+            question: self.asks.waiting(),
+            held,
+            notes,
+            ready_since: self.model.ready_since,
+            vectors,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_fixture::t;
+    use super::*;
+
+    fn note(id: &str, due: i64, cost: Option<usize>, lane: Lane) -> DueNote {
+        DueNote {
+            note_id: id.into(),
+            due_at: t(due),
+            cost,
+            lane,
+        }
+    }
+
+    fn everything() -> Waiting {
+        Waiting {
+            question: true,
+            held: false,
+            notes: vec![
+                note("old retry", 0, Some(50), Lane::Backlog),
+                note("fresh", 5, Some(10), Lane::FreshNotes),
+            ],
+            ready_since: None,
+            vectors: true,
+        }
+    }
+
+    #[test]
+    fn a_question_goes_first_then_the_notes_then_the_vectors() {
+        let mut waiting = everything();
+        assert_eq!(next(&waiting, t(10)), Some(Next::Question));
+        waiting.question = false;
+        assert_eq!(
+            next(&waiting, t(10)).map(|n| n.lane()),
+            Some(Lane::FreshNotes)
+        );
+        waiting.notes.clear();
+        assert_eq!(next(&waiting, t(10)), Some(Next::Vectors));
+        waiting.vectors = false;
+        assert_eq!(next(&waiting, t(10)), None);
+    }
+
+    #[test]
+    fn the_worker_s_waits_hold_every_lane_but_the_question() {
+        let mut waiting = Waiting {
+            held: true,
+            ..everything()
+        };
+        assert_eq!(next(&waiting, t(10)), Some(Next::Question));
+        waiting.question = false;
+        assert_eq!(next(&waiting, t(10)), None, "no note, no vectors");
+        assert_eq!(
+            next_note(&waiting, t(10)).map(|n| n.lane()),
+            Some(Lane::FreshNotes),
+            "a note's call already begun goes on"
+        );
+    }
+
+    #[test]
+    fn fresh_notes_and_the_backlog_are_one_line_in_the_notes_order() {
+        // The cheaper note goes first whichever lane it is in...
+        let mut waiting = Waiting {
+            question: false,
+            ..everything()
+        };
+        assert_eq!(
+            next(&waiting, t(10)),
+            Some(Next::Note {
+                lane: Lane::FreshNotes,
+                note_id: "fresh".into()
+            })
+        );
+        waiting.notes[0].cost = Some(5);
+        assert_eq!(
+            next(&waiting, t(10)),
+            Some(Next::Note {
+                lane: Lane::Backlog,
+                note_id: "old retry".into()
+            })
+        );
+        // ...and the earliest, once it has waited its bound behind cheaper ones.
+        waiting.notes[0].cost = Some(500);
+        assert_eq!(
+            next(&waiting, t(20 * 60)).map(|n| n.lane()),
+            Some(Lane::Backlog)
+        );
+    }
+
+    #[test]
+    fn a_note_s_lane_is_whether_it_was_tried_before() {
+        let fresh = QueuedJob::fresh(t(0));
+        assert_eq!(Lane::of(&fresh), Lane::FreshNotes);
+        for tried in [
+            QueuedJob {
+                attempts: 1,
+                ..fresh
+            },
+            QueuedJob {
+                slow_timeouts: 1,
+                ..fresh
+            },
+            QueuedJob {
+                wait_reason: Some(crate::domain::WaitReason::Provider),
+                ..fresh
+            },
+        ] {
+            assert_eq!(Lane::of(&tried), Lane::Backlog, "{tried:?}");
+        }
+    }
+
+    #[test]
+    fn every_lane_takes_turns_in_exactly_one_tier() {
+        // A lane added without a place in the turns would never run: this match has
+        // one arm per lane, so a new one must be placed here and in `TURNS`.
+        let place = |lane: Lane| match lane {
+            Lane::Question => 0,
+            Lane::FreshNotes | Lane::Backlog => 1,
+            Lane::Vectors => 2,
+        };
+        let placed: Vec<(usize, Lane)> = TURNS
+            .iter()
+            .enumerate()
+            .flat_map(|(tier, lanes)| lanes.iter().map(move |lane| (tier, *lane)))
+            .collect();
+        assert_eq!(placed.len(), 4, "each lane once");
+        for (tier, lane) in placed {
+            assert_eq!(tier, place(lane), "{lane:?}");
+        }
+    }
+}
