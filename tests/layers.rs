@@ -1,6 +1,6 @@
 //! The shape of `src/`, checked: which module may use which.
 //!
-//! Three rules, read from the paths in each file (comments and `#[cfg(test)]` modules
+//! Four rules, read from the paths in each file (comments and `#[cfg(test)]` modules
 //! left out, since tests may reach anywhere):
 //!
 //! 1. **No circle between the top-level modules**, and every arrow points down the
@@ -13,12 +13,15 @@
 //! 3. **A functional core names no runtime and no I/O** (the worker's `core/`): no
 //!    actix, awc, rusqlite, tokio, file system, network or thread; its actor carries
 //!    out what it decides.
-//!
 //! 4. **A model server is reached through its capabilities** (`crate::ai::Chat`,
 //!    `Embed`, `Health`, `Pull`): only `ai` itself and start-up, which picks the server
 //!    the settings name, name a client (`ai::ollama`, `ai::openai`), so any other
 //!    implementation of a capability (an embedder in the process, a speech-to-text
 //!    server) plugs in without the actors knowing.
+//!
+//! And two behaviours with one owner each: notes are found by meaning only through
+//! `src/search/retrieve/`, and every write to a note goes through the change log
+//! (`Store::write`).
 //!
 //! A module may be split across two layers: its part named in [`PARTS`] (a folder
 //! under it) is a node of its own, placed in [`LAYERS`] by its path (`search::retrieve`,

@@ -1,8 +1,8 @@
 //! What `GET /api/status` answers, as one type. The route builds it and the CLI reads
 //! it, so a renamed field or state fails to compile instead of printing "idle".
 //!
-//! `WorkerStatus` is the worker's to produce; until its type moves under `src/api/`
-//! it is read from the worker's module.
+//! `WorkerStatus` is the worker's to produce; its type is in [`super::worker`], beside
+//! this one.
 
 use std::collections::BTreeMap;
 
