@@ -21,18 +21,12 @@ import json
 import os
 import re
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CACHE = os.path.join(
-    os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "inkling-test-tools"
-)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from real_model import ROOT, llama_server, service_with_model, tools  # noqa: E402
 
 ORDINARY = [
     "Call the plumber about the leaking kitchen tap before Friday",
@@ -72,88 +66,19 @@ def stamp(text):
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def tools():
-    env_file = os.path.join(CACHE, "env")
-    if not os.path.exists(env_file):
-        sys.exit(f"missing {env_file}: run scripts/real-model-tools.sh first")
-    values = dict(
-        line.strip().split("=", 1) for line in open(env_file) if "=" in line
-    )
-    for key in ("LLAMA_SERVER", "GEMMA_MODEL"):
-        if not os.path.exists(values.get(key, "")):
-            sys.exit(f"{key} is missing: run scripts/real-model-tools.sh")
-    return values
-
-
-def request(base, token, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method)
-    req.add_header("Authorization", f"Bearer {token}")
-    if data:
-        req.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(req, timeout=30) as answer:
-        return json.loads(answer.read())
-
-
-def wait_for(what, check, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            if check():
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    sys.exit(f"timed out waiting for {what}")
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=40)
     parser.add_argument("--every", type=float, default=6.0)
     args = parser.parse_args()
-    values = tools()
+    values = tools("LLAMA_SERVER", "GEMMA_MODEL")
     binary = os.path.join(ROOT, "target", "release", "inkling")
     if not os.path.exists(binary):
         sys.exit("missing target/release/inkling: run cargo build --release")
 
-    work = tempfile.mkdtemp(prefix="inkling-day-")
-    model_port, http_port = free_port(), free_port()
-    server_log = open(os.path.join(work, "llama-server.log"), "w")
-    server = subprocess.Popen(
-        [values["LLAMA_SERVER"], "-m", values["GEMMA_MODEL"], "-c", "2048", "--parallel", "1",
-         "--jinja", "--chat-template-file",
-         os.path.join(ROOT, "tests", "support", "gemma-chat-template.jinja"),
-         "--host", "127.0.0.1", "--port", str(model_port), "--alias", "gemma-3-270m"],
-        stdout=server_log, stderr=subprocess.STDOUT)
-    config = os.path.join(work, "config.toml")
-    with open(config, "w") as f:
-        f.write(f"""data_dir = "{work}/data"
-[http]
-port = {http_port}
-[tray]
-enabled = false
-[ai]
-provider = "openai"
-[openai]
-url = "http://127.0.0.1:{model_port}/v1"
-model = "gemma-3-270m"
-""")
-    service = subprocess.Popen([binary, "--config", config, "run"],
-                               stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "inkling.log"), "w"))
-    base = f"http://127.0.0.1:{http_port}"
-    try:
-        token_path = os.path.join(work, "data", "api-token")
-        wait_for("the service", lambda: os.path.exists(token_path), 30)
-        token = open(token_path).read().strip()
-        wait_for("the API", lambda: request(base, token, "GET", "/api/status"), 30)
-
+    server = llama_server(values, "GEMMA_MODEL", "gemma-3-270m")
+    with service_with_model(binary, server, "gemma-3-270m", "inkling-day-") as service:
+        work = service.work
         plan = []
         for i in range(args.notes):
             if i == 5:
@@ -170,7 +95,7 @@ model = "gemma-3-270m"
         captured = []
         started = time.time()
         for kind, body in plan:
-            note = request(base, token, "POST", "/api/notes", {"body": body})
+            note = service.request("POST", "/api/notes", {"body": body})
             captured.append((note["id"], kind, time.time()))
             time.sleep(args.every)
 
@@ -180,7 +105,7 @@ model = "gemma-3-270m"
             for note_id, kind, at in captured:
                 if note_id in done:
                     continue
-                note = request(base, token, "GET", f"/api/notes/{note_id}")
+                note = service.request("GET", f"/api/notes/{note_id}")
                 if note["ai_status"] in ("done", "failed"):
                     # The service's own times: stored, then enriched (nothing else
                     # writes to the note meanwhile), whenever this loop looks.
@@ -188,13 +113,7 @@ model = "gemma-3-270m"
                     done[note_id] = (note, took)
             time.sleep(0.5)
         wall = time.time() - started
-        status = request(base, token, "GET", "/api/status")
-    finally:
-        service.terminate()
-        server.terminate()
-        service.wait(timeout=10)
-        server.wait(timeout=10)
-        server_log.close()
+        status = service.request("GET", "/api/status")
 
     ordinary = sorted(s for (i, k, _) in captured if k == "ordinary" and i in done
                       for s in [done[i][1]])

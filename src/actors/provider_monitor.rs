@@ -119,6 +119,19 @@ impl ProviderMonitorActor {
         }));
     }
 
+    /// A look asked for beside the schedule (`CheckNow`, `CheckAndAnnounce`): its
+    /// health is applied (and announced even unchanged when `announce`), and answered;
+    /// a scheduled check of the monitor's own that may still be in flight stays so.
+    fn look_aside(&mut self, announce: bool) -> ResponseActFuture<Self, ProviderHealth> {
+        let check = self.provider.health();
+        Box::pin(check.into_actor(self).map(move |health, act, ctx| {
+            let checking = act.checking;
+            act.apply(health.clone(), announce, ctx);
+            act.checking = checking;
+            health
+        }))
+    }
+
     fn apply(&mut self, health: ProviderHealth, announce: bool, ctx: &mut Context<Self>) {
         self.checking = false;
         let changed = self.health.as_ref() != Some(&health);
@@ -126,7 +139,7 @@ impl ProviderMonitorActor {
         if health.is_ready() {
             if let Some(since) = self.down_since.take() {
                 let down_ms = now.duration_since(since).as_millis() as u64;
-                tracing::info!(down_ms, "Ollama is back");
+                tracing::info!(down_ms, "the model server is back");
                 self.telemetry
                     .do_send(Emit(UsageEvent::ProviderRecovered(ProviderRecovered {
                         down_ms,
@@ -146,7 +159,7 @@ impl ProviderMonitorActor {
             }));
         }
         if changed {
-            tracing::info!(?health, "Ollama status changed");
+            tracing::info!(?health, "the model server's status changed");
         }
         self.health = Some(health.clone());
         if changed || announce {
@@ -186,14 +199,7 @@ impl Handler<CheckNow> for ProviderMonitorActor {
 
     fn handle(&mut self, _: CheckNow, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("CheckNow");
-        let check = self.provider.health();
-        Box::pin(check.into_actor(self).map(|health, act, ctx| {
-            let checking = act.checking;
-            act.apply(health.clone(), false, ctx);
-            // A scheduled check of its own may still be in flight.
-            act.checking = checking;
-            health
-        }))
+        self.look_aside(false)
     }
 }
 
@@ -202,13 +208,7 @@ impl Handler<CheckAndAnnounce> for ProviderMonitorActor {
 
     fn handle(&mut self, _: CheckAndAnnounce, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("CheckAndAnnounce");
-        let check = self.provider.health();
-        Box::pin(check.into_actor(self).map(|health, act, ctx| {
-            let checking = act.checking;
-            act.apply(health.clone(), true, ctx);
-            act.checking = checking;
-            health
-        }))
+        self.look_aside(true)
     }
 }
 

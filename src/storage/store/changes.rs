@@ -183,11 +183,7 @@ impl Store {
 
     /// The newest change's `seq` (0 for an empty log).
     pub fn latest_change(&self) -> StoreResult<i64> {
-        Ok(self
-            .conn
-            .query_row("SELECT coalesce(max(seq), 0) FROM note_changes", [], |r| {
-                r.get(0)
-            })?)
+        latest_seq(&self.conn)
     }
 
     /// Up to `limit` changes after `since`, oldest first.
@@ -241,4 +237,14 @@ impl Store {
             Ok(removed as u64)
         })
     }
+}
+
+/// The newest change's `seq` in the database `conn` opens (0 for an empty log): where a
+/// reader of the log that starts now begins.
+pub(super) fn latest_seq(conn: &Connection) -> StoreResult<i64> {
+    Ok(
+        conn.query_row("SELECT coalesce(max(seq), 0) FROM note_changes", [], |r| {
+            r.get(0)
+        })?,
+    )
 }

@@ -159,10 +159,7 @@ impl Store {
         }
         migrations::migrate(&mut conn, MIGRATIONS)?;
         // The index is built from the database as it is now: the log so far is in it.
-        let applied: i64 =
-            conn.query_row("SELECT coalesce(max(seq), 0) FROM note_changes", [], |r| {
-                r.get(0)
-            })?;
+        let applied = super::changes::latest_seq(&conn)?;
         Ok(Store {
             conn,
             expiry: Duration::from_secs(u64::from(expiry_days) * 24 * 60 * 60),

@@ -59,7 +59,7 @@ mod tests {
         assert_eq!(
             call_started(&mut core, effects, t(0)),
             "overdue",
-            "Ollama not answering: the call is the probe"
+            "the model server not answering: the call is the probe"
         );
         let effects = core.answered("overdue".into(), enrichment(), 5, t(1));
         assert_eq!(wake_of(&effects), Some(Some(t(60))));

@@ -53,7 +53,7 @@ impl WorkerCore {
         let next_deadline = self.deadline_for(slow_timeouts);
         tracing::warn!(%note_id, slow_timeouts, next_run_at = %timestamp(next_run_at),
             next_deadline_ms = next_deadline.as_millis() as u64,
-            "a note took longer than its deadline while Ollama is up; the others go first");
+            "a note took longer than its deadline while the model server is up; the others go first");
         self.queues.jobs.set_slow_timeouts(&note_id, slow_timeouts);
         self.queues
             .jobs
