@@ -20,7 +20,9 @@
 //!   some form) or in a short list of words any title may use;
 //! - **recall@5**: the share of questions with a note that answers them among the first
 //!   five search hits: of the hybrid search, of its hits found by meaning, by words;
-//! - **Ask cites**: the share of questions whose answer cites a note that answers them.
+//! - **Ask cites**: the share of questions whose answer cites a note that answers them
+//!   (an answer the service counted as none, the question or the prompt said back, cites
+//!   nothing).
 
 #[path = "../tests/support/sprawl.rs"]
 mod sprawl;
@@ -229,6 +231,16 @@ struct Hit {
 struct Asked {
     notes: Vec<String>,
     answer: String,
+    /// The stream's end: `answered` false when the service counted it no answer (the
+    /// model only said the question or its prompt back), whose citations do not count.
+    #[serde(default)]
+    done: Option<Done>,
+}
+
+#[derive(serde::Deserialize)]
+struct Done {
+    #[serde(default)]
+    answered: bool,
 }
 
 #[derive(serde::Deserialize)]
@@ -405,11 +417,13 @@ fn figures(pass: &Pass) -> Figures {
         })
     });
     let cites = count(&|q| {
-        citations(&q.ask.answer).iter().any(|n| {
-            n.checked_sub(1)
-                .and_then(|i| q.ask.notes.get(i))
-                .is_some_and(|id| q.answers.contains(id))
-        })
+        let answered = q.ask.done.as_ref().is_none_or(|done| done.answered);
+        answered
+            && citations(&q.ask.answer).iter().any(|n| {
+                n.checked_sub(1)
+                    .and_then(|i| q.ask.notes.get(i))
+                    .is_some_and(|id| q.answers.contains(id))
+            })
     });
     Figures {
         answered: answered.len(),

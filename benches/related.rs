@@ -223,7 +223,7 @@ fn main() {
         for &n in asking.iter().take(10) {
             let started = Instant::now();
             let related = store
-                .related(&id(n), RELATED_NOTES, RELATED_FLOOR)
+                .related(&id(n), RELATED_NOTES, |_| RELATED_FLOOR)
                 .expect("related");
             times.push(started.elapsed());
             assert!(related.embedded);
@@ -260,7 +260,7 @@ fn main() {
         for &n in &asking {
             let started = Instant::now();
             let related = store
-                .related(&id(n), RELATED_NOTES, RELATED_FLOOR)
+                .related(&id(n), RELATED_NOTES, |_| RELATED_FLOOR)
                 .expect("related");
             related_times.push(started.elapsed());
             shown += related.notes.len();

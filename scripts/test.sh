@@ -23,6 +23,10 @@ declare -A needed=(
   # The tests of what another real user cannot do (tests/api/other_users.rs) make the
   # user inkling-test-other.
   [useradd]=passwd
+  # `inkling capture --clipboard` is tested on a real X server with a real copy
+  # (tests/api/capture_from.rs).
+  [Xvfb]=xvfb
+  [xclip]=xclip
 )
 # Fonts for the inbox page's Korean strings and emoji in the browser tests.
 fonts=(fonts-noto-cjk fonts-noto-color-emoji)
@@ -65,12 +69,13 @@ else
 fi
 rmdir "$probe"
 
-# The real-model tests (tests/real_model) run llama.cpp's llama-server with Gemma 3 270M.
-# scripts/real-model-tools.sh builds and assembles them once into a cache outside the
+# The real-model tests (tests/real_model) run llama.cpp's llama-server with
+# SmolLM2-135M-Instruct (the task) and Gemma 3 270M (outages, vectors).
+# scripts/real-model-tools.sh builds and fetches them once into a cache outside the
 # clone (installing cmake and a compiler first); when they are there it only checks and
 # says so. It writes their paths to the cache's env file, exported here for the test
-# binaries (LLAMA_SERVER, GEMMA_MODEL, GEMMA_CHAT_TEMPLATE): without them those tests
-# fail saying what is missing.
+# binaries (LLAMA_SERVER, SMOLLM2_MODEL, GEMMA_MODEL, GEMMA_CHAT_TEMPLATE): without them
+# those tests fail saying what is missing.
 scripts/real-model-tools.sh
 set -a
 . "${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools/env"
@@ -86,17 +91,26 @@ set -a
 set +a
 
 # --- checks and tests ----------------------------------------------------------------
+# No incremental build: a clean run gains nothing from it, and its caches are a third
+# of the target dir (a CI machine ran out of disk compiling the test binaries).
+export CARGO_INCREMENTAL=0
+# The build needs room: say so plainly rather than fail in the linker.
+need_gib=5
+free_gib=$(df -P -BG target 2>/dev/null | awk 'NR == 2 {sub("G", "", $4); print $4}')
+if [ -n "$free_gib" ] && [ "$free_gib" -lt "$need_gib" ]; then
+  echo "==> warning: only ${free_gib} GiB free where target/ is; the build and tests need about ${need_gib} GiB"
+fi
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy"
-cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "==> cargo test"
 # Benches are compiled by clippy above and run with `cargo bench` (docs/PERFORMANCE.md).
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
 # --no-fail-fast: every test binary runs, so one run shows every failure.
-cargo test --locked --no-fail-fast --lib --bins --tests 2>&1 | tee "$log"
+cargo test --workspace --locked --no-fail-fast --lib --bins --tests 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 passed=$(grep -oE '^test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')

@@ -109,9 +109,7 @@ fn draws_nothing(c: char) -> bool {
 
 impl NoteBody {
     pub fn parse(body: String, limit: usize) -> Result<Self, NoteBodyError> {
-        // Nothing a person can see: white space, or characters that draw nothing
-        // (zero-width spaces and joiners, the byte-order mark, soft hyphens).
-        if body.chars().all(|c| c.is_whitespace() || draws_nothing(c)) {
+        if Self::is_blank(&body) {
             return Err(NoteBodyError::Empty);
         }
         if body.len() > limit {
@@ -121,6 +119,13 @@ impl NoteBody {
             });
         }
         Ok(NoteBody(body))
+    }
+
+    /// Nothing a person can see: white space, or characters that draw nothing
+    /// (zero-width spaces and joiners, the byte-order mark, soft hyphens). The CLI asks
+    /// too, to say where the empty note came from.
+    pub fn is_blank(body: &str) -> bool {
+        body.chars().all(|c| c.is_whitespace() || draws_nothing(c))
     }
 
     pub fn as_str(&self) -> &str {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use inkling::cli::{exit, run_autostart, run_client, Cli, Command};
+use inkling::cli::{exit, pull_embedder, run_autostart, run_client, Cli, Command};
 use inkling::clock::SystemClock;
 use inkling::configuration::Settings;
 use inkling::instance::LockError;
@@ -24,6 +24,10 @@ fn main() -> ExitCode {
         Some(Command::Autostart { action, systemd }) => {
             ExitCode::from(run_autostart(action, systemd, cli.config.as_deref()))
         }
+        Some(Command::PullModel {
+            embedder: true,
+            wheel,
+        }) => ExitCode::from(pull_embedder(&settings, wheel.as_deref())),
         Some(Command::Mcp) => match inkling::mcp::run(settings) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -36,6 +40,11 @@ fn main() -> ExitCode {
 }
 
 fn run_service(settings: Settings) -> ExitCode {
+    // Only the service talks to the model server: only it needs the server's key.
+    if let Err(e) = settings.check_model_key() {
+        eprintln!("inkling: invalid configuration: {e}");
+        return ExitCode::from(exit::USAGE_OR_CONFIG);
+    }
     // Everything the service creates (logs, the usage log, exports, the database's
     // files) is its owner's only: the notes are private.
     #[cfg(unix)]

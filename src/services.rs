@@ -5,6 +5,7 @@
 //! time, with a fake provider).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use actix::Actor;
 
@@ -16,7 +17,7 @@ use crate::actors::provider_monitor::ProviderMonitorActor;
 use crate::actors::repository::RepositoryActor;
 use crate::actors::telemetry::TelemetryActor;
 use crate::ai::Capabilities;
-use crate::clock::SharedClock;
+use crate::clock::{ConfirmedClock, SharedClock};
 use crate::configuration::Settings;
 use crate::events::{JobFailed, ProviderStatusChanged};
 use crate::inbox::{Inbox, InboxWiring};
@@ -32,6 +33,9 @@ pub struct Services {
     pub worker: Mailbox<AiWorkerActor>,
     pub inbox: Inbox,
     pub model_pull: Mailbox<ModelPullActor>,
+    /// The one clock of the service: the wall clock as confirmed
+    /// (`crate::clock::confirmed`), which the routes read too.
+    pub clock: SharedClock,
 }
 
 impl Services {
@@ -46,6 +50,10 @@ impl Services {
         capabilities: Capabilities,
     ) -> StoreResult<Self> {
         let jobs = store.all_jobs()?;
+        // Every timestamp and every purge goes by the confirmed clock: a wall clock
+        // that jumps ahead neither dates notes in the future nor purges the trash.
+        let confirmed = Arc::new(ConfirmedClock::new(clock, store.newest_time()?));
+        let clock: SharedClock = confirmed.clone();
         let hub = Mailbox::from(Hub::default().start());
         let repository = Mailbox::from(RepositoryActor::start(
             store,
@@ -87,6 +95,7 @@ impl Services {
                     .with_embedding(settings.embedding_calls().map(|calls| EmbeddingRules {
                         model: calls.model,
                         context_tokens: calls.context_tokens,
+                        in_process: calls.in_process,
                     })),
                 jobs,
             )
@@ -98,7 +107,7 @@ impl Services {
             repository: repository.clone(),
             worker: worker.clone(),
             telemetry: telemetry.clone(),
-            clock,
+            clock: confirmed,
             trash_retention_days: settings.trash.retention_days,
             max_body_bytes: settings.http.max_body_bytes,
         });
@@ -111,6 +120,7 @@ impl Services {
             worker,
             inbox,
             model_pull,
+            clock,
         })
     }
 }

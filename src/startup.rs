@@ -53,6 +53,7 @@ pub struct Application {
 impl Application {
     /// Builds the service from settings. Must be called inside an actix `System`.
     pub async fn build(settings: Settings, clock: SharedClock) -> anyhow::Result<Self> {
+        settings.check_model_key()?;
         let data_dir = settings.data_dir();
         create_private_dir(&data_dir)?;
         // Before anything else touches the data dir: one service per data dir.
@@ -69,6 +70,8 @@ impl Application {
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
         let (check, embedding_check) = listener_checks(&settings)?;
         let capabilities = guard(crate::ai::provider_for(&settings), check, embedding_check);
+        // The built-in embedder is in this process: no listener to check.
+        let capabilities = crate::ai::with_builtin_embedder(capabilities, &settings);
         let services = Services::start(
             &settings,
             clock.clone(),
@@ -108,13 +111,14 @@ impl Application {
         let state = web::Data::new(AppState {
             server: server.handle(),
             services: services.clone(),
-            clock,
+            clock: services.clock.clone(),
             max_body_bytes: settings.http.max_body_bytes,
             max_attempts: settings.worker.max_attempts,
             locale: settings.locale(),
             expiry_days: settings.expiry.days,
             model_server,
             model: settings.provider_calls().model,
+            embedding_model: settings.embedding_calls().map(|calls| calls.model),
             port,
             live_feeds: http::live_feeds::LiveFeeds::default(),
         });

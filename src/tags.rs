@@ -7,8 +7,11 @@
 //! stored under the spelling already in use, the most used one when several are
 //! ([`Vocabulary::tidy`]). Plain functions over plain data; the store applies them.
 //!
+//! - [`guards`]: what of a model's tags is kept (no schema word, no copy of the
+//!   prompt the note does not support), and which tags in use a prompt may offer;
 //! - [`neighbours`]: which tags of a note's nearest neighbours its prompt carries.
 
+pub mod guards;
 pub mod neighbours;
 
 use std::collections::HashMap;

@@ -1,7 +1,7 @@
 //! The service's hot paths, measured against their own floor (docs/PERFORMANCE.md).
 //!
 //! Run: `cargo bench --bench pipeline` (release build; ~1–2 minutes on 2 cores).
-//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search|tags|rename|integrity|peers`):
+//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search|tags|rename|integrity|peers|fresh`):
 //! - capture: p50/p99 latency and throughput of `POST /api/notes` with 8 concurrent
 //!   clients, 2,000 notes, durable commits; split into SQLite commit, actor hop, HTTP;
 //! - retry: retry-all over 100,000 failed notes end to end (HTTP) against the same SQL
@@ -25,18 +25,36 @@
 //!   machine, and captures by 8 clients that open a new connection for each (as the CLI
 //!   does), so every capture pays it.
 //!
+//! - fresh: the slow CPU's morning of `tests/pipeline/fresh_first.rs` on virtual time
+//!   (fresh notes and the backlog: their waits, and the longest over its fair share).
+//!
 //! Under `cargo test` (no `--bench` argument) it does nothing.
 
 #[path = "../../tests/support/fake_http.rs"]
 mod fake_http;
 #[path = "../../tests/support/fake_ollama.rs"]
 mod fake_ollama;
+// The pipeline harness needs it; the benches use the Ollama fake.
+#[path = "../../tests/support/fake_openai.rs"]
+mod fake_openai;
 #[path = "../../tests/support/ports.rs"]
 mod ports;
 #[path = "../../tests/support/service.rs"]
 mod service;
+// The pipeline tests' virtual-time harness and simulated days, for `fresh`: only what
+// the day needs is used here, and their tests are not compiled.
+#[allow(dead_code, unused_imports)]
+#[path = "../../tests/pipeline/day.rs"]
+mod day;
+#[allow(dead_code, unused_imports)]
+#[path = "../../tests/pipeline/fresh_first.rs"]
+mod fresh_first;
+#[allow(dead_code, unused_imports)]
+#[path = "../../tests/pipeline/harness.rs"]
+mod harness;
 
 mod capture;
+mod fresh;
 mod integrity;
 mod retry;
 mod search;
@@ -44,6 +62,7 @@ mod tags;
 mod worker;
 
 use capture::{capture, peers};
+use fresh::fresh;
 use integrity::integrity;
 use retry::retry;
 use search::search;
@@ -98,6 +117,10 @@ fn main() {
     }
     let only = args.iter().skip(1).find(|a| !a.starts_with('-')).cloned();
     let wants = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    if wants("fresh") {
+        // On a paused runtime of its own, before the real-time sections' system.
+        fresh();
+    }
     actix_rt::System::new().block_on(async move {
         if wants("capture") {
             capture().await;

@@ -106,10 +106,10 @@ class Service:
 
 
 @contextlib.contextmanager
-def service_with_model(binary, server_command, model, prefix, config_extra=""):
+def service_with_model(binary, server_command, model, prefix, config_extra="", ai_extra=""):
     """Starts llama-server (`server_command`, its port added) and `inkling run` with the
     OpenAI-compatible provider pointed at it (`model`, then `config_extra`'s settings of
-    the `[openai]` section and after), in a fresh folder; yields the Service once its
+    the `[openai]` section and after; `ai_extra`'s in `[ai]`), in a fresh folder; yields the Service once its
     API answers, and stops both at the end. The folder (`Service.work`, with both logs)
     is the caller's to read and remove."""
     work = tempfile.mkdtemp(prefix=prefix)
@@ -126,6 +126,7 @@ port = {http_port}
 enabled = false
 [ai]
 provider = "openai"
+{ai_extra}
 [openai]
 url = "http://127.0.0.1:{model_port}/v1"
 model = "{model}"

@@ -88,6 +88,10 @@ pub enum ProviderError {
     /// chat-only model): the embedding work's state, never a note's failure.
     #[error("{0}")]
     NoEmbeddings(String),
+    /// The model is not where it is loaded from (the built-in embedder's, before
+    /// `inkling pull-model --embedder`): the words say how to get it.
+    #[error("{0}")]
+    ModelMissing(String),
 }
 
 /// A model's answer that was refused, and why: what a retry tells the model.
@@ -151,6 +155,7 @@ pub fn classify_reason(error: &ProviderError) -> FailureReason {
         ProviderError::ContextExceeded { .. } => FailureReason::Other,
         // Only an embedding call says it; the embedding work reads it on its own.
         ProviderError::NoEmbeddings(_) => FailureReason::Other,
+        ProviderError::ModelMissing(_) => FailureReason::ModelMissing,
     }
 }
 

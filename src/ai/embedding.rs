@@ -11,13 +11,19 @@ use std::time::Duration;
 use super::enrichment::fit_note;
 use super::{classify_reason, FailureReason, ProviderError};
 
-/// One batch call: the texts, in order (one vector each comes back), and how long the
-/// whole call may take.
+/// One batch call: the texts, in order (one vector each comes back), what they are, and
+/// how long the whole call may take.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmbedPlan {
     pub deadline: Duration,
     pub texts: Vec<String>,
+    pub kind: TextKind,
 }
+
+/// What the texts of a call are (a search's words, a note). A model trained with
+/// prefixes (the built-in embedder's multilingual-e5: `query: `, `passage: `) embeds the
+/// two kinds differently; a server's model is given the text as it is.
+pub use inkling_e5::TextKind;
 
 /// The text a note is embedded from: its body, cut at a line or word break to what
 /// fits `context_tokens` (counted high, as for the chat model: 3 bytes a token, room
@@ -36,15 +42,29 @@ pub enum VectorProblem {
     Count { asked: usize, got: usize },
 }
 
-/// The vectors of an answer that are taken, one per text sent (`None`: refused): a
-/// vector must have `dims` values (the model's, once known; else the first vector's),
-/// all finite and not all zero. Each taken vector is scaled to length 1, so a dot
-/// product is the cosine (Ollama's already are; a server may not).
+/// Why one vector of an answer was refused: what the person is told (`status`), and
+/// the log.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VectorRefused {
+    #[error("an empty vector")]
+    Empty,
+    #[error("a vector of {got} numbers where the model's have {want}")]
+    WrongLength { got: usize, want: usize },
+    #[error("a vector with values that are not numbers")]
+    NotNumbers,
+    #[error("a vector of zeros")]
+    Zero,
+}
+
+/// The vectors of an answer, one per text sent, each taken or refused: a vector must
+/// have `dims` values (the model's, once known; else the first vector's), all finite
+/// and not all zero. Each taken vector is scaled to length 1, so a dot product is the
+/// cosine (Ollama's already are; a server may not).
 pub fn accept_vectors(
     asked: usize,
     vectors: Vec<Vec<f32>>,
     dims: Option<usize>,
-) -> Result<Vec<Option<Vec<f32>>>, VectorProblem> {
+) -> Result<Vec<Result<Vec<f32>, VectorRefused>>, VectorProblem> {
     if vectors.len() != asked {
         return Err(VectorProblem::Count {
             asked,
@@ -55,15 +75,26 @@ pub fn accept_vectors(
     Ok(vectors
         .into_iter()
         .map(|vector| {
-            if Some(vector.len()) != dims || vector.is_empty() {
-                return None;
+            if vector.is_empty() {
+                return Err(VectorRefused::Empty);
+            }
+            if let Some(want) = dims.filter(|want| *want != vector.len()) {
+                return Err(VectorRefused::WrongLength {
+                    got: vector.len(),
+                    want,
+                });
             }
             if !vector.iter().all(|v| v.is_finite()) {
-                return None;
+                return Err(VectorRefused::NotNumbers);
             }
             let length = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
-            (length > 0.0 && length.is_finite())
-                .then(|| vector.into_iter().map(|v| v / length).collect())
+            if !length.is_finite() {
+                return Err(VectorRefused::NotNumbers);
+            }
+            if length == 0.0 {
+                return Err(VectorRefused::Zero);
+            }
+            Ok(vector.into_iter().map(|v| v / length).collect())
         })
         .collect())
 }
@@ -267,11 +298,27 @@ mod tests {
             Some(2),
         )
         .unwrap();
-        assert_eq!(taken, vec![Some(vec![0.6, 0.8]), None, None, None]);
+        assert_eq!(
+            taken,
+            vec![
+                Ok(vec![0.6, 0.8]),
+                Err(VectorRefused::WrongLength { got: 3, want: 2 }),
+                Err(VectorRefused::NotNumbers),
+                Err(VectorRefused::Zero),
+            ]
+        );
+        assert_eq!(
+            VectorRefused::WrongLength { got: 3, want: 2 }.to_string(),
+            "a vector of 3 numbers where the model's have 2"
+        );
         // The model's length not yet known: the first vector's is the rule.
         let taken = accept_vectors(2, vec![vec![1.0; 4], vec![1.0; 3]], None).unwrap();
-        assert_eq!(taken[0].as_ref().map(Vec::len), Some(4));
-        assert_eq!(taken[1], None);
+        assert_eq!(taken[0].as_ref().map(Vec::len), Ok(4));
+        assert!(taken[1].is_err());
+        assert_eq!(
+            accept_vectors(1, vec![vec![]], None).unwrap(),
+            vec![Err(VectorRefused::Empty)]
+        );
         assert_eq!(
             accept_vectors(2, vec![vec![1.0]], None),
             Err(VectorProblem::Count { asked: 2, got: 1 })

@@ -8,7 +8,11 @@
 //! it is judged ([`parse_enrichment`]): the JSON object is taken out of prose or a code
 //! fence, unknown fields are ignored, a title or summary too long is cut at a word
 //! boundary, tags are normalised (`crate::tags`), merged and kept to five, and an empty
-//! title (a note too short to summarise) becomes the note's own first line. Only an
+//! title (a note too short to summarise) becomes the note's own first line. Then the
+//! guards that hold for any model (`crate::tags::guards`): no schema word nor word of
+//! the instructions as a tag, no number the note does not say, no tag copied from the
+//! prompt that the note's own text does not support, and a title with no word of the
+//! note gives way to the note's first line too. Only an
 //! answer with no usable object (none, cut off, a field of the wrong type) is a
 //! `schema` failure.
 
@@ -16,6 +20,7 @@ use serde_json::{json, Value};
 
 use super::{ChatMessage, Prompt, RefusedAnswer, Role, Sampling};
 use crate::domain::Enrichment;
+use crate::tags::guards::{fitting, guard, title_told_by};
 
 pub const MAX_TITLE_CHARS: usize = 80;
 pub const MAX_TAGS: usize = 5;
@@ -106,8 +111,9 @@ characters). Write in the note's language. Do not add any other field or any tex
 outside the JSON.";
 
 /// The tags a note's prompt carries besides the note: the user's most used ones (at
-/// most [`crate::tags::VOCABULARY_IN_PROMPT`]) and those of the notes most like this
-/// one (`crate::tags::neighbours`; empty without embeddings).
+/// most [`crate::tags::VOCABULARY_IN_PROMPT`]; [`prompt`] keeps only those the note's
+/// text supports) and those of the notes really near this one (`crate::tags::neighbours`;
+/// empty without embeddings, or when the embedding model does not tell notes apart).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PromptTags {
     pub in_use: Vec<String>,
@@ -128,7 +134,7 @@ pub fn system_prompt(tags: &PromptTags) -> String {
     let mut system = SYSTEM_PROMPT.to_string();
     if !tags.neighbours.is_empty() {
         system.push_str(&format!(
-            " Notes like this one are tagged: {}.",
+            " {NEIGHBOURS_TAGGED} {}.",
             list(
                 &tags.neighbours,
                 crate::tags::neighbours::NEIGHBOUR_TAGS_IN_PROMPT
@@ -137,22 +143,54 @@ pub fn system_prompt(tags: &PromptTags) -> String {
     }
     if !tags.in_use.is_empty() {
         system.push_str(&format!(
-            " Tags already in use, most used first: {}.",
+            " {IN_USE} {}.",
             list(&tags.in_use, crate::tags::VOCABULARY_IN_PROMPT)
         ));
     }
     if !tags.neighbours.is_empty() || !tags.in_use.is_empty() {
-        system.push_str(
-            " When one of them fits the note, use it exactly as written instead of a new word.",
-        );
+        system.push(' ');
+        system.push_str(USE_WHEN_FITS);
     }
     system
+}
+
+/// The sentences of the system prompt around the tags it offers.
+const NEIGHBOURS_TAGGED: &str = "Notes like this one are tagged:";
+const IN_USE: &str = "Tags already in use, most used first:";
+const USE_WHEN_FITS: &str =
+    "When one of them fits the note, use it exactly as written instead of a new word.";
+
+/// The follow-up's sentences around the refused answer's problem.
+const REFUSED: &str = "That answer could not be used:";
+const CUT_OFF: &str =
+    "It stopped before the JSON was complete: keep the summary to one short sentence.";
+const ANSWER_AGAIN: &str = "Answer again with only one JSON object with the fields \"title\" \
+    (text), \"tags\" (a list of text) and \"summary\" (text), and nothing before or after it.";
+
+/// Every fixed word the model is told, whatever the note and its tags: none of them is
+/// ever a tag (`crate::tags::guards::guard`).
+pub fn fixed_instructions() -> String {
+    [
+        SYSTEM_PROMPT,
+        NEIGHBOURS_TAGGED,
+        IN_USE,
+        USE_WHEN_FITS,
+        REFUSED,
+        CUT_OFF,
+        ANSWER_AGAIN,
+    ]
+    .join(" ")
 }
 
 /// The prompt of one call, built once: the system prompt with the tags it carries, the
 /// note (cut to fit a context of `context_tokens` beside the rest and the answer's
 /// `output_tokens`), and after a refused answer that answer and a follow-up saying what
 /// was wrong with it.
+///
+/// Of the tags in use, only those the note's text supports are offered
+/// ([`fitting`]): they are there to keep the spelling of the note's own topic words
+/// consistent, and a small model given the whole list answers it back for any note
+/// (SmolLM2-135M-Instruct gave 7 of 8 unrelated notes the first note's tags).
 pub fn prompt(
     body: &str,
     tags: &PromptTags,
@@ -160,7 +198,11 @@ pub fn prompt(
     context_tokens: u32,
     output_tokens: u32,
 ) -> Prompt {
-    let system = system_prompt(tags);
+    let tags = PromptTags {
+        in_use: fitting(&tags.in_use, body),
+        neighbours: tags.neighbours.clone(),
+    };
+    let system = system_prompt(&tags);
     let retry = refused.map(|refused| (refused.answer.clone(), follow_up(refused)));
     let around = estimate_tokens(&system)
         + retry.as_ref().map_or(0, |(answer, follow_up)| {
@@ -209,16 +251,11 @@ pub fn messages_json(messages: &[ChatMessage]) -> Value {
 /// What the model is told after an answer that could not be used.
 pub fn follow_up(refused: &RefusedAnswer) -> String {
     let cut = if refused.cut_off {
-        " It stopped before the JSON was complete: keep the summary to one short sentence."
+        format!(" {CUT_OFF}")
     } else {
-        ""
+        String::new()
     };
-    format!(
-        "That answer could not be used: {}.{cut} Answer again with only one JSON object \
-         with the fields \"title\" (text), \"tags\" (a list of text) and \"summary\" \
-         (text), and nothing before or after it.",
-        refused.problem
-    )
+    format!("{REFUSED} {}.{cut} {ANSWER_AGAIN}", refused.problem)
 }
 
 /// How a call samples: temperature 0 the first time; after a refused answer a
@@ -259,9 +296,10 @@ pub fn format_schema() -> Value {
     })
 }
 
-/// The enrichment in the model's content for a note with `body`, normalised; the error
-/// says why nothing usable was found.
-pub fn parse_enrichment(content: &str, body: &str) -> Result<Enrichment, String> {
+/// The enrichment in the model's content for the note of `prompt`, normalised and its
+/// tags guarded; the error says why nothing usable was found.
+pub fn parse_enrichment(content: &str, prompt: &Prompt) -> Result<Enrichment, String> {
+    let body = prompt.note.as_str();
     let content = without_reasoning(content).trim();
     if content.is_empty() {
         return Err("the model's answer is empty".into());
@@ -277,14 +315,14 @@ pub fn parse_enrichment(content: &str, body: &str) -> Result<Enrichment, String>
             Some(other) => Err(format!("\"{field}\" is {other}, not text")),
         }
     };
-    let title = text("title")?;
-    let title = if title.is_empty() {
-        // Too short to title: the note is its own title.
+    let title = one_line(&text("title")?);
+    let title = if title.is_empty() || !title_told_by(&title, body) {
+        // Too short to title, or a title of something else (`title_told_by`): the
+        // note's first line is its title.
         body.lines()
-            .map(str::trim)
+            .map(one_line)
             .find(|l| !l.is_empty())
-            .unwrap_or("")
-            .to_string()
+            .unwrap_or_default()
     } else {
         title
     };
@@ -292,7 +330,7 @@ pub fn parse_enrichment(content: &str, body: &str) -> Result<Enrichment, String>
     if title.is_empty() {
         return Err("the answer has no title, and the note no line to take one from".into());
     }
-    let summary = cut_at_word(&text("summary")?, MAX_SUMMARY_CHARS);
+    let summary = cut_at_word(&one_line(&text("summary")?), MAX_SUMMARY_CHARS);
     let tags = match answer.get("tags") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
@@ -306,17 +344,42 @@ pub fn parse_enrichment(content: &str, body: &str) -> Result<Enrichment, String>
     for tag in tags {
         // A tag that is no tag (empty, too long, a line break) is dropped, not fatal.
         if let Ok(tag) = crate::tags::normalize(&tag) {
-            if !tidy.contains(&tag) && tidy.len() < MAX_TAGS {
+            if !tidy.contains(&tag) {
                 tidy.push(tag);
             }
         }
     }
+    let guarded = guard(tidy, body, &prompt.instructions(), &fixed_instructions());
+    if !guarded.dropped.is_empty() {
+        tracing::info!(dropped = ?guarded.dropped,
+            "tags of the answer dropped, each with why");
+    }
+    let mut tags = guarded.kept;
+    tags.truncate(MAX_TAGS);
     Ok(Enrichment {
         title,
-        tags: tidy,
+        tags,
         summary,
         read_chars: None,
     })
+}
+
+/// Model text as one line, by the rule of a person's title (`domain::parse_title`: no
+/// line break or control character): each run of control characters and white space
+/// (a line break, NUL, ESC, BEL, a tab) is one space, the ends trimmed. The
+/// bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) are
+/// dropped: a title or a summary has no use for them, and an override turns the text
+/// after it around wherever the field is shown whole (a terminal, a notification).
+fn one_line(text: &str) -> String {
+    text.split(|c: char| c.is_control() || c.is_whitespace())
+        .map(|word| {
+            word.chars()
+                .filter(|c| !matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'))
+                .collect::<String>()
+        })
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `content` after any reasoning a thinking model wrote before its answer:
@@ -371,197 +434,4 @@ fn cut_at_word(text: &str, limit: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_good_answer_is_accepted_with_tags_normalised() {
-        let e = parse_enrichment(
-            r#" {"title": " Plumber ", "tags": ["Home", "home", " repairs", ""], "summary": "Call the plumber."} "#,
-            "call the plumber",
-        )
-        .unwrap();
-        assert_eq!(e.title, "Plumber");
-        assert_eq!(e.tags, vec!["home", "repairs"]);
-        assert_eq!(e.summary, "Call the plumber.");
-    }
-
-    #[test]
-    fn json_in_prose_or_a_fence_is_taken_out_and_extra_fields_ignored() {
-        let fenced = "```json\n{\"title\": \"T\", \"tags\": [], \"summary\": \"S\"}\n```";
-        assert_eq!(parse_enrichment(fenced, "x").unwrap().title, "T");
-        let prose = r#"Sure! Here it is: {"title": "A {brace} \"quoted\"", "tags": ["a"], "summary": "S", "mood": "ok"} Hope that helps."#;
-        let e = parse_enrichment(prose, "x").unwrap();
-        assert_eq!(e.title, r#"A {brace} "quoted""#);
-        assert_eq!(e.tags, ["a"]);
-    }
-
-    #[test]
-    fn what_is_too_long_is_cut_and_what_is_missing_filled_in() {
-        let long = format!("{} end", "word ".repeat(20));
-        let e = parse_enrichment(
-            &format!(r#"{{"title": "{long}", "tags": ["a","b","A","c","d","e","f", "", "x,y"], "summary": "{}"}}"#, "s ".repeat(200)),
-            "x",
-        )
-        .unwrap();
-        assert!(
-            e.title.chars().count() <= MAX_TITLE_CHARS && e.title.ends_with("word…"),
-            "{}",
-            e.title
-        );
-        assert!(e.summary.chars().count() <= MAX_SUMMARY_CHARS && e.summary.ends_with('…'));
-        assert_eq!(e.tags, ["a", "b", "c", "d", "e"]);
-        // A one-word note: no title, no summary. Its own text is its title.
-        let e = parse_enrichment(r#"{"title": "", "tags": ["groceries"]}"#, "\n  milk\n").unwrap();
-        assert_eq!((e.title.as_str(), e.summary.as_str()), ("milk", ""));
-        assert_eq!(e.tags, ["groceries"]);
-    }
-
-    #[test]
-    fn a_thinking_models_reasoning_is_not_taken_for_its_answer() {
-        let answer = r#"{"title": "Plumber", "tags": ["home"], "summary": "Call him."}"#;
-        for content in [
-            format!("<think>The user wants {{\"title\"}}…</think>\n{answer}"),
-            format!("reasoning with {{braces}} and no opening tag</think>{answer}"),
-            format!("<thinking>hmm {{}}</thinking> {answer}"),
-        ] {
-            let e = parse_enrichment(&content, "call the plumber").expect(&content);
-            assert_eq!(e.title, "Plumber", "{content}");
-        }
-    }
-
-    #[test]
-    fn the_system_prompt_carries_the_neighbours_tags_before_the_tags_in_use() {
-        let tags = |in_use: &[&str], neighbours: &[&str]| PromptTags {
-            in_use: in_use.iter().map(|t| t.to_string()).collect(),
-            neighbours: neighbours.iter().map(|t| t.to_string()).collect(),
-        };
-        assert_eq!(
-            system_prompt(&tags(&[], &[])),
-            SYSTEM_PROMPT,
-            "no tags: as it was"
-        );
-        let both = system_prompt(&tags(&["work", "kitchen"], &["running", "knee"]));
-        let like = both
-            .find(r#"Notes like this one are tagged: ["running","knee"]."#)
-            .expect(&both);
-        let in_use = both
-            .find(r#"Tags already in use, most used first: ["work","kitchen"]."#)
-            .expect(&both);
-        assert!(like < in_use, "{both}");
-        assert!(both.ends_with("use it exactly as written instead of a new word."));
-        let vocabulary_only = system_prompt(&tags(&["work"], &[]));
-        assert!(
-            !vocabulary_only.contains("Notes like this one"),
-            "{vocabulary_only}"
-        );
-        assert!(vocabulary_only.contains(r#"["work"]"#));
-        let neighbours_only = system_prompt(&tags(&[], &["garden"]));
-        assert!(
-            !neighbours_only.contains("already in use"),
-            "{neighbours_only}"
-        );
-        assert!(neighbours_only.ends_with("instead of a new word."));
-        let many: Vec<String> = (0..20).map(|i| format!("t{i}")).collect();
-        let capped = system_prompt(&PromptTags {
-            in_use: Vec::new(),
-            neighbours: many,
-        });
-        assert!(
-            capped.contains(r#""t7"]"#) && !capped.contains("\"t8\""),
-            "{capped}"
-        );
-    }
-
-    #[test]
-    fn a_retry_shows_the_model_its_answer_and_what_was_wrong_and_samples_anew() {
-        let first =
-            messages_json(&prompt("note", &PromptTags::default(), None, 2048, 512).messages);
-        assert_eq!(first.as_array().map(Vec::len), Some(2));
-        let refused = RefusedAnswer::new("\"tags\" is \"a\", not a list", r#"{"tags":"a"}"#, false);
-        let retry = messages_json(
-            &prompt("note", &PromptTags::default(), Some(&refused), 2048, 1024).messages,
-        );
-        assert_eq!(retry[2]["role"], "assistant");
-        assert_eq!(retry[2]["content"], r#"{"tags":"a"}"#);
-        assert_eq!(retry[3]["role"], "user");
-        let told = retry[3]["content"].as_str().unwrap_or_default();
-        assert!(told.contains("not a list"), "{told}");
-        assert_eq!(sampling(false, 0), Sampling::Greedy);
-        match sampling(true, 2) {
-            Sampling::Reseeded { temperature, seed } => {
-                assert_eq!(seed, 2);
-                assert!(temperature > 0.0);
-            }
-            Sampling::Greedy => panic!("a retry samples anew"),
-        }
-        assert_eq!(
-            [
-                output_tokens(0),
-                output_tokens(1),
-                output_tokens(2),
-                output_tokens(9)
-            ],
-            [512, 1024, 2048, 2048]
-        );
-    }
-
-    #[test]
-    fn a_note_that_fits_is_sent_whole_and_a_longer_one_keeps_its_beginning() {
-        let (sent, read) = fit_note("short note", 8192, 300, 512);
-        assert_eq!((sent, read), ("short note", None));
-        let article = format!("Title line\n{}", "word ".repeat(20_000)); // ~100 KB
-        let (sent, read) = fit_note(&article, 8192, 300, 512);
-        assert!(sent.starts_with("Title line\n"), "the head is kept");
-        let room = (8192 - 300 - 512 - TEMPLATE_TOKENS) * BYTES_PER_TOKEN;
-        assert!(
-            sent.len() <= room && sent.len() > room * 4 / 5,
-            "{}",
-            sent.len()
-        );
-        assert!(sent.ends_with("word"), "cut at a word");
-        assert_eq!(read, Some(sent.chars().count() as u32));
-        // Korean: cut on a character boundary, counted in characters.
-        let korean = "가나다라 ".repeat(10_000);
-        let (sent, read) = fit_note(&korean, 4096, 300, 512);
-        assert!(korean.starts_with(sent));
-        assert_eq!(read, Some(sent.chars().count() as u32));
-        // No room at all: nothing of the note, said so.
-        assert_eq!(fit_note("note", 100, 300, 512), ("", Some(0)));
-    }
-
-    #[test]
-    fn the_context_length_is_read_from_the_models_architecture() {
-        let show = json!({ "model_info": {
-            "general.architecture": "llama", "llama.context_length": 131072,
-            "bert.context_length": 512 } });
-        assert_eq!(context_length(&show), Some(131072));
-        let other = json!({ "model_info": { "qwen3.context_length": 40960 } });
-        assert_eq!(context_length(&other), Some(40960));
-        assert_eq!(context_length(&json!({ "details": {} })), None);
-    }
-
-    #[test]
-    fn an_answer_with_nothing_usable_is_refused_with_a_reason() {
-        let cases = [
-            ("", "empty"),
-            ("not json", "no complete JSON object"),
-            (
-                r#"{"title": "T", "tags": ["a", "b"#,
-                "no complete JSON object",
-            ),
-            (r#"{"title": "T", "tags": 3, "summary": "S"}"#, "not a list"),
-            (r#"{"title": "T", "tags": "a"}"#, "not a list"),
-            (r#"{"title": 7, "tags": [], "summary": "S"}"#, "not text"),
-            (r#"{"title": "T", "summary": 2}"#, "not text"),
-        ];
-        for (answer, expected) in cases {
-            let err = parse_enrichment(answer, "a note").unwrap_err();
-            assert!(err.contains(expected), "{answer:?}: {err}");
-        }
-        assert!(
-            parse_enrichment(r#"{"title": " "}"#, " \n ").is_err(),
-            "nothing at all to title"
-        );
-    }
-}
+mod tests;

@@ -32,10 +32,12 @@ use serde_json::json;
 use super::embedding::{read_embeddings, EmbedPlan};
 use super::enrichment::{context_length, format_schema, messages_json, parse_enrichment};
 use super::streaming::{streamed_chat, LineSays};
-use super::transport::{call_within, error_message, exchange, provider_http_client, within};
+use super::transport::{
+    call_within, error_message, exchange, provider_http_client, redirect_refused, within,
+};
 use super::{
-    CallPlan, CallReply, Chat, ChatPlan, Embed, Health, LoadPlan, ModelServer, ProviderError,
-    ProviderHealth, Pull, PullProgress, RefusedAnswer, Sampling, Usage,
+    CallPlan, CallReply, Chat, ChatPlan, Embed, Health, LoadPlan, ModelServer, Prompt,
+    ProviderError, ProviderHealth, Pull, PullProgress, RefusedAnswer, Sampling, Usage,
 };
 use crate::configuration::OllamaSettings;
 use crate::domain::Enrichment;
@@ -209,7 +211,7 @@ impl OllamaClient {
             }
         }
         CallReply {
-            result: check_chat_answer(answer, &plan.prompt.note),
+            result: check_chat_answer(answer, &plan.prompt),
             usage: Some(usage),
         }
     }
@@ -242,6 +244,11 @@ impl OllamaClient {
             Err(_) => {
                 return ProviderHealth::NotRunning {
                     detail: format!("no answer from {} within {HEALTH_TIMEOUT:?}", self.base_url),
+                }
+            }
+            Ok(Err(ProviderError::Misconfigured(words))) => {
+                return ProviderHealth::NotRunning {
+                    detail: format!("{}: {words}", self.base_url),
                 }
             }
             Ok(Err(e)) => {
@@ -409,6 +416,9 @@ impl OllamaClient {
                             return Some((Err(ProviderError::from_send_error(&e)), PullStep::Over))
                         }
                     };
+                    if let Some(refused) = redirect_refused(&response) {
+                        return Some((Err(refused), PullStep::Over));
+                    }
                     if !response.status().is_success() {
                         let code = response.status().as_u16();
                         let bytes = response
@@ -502,7 +512,7 @@ fn pull_line(line: &[u8]) -> Option<Result<PullProgress, ProviderError>> {
 }
 
 /// Checks an answer's envelope before its content (contract §6.2, "schema").
-fn check_chat_answer(answer: ChatResponse, body: &str) -> Result<Enrichment, ProviderError> {
+fn check_chat_answer(answer: ChatResponse, prompt: &Prompt) -> Result<Enrichment, ProviderError> {
     if let Some(error) = answer.error {
         // An error line with a 200 status (a runner failure mid-answer).
         return Err(ProviderError::Status {
@@ -524,7 +534,7 @@ fn check_chat_answer(answer: ChatResponse, body: &str) -> Result<Enrichment, Pro
     if answer.done_reason.as_deref() == Some("length") {
         // What came before the limit may still hold a complete object; if not, the
         // retry gets more room.
-        return parse_enrichment(&content, body).map_err(|_| {
+        return parse_enrichment(&content, prompt).map_err(|_| {
             ProviderError::Unusable(RefusedAnswer::new(
                 "the answer was cut off at the token limit",
                 &content,
@@ -532,7 +542,7 @@ fn check_chat_answer(answer: ChatResponse, body: &str) -> Result<Enrichment, Pro
             ))
         });
     }
-    parse_enrichment(&content, body)
+    parse_enrichment(&content, prompt)
         .map_err(|problem| ProviderError::Unusable(RefusedAnswer::new(problem, &content, false)))
 }
 

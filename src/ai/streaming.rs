@@ -17,7 +17,9 @@ use futures_util::future::LocalBoxFuture;
 use futures_util::stream::LocalBoxStream;
 use futures_util::{Stream, StreamExt};
 
-use super::transport::{died_on_a_kept_connection, error_message, MAX_ANSWER_BYTES};
+use super::transport::{
+    died_on_a_kept_connection, error_message, redirect_refused, MAX_ANSWER_BYTES,
+};
 use super::ProviderError;
 
 /// What one line of a streamed answer says.
@@ -82,6 +84,9 @@ where
                     Ok(Err(error)) => return Some((Err(error), Step::Over)),
                     Ok(Ok(response)) => response,
                 };
+                if let Some(refused) = redirect_refused(&response) {
+                    return Some((Err(refused), Step::Over));
+                }
                 if !response.status().is_success() {
                     let code = response.status().as_u16();
                     let bytes = response

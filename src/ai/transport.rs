@@ -1,7 +1,13 @@
 //! What every provider client does on the wire, whatever the server: one awc client
 //! per provider, a request sent (again on a fresh connection when a kept one had
-//! died) and its whole answer read, a deadline around a whole call, and a server's
-//! error body in words.
+//! died) and its whole answer read, a deadline around a whole call, a redirect
+//! refused, and a server's error body in words.
+//!
+//! A model server's redirect is never followed (awc follows up to 10 by default): the
+//! listener-owner check (`super::listener`) looks at the configured URL only, so a 307
+//! to another port would hand a note's text to whatever listens there, another user's
+//! server included. The answer is refused instead ([`redirect_refused`]), naming where
+//! it pointed: the provider's state, never a note's failure.
 
 use std::time::Duration;
 
@@ -16,11 +22,17 @@ pub const MAX_ANSWER_BYTES: usize = 4 << 20;
 /// Connecting to a local server is instant when it runs; no need to wait long.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// The longest part of a redirect's target said back (a `Location` is the server's
+/// text).
+const MAX_LOCATION_CHARS: usize = 200;
+
 /// The awc client of one provider: no timeout of its own (the overall deadline is
-/// applied around the whole call instead), a short connect timeout.
+/// applied around the whole call instead), a short connect timeout, and no redirect
+/// followed.
 pub fn provider_http_client() -> Client {
     Client::builder()
         .disable_timeout()
+        .disable_redirects()
         .connector(awc::Connector::new().timeout(CONNECT_TIMEOUT))
         .finish()
 }
@@ -48,12 +60,37 @@ where
         }
     }
     let mut response = sent.map_err(|e| ProviderError::from_send_error(&e))?;
+    if let Some(refused) = redirect_refused(&response) {
+        return Err(refused);
+    }
     let bytes = response
         .body()
         .limit(MAX_ANSWER_BYTES)
         .await
         .map_err(|e| ProviderError::from_payload_error(&e))?;
     Ok((response.status().as_u16(), bytes))
+}
+
+/// A redirect (3xx) refused, in words naming where it pointed; `None` for any other
+/// answer. Its body is not read.
+pub fn redirect_refused<S>(response: &awc::ClientResponse<S>) -> Option<ProviderError> {
+    let status = response.status();
+    if !status.is_redirection() {
+        return None;
+    }
+    // `to_str` takes visible ASCII only: no control character reaches a log or a page.
+    let to: String = response
+        .headers()
+        .get(awc::http::header::LOCATION)
+        .and_then(|location| location.to_str().ok())
+        .map(|location| location.chars().take(MAX_LOCATION_CHARS).collect())
+        .unwrap_or_else(|| "an address it did not give".into());
+    Some(ProviderError::Misconfigured(format!(
+        "the model server answered HTTP {} redirecting to {to}; inkling follows no redirect \
+         of a model server, so no note goes where it points: set the provider's URL to \
+         the server itself",
+        status.as_u16()
+    )))
 }
 
 /// `call` under one overall deadline; past it, a `TimedOut` saying what did not happen.

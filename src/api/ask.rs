@@ -23,6 +23,13 @@ use super::notes::NoteView;
 /// article is a note to capture).
 pub const MAX_QUESTION_CHARS: usize = 1000;
 
+/// The longest answer, in bytes of its text: 128 bytes a token of the answer's room
+/// (`crate::ai::ask::ASK_OUTPUT_TOKENS`), far beyond any answer written within it, so
+/// only a server that ignores the limit (or writes for ever) is cut there. The service
+/// cuts the answer at it (`too_long`); `inkling mcp`, which gathers the answer whole,
+/// stops reading past it.
+pub const MAX_ANSWER_BYTES: usize = 64 << 10;
+
 /// `POST /api/ask` body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -88,6 +95,11 @@ pub enum NoAnswer {
     Failed,
     /// A newer question from the same page took its place.
     Replaced,
+    /// The model only said the question back (or nothing), or its prompt: no answer
+    /// (`crate::ai::ask::only_repeats`).
+    Echoed,
+    /// The answer ran past its length or its time and was cut (what came stands).
+    TooLong,
 }
 
 /// One line of the answer's stream.

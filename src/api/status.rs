@@ -39,6 +39,66 @@ pub struct Limits {
     pub tags_per_note: usize,
 }
 
+/// Whether the embedding model's vectors tell the notes apart, judged from the cosine
+/// similarities between the newest notes' vectors (a sample: `crate::storage::spread`).
+/// A model whose vectors are all about as similar as each other makes every note
+/// "near" every other: then no neighbour's tags go into a prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum VectorSpread {
+    /// Fewer notes with vectors than a judgement needs (`notes` of them): no
+    /// neighbours' tags yet.
+    TooFewNotes { notes: u32 },
+    /// The similarities spread: a really near note stands out from the `median`.
+    /// `spread` is the distance between their 10th and 90th percentiles.
+    TellsNotesApart {
+        notes: u32,
+        median: f32,
+        spread: f32,
+    },
+    /// The similarities hardly spread (`spread` below the least that tells notes apart):
+    /// the model's vectors say nothing about which notes are alike.
+    Degenerate {
+        notes: u32,
+        median: f32,
+        spread: f32,
+    },
+}
+
+// The figures are finite (`crate::storage::spread::judge` makes none that is not), so
+// equality is total.
+impl Eq for VectorSpread {}
+
+impl VectorSpread {
+    /// One line for a person (`inkling status`).
+    pub fn words(&self) -> String {
+        match self {
+            VectorSpread::TooFewNotes { notes } => format!(
+                "too few notes with vectors to judge the embedding model ({notes}); \
+                 no neighbours' tags are offered yet"
+            ),
+            VectorSpread::TellsNotesApart {
+                notes,
+                median,
+                spread,
+            } => format!(
+                "the embedding model tells notes apart (similarities spread {spread:.2} \
+                 around {median:.2}, over {notes} notes)"
+            ),
+            VectorSpread::Degenerate {
+                notes,
+                median,
+                spread,
+            } => format!(
+                "the embedding model does not tell notes apart: every note is about as \
+                 similar to every other (spread {spread:.3} around {median:.2}, over {notes} \
+                 notes), so no neighbours' tags are offered and its related notes mean \
+                 little; use a model made for embeddings"
+            ),
+        }
+    }
+}
+
 /// The service as a whole, right now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServiceStatus {
@@ -64,10 +124,66 @@ pub struct ServiceStatus {
     pub model_server: ModelServer,
     #[serde(default)]
     pub model: String,
+    /// The model that makes the notes' vectors: a server's embedding model, or
+    /// [`crate::api::worker::BUILTIN_EMBEDDER`]; `None`: no vectors at all.
+    #[serde(default)]
+    pub embedding_model: Option<String>,
     /// What the AI worker is doing.
     pub worker: WorkerStatus,
+    /// Whether the notes' vectors tell them apart; `None` when no note has a vector.
+    #[serde(default)]
+    pub vectors: Option<VectorSpread>,
     /// Per actor: messages received, handled and waiting, time in handlers.
     pub actors: BTreeMap<String, ActorCounters>,
+}
+
+impl ServiceStatus {
+    /// What the person gets from the AI right now, in plain words (`inkling status`'s
+    /// "AI:" line): from the chat model, titles, tags, summaries and answers; from the
+    /// embedding model (a server's, or the built-in embedder with no server at all),
+    /// related notes and search by meaning; and what waits, with its fix.
+    pub fn what_you_get(&self) -> String {
+        use crate::api::worker::{EmbeddingsState, BUILTIN_EMBEDDER};
+        let chat_ready = matches!(self.provider, Some(ProviderHealth::Ready));
+        let builtin = self.embedding_model.as_deref() == Some(BUILTIN_EMBEDDER);
+        let meaning = match (&self.embedding_model, &self.worker.embeddings) {
+            (None, _) => None,
+            (Some(_), EmbeddingsState::ModelMissing { .. }) if builtin => {
+                return format!(
+                    "{}; related notes and search by meaning once the built-in embedder's \
+                     model is downloaded: `inkling pull-model --embedder`",
+                    chat_words(chat_ready)
+                )
+            }
+            (Some(_), EmbeddingsState::ModelMissing { .. } | EmbeddingsState::NotServed { .. }) => {
+                None
+            }
+            (Some(_), _) if builtin => Some(
+                "related notes and search by meaning from the built-in embedder (no model \
+                 server needed)"
+                    .to_string(),
+            ),
+            (Some(model), _) => Some(format!(
+                "related notes and search by meaning from {model}, while the model server runs"
+            )),
+        };
+        match meaning {
+            Some(meaning) => format!("{meaning}; {}", chat_words(chat_ready)),
+            None => format!(
+                "{}; no related notes or search by meaning (set an embedding model, or turn on \
+                 ai.builtin_embedder)",
+                chat_words(chat_ready)
+            ),
+        }
+    }
+}
+
+fn chat_words(ready: bool) -> &'static str {
+    if ready {
+        "titles, tags, summaries and answers from the chat model"
+    } else {
+        "titles, tags, summaries and answers wait for the chat model (see the line above)"
+    }
 }
 
 #[cfg(test)]
@@ -99,6 +215,7 @@ mod tests {
             }),
             model_server: ModelServer::Ollama,
             model: "llama3.2".into(),
+            embedding_model: Some("embeddinggemma".into()),
             worker: WorkerStatus {
                 state: WorkerState::Parked {
                     until: "2026-03-01T12:00:30.000Z".into(),
@@ -114,6 +231,11 @@ mod tests {
                 model_time: Default::default(),
                 embeddings: Default::default(),
             },
+            vectors: Some(VectorSpread::Degenerate {
+                notes: 24,
+                median: 0.5,
+                spread: 0.25,
+            }),
             actors: BTreeMap::from([("repository".into(), ActorCounters::default())]),
         };
         let json = serde_json::to_value(&status).expect("serialisable");
@@ -125,7 +247,101 @@ mod tests {
         assert_eq!(json["worker"]["step"], 1);
         assert_eq!(json["actors"]["repository"]["waiting"], 0);
         assert_eq!(json["worker"]["slow_notes"][0]["next_deadline_ms"], 600_000);
+        assert_eq!(json["vectors"]["state"], "degenerate");
+        assert_eq!(json["vectors"]["spread"], 0.25);
         let read: ServiceStatus = serde_json::from_value(json).expect("readable");
         assert_eq!(read, status);
+    }
+
+    #[test]
+    fn the_ai_line_says_what_the_person_gets_with_no_server_an_embedding_model_and_a_chat_model() {
+        use crate::api::worker::{EmbeddingsState, BUILTIN_EMBEDDER};
+        let status = |provider: Option<ProviderHealth>,
+                      embedding: Option<&str>,
+                      embeddings: EmbeddingsState| {
+            let worker = WorkerStatus {
+                state: WorkerState::Idle,
+                queued: 0,
+                slow_notes: Vec::new(),
+                model_time: Default::default(),
+                embeddings: EmbeddingsState::Off,
+            };
+            ServiceStatus {
+                version: "0".into(),
+                locale: Locale::En,
+                expiry_days: 30,
+                max_attempts: 3,
+                limits: Limits::default(),
+                counts: NoteCounts::default(),
+                provider,
+                model_server: ModelServer::Ollama,
+                model: "llama3.2".into(),
+                embedding_model: embedding.map(str::to_string),
+                worker: WorkerStatus {
+                    embeddings,
+                    ..worker
+                },
+                vectors: None,
+                actors: BTreeMap::new(),
+            }
+            .what_you_get()
+        };
+        let down = || {
+            Some(ProviderHealth::NotRunning {
+                detail: "refused".into(),
+            })
+        };
+        // No model server at all: the built-in embedder's share.
+        let none = status(down(), Some(BUILTIN_EMBEDDER), EmbeddingsState::UpToDate);
+        assert!(
+            none.starts_with("related notes and search by meaning from the built-in"),
+            "{none}"
+        );
+        assert!(none.contains("wait for the chat model"), "{none}");
+        let not_yet = status(
+            down(),
+            Some(BUILTIN_EMBEDDER),
+            EmbeddingsState::ModelMissing {
+                model: BUILTIN_EMBEDDER.into(),
+            },
+        );
+        assert!(
+            not_yet.contains("inkling pull-model --embedder"),
+            "{not_yet}"
+        );
+        // An embedding model only (the chat model not installed).
+        let missing_chat = Some(ProviderHealth::ModelMissing {
+            model: "llama3.2".into(),
+            server: ModelServer::Ollama,
+        });
+        let embedding_only = status(
+            missing_chat,
+            Some("embeddinggemma"),
+            EmbeddingsState::UpToDate,
+        );
+        assert!(
+            embedding_only.starts_with("related notes and search by meaning from embeddinggemma")
+        );
+        assert!(
+            embedding_only.contains("wait for the chat model"),
+            "{embedding_only}"
+        );
+        // A chat model too: everything.
+        let all = status(
+            Some(ProviderHealth::Ready),
+            Some(BUILTIN_EMBEDDER),
+            EmbeddingsState::Working,
+        );
+        assert!(
+            all.contains("titles, tags, summaries and answers from the chat model"),
+            "{all}"
+        );
+        assert!(all.contains("built-in embedder"), "{all}");
+        // Vectors turned off.
+        let off = status(Some(ProviderHealth::Ready), None, EmbeddingsState::Off);
+        assert!(
+            off.contains("no related notes or search by meaning"),
+            "{off}"
+        );
     }
 }

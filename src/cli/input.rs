@@ -1,5 +1,6 @@
 //! What a command reads from the person rather than the service: a note on standard
-//! input (`capture -`, `edit --body -`), and a body edited in their editor.
+//! input (`capture -`, `edit --body -`), and a body edited in their editor. (The
+//! clipboard, for `capture --clipboard`, is `clipboard.rs`.)
 
 use std::io::Read;
 
@@ -63,16 +64,21 @@ pub fn read_note(input: impl Read, limit: usize) -> Result<String, ClientError> 
         .read_to_end(&mut bytes)
         .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
     if bytes.len() > limit {
-        let size = if limit.is_multiple_of(1024) {
-            format!("{} KiB", limit / 1024)
-        } else {
-            format!("{limit} bytes")
-        };
-        return Err(ClientError::Api(format!(
-            "the note is larger than {size} (http.max_body_bytes); shorten it"
-        )));
+        return Err(too_large(limit));
     }
     String::from_utf8(bytes).map_err(|_| ClientError::Api("the note is not UTF-8 text".into()))
+}
+
+/// A note over the service's limit, refused before it is sent.
+pub fn too_large(limit: usize) -> ClientError {
+    let size = if limit.is_multiple_of(1024) {
+        format!("{} KiB", limit / 1024)
+    } else {
+        format!("{limit} bytes")
+    };
+    ClientError::Api(format!(
+        "the note is larger than {size} (http.max_body_bytes); shorten it"
+    ))
 }
 
 #[cfg(test)]

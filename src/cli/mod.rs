@@ -11,6 +11,7 @@
 //!   `autostart.rs` (needs no service), `ask.rs` (a question asked of the notes);
 //! - `render.rs`: the answers as text for a terminal, plain functions;
 //! - `input.rs`: what a command reads from the person (standard input, the editor);
+//!   `clipboard.rs`: the desktop's clipboard (`capture --clipboard`);
 //! - `invocation.rs`: what every command of one run shares (the client, the output);
 //! - `output.rs`: standard output, which ends a command quietly when its reader goes.
 
@@ -18,6 +19,8 @@ mod ai;
 pub mod arguments;
 mod ask;
 mod autostart;
+mod clipboard;
+mod embedder;
 mod input;
 mod invocation;
 mod lifecycle;
@@ -34,6 +37,7 @@ use std::path::PathBuf;
 
 pub use arguments::{exit, AutostartAction, Cli, Command, ListArgs, TagsAction};
 pub use autostart::run_autostart;
+pub use embedder::pull_embedder;
 
 use crate::client::{ClientError, ServiceClient};
 use crate::configuration::Settings;
@@ -75,7 +79,7 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
         Command::Run | Command::Autostart { .. } | Command::Mcp => {
             unreachable!("`run`, `autostart` and `mcp` are not client commands")
         }
-        Command::Capture { text } => notes::capture(run, text).await,
+        Command::Capture { text, clipboard } => notes::capture(run, text, clipboard).await,
         Command::List(args) => notes::list(run, &args).await,
         Command::Search { query, filters } => notes::search(run, &query, &filters).await,
         Command::Show { id } => notes::show(run, &id).await,
@@ -88,11 +92,14 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
             tags,
             body,
         } => notes::edit(run, &id, title, tags, body).await,
-        Command::Status => status::status(run).await,
+        Command::Status { verbose } => status::status(run, verbose).await,
         Command::RetryFailed => ai::retry_failed(run).await,
         Command::FailedCount => ai::failed_count(run).await,
         Command::Recheck => ai::recheck(run).await,
-        Command::PullModel => ai::pull_model(run).await,
+        Command::PullModel { embedder: true, .. } => {
+            unreachable!("`pull-model --embedder` is not a client command")
+        }
+        Command::PullModel { .. } => ai::pull_model(run).await,
         Command::Enrich { id } => lifecycle::enrich(run, &id).await,
         Command::Trash { id } => lifecycle::trash(run, &id).await,
         Command::Restore { id } => lifecycle::restore(run, &id).await,

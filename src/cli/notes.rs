@@ -2,21 +2,45 @@
 
 use super::input::{edit_in_editor, read_note};
 use super::render::{
-    describe_slow, hit_snippet_line, list_line, not_embedded_line, note_lines, related_line,
+    describe_slow, hit_snippet_line, list_line, more_line, not_embedded_line, note_lines,
+    related_line,
 };
 use super::{Invocation, ListArgs};
 use crate::api::changes::ChangesQuery;
 use crate::api::requests::{EditRequest, ListQuery};
 use crate::client::{ClientError, ServiceClient};
-use crate::domain::{ListFilter, Note};
+use crate::domain::{ListFilter, Note, NoteBody};
 
-/// `inkling capture TEXT|-`.
-pub async fn capture(run: &mut Invocation<'_>, text: String) -> Result<(), ClientError> {
-    let body = if text == "-" {
-        read_note(std::io::stdin().lock(), run.max_body_bytes)?
-    } else {
-        text
-    };
+/// `inkling capture TEXT|-|--clipboard`. A note with nothing to see is refused here,
+/// naming where it came from (an empty pipe or clipboard is easy to miss), and the
+/// service is not asked.
+pub async fn capture(
+    run: &mut Invocation<'_>,
+    text: Option<String>,
+    clipboard: bool,
+) -> Result<(), ClientError> {
+    let (body, from) =
+        match text {
+            _ if clipboard => (
+                super::clipboard::read_text(run.max_body_bytes)?,
+                "the clipboard",
+            ),
+            Some(dash) if dash == "-" => (
+                read_note(std::io::stdin().lock(), run.max_body_bytes)?,
+                "standard input",
+            ),
+            Some(text) => (text, "the command line"),
+            // clap asks for one of them; said again for a caller that did not.
+            None => return Err(ClientError::Api(
+                "nothing to capture: give the note's text, `-` for standard input, or --clipboard"
+                    .into(),
+            )),
+        };
+    if NoteBody::is_blank(&body) {
+        return Err(ClientError::Api(format!(
+            "the note from {from} is empty; nothing was captured"
+        )));
+    }
     let note = run.client.capture(&body).await?;
     if run.json {
         run.out.json(&note)
@@ -60,11 +84,15 @@ pub async fn search(
     filters: &ListArgs,
 ) -> Result<(), ClientError> {
     let limit = filters.limit.unwrap_or(ListFilter::DEFAULT_LIMIT);
+    // One more than shown, to know whether the limit left notes out (and say so).
+    let asked = limit.saturating_add(1).min(ListFilter::MAX_LIMIT);
     let query = ListQuery {
         q: Some(query.join(" ")),
-        ..list_query(filters, limit)
+        ..list_query(filters, asked)
     };
-    let answer = run.client.search(&query).await?;
+    let mut answer = run.client.search(&query).await?;
+    let more = answer.hits.len() > limit as usize;
+    answer.hits.truncate(limit as usize);
     if run.json {
         return run.out.json(&answer);
     }
@@ -78,7 +106,10 @@ pub async fn search(
             hit_snippet_line(hit.found_by, &hit.hit.snippet)
         ))?;
     }
-    // The quiet line: about the search, not one of its hits, so not on standard output.
+    // The quiet lines: about the search, not one of its hits, so not on standard output.
+    if more {
+        eprintln!("{}", more_line(limit, filters.limit.is_some()));
+    }
     if let Some(keyword_only) = &answer.keyword_only {
         eprintln!("{}", keyword_only.line);
     }
@@ -99,7 +130,9 @@ pub async fn related(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientErr
         return Ok(());
     }
     if related.notes.is_empty() {
-        run.out.line("no related notes yet")?;
+        // The note has its vector: no other note is near it, which is an answer, not
+        // something still to come.
+        run.out.line("no other note is near this one in meaning")?;
     }
     for found in &related.notes {
         run.out.line(related_line(found))?;

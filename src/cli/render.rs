@@ -10,11 +10,12 @@ use crate::api::search::FoundBy;
 use crate::api::status::{
     ActorCounters, ModelServer, ProviderHealth, ServiceStatus, SlowNote, WorkerState, WorkerStatus,
 };
+use crate::api::worker::EmbeddingsState;
 use crate::domain::Note;
 
 /// `inkling status`: the version and address, the counts, the provider, the worker, its
 /// slow notes and the per-actor counters.
-pub fn status_lines(status: &ServiceStatus, base_url: &str) -> Vec<String> {
+pub fn status_lines(status: &ServiceStatus, base_url: &str, verbose: bool) -> Vec<String> {
     let counts = &status.counts;
     let mut lines = vec![
         format!("inkling {} at {base_url}", status.version),
@@ -31,6 +32,7 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str) -> Vec<String> {
             describe_health(status.provider.as_ref())
         ),
         format!("worker: {}", describe_worker(&status.worker)),
+        format!("AI:     {}", status.what_you_get()),
     ];
     if status.worker.model_time.is_worth_saying() {
         lines.push(format!(
@@ -41,8 +43,12 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str) -> Vec<String> {
                 .describe(crate::configuration::Locale::En)
         ));
     }
-    if let Some(words) = status.worker.embeddings.words() {
-        lines.push(format!("related notes: {words}"));
+    lines.push(format!(
+        "related notes: {}",
+        describe_embeddings(&status.worker.embeddings)
+    ));
+    if let Some(vectors) = &status.vectors {
+        lines.push(format!("vectors: {}", vectors.words()));
     }
     for slow in &status.worker.slow_notes {
         lines.push(format!(
@@ -51,8 +57,26 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str) -> Vec<String> {
             describe_slow(slow)
         ));
     }
-    lines.extend(describe_actors(&status.actors));
+    if verbose {
+        lines.extend(describe_actors(&status.actors));
+    }
     lines
+}
+
+/// The notes' vectors' state, always said: what is wrong with the fix, else what they
+/// are doing (a person asks `status` to learn whether search by meaning works).
+fn describe_embeddings(state: &EmbeddingsState) -> String {
+    if let Some(words) = state.words() {
+        return words;
+    }
+    match state {
+        EmbeddingsState::Off => "off: the built-in embedder is turned off \
+             (ai.builtin_embedder) and no server embedding model is set, so search is by \
+             words and no note has related notes"
+            .into(),
+        EmbeddingsState::UpToDate => "every note has its vector".into(),
+        _ => "making the notes' vectors in the background".into(),
+    }
 }
 
 /// One line for the provider's health (`/api/status` `provider`, or a recheck).
@@ -246,6 +270,19 @@ pub fn answer_note(question: &str, answer: &str, notes: &[Note]) -> String {
     .to_string()
 }
 
+/// What `inkling search` says on standard error when its limit left notes out.
+pub fn more_line(shown: u32, limit_given: bool) -> String {
+    let how = if limit_given {
+        "a larger --limit shows more"
+    } else {
+        "--limit N shows more"
+    };
+    format!(
+        "the best {shown} shown; more notes match ({how}, up to {})",
+        crate::domain::ListFilter::MAX_LIMIT
+    )
+}
+
 /// What `inkling related` says of a note that has no vector yet.
 pub fn not_embedded_line(why: Option<&str>) -> String {
     match why {
@@ -377,6 +414,61 @@ fn is_bidi_control(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_status_says_in_words_when_the_vectors_do_not_tell_notes_apart() {
+        let status: ServiceStatus = serde_json::from_value(serde_json::json!({
+            "version": "0.1.0", "locale": "en", "expiry_days": 30,
+            "counts": { "pending": 0, "failed": 0, "expired": 0 },
+            "provider": null,
+            "worker": { "state": "idle", "queued": 0 },
+            "vectors": { "state": "degenerate", "notes": 24, "median": 0.99, "spread": 0.004 },
+            "actors": {},
+        }))
+        .expect("a status");
+        let lines = status_lines(&status, "http://127.0.0.1:1", false);
+        let line = lines
+            .iter()
+            .find(|l| l.starts_with("vectors: "))
+            .unwrap_or_else(|| panic!("{lines:?}"));
+        assert!(line.contains("does not tell notes apart"), "{line}");
+        assert!(line.contains("use a model made for embeddings"), "{line}");
+    }
+
+    #[test]
+    fn the_status_says_what_the_vectors_are_doing_and_keeps_the_actors_for_verbose() {
+        let status: ServiceStatus = serde_json::from_value(serde_json::json!({
+            "version": "0.1.0", "locale": "en", "expiry_days": 30,
+            "counts": { "pending": 0, "failed": 0, "expired": 0 },
+            "provider": null,
+            "worker": { "state": "idle", "queued": 0 },
+            "actors": { "repository": { "received": 3, "handled": 3, "waiting": 0,
+                                        "busy_us": 10, "slowest_us": 5 } },
+        }))
+        .expect("a status");
+        let lines = status_lines(&status, "http://127.0.0.1:1", false);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("related notes: off: the built-in embedder is turned off")),
+            "{lines:?}"
+        );
+        assert!(!lines.iter().any(|l| l.contains("received")), "{lines:?}");
+        let verbose = status_lines(&status, "http://127.0.0.1:1", true);
+        assert!(
+            verbose.iter().any(|l| l.contains("received")),
+            "{verbose:?}"
+        );
+    }
+
+    #[test]
+    fn a_search_cut_by_its_limit_says_so_and_how_to_see_more() {
+        assert_eq!(
+            more_line(50, false),
+            "the best 50 shown; more notes match (--limit N shows more, up to 500)"
+        );
+        assert!(more_line(2, true).contains("a larger --limit"));
+    }
 
     #[test]
     fn actor_counters_print_as_a_table_row_per_actor() {

@@ -36,13 +36,10 @@ fn io_error(what: &str, path: &Path, e: std::io::Error) -> ClientError {
     ClientError::Other(anyhow::anyhow!("cannot {what} {}: {e}", path.display()))
 }
 
-/// A new folder only the user can read (the notes are private).
-fn private_folder(path: &Path) -> Result<(), ClientError> {
+/// A new folder only the user can read (the notes are private); never one that exists.
+fn private_folder(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(path)
-        .map_err(|e| io_error("create", path, e))
+    std::fs::DirBuilder::new().mode(0o700).create(path)
 }
 
 /// A new file only the user can read; never one that exists.
@@ -94,22 +91,22 @@ pub async fn export_notes(
     parent: &Path,
     now: DateTime<Utc>,
 ) -> Result<Exported, ClientError> {
-    let path = parent.join(format!("notes-{}", now.format("%Y-%m-%dT%H-%M-%S")));
+    let stem = format!("notes-{}", now.format("%Y-%m-%dT%H-%M-%S"));
     let mut notes = 0u64;
     let mut finished = false;
     // The folder, and the JSON file in it; `None` until the first line arrives.
-    let mut made: Option<Option<(std::fs::File, PathBuf)>> = None;
+    let mut made: Option<ExportFolder> = None;
     client
         .export_notes(|line| {
-            if made.is_none() {
-                made = Some(new_export_folder(parent, &path, format)?);
-            }
-            let json = made.as_mut().and_then(Option::as_mut);
+            let folder = match &mut made {
+                Some(folder) => folder,
+                None => made.insert(new_export_folder(parent, &stem, format)?),
+            };
             // The document comes one note a line, between its head and its tail.
             let is_head = line.starts_with("{\"inkling_export\"");
             finished |= line == "]}";
-            let is_json = json.is_some();
-            if let Some((file, name)) = json {
+            let is_json = folder.json.is_some();
+            if let Some((file, name)) = &mut folder.json {
                 writeln!(file, "{line}").map_err(|e| io_error("write", name, e))?;
             }
             if is_head || line == "]}" || line.is_empty() {
@@ -119,12 +116,12 @@ pub async fn export_notes(
             if !is_json {
                 let note: Note = serde_json::from_str(line.trim_end_matches(','))
                     .map_err(|e| anyhow::anyhow!("unexpected note in the export: {e}"))?;
-                write_markdown(&path, &note)?;
+                write_markdown(&folder.path, &note)?;
             }
             Ok(())
         })
         .await?;
-    let Some(json) = made else {
+    let Some(folder) = made else {
         return Err(ClientError::Api(
             "the service sent no export; nothing was written".into(),
         ));
@@ -132,34 +129,69 @@ pub async fn export_notes(
     if !finished {
         return Err(ClientError::Api(format!(
             "the export ended early; {} holds only what arrived",
-            path.display()
+            folder.path.display()
         )));
     }
-    if let Some((file, name)) = json {
+    if let Some((file, name)) = folder.json {
         file.sync_all().map_err(|e| io_error("write", &name, e))?;
     }
-    Ok(Exported { path, notes })
+    Ok(Exported {
+        path: folder.path,
+        notes,
+    })
 }
 
-/// The export's folder `path` in `parent` (made if need be), and its `notes.json` for
-/// the JSON format.
+/// The export's own new folder, and its `notes.json` for the JSON format.
+struct ExportFolder {
+    path: PathBuf,
+    json: Option<(std::fs::File, PathBuf)>,
+}
+
+/// How many fresh names an export tries after its own is taken.
+const FRESH_NAMES: usize = 16;
+
+/// The export's folder in `parent` (made if need be), made by this call and no other:
+/// `stem` when free, else `stem-<random>`. Into a shared folder (`/tmp`) another user
+/// can plant the name first (a folder, a link); the export then takes a fresh name
+/// instead of failing or writing into what it did not make. `mkdir` fails on any
+/// existing name, a link included, so the folder written into is always this one's.
 fn new_export_folder(
     parent: &Path,
-    path: &Path,
+    stem: &str,
     format: NotesFormat,
-) -> Result<Option<(std::fs::File, PathBuf)>, ClientError> {
+) -> Result<ExportFolder, ClientError> {
     std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
-    private_folder(path)?;
-    match format {
+    let mut path = parent.join(stem);
+    let mut tries = 0;
+    loop {
+        match private_folder(&path) {
+            Ok(()) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < FRESH_NAMES => {
+                tries += 1;
+                path = parent.join(format!("{stem}-{}", random_suffix()?));
+            }
+            Err(e) => return Err(io_error("create", &path, e)),
+        }
+    }
+    let json = match format {
         NotesFormat::Json => {
             let file = path.join("notes.json");
-            Ok(Some((
+            Some((
                 private_file(&file).map_err(|e| io_error("create", &file, e))?,
                 file,
-            )))
+            ))
         }
-        NotesFormat::Markdown => Ok(None),
-    }
+        NotesFormat::Markdown => None,
+    };
+    Ok(ExportFolder { path, json })
+}
+
+/// Eight random hex digits: a name no one can plant ahead.
+fn random_suffix() -> Result<String, ClientError> {
+    let mut bytes = [0u8; 4];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ClientError::Other(anyhow::anyhow!("no randomness for a folder name: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// One note's Markdown file in `folder` (a second note with the same name, which

@@ -30,6 +30,15 @@ pub struct AiSettings {
     /// (`crate::ai::listener`).
     #[serde(deserialize_with = "strict::text_list")]
     pub trusted_listeners: Vec<String>,
+    /// The built-in embedder (issue #37): the notes' vectors made in the process,
+    /// with no model server, when no server's embedding model is named
+    /// (`ollama.embedding_model`, `openai.embedding_model`), which wins when set.
+    #[serde(deserialize_with = "strict::boolean")]
+    pub builtin_embedder: bool,
+    /// Where its model is (`inkling pull-model --embedder` puts it there); empty: the
+    /// data dir's `models/` folder for it.
+    #[serde(deserialize_with = "strict::text")]
+    pub builtin_embedder_dir: String,
 }
 
 impl AiSettings {
@@ -80,7 +89,13 @@ pub const MIN_EMBEDDING_CONTEXT: u32 = 128;
 pub struct EmbeddingCalls {
     pub model: String,
     pub context_tokens: u32,
+    /// Made in the process by the built-in embedder, not by the model server.
+    pub in_process: bool,
 }
+
+/// The built-in embedder's context: multilingual-e5-small reads 512 tokens a window.
+/// A longer note is cut to it, as for a server's model (its beginning is its vector).
+pub const BUILTIN_EMBEDDER_CONTEXT: u32 = 512;
 
 /// How calls are made, whichever the provider: what the worker's core and the health
 /// monitor are configured with.

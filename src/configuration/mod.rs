@@ -5,7 +5,8 @@
 //! 2. the user file: `--config PATH` (must exist), else the platform config dir's
 //!    `inkling/config.toml` (used when present);
 //! 3. the environment: `INKLING_<SECTION>__<KEY>` (`INKLING_HTTP__PORT`), top-level keys
-//!    as `INKLING_<KEY>` (`INKLING_DATA_DIR`).
+//!    as `INKLING_<KEY>` (`INKLING_DATA_DIR`), for the keys the defaults list; other
+//!    `INKLING_` variables are not settings (`environment.rs`).
 //!
 //! Every value is checked before anything starts; a bad one stops start-up with a
 //! one-line message that names the key.
@@ -19,6 +20,7 @@ use serde::Deserialize;
 use crate::logging::LogFilter;
 
 mod ai;
+mod environment;
 mod locale;
 mod ollama;
 mod openai;
@@ -43,6 +45,19 @@ const LIST_KEYS: [&str; 3] = [
     "worker.retry_backoffs_ms",
     "ai.trusted_listeners",
 ];
+
+/// The keys the embedded defaults list: the only settings the environment can set.
+fn default_keys() -> Result<std::collections::BTreeSet<String>, ConfigError> {
+    let defaults = config::Config::builder()
+        .add_source(config::File::from_str(
+            DEFAULT_CONFIG_TOML,
+            config::FileFormat::Toml,
+        ))
+        .build()
+        .and_then(|c| config::Source::collect(&c))
+        .map_err(|e| ConfigError::Invalid(one_line(&e.to_string())))?;
+    Ok(environment::known_keys(&defaults))
+}
 
 /// Why the configuration cannot be used. The message always names the key or file.
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +88,10 @@ pub struct Settings {
     /// `openai.api_key_env`'s key, read once at load time.
     #[serde(skip, default)]
     openai_api_key: ApiKey,
+    /// Why that key could not be read: only the service needs it, and says so at
+    /// start (`check_model_key`); a client command never sends it.
+    #[serde(skip, default)]
+    openai_api_key_missing: Option<String>,
     pub worker: WorkerSettings,
     pub telemetry: TelemetrySettings,
     pub expiry: ExpirySettings,
@@ -222,7 +241,9 @@ impl Settings {
         }
     }
 
-    /// The embedding model of the configured provider; `None`: no vectors.
+    /// How the notes' vectors are made: the configured provider's embedding model when
+    /// one is named, else the built-in embedder unless it is turned off; `None`: no
+    /// vectors.
     pub fn embedding_calls(&self) -> Option<EmbeddingCalls> {
         let (model, context_tokens) = match self.ai.provider {
             ProviderKind::Ollama => (
@@ -235,15 +256,43 @@ impl Settings {
             ),
         };
         let model = model.trim();
-        (!model.is_empty()).then(|| EmbeddingCalls {
-            model: model.to_string(),
-            context_tokens,
+        if !model.is_empty() {
+            return Some(EmbeddingCalls {
+                model: model.to_string(),
+                context_tokens,
+                in_process: false,
+            });
+        }
+        self.ai.builtin_embedder.then(|| EmbeddingCalls {
+            model: crate::api::worker::BUILTIN_EMBEDDER.to_string(),
+            context_tokens: ai::BUILTIN_EMBEDDER_CONTEXT,
+            in_process: true,
         })
+    }
+
+    /// The folder set for the built-in embedder's model (`ai.builtin_embedder_dir`), or
+    /// `None` for the default under the data dir.
+    pub fn builtin_embedder_dir(&self) -> Option<PathBuf> {
+        let dir = self.ai.builtin_embedder_dir.trim();
+        (!dir.is_empty()).then(|| expand_home(dir))
     }
 
     /// The OpenAI-compatible server's key (`openai.api_key_env`), when one is named.
     pub fn openai_api_key(&self) -> &ApiKey {
         &self.openai_api_key
+    }
+
+    /// For the service only: the model server's key is there when one is named. The
+    /// client commands and `inkling mcp` never talk to the model server, so they run
+    /// without it in their environment.
+    pub fn check_model_key(&self) -> Result<(), ConfigError> {
+        match &self.openai_api_key_missing {
+            None => Ok(()),
+            Some(reason) => Err(ConfigError::Key {
+                key: "openai.api_key_env",
+                reason: reason.clone(),
+            }),
+        }
     }
 }
 
@@ -292,6 +341,8 @@ impl Settings {
             }
             UserFile::None => {}
         }
+        let known = default_keys()?;
+        let variables = environment::settings_variables(&env, &known);
         let mut environment = config::Environment::with_prefix("INKLING")
             .prefix_separator("_")
             .separator("__")
@@ -301,21 +352,26 @@ impl Settings {
             environment = environment.with_list_parse_key(key);
         }
         let lang = env.get("LANG").cloned();
-        let environment_variables = env.clone();
         let mut settings: Settings = builder
-            .add_source(environment.source(Some(env.into_iter().collect())))
+            .add_source(environment.source(Some(variables.taken.into_iter().collect())))
             .build()
             .and_then(|c| c.try_deserialize())
             .map_err(|e| ConfigError::Invalid(one_line(&e.to_string())))?;
+        // The key's variable may have any name, `INKLING_OPENAI__KEY` included.
+        let key_variable = settings.openai.api_key_env.trim();
+        if let Some(typo) = variables
+            .unknown
+            .iter()
+            .find(|v| v.as_str() != key_variable)
+        {
+            return Err(ConfigError::Invalid(environment::unknown_variable(typo)));
+        }
         settings.validate()?;
         if settings.ai.provider == ProviderKind::OpenAi {
-            settings.openai_api_key =
-                ApiKey::from_env(&settings.openai.api_key_env, &environment_variables).map_err(
-                    |reason| ConfigError::Key {
-                        key: "openai.api_key_env",
-                        reason,
-                    },
-                )?;
+            match ApiKey::from_env(&settings.openai.api_key_env, &env) {
+                Ok(key) => settings.openai_api_key = key,
+                Err(reason) => settings.openai_api_key_missing = Some(reason),
+            }
         }
         settings.resolved_locale = Locale::resolve(settings.locale, lang.as_deref());
         Ok(settings)

@@ -198,11 +198,6 @@ fn invalid_values_are_refused_with_a_one_line_message_naming_the_key() {
             "openai.model",
             "no model for an OpenAI server",
         ),
-        (
-            "[ai]\nprovider = \"openai\"\n[openai]\nmodel = \"m\"\napi_key_env = \"INKLING_TEST_UNSET_KEY\"\n",
-            "openai.api_key_env",
-            "a key variable that is not set",
-        ),
     ];
     for (toml, key, what) in cases {
         let (_dir, path) = write_file(toml);
@@ -270,4 +265,52 @@ fn ai_tools_may_capture_unless_mcp_allow_capture_is_false() {
         .unwrap_err()
         .to_string();
     assert!(refused.contains("mcp.allow_capture"), "{refused}");
+}
+
+#[test]
+fn only_the_service_needs_the_model_servers_key() {
+    let (_dir, path) = write_file(
+        "[ai]\nprovider = \"openai\"\n[openai]\nmodel = \"m\"\napi_key_env = \"INKLING_TEST_UNSET_KEY\"\n",
+    );
+    // A client command loads the same file without the key in its environment.
+    let settings = Settings::load_with_env(&UserFile::Explicit(path), HashMap::new())
+        .expect("the settings load without the key");
+    assert_eq!(settings.openai_api_key().secret(), None);
+    let err = settings
+        .check_model_key()
+        .expect_err("the service needs it")
+        .to_string();
+    assert!(err.contains("openai.api_key_env"), "{err}");
+    assert!(err.contains("INKLING_TEST_UNSET_KEY is not set"), "{err}");
+    assert!(!err.contains('\n'), "{err}");
+}
+
+#[test]
+fn the_key_may_be_in_any_variable_the_defaults_example_included() {
+    for variable in ["INKLING_OPENAI_KEY", "INKLING_OPENAI__KEY", "MY_SERVER_KEY"] {
+        let settings = load(&[
+            ("INKLING_AI__PROVIDER", "openai"),
+            ("INKLING_OPENAI__MODEL", "m"),
+            ("INKLING_OPENAI__API_KEY_ENV", variable),
+            (variable, "sk-secret"),
+        ])
+        .unwrap_or_else(|e| panic!("{variable}: {e}"));
+        settings.check_model_key().expect(variable);
+        assert_eq!(
+            settings.openai_api_key().secret(),
+            Some("sk-secret"),
+            "{variable}"
+        );
+    }
+}
+
+#[test]
+fn an_inkling_variable_that_is_no_setting_is_left_alone_but_a_misspelt_key_is_refused() {
+    let settings = load(&[("INKLING_OPENAI_KEY", "sk"), ("INKLING_SCREENSHOTS", "1")])
+        .expect("variables that are not settings change nothing");
+    assert_eq!(settings.http.port, 7373);
+    let err = load(&[("INKLING_HTTP__PROT", "7900")])
+        .expect_err("a typo")
+        .to_string();
+    assert!(err.contains("INKLING_HTTP__PROT names no setting"), "{err}");
 }

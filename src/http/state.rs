@@ -23,6 +23,8 @@ pub struct AppState {
     /// The kind of model server configured, and its model (`/api/status`).
     pub model_server: crate::api::provider::ModelServer,
     pub model: String,
+    /// The model of the notes' vectors (a server's, or the built-in embedder), if any.
+    pub embedding_model: Option<String>,
     /// The port the service listens on (its identity proof covers it).
     pub port: u16,
     /// The server serving these routes: long responses end when it stops.

@@ -9,9 +9,10 @@
 //! question needs them: its words each searched alone in one read, ranked together,
 //! and its meaning; the two merged by the one reciprocal-rank fusion.
 
-use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
+use tokio::sync::mpsc::Receiver;
 
 use super::Inbox;
+use crate::actors::ai_worker::ask::ask_channel;
 use crate::actors::ai_worker::Ask;
 use crate::ai::ask::AskUpdate;
 use crate::api::ask::Question;
@@ -19,10 +20,11 @@ use crate::domain::Note;
 use crate::storage::StoreResult;
 
 /// A question as the use case answers it: the notes at once, and the channel the
-/// answer comes down (`None`: no note matched, nothing to ask the model).
+/// answer comes down (`None`: no note matched, nothing to ask the model). The channel
+/// is bounded: the model is read only as fast as its receiver is.
 pub struct Asked {
     pub notes: Vec<Note>,
-    pub updates: Option<UnboundedReceiver<AskUpdate>>,
+    pub updates: Option<Receiver<AskUpdate>>,
 }
 
 impl Inbox {
@@ -42,7 +44,7 @@ impl Inbox {
                 updates: None,
             });
         }
-        let (updates, receiver) = unbounded_channel();
+        let (updates, receiver) = ask_channel();
         self.worker.do_send(Ask {
             asker,
             question: question.as_str().to_string(),

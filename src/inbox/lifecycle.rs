@@ -128,9 +128,16 @@ impl Inbox {
     }
 
     /// Deletes for good the notes in the trash longer than `trash.retention_days`.
-    /// Nobody waits for it: a failure is logged, and the next hour tries again.
+    /// Nobody waits for it: a failure is logged, and the next hour tries again. While
+    /// the wall clock's jump ahead waits to be confirmed (`crate::clock::confirmed`)
+    /// it deletes nothing: the next hour looks again.
     pub async fn purge_old_trash(&self) {
-        let now = self.clock.now();
+        let Some(now) = self.clock.settled_now() else {
+            tracing::info!(
+                "the clock jumped and has not held yet; the trash is not purged this hour"
+            );
+            return;
+        };
         let older_than = now - self.trash_retention;
         match self.repository.send(PurgeTrash { older_than, now }).await {
             Ok(Ok(0)) => {}

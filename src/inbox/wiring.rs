@@ -1,13 +1,15 @@
 //! [`Inbox`]: the addresses the use cases talk to, the clock and the settings they
 //! need, as one value every route, the tray and the purge hold a clone of.
 
+use std::sync::Arc;
+
 use actix::MailboxError;
 
 use crate::actors::ai_worker::AiWorkerActor;
 use crate::actors::mailbox::Mailbox;
 use crate::actors::repository::{Captures, RepositoryActor};
 use crate::actors::telemetry::TelemetryActor;
-use crate::clock::SharedClock;
+use crate::clock::{ConfirmedClock, SharedClock};
 use crate::search::retrieve::Retriever;
 use crate::storage::StoreError;
 
@@ -22,7 +24,8 @@ pub struct Inbox {
     pub(super) telemetry: Mailbox<TelemetryActor>,
     /// How notes are found (the search, a question's notes).
     pub(super) retriever: Retriever,
-    pub(super) clock: SharedClock,
+    /// "Now" as confirmed: a jump of the wall clock dates nothing and purges nothing.
+    pub(super) clock: Arc<ConfirmedClock>,
     /// How long a note stays in the trash before the purge deletes it for good.
     pub(super) trash_retention: chrono::Duration,
     /// The largest body (`http.max_body_bytes`): a ticked checklist is a body edit,
@@ -35,7 +38,7 @@ pub struct InboxWiring {
     pub repository: Mailbox<RepositoryActor>,
     pub worker: Mailbox<AiWorkerActor>,
     pub telemetry: Mailbox<TelemetryActor>,
-    pub clock: SharedClock,
+    pub clock: Arc<ConfirmedClock>,
     pub trash_retention_days: u32,
     pub max_body_bytes: usize,
 }
@@ -46,7 +49,7 @@ impl Inbox {
             retriever: Retriever::new(
                 wiring.repository.clone(),
                 wiring.worker.clone(),
-                wiring.clock.clone(),
+                wiring.clock.clone() as SharedClock,
             ),
             repository: wiring.repository,
             captures: Captures::default(),

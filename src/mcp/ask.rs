@@ -2,19 +2,27 @@
 //! service's Ask (`POST /api/ask`): the notes that match, then the local model's answer
 //! citing them as [1], [2], gathered from its stream into one reply.
 
-use super::replies::AskReply;
-use crate::api::ask::AskEvent;
+use super::replies::{AskGathering, AskReply};
 use crate::client::{ClientError, ServiceClient};
 
 /// The notes for `question`, and the model's answer when the service gives one (or
-/// why not).
+/// why not). The answer is gathered as it comes, and read no further than its limit
+/// (`AskGathering`): past it the call hangs up, which stops the model.
 pub async fn ask(client: &ServiceClient, question: &str) -> Result<AskReply, ClientError> {
-    let mut events: Vec<AskEvent> = Vec::new();
-    client
+    let mut gathering = AskGathering::default();
+    let mut cut = false;
+    let asked = client
         .ask(question, |event| {
-            events.push(event);
-            Ok(())
+            if gathering.take(event) {
+                return Ok(());
+            }
+            cut = true;
+            Err(ClientError::Api("the answer passed its limit".into()))
         })
-        .await?;
-    Ok(AskReply::from_events(events))
+        .await;
+    match asked {
+        Err(_) if cut => {}
+        other => other?,
+    }
+    Ok(gathering.finish())
 }

@@ -9,13 +9,16 @@
 //! - `tools.rs`: the tools (rmcp's `#[tool_router]`), each a short call to the client;
 //! - `arguments.rs`: what each tool takes, its JSON schema and its checks;
 //! - `replies.rs`: what each tool answers a model with, and its errors in plain words;
-//! - `ask.rs`: `ask_notes`'s one call to the service (the merge point for `/api/ask`).
+//! - `ask.rs`: `ask_notes`'s one call to the service (the merge point for `/api/ask`);
+//! - `framing.rs`: each line of standard input checked before rmcp reads it (a line
+//!   that is not JSON gets a parse error, a repeated key an invalid request).
 //!
 //! Standard output is the protocol: nothing else may write there. The log goes to
 //! standard error only (no log file: the service's log is the service's).
 
 mod arguments;
 mod ask;
+mod framing;
 mod replies;
 mod tools;
 
@@ -32,11 +35,14 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
     // The actix runtime, for the CLI's client (awc); rmcp's `local` feature runs the
     // server's tasks on it.
     actix_rt::System::new().block_on(async move {
+        let stdio = framing::checked_stdio();
         let server = InklingTools::new(settings)
-            .serve(rmcp::transport::stdio())
+            .serve((stdio.read, stdio.write))
             .await
             .context("the MCP client did not complete the handshake")?;
         server.waiting().await.context("the MCP server stopped")?;
+        // rmcp's last answers reach standard output before the process ends.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), stdio.written).await;
         Ok(())
     })
 }

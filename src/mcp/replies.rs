@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use crate::api::ask::AskEvent;
+use crate::api::ask::{AskEvent, MAX_ANSWER_BYTES};
 use crate::api::notes::{NoteView, RelatedNotes};
 use crate::api::replies::TagCount;
 use crate::api::search::{FoundBy, HybridHitView, SearchAnswer};
@@ -202,28 +202,77 @@ pub struct AskReply {
 
 impl AskReply {
     /// The answer's stream (`POST /api/ask`), gathered: the notes, the answer's pieces
-    /// joined, the citations taken out, and why it ended without a whole answer.
+    /// joined, the citations taken out, and why it ended without a whole answer (the
+    /// tests' shorthand for [`AskGathering`]).
+    #[cfg(test)]
     pub fn from_events(events: impl IntoIterator<Item = AskEvent>) -> Self {
-        let mut reply = AskReply::default();
-        let mut answer = String::new();
+        let mut gathering = AskGathering::default();
         for event in events {
-            match event {
-                AskEvent::Notes { notes } => {
-                    reply.notes = notes.into_iter().map(FoundNote::from_note).collect();
-                }
-                AskEvent::Answer { text } => answer.push_str(&text),
-                AskEvent::Removed { citation } => reply.removed_citations.push(citation),
-                AskEvent::Done { answered, why, .. } => {
-                    if !answered {
-                        reply.why =
-                            Some(why.unwrap_or_else(|| {
-                                "the answer stopped before its end".to_string()
-                            }));
+            if !gathering.take(event) {
+                break;
+            }
+        }
+        gathering.finish()
+    }
+}
+
+/// An answer's stream gathered as it comes, its text held to
+/// [`crate::api::ask::MAX_ANSWER_BYTES`] (the service's own cut) whatever comes.
+#[derive(Debug, Default)]
+pub struct AskGathering {
+    reply: AskReply,
+    answer: String,
+    /// The answer passed its limit: nothing more is taken.
+    cut: bool,
+}
+
+impl AskGathering {
+    /// Takes the next event; `false` once the answer has passed its limit (the caller
+    /// stops reading, which hangs up).
+    pub fn take(&mut self, event: AskEvent) -> bool {
+        if self.cut {
+            return false;
+        }
+        match event {
+            AskEvent::Notes { notes } => {
+                self.reply.notes = notes.into_iter().map(FoundNote::from_note).collect();
+            }
+            AskEvent::Answer { text } => {
+                let room = MAX_ANSWER_BYTES - self.answer.len();
+                if text.len() > room {
+                    let mut end = room;
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
                     }
+                    self.answer.push_str(&text[..end]);
+                    self.cut = true;
+                    self.reply.why = Some(format!(
+                        "the answer ran past {MAX_ANSWER_BYTES} bytes and was cut"
+                    ));
+                    return false;
+                }
+                self.answer.push_str(&text);
+            }
+            AskEvent::Removed { citation } => {
+                if !self.reply.removed_citations.contains(&citation) {
+                    self.reply.removed_citations.push(citation);
+                }
+            }
+            AskEvent::Done { answered, why, .. } => {
+                if !answered {
+                    self.reply.why = Some(
+                        why.unwrap_or_else(|| "the answer stopped before its end".to_string()),
+                    );
                 }
             }
         }
-        let answer = answer.trim();
+        true
+    }
+
+    /// The reply, with what came.
+    pub fn finish(self) -> AskReply {
+        let mut reply = self.reply;
+        let answer = self.answer.trim();
         reply.answer = (!answer.is_empty()).then(|| answer.to_string());
         reply
     }
@@ -421,5 +470,29 @@ mod tests {
             "the service refused (404): no note n9".into(),
         ));
         assert_eq!(refused, "the service refused (404): no note n9");
+    }
+
+    /// Before (issue #43 point 1): `inkling mcp` gathered whatever came, and grew to
+    /// 1.08 GB on an answer that never ended.
+    #[test]
+    fn an_answer_past_its_limit_is_cut_there_and_nothing_more_is_taken() {
+        let mut gathering = AskGathering::default();
+        assert!(gathering.take(AskEvent::Notes {
+            notes: vec![view(note("n1"))],
+        }));
+        let piece = "é".repeat(1000);
+        let mut taken = 0;
+        while gathering.take(AskEvent::Answer {
+            text: piece.clone(),
+        }) {
+            taken += 1;
+            assert!(taken < 1000, "never cut");
+        }
+        assert!(!gathering.take(AskEvent::answered()));
+        let reply = gathering.finish();
+        let answer = reply.answer.unwrap();
+        assert_eq!(answer.len(), MAX_ANSWER_BYTES, "cut on a character");
+        assert!(reply.why.unwrap().contains("was cut"));
+        assert_eq!(reply.notes.len(), 1);
     }
 }

@@ -6,6 +6,7 @@
 //!   write to a note through the change log (`store/changes.rs`).
 //! - [`search`]: what a search query means and how a hit's snippet is cut.
 //! - [`vectors`]: the notes' vectors as stored, compared, and the nearest to one.
+//! - [`spread`]: whether a model's vectors tell notes apart (a sample of them judged).
 //! - [`vector_index`]: the vectors' binary codes in memory, and the scan for candidates
 //!   (held to a search's filter).
 //!
@@ -16,6 +17,7 @@
 
 pub mod migrations;
 pub mod search;
+pub mod spread;
 pub mod store;
 pub mod vector_index;
 pub mod vectors;

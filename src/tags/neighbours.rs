@@ -4,8 +4,12 @@
 //! A model choosing tags one note at a time from a list of the most used ones coins a
 //! new word whenever none of the list's head fits; the tags of the notes most like
 //! this one are the words this person already chose for the same topic (Karakeep
-//! #2858: "a lot less tag sprawl"). Plain functions over plain data: the worker reads
-//! the neighbours (`Store::related`), this decides.
+//! #2858: "a lot less tag sprawl"). Only neighbours really near count ([`really_near`]):
+//! a model's "nearest" notes of a note about nothing else in the collection are only
+//! the least far, and their tags, offered, are copied (Gemma 3 270M gave every note the
+//! first note's tags that way). Plain functions over plain data: the worker reads the
+//! neighbours and how near is really near for this model (`Store::related`,
+//! `crate::search::floors::neighbours_floor`), this decides.
 
 use std::collections::HashMap;
 
@@ -20,6 +24,18 @@ pub const NEIGHBOUR_TAGS_IN_PROMPT: usize = 8;
 pub struct Neighbour {
     pub tags: Vec<String>,
     pub similarity: f32,
+}
+
+/// The `neighbours` at least `floor` alike, in their order; none without a floor (the
+/// embedding model does not tell notes apart, or there are too few notes to judge).
+pub fn really_near(neighbours: Vec<Neighbour>, floor: Option<f32>) -> Vec<Neighbour> {
+    let Some(floor) = floor else {
+        return Vec::new();
+    };
+    neighbours
+        .into_iter()
+        .filter(|neighbour| neighbour.similarity >= floor)
+        .collect()
 }
 
 /// The tags of `neighbours` for the prompt, at most `limit`: each tag weighs the sum of
@@ -127,6 +143,15 @@ mod tests {
             near(&["garden"], 0.5),
         ];
         assert_eq!(neighbour_tags(&neighbours, 10), ["garden"]);
+    }
+
+    #[test]
+    fn only_neighbours_at_the_floor_or_above_count_and_none_without_a_floor() {
+        let neighbours = vec![near(&["tomatoes"], 0.91), near(&["kitchen"], 0.8)];
+        let kept = really_near(neighbours.clone(), Some(0.855));
+        assert_eq!(kept, [near(&["tomatoes"], 0.91)]);
+        assert_eq!(neighbour_tags(&kept, 10), ["tomatoes"]);
+        assert!(really_near(neighbours, None).is_empty());
     }
 
     #[test]

@@ -60,4 +60,6 @@ pub const EN: Words = Words {
     ask_model_unavailable: "The model cannot answer right now (it is loading, or its server is refused), so here are the matching notes alone. Ask again in a moment.",
     ask_failed: "The model stopped before the answer was complete. Ask again to try once more.",
     ask_replaced: "A newer question took this one's place.",
+    ask_echoed: "The model only said the question or its instructions back, so there is no answer: here are the matching notes alone.",
+    ask_too_long: "The answer ran on far past its length or its time, so it was cut; what came stands. Ask a narrower question.",
 };

@@ -97,4 +97,6 @@ words! {
     ask_model_unavailable,
     ask_failed,
     ask_replaced,
+    ask_echoed,
+    ask_too_long,
 }

@@ -169,9 +169,9 @@ async fn the_notes_then_the_answer_citing_them_only(app: &TestApp, answers: &Ans
             .find(text)
             .unwrap_or_else(|| panic!("{text} in {prompt}"))
     };
-    assert!(at("[1] ") < at("Water the tomato plants on Sunday morning"));
-    assert!(at("Water the tomato plants on Sunday morning") < at("[2] "));
-    assert!(at("[2] ") < at("Buy compost for the tomato bed"));
+    assert!(at("<note n=\"1\">") < at("Water the tomato plants on Sunday morning"));
+    assert!(at("Water the tomato plants on Sunday morning") < at("<note n=\"2\">"));
+    assert!(at("<note n=\"2\">") < at("Buy compost for the tomato bed"));
     assert!(!prompt.contains("tax"), "only the notes found: {prompt}");
     assert!(prompt.ends_with("Question: When do I water the tomato plants?"));
     assert_eq!(asked[0].request["stream"], true);
@@ -244,6 +244,26 @@ async fn with_the_model_down_or_missing_the_notes_come_alone_with_one_plain_line
         fake.answers().calls().is_empty(),
         "the model was never asked"
     );
+}
+
+#[actix_rt::test]
+async fn an_answer_that_only_says_the_question_back_ends_as_no_answer_with_its_line() {
+    let fake = FakeOllama::start_new().await;
+    let app = spawn_app_with(&[("INKLING_OLLAMA__URL", &fake.url())]).await;
+    garden(&app).await;
+    // What SmolLM2-135M-Instruct does with a question it cannot answer from the notes.
+    fake.answers()
+        .set_pieces(&["Question: when do I water the tomato", " plants? [1]"]);
+    let events = ask(&app, "When do I water the tomato plants?")
+        .await
+        .rest()
+        .await;
+    let (answered, reason, why) = done(&events);
+    assert!(!answered, "{events:?}");
+    assert_eq!(reason, Some(NoAnswer::Echoed));
+    assert!(why
+        .unwrap()
+        .contains("said the question or its instructions back"));
 }
 
 #[actix_rt::test]
@@ -383,5 +403,150 @@ fn inkling_ask_prints_the_notes_then_the_answer_and_saves_it_only_when_asked() {
             .any(|b| b
                 .starts_with("Q: tomato\n\nFrom your notes: water them on Sunday [1].\n\n[1] ")),
         "{bodies:?}"
+    );
+}
+
+/// Before (issue #43 point 1): with a model server that streamed for ever and a client
+/// that read nothing, the service reached 1.48 GB in 20 s and 5.9 GB at its peak. Now
+/// the answer is read from the model only as the client reads it, and cut at its
+/// length: the service lets the model go and stays under 50 MB at its peak (the
+/// kernel's `VmHWM`), and the client, reading at last, gets the answer's start and why
+/// it was cut.
+#[test]
+fn an_endless_answer_to_a_client_that_reads_nothing_keeps_the_service_under_50_mb() {
+    use std::io::{Read, Write};
+    let (answers_out, answers_in) = std::sync::mpsc::channel();
+    let (url, _calls) = fake_on_a_thread_with(Reply::Ok, move |fake| {
+        let answers = fake.answers();
+        // 4 KiB a piece, as fast as the socket takes it; at most 1 GiB if the service
+        // reads it all (the build before this test).
+        answers.set_endless(Some(&"word ".repeat(800)), 1 << 30);
+        answers_out.send(answers).unwrap();
+    });
+    let answers = answers_in.recv().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &url)]);
+    let token = service.token().unwrap();
+    let captured = service.cli(&["capture", "Water the tomato plants on Sunday morning"]);
+    assert!(captured.status.success());
+
+    let body = json!({ "question": "When do I water the tomatoes?" }).to_string();
+    let mut client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        client,
+        "POST /api/ask HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    // The client reads nothing until the service has let the model go.
+    actix_rt::System::new().block_on(eventually("the model's answer dropped", || async {
+        (answers.calls().len() == 1 && answers.open() == 0).then_some(())
+    }));
+    let sent = answers.sent_bytes();
+    assert!(sent < 64 << 20, "the model wrote {sent} bytes");
+    let peak = crate::flood::memory_mib(&service, "VmHWM:");
+    eprintln!("the model wrote {sent} bytes; the service's peak: {peak} MiB");
+    assert!(peak < 50, "the service's peak: {peak} MiB");
+
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut received = Vec::new();
+    let _ = client.read_to_end(&mut received);
+    let received = String::from_utf8_lossy(&received);
+    let (head, stream) = received.split_once("\r\n\r\n").expect("an answer");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let events: Vec<AskEvent> = stream
+        .lines()
+        .filter_map(|line| AskEvent::from_line(line).and_then(Result::ok))
+        .collect();
+    let text = answer_text(&events);
+    assert!(
+        text.starts_with("From your notes: water them on Sunday [1].word word"),
+        "{}",
+        &text[..text.len().min(80)]
+    );
+    assert!(text.len() <= 64 << 10, "{} bytes", text.len());
+    let (answered, reason, why) = done(&events);
+    assert!(!answered && reason == Some(NoAnswer::TooLong), "{reason:?}");
+    assert!(why.unwrap().contains("cut"));
+}
+
+/// Opens `GET /api/events` (or `POST /api/ask` when `question` is given) on a socket
+/// of its own: the socket while it streams, or the status of its refusal.
+async fn open_stream(
+    app: &TestApp,
+    question: Option<&str>,
+) -> Result<tokio::net::TcpStream, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let request = match question {
+        None => format!(
+            "GET /api/events HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\r\n",
+            app.token
+        ),
+        Some(question) => {
+            let body = json!({ "question": question }).to_string();
+            format!(
+                "POST /api/ask HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+                 Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                app.token,
+                body.len()
+            )
+        }
+    };
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).await.unwrap();
+    match &head {
+        b"HTTP/1.1 200" => Ok(stream),
+        other => {
+            let mut rest = Vec::new();
+            let _ = stream.read_to_end(&mut rest).await;
+            Err(String::from_utf8_lossy(other).into_owned() + &String::from_utf8_lossy(&rest))
+        }
+    }
+}
+
+/// Before (issue #43 point 1): a streaming answer held its connection uncounted, so
+/// answers beside the live feeds could take every slot. Now they share the feeds' cap.
+#[actix_rt::test]
+async fn a_streaming_answer_is_counted_among_the_live_feeds() {
+    use inkling::http::live_feeds::MAX_LIVE_FEEDS;
+    let fake = FakeOllama::start_new().await;
+    let app = spawn_app_with(&[("INKLING_OLLAMA__URL", &fake.url())]).await;
+    garden(&app).await;
+    let answers = fake.answers();
+    answers.hold_after(Some(1));
+
+    let mut feeds = Vec::new();
+    for _ in 1..MAX_LIVE_FEEDS {
+        feeds.push(open_stream(&app, None).await.expect("a feed"));
+    }
+    let asking = open_stream(&app, Some("tomato")).await.expect("an answer");
+    let refused = open_stream(&app, None).await.expect_err("one past the cap");
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    assert!(
+        refused.contains("live feeds and answers are streaming already"),
+        "{refused}"
+    );
+
+    // The answer's client hangs up: its place is free again.
+    drop(asking);
+    let _feed = eventually("the answer's place freed", || async {
+        open_stream(&app, None).await.ok()
+    })
+    .await;
+    let refused = open_stream(&app, Some("tomato"))
+        .await
+        .expect_err("at the cap");
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    assert_eq!(
+        answers.calls().len(),
+        1,
+        "the refused question asked nothing"
     );
 }

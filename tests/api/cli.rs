@@ -32,7 +32,15 @@ fn capture_status_list_and_show_work_in_text_and_json() {
         "{}",
         text(&status.stdout)
     );
+    // The vectors' state is said; the actors' table waits for --verbose.
+    let plain = text(&status.stdout);
+    assert!(
+        plain.lines().any(|l| l.starts_with("related notes: ")),
+        "{plain}"
+    );
+    assert!(!plain.contains("received"), "{plain}");
     // Per-actor counters (docs/DESIGN.md, "Logs and actor counters"), received = handled + waiting.
+    let status = service.cli(&["status", "--verbose"]);
     let status_text = text(&status.stdout);
     assert!(status_text.contains("received"), "{status_text}");
     assert!(

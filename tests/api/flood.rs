@@ -10,7 +10,7 @@ use std::net::TcpStream;
 use crate::helpers::{blocking_request, free_port, ServiceProcess};
 
 /// A line of the service's `/proc/PID/status`, in MiB.
-fn memory_mib(service: &ServiceProcess, field: &str) -> u64 {
+pub(crate) fn memory_mib(service: &ServiceProcess, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{}/status", service.child.id()))
         .expect("the service's /proc status (Linux)");
     let kib: u64 = status

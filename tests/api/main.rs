@@ -7,6 +7,7 @@
 //! - `fuzz`: random bytes at the capture route.
 //! - `process`: the binary: restart, SIGTERM, kill -9 under load, config errors.
 //! - `cli`: the client subcommands against a running service.
+//! - `capture_from`: a note from standard input and from the clipboard (on Xvfb).
 //! - `desktop`: one instance per data dir, autostart, graceful stop.
 //! - `disk`: a full disk under a running service (a real tmpfs, filled).
 //! - `usage`: trash, restore, keep; the usage report and export.
@@ -20,12 +21,16 @@
 //! - `slots`: silent connections and open feeds cannot lock the user out.
 //! - `related`: a note's related notes over HTTP and from the command line.
 //! - `ask`: a question asked of the notes, over HTTP and from the command line.
+//! - `model_key`: the model server's key, in a variable of any name, needed by the
+//!   service alone.
+//! - `shared_folders`: an export into a folder other users can write to.
 //! - `changes`: the change log over HTTP, and whole after kill -9 mid-write.
 //! - `other_users`: what another real user's programs cannot get (a squatted model
 //!   server port, the page's session, `localhost`).
 
 mod ask;
 mod auth;
+mod capture_from;
 mod changes;
 mod cli;
 mod damage;
@@ -45,6 +50,7 @@ mod flood;
 mod fuzz;
 mod helpers;
 mod inbox;
+mod model_key;
 mod notes;
 #[path = "../support/other_user.rs"]
 mod other_user;
@@ -60,6 +66,7 @@ mod server;
 mod service;
 #[path = "../support/service_process.rs"]
 mod service_process;
+mod shared_folders;
 mod slots;
 #[path = "../support/small_disk.rs"]
 mod small_disk;

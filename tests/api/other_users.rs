@@ -273,3 +273,124 @@ async fn an_openai_compatible_servers_port_held_by_another_user_gets_nothing() {
         "another user's program was sent: {heard:?}"
     );
 }
+
+/// A model server that redirects, in Python, as a process of this user: every request
+/// answered `307` to the same path at `argv[3]` (mode `all`), or all but its health
+/// check, `GET /api/tags`, which it answers itself (mode `calls`).
+const REDIRECTOR: &str = r#"
+import http.server, json, sys
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args):
+        pass
+    def answer(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        if sys.argv[4] == "calls" and self.path.startswith("/api/tags"):
+            data = json.dumps({"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+        else:
+            data = b""
+            self.send_response(307)
+            self.send_header("Location", sys.argv[3] + self.path)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    do_GET = answer
+    do_POST = answer
+http.server.ThreadingHTTPServer.allow_reuse_address = True
+server = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), Handler)
+print("listening", flush=True)
+server.serve_forever()
+"#;
+
+/// The redirecting server, killed on drop.
+struct Redirector(std::process::Child);
+
+impl Redirector {
+    fn start(port: u16, to: &str, mode: &str) -> Redirector {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(crate::other_user::PYTHON)
+            .args(["-c", REDIRECTOR, "", &port.to_string(), to, mode])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the redirecting server starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "listening");
+        Redirector(child)
+    }
+}
+
+impl Drop for Redirector {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Before (issue #43 point 2): the user's own model server answering 307 to another
+/// port was followed, and the listener-owner check did not look where it led: a note's
+/// text reached another user's server. Now no redirect is followed, from the health
+/// check or a call: the status says where the server pointed, no note fails, and the
+/// other user's server hears nothing.
+#[tokio::test]
+async fn a_model_servers_redirect_is_not_followed_to_another_users_server() {
+    let other = OtherUser::get();
+    let target_port = free_port();
+    let target = FakeModelServer::start("127.0.0.1", target_port, Some(other));
+    let to = format!("http://127.0.0.1:{target_port}");
+    for mode in ["all", "calls"] {
+        let model_port = free_port();
+        let _redirector = Redirector::start(model_port, &to, mode);
+        let data_dir = tempfile::tempdir().unwrap();
+        let url = format!("http://127.0.0.1:{model_port}");
+        let service = ServiceProcess::start_with(
+            data_dir.path(),
+            free_port(),
+            &[
+                ("INKLING_OLLAMA__URL", &url),
+                ("INKLING_OLLAMA__HEALTH_INTERVAL_MS", "50"),
+            ],
+        );
+        stdout(&service.cli(&["capture", "my bank PIN is 4711"]));
+        if mode == "all" {
+            let status = eventually("the status saying where it pointed", || async {
+                let status = service_status(&service);
+                (status["provider"]["state"] == "not_running").then_some(status)
+            })
+            .await;
+            let detail = status["provider"]["detail"].as_str().unwrap_or_default();
+            assert!(
+                detail.contains(&format!("HTTP 307 redirecting to {to}/api/tags"))
+                    && detail.contains("follows no redirect"),
+                "{status}"
+            );
+            let said = stdout(&service.cli(&["status"]));
+            assert!(said.contains(&format!("redirecting to {to}")), "{said}");
+        } else {
+            // Its health check is answered: the note's call is what is redirected.
+            eventually("the call's redirect refused", || async {
+                service
+                    .stderr_text()
+                    .contains(&format!("redirecting to {to}/api/"))
+                    .then_some(())
+            })
+            .await;
+        }
+        let counts = &service_status(&service)["counts"];
+        assert_eq!(
+            (&counts["pending"], &counts["failed"]),
+            (&1.into(), &0.into()),
+            "{mode}: {counts}"
+        );
+    }
+    let heard = target.stop();
+    assert!(
+        heard.is_empty(),
+        "another user's server was sent: {heard:?}"
+    );
+}

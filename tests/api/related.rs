@@ -137,3 +137,23 @@ fn inkling_related_of_a_note_not_indexed_says_why() {
          after the AI's titles)"
     );
 }
+
+#[test]
+fn inkling_related_of_a_note_with_no_near_note_says_there_is_none() {
+    let (url, _calls) = fake_on_a_thread_with(Reply::Ok, |_| {});
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start_with(dir.path(), port, &[("INKLING_OLLAMA__URL", &url)]);
+    let captured = service.cli(&["--json", "capture", "The only note so far"]);
+    let note: Value = serde_json::from_slice(&captured.stdout).unwrap();
+    let id = note["id"].as_str().unwrap().to_string();
+    // Once the note has its vector, the answer is that nothing is near: not "yet".
+    let printed = actix_rt::System::new().block_on(eventually("the note's vector", || {
+        let output = service.cli(&["related", &id]);
+        async move {
+            let text = String::from_utf8_lossy(&output.stdout).trim().to_string();
+            (!text.starts_with("no related notes yet")).then_some(text)
+        }
+    }));
+    assert_eq!(printed, "no other note is near this one in meaning");
+}

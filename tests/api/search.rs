@@ -157,3 +157,40 @@ fn inkling_search_marks_a_hit_found_by_meaning_and_says_when_it_found_by_words_o
         "Found by words only: the model server is not answering; meaning comes back with it."
     );
 }
+
+#[test]
+fn a_search_cut_by_its_limit_says_so_on_standard_error() {
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let service = ServiceProcess::start(dir.path(), free_port());
+    for body in ["tomato soup", "tomato seedlings", "tomato sauce"] {
+        assert!(service.cli(&["capture", body]).status.success());
+    }
+    let cut = service.cli(&["search", "tomato", "--limit", "2"]);
+    assert!(cut.status.success(), "{}", text(&cut.stderr));
+    assert_eq!(
+        text(&cut.stdout)
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .count(),
+        2
+    );
+    assert!(
+        text(&cut.stderr).contains("the best 2 shown; more notes match"),
+        "{}",
+        text(&cut.stderr)
+    );
+    let whole = service.cli(&["search", "tomato", "--limit", "3"]);
+    assert_eq!(
+        text(&whole.stdout)
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .count(),
+        3
+    );
+    assert!(
+        !text(&whole.stderr).contains("more notes match"),
+        "{}",
+        text(&whole.stderr)
+    );
+}

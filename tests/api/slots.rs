@@ -214,7 +214,10 @@ fn live_feeds_are_capped_and_captures_go_on() {
             b"HTTP/1.1 200" => feeds.push(stream),
             b"HTTP/1.1 503" => {
                 let answer = read_answer(&mut stream);
-                assert!(answer.contains("live feeds are open already"), "{answer}");
+                assert!(
+                    answer.contains("live feeds and answers are streaming already"),
+                    "{answer}"
+                );
                 assert!(
                     answer.to_ascii_lowercase().contains("connection: close"),
                     "{answer}"

@@ -130,6 +130,24 @@ async fn with_the_model_missing_the_ask_box_shows_the_notes_and_one_line_why() {
         "{shown}"
     );
     assert_eq!(shown[2], "");
+
+    // × closes the panel, and nothing throws (its button shares the banners' look, and
+    // once shared their handler, which looked for a banner it does not have).
+    browser
+        .eval(
+            "window.__errors = []; \
+             window.addEventListener('error', (e) => window.__errors.push(String(e.message))); \
+             return null;",
+        )
+        .await;
+    browser.click("#ask-close").await;
+    browser
+        .wait_until(
+            "the panel closed",
+            "document.getElementById('ask-panel').hidden",
+        )
+        .await;
+    assert_eq!(browser.eval("return window.__errors;").await, json!([]));
 }
 
 /// The panel is drawn from its state, and the state is a pure function of the stream's

@@ -166,3 +166,81 @@ async fn the_token_in_the_address_opens_nothing_and_is_dropped_from_it() {
     );
     browser.close().await;
 }
+
+/// Before (issue #43 point 7): an answer's bidirectional override was not isolated in
+/// the page, so "Pay U+202E exe.fdp [1]" could turn the citation and the words after it
+/// around. Each stretch of the model's text between citations is now its own isolate
+/// (<bdi>), and the AI's summary has its own direction, isolated, as the title has.
+#[actix_rt::test]
+async fn the_models_text_is_isolated_in_the_page() {
+    let browser = start(&[]).await;
+    let id = browser
+        .api(
+            "POST",
+            "/api/notes",
+            Some(json!({ "body": "Pay the invoice from the printer shop" })),
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    browser
+        .wait_for_api("the AI's summary", &format!("/api/notes/{id}"), |note| {
+            note["summary"].as_str().is_some_and(|s| !s.is_empty())
+        })
+        .await;
+    browser
+        .fake
+        .answers()
+        .set_pieces(&["Pay \u{202E}exe.fdp [1] now."]);
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "listed",
+            "document.querySelectorAll('#notes .note').length === 1",
+        )
+        .await;
+    browser.type_into("#search", "invoice printer").await;
+    browser.click("#ask-button").await;
+    browser
+        .wait_until(
+            "the answer",
+            "document.getElementById('ask-panel').dataset.state === 'answered'",
+        )
+        .await;
+    let answer = browser
+        .eval(
+            "const answer = document.getElementById('ask-answer'); \
+             return [[...answer.children].map(c => [c.tagName, c.textContent, getComputedStyle(c).unicodeBidi]), \
+                     getComputedStyle(answer).unicodeBidi];",
+        )
+        .await;
+    assert_eq!(
+        answer,
+        json!([
+            [
+                ["BDI", "Pay \u{202E}exe.fdp ", "isolate"],
+                ["A", "[1]", "isolate"],
+                ["BDI", " now.", "isolate"]
+            ],
+            "isolate"
+        ])
+    );
+
+    browser.click("#notes li a.open").await;
+    browser.wait_visible("note-view").await;
+    browser
+        .wait_until(
+            "the summary",
+            "document.querySelector('#note-view .summary')",
+        )
+        .await;
+    let summary = browser
+        .eval(
+            "const lead = document.querySelector('#note-view .summary'); \
+             return [lead.getAttribute('dir'), getComputedStyle(lead).unicodeBidi];",
+        )
+        .await;
+    assert_eq!(summary, json!(["auto", "isolate"]));
+    browser.close().await;
+}

@@ -15,6 +15,7 @@
 
 #[path = "../support/ports.rs"]
 mod ports;
+mod raw;
 #[path = "../support/service_process.rs"]
 mod service_process;
 

@@ -14,11 +14,12 @@ use crate::harness::{PausedSystem, Pipeline};
 /// Reads the answer's updates to their end, without letting the runtime idle.
 async fn answer(
     p: &Pipeline,
-    updates: &mut tokio::sync::mpsc::UnboundedReceiver<AskUpdate>,
+    updates: &mut tokio::sync::mpsc::Receiver<AskUpdate>,
 ) -> (String, AskEnd) {
     let mut text = String::new();
     loop {
         match p.run(updates.recv()).await {
+            Some(AskUpdate::Given(_)) => {}
             Some(AskUpdate::Piece(piece)) => text.push_str(&piece),
             Some(AskUpdate::End(end)) => return (text, end),
             None => panic!("the answer's channel closed with no end"),
@@ -104,4 +105,68 @@ async fn hanging_up_while_waiting_drops_the_question_and_nothing_is_asked() {
     p.settle_until("the second note's call", |p| p.fake.calls().len() == 2)
         .await;
     assert!(p.fake.answers().calls().is_empty());
+}
+
+/// Before: an answer went on for as long as the model server wrote (issue #43 point 1,
+/// a server that ignored the token limit streamed for ever); the notes waited behind
+/// it. Now it is cut at the first piece's wait and five minutes after it (420 s with
+/// the default deadline), said as `too_long`, the model's stream dropped.
+#[actix_rt::test(system = "PausedSystem")]
+async fn an_answer_that_never_ends_is_cut_at_its_time_and_the_notes_go_on() {
+    let p = Pipeline::start(&[]).await;
+    let water = p.capture("Water the tomato plants on Sunday morning").await;
+    p.settle().await;
+    assert_eq!(p.note(&water).status, "done");
+    let answers = p.fake.answers();
+    answers.set_endless(Some("and water "), usize::MAX);
+    answers.set_pace_seconds(10);
+
+    let question = Question::parse("When do I water the tomato plants?").unwrap();
+    let asked = p.run(p.services.inbox.ask(question, None)).await.unwrap();
+    let mut updates = asked.updates.expect("the model is asked");
+    // The person reads as the pieces come.
+    let read = std::rc::Rc::new(std::cell::RefCell::new((String::new(), None)));
+    let reading = read.clone();
+    actix_rt::spawn(async move {
+        while let Some(update) = updates.recv().await {
+            match update {
+                AskUpdate::Given(_) => {}
+                AskUpdate::Piece(piece) => reading.borrow_mut().0.push_str(&piece),
+                AskUpdate::End(end) => reading.borrow_mut().1 = Some(end),
+            }
+        }
+    });
+    p.settle_until("the question asked", |_| answers.calls().len() == 1)
+        .await;
+    let compost = p.capture("Buy compost for the tomato bed").await;
+    for _ in 0..41 {
+        p.advance(Duration::from_secs(10)).await;
+    }
+    assert_eq!(answers.open(), 1, "still answering at 410 s");
+    assert_eq!(p.fake.calls().len(), 1, "the new note waits for the answer");
+    // (A timer fires on the millisecond after its deadline.)
+    p.advance(Duration::from_secs(11)).await;
+    p.settle_until("the answer's end", |_| read.borrow().1.is_some())
+        .await;
+    // The fake model notices at its next write that nobody listens any more.
+    p.advance(Duration::from_secs(10)).await;
+    p.settle_until("the answer's stream dropped", |_| answers.open() == 0)
+        .await;
+    assert_eq!(answers.dropped(), 1);
+    let (text, end) = read.borrow().clone();
+    assert!(
+        text.starts_with("From your notes: water them on Sunday [1].and water "),
+        "{text}"
+    );
+    match end {
+        Some(AskEnd::NotAnswered { reason, detail }) => {
+            assert_eq!(reason, inkling::api::ask::NoAnswer::TooLong);
+            assert!(detail.contains("longer than 420 s"), "{detail}");
+        }
+        other => panic!("{other:?}"),
+    }
+    p.settle_until("the new note's call", |p| p.fake.calls().len() == 2)
+        .await;
+    p.settle().await;
+    assert_eq!(p.note(&compost).status, "done");
 }

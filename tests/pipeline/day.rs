@@ -170,7 +170,23 @@ struct Captured {
     at: u64,
 }
 
-fn percentile(mut values: Vec<f64>, p: f64) -> f64 {
+/// One note of the day, as measured: when it was captured and enriched (seconds
+/// since install).
+pub struct NoteTiming {
+    pub kind: Kind,
+    pub captured: f64,
+    pub done: Option<f64>,
+}
+
+/// One generation or load of the simulated model: when it began and ended (seconds
+/// since install).
+pub struct CallTiming {
+    pub began: f64,
+    pub ended: f64,
+}
+
+/// The `p`th percentile of `values` (nearest rank); NaN of none.
+pub fn percentile(mut values: Vec<f64>, p: f64) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }
@@ -198,6 +214,11 @@ pub struct Figures {
     pub aborted: u64,
     pub truncated: u64,
     pub invariant_violations: usize,
+    /// When the model was pulled (0: it was there from the start).
+    pub pulled_at: u64,
+    /// Every note captured, in order, and every generation and load.
+    pub notes: Vec<NoteTiming>,
+    pub calls: Vec<CallTiming>,
 }
 
 /// Runs a day of `events` against the simulated slow CPU, prints its table and
@@ -329,6 +350,29 @@ pub async fn run_day(events: Vec<(u64, Event)>) -> Figures {
     let wasted_by_model =
         (100.0 * (1.0 - (kept_seconds + log.load_seconds) / model_seconds)).max(0.0);
 
+    let since_install = |at: tokio::time::Instant| (at - installed).as_secs_f64();
+    let load_seconds = SimulatedModel::slow_cpu().load_seconds;
+    let calls: Vec<CallTiming> = log
+        .calls
+        .iter()
+        .map(|call| CallTiming {
+            began: since_install(call.ended) - call.seconds,
+            ended: since_install(call.ended),
+        })
+        .chain(log.loads_ended.iter().map(|ended| CallTiming {
+            began: since_install(*ended) - load_seconds,
+            ended: since_install(*ended),
+        }))
+        .collect();
+    let notes: Vec<NoteTiming> = captured
+        .iter()
+        .map(|c| NoteTiming {
+            kind: c.kind,
+            captured: c.at as f64,
+            done: done_at(&c.id),
+        })
+        .collect();
+
     println!("| figure | this build |");
     println!("|---|---|");
     println!(
@@ -379,6 +423,9 @@ pub async fn run_day(events: Vec<(u64, Event)>) -> Figures {
         aborted: log.aborted as u64,
         truncated: log.truncated as u64,
         invariant_violations: p.invariant_violations().len(),
+        pulled_at,
+        notes,
+        calls,
     }
 }
 

@@ -90,9 +90,9 @@ async fn a_title_and_tags_the_user_set_stay_and_new_tags_take_the_spelling_in_us
         Some("A note the fake model read.")
     );
 
-    // Another note: the prompt offers the tags in use, and "Machine-Learning" is
-    // stored as the existing "machine learning".
-    let b = p.capture("gradient descent").await;
+    // Another note on the topic: the prompt offers the tags in use that its text
+    // supports, and "Machine-Learning" is stored as the existing "machine learning".
+    let b = p.capture("gradient descent in machine learning").await;
     p.settle_until("b done", |p| p.note(&b).status == "done")
         .await;
     assert_eq!(note(&p, &b).await.tags, ["machine learning", "ideas"]);
@@ -121,24 +121,28 @@ async fn two_ticks_at_once_from_the_same_body_one_goes_through_the_other_is_refu
     p.settle_until("done", |p| p.note(&id).status == "done")
         .await;
 
-    // Two windows tick at once: both read the body before either writes (the
-    // repository serves the two reads, then the two edits, in order).
+    // Two windows tick at once: both read the body before either writes. Made so
+    // here rather than raced (two whole ticks joined ran the second read after the
+    // first write on a loaded machine, and then both rightly went through): each
+    // window's edit is made from the same body it read.
     let inbox = &p.services.inbox;
-    let (milk, eggs) = p
-        .run(futures_util::future::join(
-            inbox.tick_task(id.clone(), 0, true),
-            inbox.tick_task(id.clone(), 1, true),
-        ))
-        .await;
-    let milk = milk.expect("the first edit goes through");
+    let read = note(&p, &id).await.body;
+    let tick = |index| {
+        let body = inkling::render::set_task(&read, index, true)
+            .expect("a task")
+            .expect("a change");
+        inkling::domain::NoteEdit::parse(Some(body), None, None, 65536)
+            .expect("an edit")
+            .made_from(read.clone())
+    };
+    let milk = p
+        .run(inbox.edit(id.clone(), tick(0)))
+        .await
+        .expect("the first edit goes through");
     assert_eq!(milk.body, "- [x] milk\n- [ ] eggs");
+    let eggs = p.run(inbox.edit(id.clone(), tick(1))).await;
     assert!(
-        matches!(
-            &eggs,
-            Err(inkling::inbox::TickError::Store(
-                inkling::storage::StoreError::Conflict(_)
-            ))
-        ),
+        matches!(&eggs, Err(inkling::storage::StoreError::Conflict(_))),
         "the second was made from a body that changed meanwhile: {eggs:?}"
     );
     assert_eq!(

@@ -152,9 +152,14 @@ impl Pipeline {
         let db_path = settings.database_path();
         let store = Store::open(&db_path, settings.expiry.days).unwrap();
         let provider = inkling::ai::provider_for(&settings);
-        let services =
-            Services::start(&settings, Arc::new(clock), store, db_path.clone(), provider)
-                .expect("the services start");
+        let services = Services::start(
+            &settings,
+            Arc::new(clock.clone()),
+            store,
+            db_path.clone(),
+            provider,
+        )
+        .expect("the services start");
         let failed_counts = FailedCounts::default();
         let recorder = Mailbox::from(FailedCountRecorder(failed_counts.clone()).start());
         services.hub.do_send(Subscribe(recorder.recipient()));

@@ -80,3 +80,57 @@ async fn the_trash_is_purged_by_the_hourly_timer_once_past_its_retention() {
     p.settle_until("purged", |p| p.count_with_status("done") == 0)
         .await;
 }
+
+/// A transient jump of the system clock ahead once purged the trash for good (a note
+/// trashed a minute earlier was "older than 30 days") and dated a note captured
+/// meanwhile 400 days ahead, where it stayed on top. Now the hourly purge that comes
+/// during the jump deletes nothing, the note captured meanwhile is dated by the clock
+/// carried on, and once the clock is back the purge goes by the real time again.
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_transient_jump_of_the_clock_purges_nothing_and_dates_no_note_in_the_future() {
+    let p = Pipeline::start(&[]).await;
+    let trashed = p.capture("trashed a minute before the jump").await;
+    p.run(p.services.inbox.trash(trashed.clone()))
+        .await
+        .unwrap();
+    p.advance(Duration::from_secs(58 * 60)).await;
+
+    p.clock.jump(chrono::Duration::days(400));
+    // The hourly purge comes (at 60 minutes) while the clock is 400 days ahead.
+    p.advance(Duration::from_secs(3 * 60)).await;
+    let during = p.capture("captured during the jump").await;
+    let created: String = p.note_column(&during, "created_at");
+    // 61 minutes after the start (12:00), by the clock carried on.
+    assert!(
+        ("2026-03-01T13:01:00".."2026-03-01T13:02:00").contains(&created.as_str()),
+        "dated by the clock carried on, not 400 days ahead: {created}"
+    );
+    p.advance(Duration::from_secs(3 * 60)).await;
+    p.clock.jump(-chrono::Duration::days(400));
+    p.advance(Duration::from_secs(3600)).await;
+
+    let in_trash: Option<String> = p.note_column(&trashed, "deleted_at");
+    assert!(in_trash.is_some(), "the trashed note is still in the trash");
+    let newest: String = p
+        .reader()
+        .query_row("SELECT MAX(updated_at) FROM notes", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        newest.as_str() < "2026-03-02",
+        "nothing stored in the future: {newest}"
+    );
+
+    // Its real retention still ends it.
+    p.advance(Duration::from_secs(30 * 24 * 3600)).await;
+    p.settle_until("purged", |p| {
+        p.reader()
+            .query_row(
+                "SELECT COUNT(*) FROM notes WHERE id = ?1",
+                [&trashed],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap()
+            == 0
+    })
+    .await;
+}

@@ -15,6 +15,8 @@
 //!   pulled, the load first, retries that are different requests).
 //! - `day`: a compressed day with a slow, missing, cold and wrong model: the issue's
 //!   goals on virtual time (the table in docs/PERFORMANCE.md).
+//! - `fresh_first`: a slow CPU's day with a backlog from before the model was pulled:
+//!   fresh notes first, the backlog within its fair share (docs/PERFORMANCE.md).
 //! - `openai`: an OpenAI-compatible server (llama.cpp's, faked): the output format it
 //!   takes, its model loading, its context, its API key.
 //! - `related`: the notes' vectors (a new note's before its title, the older notes'
@@ -41,6 +43,7 @@ mod fake_http;
 mod fake_ollama;
 #[path = "../support/fake_openai.rs"]
 mod fake_openai;
+mod fresh_first;
 mod harness;
 mod hybrid;
 mod lifecycle;

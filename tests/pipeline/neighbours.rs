@@ -1,11 +1,24 @@
 //! Tags from a note's neighbours (docs/DESIGN.md, "Tags from a note's neighbours"), end
 //! to end on virtual time against the fake providers: a new note is embedded first
 //! and its prompt carries the tags of the notes most like it; without embeddings the
-//! prompt is the vocabulary's alone and nothing waits for a vector.
+//! prompt is the vocabulary's alone and nothing waits for a vector. The guards of issue
+//! #37: vectors that do not tell notes apart offer no neighbour's tags, and an answer's
+//! schema word or tag copied from the prompt without support in the note is not kept.
+
+use inkling::actors::repository::{GetNote, GetVectorSpread};
+use inkling::api::status::VectorSpread;
 
 use crate::fake_ollama::fake_embeddings::inputs_of;
 use crate::fake_ollama::{EmbedReply, FakeOllama};
 use crate::harness::{PausedSystem, Pipeline};
+
+/// A note's tags as stored.
+async fn tags_of(p: &Pipeline, id: &str) -> Vec<String> {
+    p.ask(&p.services.repository, GetNote { id: id.into() })
+        .await
+        .unwrap()
+        .tags
+}
 
 /// The system prompt of each chat call the fake received, in order.
 fn system_prompts(fake: &FakeOllama) -> Vec<String> {
@@ -109,4 +122,107 @@ async fn while_the_embedding_model_is_missing_titles_go_ahead_without_neighbours
     );
     let prompts = system_prompts(&p.fake);
     assert_eq!(neighbours_sentence(&prompts[1]), None, "{}", prompts[1]);
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn vectors_that_do_not_tell_notes_apart_offer_no_neighbours_tags_and_are_said_to() {
+    let p = Pipeline::start(&[]).await;
+    p.fake.set_embed(EmbedReply::Degenerate);
+    for (body, tags) in [
+        (
+            "Call the plumber about the leaking kitchen tap",
+            &["kitchen", "plumber"][..],
+        ),
+        ("File the tax return before April", &["taxes"][..]),
+        (
+            "Renew the passport before the summer trip",
+            &["passport"][..],
+        ),
+    ] {
+        p.fake.set_tags(tags);
+        p.capture(body).await;
+        p.settle().await;
+    }
+    p.fake.set_tags(&["garden"]);
+    p.capture("The garden needs mulch before the first frost")
+        .await;
+    p.settle().await;
+    let prompts = system_prompts(&p.fake);
+    assert_eq!(prompts.len(), 4);
+    assert_eq!(
+        neighbours_sentence(&prompts[3]),
+        None,
+        "every note is \"near\" every other with these vectors: {}",
+        prompts[3]
+    );
+    let spread = p
+        .ask(&p.services.repository, GetVectorSpread)
+        .await
+        .unwrap();
+    assert!(
+        matches!(spread, Some(VectorSpread::Degenerate { notes: 4, .. })),
+        "{spread:?}"
+    );
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_schema_word_and_a_neighbours_tag_the_note_does_not_support_are_not_kept() {
+    let p = Pipeline::start(&[]).await;
+    for (body, tags) in [
+        (
+            "Water the tomato plants in the garden",
+            &["garden", "tomatoes"][..],
+        ),
+        ("File the tax return before April", &["taxes"][..]),
+        (
+            "Renew the passport before the summer trip",
+            &["passport"][..],
+        ),
+    ] {
+        p.fake.set_tags(tags);
+        p.capture(body).await;
+        p.settle().await;
+    }
+    // The model answers the neighbour's tags back, and the schema's own word.
+    p.fake.set_tags(&["title", "garden", "tomatoes", "dawn"]);
+    let new = p.capture("Water the tomato plants at dawn").await;
+    p.settle().await;
+    let prompts = system_prompts(&p.fake);
+    assert_eq!(
+        neighbours_sentence(&prompts[3]),
+        Some(r#"Notes like this one are tagged: ["garden","tomatoes"]."#),
+        "{}",
+        prompts[3]
+    );
+    assert_eq!(
+        tags_of(&p, &new).await,
+        ["tomatoes", "dawn"],
+        "\"title\" is the schema's; \"garden\" is the neighbour's, not this note's"
+    );
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn the_tags_in_use_are_offered_only_to_a_note_whose_text_supports_them() {
+    let p = Pipeline::start(&[("INKLING_OLLAMA__EMBEDDING_MODEL", "")]).await;
+    p.fake.set_tags(&["kitchen", "leaking", "plumber"]);
+    p.capture("Call the plumber about the leaking kitchen tap")
+        .await;
+    p.settle().await;
+    p.fake.set_tags(&["garden"]);
+    p.capture("The garden needs mulch before the first frost")
+        .await;
+    p.settle().await;
+    p.capture("The kitchen tap drips again").await;
+    p.settle().await;
+    let prompts = system_prompts(&p.fake);
+    assert!(
+        !prompts[1].contains("already in use"),
+        "nothing in use fits a garden note, so nothing is there to copy: {}",
+        prompts[1]
+    );
+    assert!(
+        prompts[2].contains(r#"most used first: ["kitchen"]"#),
+        "only the tag the note's text supports: {}",
+        prompts[2]
+    );
 }

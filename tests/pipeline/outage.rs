@@ -198,3 +198,59 @@ async fn after_outages_of_a_minute_an_hour_and_a_day_work_resumes_within_a_healt
         assert_eq!(p.max_attempts_spent(), 0);
     }
 }
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_call_refused_while_the_server_restarts_goes_again_as_soon_as_it_answers() {
+    let p = Pipeline::start(&[]).await;
+    // The restart's moment: the call, and its second try on a fresh connection, are
+    // dropped; the health check right after finds the server answering.
+    p.fake.push(&[Reply::Reset, Reply::Reset]);
+    let start = tokio::time::Instant::now();
+    let id = p.capture("the model server restarts under this note").await;
+
+    // settle_until never lets the paused clock move: done with no park served.
+    p.settle_until("done at once, not after the park's 30 s", |p| {
+        p.note(&id).status == "done"
+    })
+    .await;
+    assert!(p.first_enrichment_at() - start < Duration::from_secs(1));
+    assert_eq!(
+        p.max_attempts_spent(),
+        0,
+        "an outage is never the note's attempt"
+    );
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_server_that_answers_its_health_check_but_drops_every_call_is_not_called_in_a_loop() {
+    let p = Pipeline::start(&[]).await;
+    p.fake.set_default(Reply::Reset);
+    let id = p.capture("the server takes every call and drops it").await;
+
+    // One quick look after the first refusal, then the outage schedule: after the
+    // second refusal the note waits 60 s, whatever the health check says.
+    p.settle_until("refused twice (two tries each)", |p| {
+        p.fake.calls().len() == 4
+    })
+    .await;
+    p.settle_until(
+        "parked for the schedule's 60 s after the second refusal",
+        |p| {
+            let Some((_, next_run_at, Some(reason))) = p.note(&id).job else {
+                return false;
+            };
+            let now = inkling::clock::Clock::now(&p.clock);
+            let at = chrono::DateTime::parse_from_rfc3339(&next_run_at).unwrap();
+            reason == "provider" && at.signed_duration_since(now) >= ChronoDuration::seconds(59)
+        },
+    )
+    .await;
+    assert_eq!(p.fake.calls().len(), 4, "no third call before the park");
+    p.advance(Duration::from_secs(50)).await;
+    assert_eq!(p.fake.calls().len(), 4, "no call while parked");
+    p.advance(Duration::from_secs(11)).await;
+    p.settle_until("the probe after the park", |p| p.fake.calls().len() > 4)
+        .await;
+    assert_eq!(p.count_with_status("pending"), 1);
+    assert_eq!(p.max_attempts_spent(), 0);
+}

@@ -25,7 +25,7 @@ async fn related(p: &Pipeline, id: &str) -> (Vec<String>, bool) {
             GetRelated {
                 id: id.to_string(),
                 limit: RELATED_NOTES,
-                floor: RELATED_FLOOR,
+                floor: |_| RELATED_FLOOR,
             },
         )
         .await
@@ -165,29 +165,53 @@ async fn an_outage_a_missing_model_or_a_server_without_embeddings_never_fails_a_
     assert_eq!(p.note(&other).status, "done");
 }
 
+/// Before (issue #43 point 4): a note whose vector was refused got none until a
+/// restart, while the state said `up_to_date`. Now it is asked again by the retry
+/// schedule (30 s after the first refusal), and the state says what happened.
 #[actix_rt::test(system = "PausedSystem")]
-async fn vectors_of_the_wrong_length_are_refused_and_the_note_keeps_its_title() {
+async fn refused_vectors_are_said_and_asked_again_and_the_note_keeps_its_title() {
     let p = Pipeline::start(&[]).await;
     let a = p.capture("Tomato plants in the garden").await;
     p.settle().await;
-    p.fake.set_embed(EmbedReply::WrongLength(32));
-    let b = p.capture("Tomato garden compost").await;
-    p.settle().await;
-    assert_eq!(vectors(&p).len(), 1, "the 32-long vector is refused");
-    assert_eq!(vectors(&p)[0].0, a);
-    assert_eq!(related(&p, &b).await, (vec![], false));
-    assert_eq!(p.note(&b).status, "done");
-    // Not asked again this run: refused once, logged once.
-    let asked = p.fake.embed_calls().len();
-    p.fake.set_embed(EmbedReply::Ok);
-    let c = p.capture("Tomato plants in the garden need compost").await;
-    p.settle().await;
-    let inputs: Vec<String> = p.fake.embed_calls()[asked..]
-        .iter()
-        .flat_map(crate::fake_ollama::fake_embeddings::inputs_of)
-        .collect();
-    assert_eq!(inputs, ["Tomato plants in the garden need compost"]);
-    assert_eq!(related(&p, &c).await, (vec![a.clone()], true));
+    for (stored, bad, why, text) in [
+        (
+            1,
+            EmbedReply::WrongLength(32),
+            "a vector of 32 numbers where the model's have",
+            "Tomato garden compost",
+        ),
+        (
+            2,
+            EmbedReply::Zeros,
+            "a vector of zeros",
+            "Compost the tomato garden",
+        ),
+    ] {
+        p.fake.set_embed(bad);
+        let b = p.capture(text).await;
+        p.settle().await;
+        assert_eq!(vectors(&p).len(), stored, "the bad vector is refused");
+        assert!(!vectors(&p).iter().any(|(id, _, _)| *id == b));
+        assert!(!related(&p, &b).await.1, "no vector, no related notes");
+        assert_eq!(p.note(&b).status, "done", "never the note's failure");
+        match embeddings_state(&p).await {
+            EmbeddingsState::Refused {
+                notes: 1,
+                detail,
+                until: Some(_),
+            } => assert!(detail.starts_with(why), "{detail}"),
+            other => panic!("{other:?}"),
+        }
+        // Asked again 30 s later, by the notes' retry schedule: taken now.
+        p.fake.set_embed(EmbedReply::Ok);
+        p.advance(std::time::Duration::from_secs(29)).await;
+        assert_eq!(vectors(&p).len(), stored, "not before its time");
+        p.advance(std::time::Duration::from_secs(2)).await;
+        assert_eq!(vectors(&p).len(), stored + 1);
+        let (found, embedded) = related(&p, &b).await;
+        assert!(embedded && found.contains(&a), "{found:?}");
+        assert_eq!(embeddings_state(&p).await, EmbeddingsState::UpToDate);
+    }
 }
 
 #[actix_rt::test(system = "PausedSystem")]

@@ -195,8 +195,13 @@ async fn a_success_resets_the_outage_step() {
 async fn a_schema_failure_does_not_hold_up_other_due_jobs() {
     let p = Pipeline::start(&[]).await;
     p.fake.push(&[Reply::InvalidJson]);
-    let bad = p.capture("this one gets a bad answer").await;
-    let good = p.capture("this one is fine").await;
+    // The first call gets the bad answer: the bad note goes first whether the worker
+    // sees one note or both when it picks (the cheapest due note first, then the
+    // oldest), so it is both the older and the shorter.
+    let bad = p.capture("a bad answer").await;
+    let good = p
+        .capture("this one is fine, and it is the longer note")
+        .await;
 
     p.settle_until("the second note is done", |p| {
         p.note(&good).status == "done"

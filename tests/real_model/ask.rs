@@ -1,19 +1,20 @@
 //! Ask your notes with the real model (docs/DESIGN.md, "Ask your notes"): llama.cpp's
-//! server streams Gemma 3 270M's answer as server-sent events; an answer arrives after
-//! the notes, and every citation in it is one of the notes retrieved (the service takes
-//! out any other, and says so).
+//! server streams the instruct model SmolLM2-135M's answer as server-sent events; an
+//! answer arrives after the notes, is not the question said back, and every citation
+//! in it is one of the notes retrieved (the service takes out any other, and says so).
 
 use inkling::api::ask::AskEvent;
 use serde_json::json;
 
-use crate::llama::MODEL;
 use crate::scene::Scene;
+use crate::tools::ChatModel;
 
 #[tokio::test]
 async fn an_answer_from_the_real_model_arrives_after_the_notes_citing_only_them() {
     let _one_at_a_time = crate::ONE_AT_A_TIME.lock().await;
-    let mut scene = Scene::new();
-    scene.start_llama(MODEL).await;
+    let model = ChatModel::SmolLm2;
+    let mut scene = Scene::with_model(model);
+    scene.start_llama(model.alias()).await;
     scene.start_inkling();
     scene.provider_becomes("ready").await;
     // Imported as done (titled by a person): no title is due, so the question has the

@@ -1,6 +1,7 @@
-//! llama.cpp's `llama-server` as a child process: Gemma 3 270M on a port of the test's
-//! choosing, started as the issue gives it (`-c 2048 --parallel 1`, the chat template
-//! file, loopback only), its log kept in a file, killed when dropped.
+//! llama.cpp's `llama-server` as a child process: the test's chat model on a port of
+//! the test's choosing, started as the issue gives it (`-c 2048 --parallel 1`, `--jinja`,
+//! Gemma's chat template file when it is Gemma, loopback only), its log kept in a file,
+//! killed when dropped.
 //!
 //! The server ignores the model name a request carries and answers under the name given
 //! by `--alias` (/work/coord/llama-findings.md, "Models and context"): starting it under
@@ -15,7 +16,8 @@ use crate::eventually::eventually_within;
 use crate::service_process::blocking_request;
 use crate::tools::Tools;
 
-/// The name the tests configure inkling with, and the server answers under.
+/// The name the tests configure inkling with for Gemma 3 270M, and the server answers
+/// under (SmolLM2's: `ChatModel::alias`).
 pub const MODEL: &str = "gemma-3-270m";
 /// The context the server is started with: smaller than the long article.
 pub const CONTEXT_TOKENS: u32 = 2048;
@@ -64,8 +66,12 @@ impl LlamaServer {
                 "1",
                 "--jinja",
             ])
-            .arg("--chat-template-file")
-            .arg(&tools.chat_template)
+            .args(tools.chat_template.iter().flat_map(|template| {
+                [
+                    std::ffi::OsStr::new("--chat-template-file"),
+                    template.as_os_str(),
+                ]
+            }))
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
             .args(["--alias", alias])
             .args(extra)

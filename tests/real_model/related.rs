@@ -12,25 +12,6 @@ use crate::eventually::eventually_within_every;
 use crate::llama::MODEL;
 use crate::scene::{Scene, HEALTH_CHANGE, ONE_CALL};
 
-/// How long the vectors of a few notes may take after their titles (a call of ~1 s).
-const VECTORS: Duration = Duration::from_secs(120);
-
-/// The related notes of `id`, once it has its vector.
-async fn related(scene: &Scene, id: &str) -> Value {
-    let path = format!("/api/notes/{id}/related");
-    eventually_within_every(
-        VECTORS,
-        Duration::from_millis(500),
-        "the note's vector",
-        || {
-            let (status, body) = scene.request("GET", &path, None);
-            assert_eq!(status, 200, "{body}");
-            async move { (body["embedded"] == true).then_some(body) }
-        },
-    )
-    .await
-}
-
 fn ids_of(found: &Value) -> Vec<String> {
     found["notes"]
         .as_array()
@@ -62,7 +43,7 @@ async fn notes_about_the_same_thing_come_out_related_from_the_real_model() {
         .await;
     assert!(notes.iter().all(|n| n["ai_status"] == "done"), "{notes:?}");
 
-    let found = related(&scene, &garden).await;
+    let found = scene.related_once_embedded(&garden).await;
     println!("related to the garden note: {found}");
     let ids = ids_of(&found);
     assert_eq!(

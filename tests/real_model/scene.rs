@@ -13,10 +13,10 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::eventually::eventually_within_every;
-use crate::llama::{self, LlamaServer, MODEL};
+use crate::llama::{self, LlamaServer};
 use crate::ports::free_port;
 use crate::service_process::{blocking_request, ServiceProcess};
-use crate::tools::Tools;
+use crate::tools::{ChatModel, Tools};
 
 /// How long one call may take on this CPU: measured 4-5 s for a note, ~16 s for one that
 /// fills the context, on 2 shared cores; a loaded machine takes several times that.
@@ -36,19 +36,28 @@ pub struct Scene {
     llama: Option<LlamaServer>,
     llama_port: u16,
     tools: Tools,
+    /// The name the service is configured with.
+    model_name: &'static str,
     /// Taken when a failing test keeps it.
     dir: Option<tempfile::TempDir>,
 }
 
 impl Scene {
-    /// The tools (or a failure naming what is missing), a free port for the server and
-    /// the directory; nothing started yet.
+    /// The tools for Gemma 3 270M (or a failure naming what is missing), a free port for
+    /// the server and the directory; nothing started yet.
     pub fn new() -> Scene {
+        Scene::with_model(ChatModel::Gemma)
+    }
+
+    /// [`Scene::new`] with `model` as the chat model; the service is configured with its
+    /// name ([`ChatModel::alias`], which [`Scene::start_llama`] is to be given).
+    pub fn with_model(model: ChatModel) -> Scene {
         Scene {
             inkling: None,
             llama: None,
             llama_port: free_port(),
-            tools: Tools::from_env(),
+            tools: Tools::for_model(model),
+            model_name: model.alias(),
             dir: Some(tempfile::tempdir().expect("a temporary directory")),
         }
     }
@@ -99,7 +108,10 @@ impl Scene {
     /// [`Scene::start_inkling`] with more lines of the `[openai]` section.
     pub fn start_inkling_with(&mut self, openai_lines: &str) {
         let config = self.dir().join("config.toml");
-        let text = format!("{}{openai_lines}\n", openai_config(self.llama_port));
+        let text = format!(
+            "{}{openai_lines}\n",
+            openai_config(self.llama_port, self.model_name)
+        );
         std::fs::write(&config, text).expect("the config file");
         let data = self.dir().join("data");
         std::fs::create_dir_all(&data).expect("the data dir");
@@ -110,12 +122,53 @@ impl Scene {
         ));
     }
 
+    /// Starts the service with the built-in embedder making the notes' vectors (its
+    /// model in `model_dir`), pointed at the scene's server for the chat, which the test
+    /// may leave unstarted: no model server at all.
+    pub fn start_inkling_with_builtin_embedder(&mut self, model_dir: &Path) {
+        let config = self.dir().join("config.toml");
+        let text = openai_config(self.llama_port, self.model_name);
+        std::fs::write(&config, text).expect("the config file");
+        let data = self.dir().join("data");
+        std::fs::create_dir_all(&data).expect("the data dir");
+        let model_dir = model_dir
+            .to_str()
+            .expect("the model folder's path is UTF-8");
+        self.inkling = Some(ServiceProcess::start_with_config_and_env(
+            &data,
+            free_port(),
+            &config,
+            &[
+                ("INKLING_AI__BUILTIN_EMBEDDER", "true"),
+                ("INKLING_AI__BUILTIN_EMBEDDER_DIR", model_dir),
+            ],
+        ));
+    }
+
     fn inkling(&self) -> &ServiceProcess {
         self.inkling.as_ref().expect("inkling is running")
     }
 
     /// A request to the service's API with its token: the status and the body as JSON
     /// (`Null` when the body is not JSON).
+    /// The related notes of `id` (`GET /api/notes/{id}/related`), once it has its
+    /// vector: a few notes' vectors take ~1 s a call from a server, ~50 ms in process;
+    /// a loaded machine and the model's load at the first call take longer.
+    pub async fn related_once_embedded(&self, id: &str) -> Value {
+        let path = format!("/api/notes/{id}/related");
+        eventually_within_every(
+            Duration::from_secs(120),
+            Duration::from_millis(250),
+            "the note's vector",
+            || {
+                let (status, body) = self.request("GET", &path, None);
+                assert_eq!(status, 200, "{body}");
+                async move { (body["embedded"] == true).then_some(body) }
+            },
+        )
+        .await
+    }
+
     pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
         let inkling = self.inkling();
         let token = inkling.token().expect("the service wrote its API token");
@@ -283,14 +336,14 @@ impl Drop for Scene {
 
 /// The service's configuration for a server on `port`: the keys a person writes to point
 /// inkling at llama.cpp (the README's `[openai]` lines).
-fn openai_config(port: u16) -> String {
+fn openai_config(port: u16, model: &str) -> String {
     format!(
         r#"[ai]
 provider = "openai"
 
 [openai]
 url = "http://127.0.0.1:{port}/v1"
-model = "{MODEL}"
+model = "{model}"
 request_timeout_ms = 120000
 max_request_timeout_ms = 600000
 # The default checks every second; the tests wait for the server's changes.

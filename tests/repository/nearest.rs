@@ -116,7 +116,7 @@ fn the_index_follows_saves_edits_the_trash_and_back_and_a_new_model() {
     store.delete_forever(&b, t0()).unwrap();
     assert!(!store.in_index("m", &b));
     assert!(nearest(&store, "m", &[1.0, 0.0, 0.0]).is_empty());
-    let related = store.related(&c, 5, 0.0).unwrap();
+    let related = store.related(&c, 5, |_| 0.0).unwrap();
     assert!(related.embedded && related.notes.is_empty(), "{related:?}");
 }
 
@@ -143,7 +143,7 @@ fn a_build_in_slices_misses_none_of_the_writes_made_between_its_slices() {
     let mut store = Store::open(&path, EXPIRY_DAYS).unwrap();
     assert!(!store.index_ready() && !store.in_index("m", &ids[0]));
     // Before the build ends, related notes come from the exact search.
-    let related = store.related(&ids[0], 3, RELATED_FLOOR).unwrap();
+    let related = store.related(&ids[0], 3, |_| RELATED_FLOOR).unwrap();
     assert_eq!(related.notes.len(), 3);
 
     // Ids are in capture order: the first slice reads notes 0–2.
@@ -206,7 +206,7 @@ fn related_notes_through_the_index_are_the_exact_searchs_on_a_clustered_set() {
     }
     let (mut found, mut expected) = (0, 0);
     for id in ids.iter().step_by(20) {
-        let related = store.related(id, 5, RELATED_FLOOR).unwrap();
+        let related = store.related(id, 5, |_| RELATED_FLOOR).unwrap();
         let query = {
             let bytes: Vec<u8> = store
                 .connection()

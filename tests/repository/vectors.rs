@@ -141,18 +141,18 @@ fn related_notes_found(indexed: bool) {
         .map(|(n, (id, v))| vector(id, &format!("note {n}"), &v))
         .collect();
     store.save_vectors("m", &vectors, t0()).unwrap();
-    let related = store.related(&ids[0], 5, RELATED_FLOOR).unwrap();
+    let related = store.related(&ids[0], 5, |_| RELATED_FLOOR).unwrap();
     let found: Vec<&str> = related.notes.iter().map(|(n, _)| n.id.as_str()).collect();
     assert_eq!(found, [ids[4].as_str(), ids[1].as_str(), ids[2].as_str()]);
     assert!(related.embedded);
     store.trash(&ids[4], t0()).unwrap();
-    let related = store.related(&ids[0], 1, RELATED_FLOOR).unwrap();
+    let related = store.related(&ids[0], 1, |_| RELATED_FLOOR).unwrap();
     assert_eq!(related.notes[0].0.id, ids[1]);
     // A note without a vector: none yet, said apart from "none at all".
     let lone = capture(&mut store, "lone", t0());
-    let related = store.related(&lone, 5, RELATED_FLOOR).unwrap();
+    let related = store.related(&lone, 5, |_| RELATED_FLOOR).unwrap();
     assert!(!related.embedded && related.notes.is_empty());
-    assert!(store.related("no-such-note", 5, RELATED_FLOOR).is_err());
+    assert!(store.related("no-such-note", 5, |_| RELATED_FLOOR).is_err());
 }
 
 /// The semantic half of a search: the nearest notes to a query's vector (of the

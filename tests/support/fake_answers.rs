@@ -4,7 +4,9 @@
 //! real server ends it. What the answer says is set by the test (`set_pieces`: it may
 //! cite a note the question was not given, `[7]`); its pieces can be paced on virtual
 //! time (`set_pace_seconds`), or the answer held after some pieces until the client
-//! hangs up (`hold_after`), as a model keeps generating until its client goes. The
+//! hangs up (`hold_after`), as a model keeps generating until its client goes, or go
+//! on for ever after its pieces (`set_endless`), as a server that ignores the token
+//! limit, counting the bytes it got written (`sent_bytes`). The
 //! requests are recorded with how many enrichment calls came before them (the order
 //! against the background work), and the streams still open and those the client
 //! dropped are counted.
@@ -32,6 +34,9 @@ struct Script {
     pieces: Vec<String>,
     pace_seconds: u64,
     hold_after: Option<usize>,
+    endless: Option<String>,
+    endless_bytes: usize,
+    sent_bytes: usize,
     calls: Vec<AskCall>,
     open: usize,
     dropped: usize,
@@ -50,6 +55,9 @@ impl Default for Answers {
             pieces: DEFAULT_PIECES.iter().map(|p| p.to_string()).collect(),
             pace_seconds: 0,
             hold_after: None,
+            endless: None,
+            endless_bytes: usize::MAX,
+            sent_bytes: 0,
             calls: Vec::new(),
             open: 0,
             dropped: 0,
@@ -90,6 +98,21 @@ impl Answers {
         self.0.lock().unwrap().hold_after = pieces;
     }
 
+    /// After its pieces the answer goes on with `piece` (at the pace set) until the
+    /// client hangs up, or until `most_bytes` are written, when it is held as
+    /// `hold_after` holds it (a test that fails must not take the machine's memory
+    /// with it). `None`: the answer ends after its pieces.
+    pub fn set_endless(&self, piece: Option<&str>, most_bytes: usize) {
+        let mut script = self.0.lock().unwrap();
+        script.endless = piece.map(str::to_string);
+        script.endless_bytes = most_bytes;
+    }
+
+    /// Bytes of the answers' pieces written to the clients' sockets so far.
+    pub fn sent_bytes(&self) -> usize {
+        self.0.lock().unwrap().sent_bytes
+    }
+
     pub fn calls(&self) -> Vec<AskCall> {
         self.0.lock().unwrap().calls.clone()
     }
@@ -113,7 +136,7 @@ impl Answers {
         calls_before: usize,
         wire: Wire,
     ) {
-        let (pieces, pace, hold_after) = {
+        let (pieces, pace, hold_after, endless, most_bytes) = {
             let mut script = self.0.lock().unwrap();
             script.calls.push(AskCall {
                 request,
@@ -125,6 +148,8 @@ impl Answers {
                 script.pieces.clone(),
                 script.pace_seconds,
                 script.hold_after,
+                script.endless.clone(),
+                script.endless_bytes,
             )
         };
         let _open = Open(self.clone());
@@ -139,8 +164,10 @@ impl Answers {
         if stream.write_all(head.as_bytes()).await.is_err() {
             return self.hung_up();
         }
-        for (index, piece) in pieces.iter().enumerate() {
-            if hold_after == Some(index) {
+        let endless = endless.into_iter().flat_map(std::iter::repeat);
+        let mut written = 0usize;
+        for (index, piece) in pieces.into_iter().chain(endless).enumerate() {
+            if hold_after == Some(index) || written >= most_bytes {
                 // A model goes on until its client goes.
                 until_hung_up(stream).await;
                 return self.hung_up();
@@ -149,12 +176,14 @@ impl Answers {
                 tokio::time::sleep(std::time::Duration::from_secs(pace)).await;
             }
             if stream
-                .write_all(chunk(&piece_line(wire, piece)).as_bytes())
+                .write_all(chunk(&piece_line(wire, &piece)).as_bytes())
                 .await
                 .is_err()
             {
                 return self.hung_up();
             }
+            written += piece.len();
+            self.0.lock().unwrap().sent_bytes += piece.len();
         }
         let end = end_lines(wire);
         let _ = stream

@@ -60,6 +60,17 @@ pub fn vector_of(text: &str, dims: usize) -> Vec<f32> {
     vector
 }
 
+/// The vector of `text` from a model that does not tell texts apart: nearly the same
+/// for every text (one direction, and a trace of the text's own), every pair of them
+/// at a cosine above 0.99.
+pub fn degenerate_vector_of(text: &str, dims: usize) -> Vec<f32> {
+    let own = vector_of(text, dims);
+    let mut vector: Vec<f32> = own.iter().map(|v| 0.05 * v).collect();
+    vector[dims - 1] += 1.0;
+    let length = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+    vector.iter().map(|v| v / length).collect()
+}
+
 /// The texts of a request's `input` (a string or a list of them).
 pub fn inputs_of(request: &serde_json::Value) -> Vec<String> {
     match &request["input"] {
@@ -79,6 +90,8 @@ pub enum EmbedReply {
     Ok,
     /// 200, vectors of this length instead (a server that disagrees with itself).
     WrongLength(usize),
+    /// 200, vectors of zeros (a model that says nothing).
+    Zeros,
     /// The server makes no embeddings (llama.cpp without `--embeddings`: 501).
     NotServed,
     /// The embedding model is not installed (Ollama's 404 "model … not found").
@@ -88,4 +101,7 @@ pub enum EmbedReply {
     /// 200 as `Ok`, after working this many seconds (of virtual time): a busy or hung
     /// server (fake Ollama only).
     HoldFor(u64),
+    /// 200, vectors that do not tell texts apart ([`degenerate_vector_of`]; fake Ollama
+    /// only).
+    Degenerate,
 }

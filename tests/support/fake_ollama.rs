@@ -463,7 +463,11 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             };
             let embeddings: Vec<Vec<f32>> = inputs
                 .iter()
-                .map(|text| fake_embeddings::vector_of(text, dims))
+                .map(|text| match reply {
+                    EmbedReply::Degenerate => fake_embeddings::degenerate_vector_of(text, dims),
+                    EmbedReply::Zeros => vec![0.0; dims],
+                    _ => fake_embeddings::vector_of(text, dims),
+                })
                 .collect();
             let answer = serde_json::json!({
                 "model": model, "embeddings": embeddings,

@@ -10,7 +10,10 @@
 //!   key;
 //! - `POST /v1/chat/completions`: 401 without the key (`require_key`); 400 for a
 //!   `json_schema` response format while `refuse_json_schema(true)` (as some servers
-//!   refuse it); 503 while loading; else the next scripted [`Reply`], or the default.
+//!   refuse it); 400 for a `response_format` type llama.cpp does not know, in its words;
+//!   503 while loading; else the next scripted [`Reply`], or the default. A `json_schema`
+//!   format whose schema is not where llama.cpp reads it (`json_schema.schema`) is
+//!   taken, as llama.cpp takes it, as no constraint at all: the answer is prose.
 //!   Every request that reaches this route is recorded (`calls`). With `"stream": true`
 //!   (a question) it streams `answers()`'s answer as server-sent events instead
 //!   (`fake_answers`).
@@ -53,6 +56,8 @@ pub enum Answered {
     Unauthorised,
     /// 400: the `json_schema` format is refused.
     FormatRefused,
+    /// 400: a `response_format` type llama.cpp does not know.
+    FormatUnknown,
     /// 503: the model is loading.
     Loading,
 }
@@ -298,6 +303,8 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
                     && body.pointer("/response_format/type") == Some(&json!("json_schema"))
                 {
                     Answered::FormatRefused
+                } else if !format_known(&body) {
+                    Answered::FormatUnknown
                 } else {
                     Answered::Reply(state.script.pop_front().unwrap_or(state.default))
                 };
@@ -314,6 +321,14 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
                 Answered::FormatRefused => {
                     respond(&mut stream, "400 Bad Request", JSON,
                         r#"{"error":{"code":400,"message":"response_format type json_schema is not supported","type":"invalid_request_error"}}"#).await;
+                }
+                Answered::FormatUnknown => {
+                    respond(&mut stream, "400 Bad Request", JSON,
+                        r#"{"error":{"code":400,"message":"response_format type must be one of \"text\" or \"json_object\", but got: json","type":"invalid_request_error"}}"#).await;
+                }
+                Answered::Reply(Reply::Ok) if !schema_where_read(&body) => {
+                    let prose = "Sure! This note is about a plumber. Title: Plumber.";
+                    respond(&mut stream, "200 OK", JSON, &chat_answer(&body, prose)).await;
                 }
                 Answered::Reply(Reply::Ok) => {
                     let answer = chat_answer(&body, &enrichment_for(&body));
@@ -352,6 +367,27 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
             .await;
         }
     }
+}
+
+/// Whether llama.cpp knows the request's `response_format` type (none, `text`,
+/// `json_object`, `json_schema`).
+fn format_known(request: &Value) -> bool {
+    match request.pointer("/response_format/type") {
+        None => true,
+        Some(kind) => ["text", "json_object", "json_schema"]
+            .iter()
+            .any(|known| kind == known),
+    }
+}
+
+/// Whether a `json_schema` format carries its schema where llama.cpp reads it
+/// (`response_format.json_schema.schema`, an object): elsewhere it reads none, and the
+/// model writes as it likes. Any other format is not about a schema.
+fn schema_where_read(request: &Value) -> bool {
+    request.pointer("/response_format/type") != Some(&json!("json_schema"))
+        || request
+            .pointer("/response_format/json_schema/schema")
+            .is_some_and(Value::is_object)
 }
 
 /// The key in `Authorization: Bearer …`.

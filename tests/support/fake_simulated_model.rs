@@ -52,6 +52,8 @@ pub struct SimulationLog {
     /// Prompts cut from the front because they did not fit the context.
     pub truncated: usize,
     pub loads: usize,
+    /// When each load ended, on the runtime's clock.
+    pub loads_ended: Vec<Instant>,
     /// Every generation: the note it was about (its first 40 characters), how long the
     /// model worked on it, and whether it answered (rather than being hung up on).
     pub calls: Vec<SimulatedCall>,
@@ -62,6 +64,8 @@ pub struct SimulatedCall {
     pub note: String,
     pub seconds: f64,
     pub answered: bool,
+    /// When the generation ended (answered or hung up on), on the runtime's clock.
+    pub ended: Instant,
 }
 
 pub(super) struct Simulation {
@@ -150,6 +154,9 @@ async fn simulated_slot(
         } else {
             simulation.log.loads += 1;
             simulation.log.load_seconds += simulation.model.load_seconds;
+            simulation.log.loads_ended.push(
+                Instant::now() + std::time::Duration::from_secs_f64(simulation.model.load_seconds),
+            );
             simulation.model.load_seconds
         }
     };
@@ -290,6 +297,7 @@ pub(super) async fn simulated_chat(
                 note: note.chars().take(40).collect(),
                 seconds: worked,
                 answered: finished,
+                ended: Instant::now(),
             });
             if !finished {
                 simulation.log.aborted += 1;

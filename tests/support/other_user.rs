@@ -129,7 +129,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(length).decode("utf-8", "replace")
         self.heard(body)
         if self.path == "/api/chat":
-            content = json.dumps({"title": "Read by the fake", "tags": ["fake"], "summary": "S."})
+            # The title names the note's first words: inkling keeps no title without
+            # a word of its note.
+            try:
+                note = json.loads(body)["messages"][-1]["content"]
+            except (ValueError, KeyError, IndexError, TypeError):
+                note = ""
+            title = " ".join(["Read by the fake:"] + note.split()[:3])
+            content = json.dumps({"title": title, "tags": ["fake"], "summary": "S."})
             self.reply({"model": "llama3.2", "message": {"role": "assistant", "content": content},
                         "done": True, "done_reason": "stop", "eval_count": 5})
         elif self.path == "/api/show":

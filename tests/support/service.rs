@@ -25,6 +25,15 @@ pub fn test_settings(data_dir: &Path, extra: &[(&str, &str)]) -> Settings {
         ("INKLING_TRAY__ENABLED".into(), "false".into()),
         ("INKLING_LOCALE".into(), "en".into()),
         ("INKLING_OLLAMA__URL".into(), "http://127.0.0.1:9".into()),
+        // The tests of a server's embeddings (or of none) do not load the built-in
+        // embedder; those of it turn it on (tests/real_model).
+        ("INKLING_AI__BUILTIN_EMBEDDER".into(), "false".into()),
+        // The fake Ollama's embedding model, as the tests were written for (the default
+        // configuration names none since the built-in embedder, issue #37).
+        (
+            "INKLING_OLLAMA__EMBEDDING_MODEL".into(),
+            "embeddinggemma".into(),
+        ),
     ]);
     for (key, value) in extra {
         env.insert(key.to_string(), value.to_string());

@@ -44,6 +44,18 @@ impl ServiceProcess {
         Self::spawn(data_dir, port, &[], &["--config", config])
     }
 
+    /// [`ServiceProcess::start_with_config`] with more environment (the model server's
+    /// key, say), which only the service is given.
+    pub fn start_with_config_and_env(
+        data_dir: &Path,
+        port: u16,
+        config: &Path,
+        env: &[(&str, &str)],
+    ) -> ServiceProcess {
+        let config = config.to_str().expect("the config file's path is UTF-8");
+        Self::spawn(data_dir, port, env, &["--config", config])
+    }
+
     fn spawn(
         data_dir: &Path,
         port: u16,
@@ -147,7 +159,13 @@ fn inkling_command(data_dir: &Path, port: u16) -> Command {
         .env("INKLING_DATA_DIR", data_dir)
         .env("INKLING_HTTP__PORT", port.to_string())
         .env("INKLING_TRAY__ENABLED", "false")
-        .env("INKLING_OLLAMA__URL", "http://127.0.0.1:9");
+        .env("INKLING_OLLAMA__URL", "http://127.0.0.1:9")
+        // Off unless a test turns it on (in its config file, which the environment
+        // would override: such a test removes this variable).
+        .env("INKLING_AI__BUILTIN_EMBEDDER", "false")
+        // The fake Ollama's embedding model, as the tests were written for (the default
+        // configuration names none since the built-in embedder, issue #37).
+        .env("INKLING_OLLAMA__EMBEDDING_MODEL", "embeddinggemma");
     command
 }
 

@@ -99,22 +99,30 @@ export function askNotesView(notes) {
   return list;
 }
 
-/// The answer's text as nodes: plain text, and each citation [n] of a note shown a link
-/// to it (the service has taken out any other).
+/// The model's text between two citations, isolated (<bdi>): a bidirectional override
+/// in it (U+202E) turns nothing around it, neither the citations nor the next text.
+function modelText(text) {
+  const isolate = document.createElement("bdi");
+  isolate.textContent = text;
+  return isolate;
+}
+
+/// The answer's text as nodes: the model's text, each stretch isolated, and each
+/// citation [n] of a note shown a link to it (the service has taken out any other).
 export function answerNodes(text, notes) {
   const nodes = [];
   let last = 0;
   for (const match of text.matchAll(/\[(\d+)\]/g)) {
     const note = notes[Number(match[1]) - 1];
     if (!note) continue;
-    if (match.index > last) nodes.push(document.createTextNode(text.slice(last, match.index)));
+    if (match.index > last) nodes.push(modelText(text.slice(last, match.index)));
     const link = noteLink(note, match[0]);
     link.className = "citation";
     link.title = headline(note);
     nodes.push(link);
     last = match.index + match[0].length;
   }
-  if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
+  if (last < text.length) nodes.push(modelText(text.slice(last)));
   return nodes;
 }
 

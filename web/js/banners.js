@@ -179,7 +179,8 @@ export function offerUndo(text, ids, restore) {
 
 /// The banners' own buttons: dismiss, retry all, download the model, check again.
 export function wireBanners() {
-  for (const dismiss of document.querySelectorAll("button.dismiss")) {
+  // Only the banners' own: the Ask panel's × shares their look (`.dismiss`), not this.
+  for (const dismiss of document.querySelectorAll("button.dismiss[data-banner]")) {
     dismiss.addEventListener("click", () => {
       const banner = $(dismiss.dataset.banner);
       if (banner.id === "expiry-banner") expiry.answered();

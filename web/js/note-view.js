@@ -141,8 +141,10 @@ export function detailView(note, ctx) {
     first.remove();
   }
 
-  // The AI's summary, before the body: what a long note is about, read first.
+  // The AI's summary, before the body: what a long note is about, read first. Model
+  // text in its own direction, isolated (`dir="auto"`), as the title is.
   const lead = note.summary ? markLanguage(paragraph("summary", note.summary), note.summary) : null;
+  if (lead) lead.dir = "auto";
 
   const actions = document.createElement("div");
   actions.className = "detail-actions";

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
 
-use super::ask::{pump, AskLines};
+use super::ask::{pump, AnswerLimits, AskLines};
 use super::core::WorkerRules;
 use super::core::{
     Effect, Failure, MarkOutcome, NeighboursRead, PendingSave, SaveOutcome, WorkerCore,
@@ -26,17 +26,17 @@ use crate::actors::repository::{
     SetNextRunAt,
 };
 use crate::actors::telemetry::{Emit, TelemetryActor};
-use crate::ai::ask::AskEnd;
+use crate::ai::ask::{AskEnd, AskUpdate};
 use crate::ai::{
     CallPlan, Chat, ChatPlan, Embed, EmbedPlan, LoadPlan, ProviderError, ProviderHealth,
 };
 use crate::clock::SharedClock;
 use crate::domain::Enrichment;
 use crate::events::{JobFailed, NoteSlow};
-use crate::search::floors::RELATED_FLOOR;
+use crate::search::floors::{neighbours_floor, related_floor};
 use crate::storage::vectors::RELATED_NOTES;
 use crate::storage::{Job, Related, StoreError, StoreResult};
-use crate::tags::neighbours::Neighbour;
+use crate::tags::neighbours::{really_near, Neighbour};
 use crate::tags::VOCABULARY_IN_PROMPT;
 use crate::telemetry::events::{AiDone, AiModelTime, UsageEvent};
 
@@ -112,6 +112,7 @@ impl AiWorkerActor {
             Effect::ReadModelContext => self.read_model_context(ctx),
             Effect::LoadModel(plan) => self.load_model(plan, ctx),
             Effect::CheckHealth { note_id, error } => self.check_health(note_id, error, ctx),
+            Effect::LookNow => self.look_now(ctx),
             Effect::StoreSlowTimeout {
                 note_id,
                 next_run_at,
@@ -178,7 +179,7 @@ impl AiWorkerActor {
                     .do_send(Emit(UsageEvent::AiDone(AiDone { latency_ms })));
             }
             Effect::AnnounceSlow(slow) => self.hub.do_send(NoteSlow { slow }),
-            Effect::StartAsk { id, plan } => self.start_ask(id, plan, ctx),
+            Effect::StartAsk { id, plan, given } => self.start_ask(id, plan, given, ctx),
             Effect::EndAsk { id, end } => self.end_ask(id, end, ctx),
             Effect::ReadEmbeddingBacklog {
                 model,
@@ -363,7 +364,7 @@ impl AiWorkerActor {
             self.repository.send(GetRelated {
                 id: note_id.clone(),
                 limit: RELATED_NOTES,
-                floor: RELATED_FLOOR,
+                floor: related_floor,
             })
         });
         let context = read_context.then(|| self.chat.model_context());
@@ -433,13 +434,17 @@ impl AiWorkerActor {
         }));
     }
 
-    /// Streams the answer to a question as planned, each piece down its channel; its
-    /// end goes to the core.
-    fn start_ask(&mut self, id: u64, plan: ChatPlan, ctx: &mut Context<Self>) {
+    /// Streams the answer to a question as planned, each piece down its channel after
+    /// how many notes the model was given, within the answer's limits; its end goes to
+    /// the core.
+    fn start_ask(&mut self, id: u64, plan: ChatPlan, given: usize, ctx: &mut Context<Self>) {
         let Some(updates) = self.asks.updates(id) else {
             return;
         };
-        let answer = pump(self.chat.chat_stream(plan), updates);
+        // The first update of the channel, which has room for it.
+        let _ = updates.try_send(AskUpdate::Given(given));
+        let limits = AnswerLimits::of(&plan);
+        let answer = pump(self.chat.chat_stream(plan), updates, limits);
         let task = ctx.spawn(answer.into_actor(self).map(move |outcome, act, ctx| {
             act.asks.set_stream(id, None);
             let effects = act.core.ask_ended(id, outcome, act.clock.now());
@@ -499,6 +504,17 @@ impl AiWorkerActor {
             act.run(effects, ctx);
         }));
     }
+
+    /// [`Effect::LookNow`]: the monitor looks now, and the core hears what it found.
+    fn look_now(&mut self, ctx: &mut Context<Self>) {
+        let look = self.monitor.send(CheckNow);
+        ctx.spawn(look.into_actor(self).map(|health, act, ctx| {
+            // A monitor that did not answer found nothing: the park stands.
+            let Ok(health) = health else { return };
+            let effects = act.core.looked(health, act.clock.now());
+            act.run(effects, ctx);
+        }));
+    }
 }
 
 /// What the store's related notes say of a note's neighbours.
@@ -506,16 +522,17 @@ fn neighbours_of(related: Related) -> NeighboursRead {
     if !related.embedded {
         return NeighboursRead::NotEmbedded;
     }
-    NeighboursRead::Found(
-        related
-            .notes
-            .into_iter()
-            .map(|(note, similarity)| Neighbour {
-                tags: note.tags,
-                similarity,
-            })
-            .collect(),
-    )
+    // Only the really near, as this model's vectors tell (none when they do not).
+    let floor = related.spread.as_ref().and_then(neighbours_floor);
+    let neighbours = related
+        .notes
+        .into_iter()
+        .map(|(note, similarity)| Neighbour {
+            tags: note.tags,
+            similarity,
+        })
+        .collect();
+    NeighboursRead::Found(really_near(neighbours, floor))
 }
 
 /// A job row as the worker queues it.

@@ -96,7 +96,10 @@ impl Handler<EmbedQuery> for AiWorkerActor {
             let Ok(mut taken) = accept_vectors(1, vectors, None) else {
                 return Err(KeywordOnly::Failed);
             };
-            let vector = taken.pop().flatten().ok_or(KeywordOnly::Failed)?;
+            let vector = taken
+                .pop()
+                .and_then(Result::ok)
+                .ok_or(KeywordOnly::Failed)?;
             let vector = QueryVector {
                 model,
                 vector: Arc::new(vector),

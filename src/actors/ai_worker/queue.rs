@@ -7,6 +7,7 @@
 //! even with 100,000 requeued notes.
 
 use std::collections::{BTreeSet, HashMap};
+use std::ops::Bound;
 
 use chrono::{DateTime, Utc};
 
@@ -112,6 +113,19 @@ impl Queue {
         self.order.iter().map(|(at, id)| (*at, id.as_str()))
     }
 
+    /// The jobs due by `now`, the latest due first: found from the end, however many
+    /// are due before them or later.
+    pub fn latest_due(&self, now: DateTime<Utc>) -> impl Iterator<Item = (DateTime<Utc>, &str)> {
+        // Every entry before (the next instant, no id) is due by `now`.
+        let next = now
+            .checked_add_signed(chrono::TimeDelta::nanoseconds(1))
+            .unwrap_or(now);
+        self.order
+            .range((Bound::Unbounded, Bound::Excluded((next, String::new()))))
+            .rev()
+            .map(|(at, id)| (*at, id.as_str()))
+    }
+
     /// Note ids by when they are due, earliest first.
     pub fn ids_in_order(&self) -> impl Iterator<Item = &str> {
         self.order.iter().map(|(_, id)| id.as_str())
@@ -168,6 +182,17 @@ mod tests {
         queue.upsert("a".into(), QueuedJob::fresh(at(10)));
         assert_eq!(queue.first(), Some((at(5), "c")));
         assert_eq!(queue.ids_in_order().collect::<Vec<_>>(), ["c", "a", "b"]);
+    }
+
+    #[test]
+    fn the_latest_due_jobs_come_from_the_end_and_not_yet_due_ones_are_left_out() {
+        let mut queue = Queue::default();
+        for (id, seconds) in [("a", 1), ("b", 5), ("c", 10), ("later", 100)] {
+            queue.upsert(id.into(), QueuedJob::fresh(at(seconds)));
+        }
+        let latest: Vec<&str> = queue.latest_due(at(10)).map(|(_, id)| id).collect();
+        assert_eq!(latest, ["c", "b", "a"], "due at 10 is due by 10");
+        assert_eq!(queue.latest_due(at(0)).count(), 0);
     }
 
     #[test]

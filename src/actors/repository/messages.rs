@@ -324,7 +324,10 @@ pub struct SaveVectors {
 pub struct GetRelated {
     pub id: String,
     pub limit: usize,
-    pub floor: f32,
+    /// The least similarity of a related note, for the model of the note's vector
+    /// (`crate::search::floors::related_floor`: cosines are not comparable between
+    /// models).
+    pub floor: fn(&str) -> f32,
 }
 
 /// Up to `limit` changes of the log after `since`, oldest first (`GET /api/changes`).
@@ -334,3 +337,9 @@ pub struct GetChanges {
     pub since: i64,
     pub limit: usize,
 }
+
+/// Whether the vectors of the embedding model in use tell notes apart
+/// (`crate::storage::spread`; `None` when no note has a vector).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Option<crate::api::status::VectorSpread>>")]
+pub struct GetVectorSpread;

@@ -380,6 +380,9 @@ handle_write!(SaveVectors => usize, live: Live::Quiet, |store, msg| {
 handle_with_store!(GetRelated => Related, |store, msg| {
     store.related(&msg.id, msg.limit, msg.floor)
 });
+handle_with_store!(GetVectorSpread => Option<crate::api::status::VectorSpread>, |store, _msg| {
+    store.newest_vector_spread()
+});
 handle_write!(TrashNote => Changed,
     counts: |c| c.changed.then_some(CountsChange::All),
     live: Live::Each,

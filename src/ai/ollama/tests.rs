@@ -3,7 +3,8 @@
 use super::*;
 
 fn answer(json: &str) -> Result<Enrichment, ProviderError> {
-    check_chat_answer(serde_json::from_str(json).unwrap(), "a note")
+    let plan = CallPlan::first_try("a note", &[], std::time::Duration::from_secs(120), 2048);
+    check_chat_answer(serde_json::from_str(json).unwrap(), &plan.prompt)
 }
 
 #[test]

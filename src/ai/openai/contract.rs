@@ -259,9 +259,8 @@ pub fn read_answer(answer: &Value, plan: &CallPlan) -> Result<Enrichment, Provid
         .and_then(Value::as_str)
         .unwrap_or_default();
     let finish = choice.get("finish_reason").and_then(Value::as_str);
-    let note = plan.prompt.note.as_str();
     if finish == Some("length") {
-        if let Ok(enrichment) = parse_enrichment(content, note) {
+        if let Ok(enrichment) = parse_enrichment(content, &plan.prompt) {
             return Ok(enrichment);
         }
         // Stopped at the context's end rather than the token cap: the prompt left too
@@ -292,7 +291,7 @@ pub fn read_answer(answer: &Value, plan: &CallPlan) -> Result<Enrichment, Provid
             true,
         )));
     }
-    parse_enrichment(content, note)
+    parse_enrichment(content, &plan.prompt)
         .map_err(|problem| ProviderError::Unusable(RefusedAnswer::new(problem, content, false)))
 }
 

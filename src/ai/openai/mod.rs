@@ -193,14 +193,19 @@ impl OpenAiClient {
     }
 
     async fn check_health(self) -> ProviderHealth {
-        let not_running = |error: String| ProviderHealth::NotRunning {
-            detail: format!("no answer from the model server at {}: {error}", self.url),
+        let url = self.url.clone();
+        let not_running = move |error: ProviderError| ProviderHealth::NotRunning {
+            detail: match error {
+                // A redirect refused: it answered, and the words say where it pointed.
+                ProviderError::Misconfigured(words) => format!("{url}: {words}"),
+                error => format!("no answer from the model server at {url}: {error}"),
+            },
         };
         // llama.cpp's own health, open without a key; other servers answer it 404 or
         // 200, or not at all.
         let health = format!("{}/health", self.root);
         match exchange(|| self.get(&health).send()).await {
-            Err(error) => return not_running(error.to_string()),
+            Err(error) => return not_running(error),
             Ok((status, bytes)) if is_loading(status, &bytes) => {
                 return ProviderHealth::Loading {
                     detail: format!("{} is loading its model", self.root),
@@ -210,14 +215,14 @@ impl OpenAiClient {
         }
         let models = format!("{}/models", self.url);
         match exchange(|| self.get(&models).send()).await {
-            Err(error) => not_running(error.to_string()),
+            Err(error) => not_running(error),
             Ok((status, bytes)) if is_loading(status, &bytes) => ProviderHealth::Loading {
                 detail: format!("{} is loading its model", self.root),
             },
             Ok((status, bytes)) => match models_health(status, &bytes, &self.url, &self.model) {
                 ProviderHealth::Ready => match self.key_health().await {
                     Ok(health) => health,
-                    Err(error) => not_running(error.to_string()),
+                    Err(error) => not_running(error),
                 },
                 health => health,
             },

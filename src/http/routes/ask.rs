@@ -4,6 +4,12 @@
 //! (`crate::ai::ask::events_of`), then `done`. A client that hangs up drops the
 //! stream, which closes the answer's channel: the worker drops the provider's request
 //! and the model stops. The stream also ends when the server stops.
+//!
+//! The answer is read from the model only as the client reads it: the channel is
+//! bounded (`crate::actors::ai_worker::ask`), and actix-http stops polling this stream
+//! while its write buffer is full, so a client that reads nothing holds a few pieces,
+//! not the answer. A streaming answer holds its connection like a live feed and is
+//! counted among them (`crate::http::live_feeds`): at the cap, 503.
 
 use actix_web::web::Bytes;
 use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
@@ -13,10 +19,12 @@ use crate::ai::ask::{events_of, why_not_answered, AskEnd, AskUpdate, Citations};
 use crate::api::ask::{AskEvent, AskRequest, NoAnswer, Question};
 use crate::http::auth::Credential;
 use crate::http::error::ApiError;
+use crate::http::live_feeds;
 use crate::http::state::AppState;
 
 /// `POST /api/ask {"question": …}` → 200 `application/x-ndjson`, or 400 for an empty
-/// or over-long question (nothing is asked then).
+/// or over-long question (nothing is asked then), or 503 when the live feeds and
+/// answers streaming are at their cap.
 pub async fn ask(
     request: HttpRequest,
     state: web::Data<AppState>,
@@ -24,12 +32,17 @@ pub async fn ask(
 ) -> Result<HttpResponse, ApiError> {
     let question =
         Question::parse(&body.question).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    // Counted from before the notes are looked up until the stream is dropped.
+    let Some(counted) = state.live_feeds.open() else {
+        return Ok(live_feeds::refusal(&request));
+    };
     // A page's next question replaces its last; the token's callers (the CLI, a
     // script) each wait their turn.
     let asker = match request.extensions().get::<Credential>() {
         Some(Credential::Session(access)) => Some(access.clone()),
         _ => None,
     };
+    let question_text = question.as_str().to_string();
     let asked = state.services.inbox.ask(question, asker).await?;
     let count = asked.notes.len();
     let notes = asked
@@ -46,7 +59,7 @@ pub async fn ask(
             futures_util::stream::once(async move { Bytes::from(done.line()) }).boxed_local()
         }
         Some(updates) => {
-            let mut citations = Citations::new(count);
+            let mut citations = Citations::new(count).asked(&question_text);
             let mut ended = false;
             // A channel closed with no end (the worker stopped with the service) still
             // ends the answer with its line.
@@ -76,7 +89,10 @@ pub async fn ask(
     };
     let stream = futures_util::stream::once(async move { first })
         .chain(answer)
-        .map(Ok::<_, actix_web::Error>)
+        .map(move |bytes| {
+            let _counted = &counted;
+            Ok::<_, actix_web::Error>(bytes)
+        })
         .take_until(Box::pin(state.server.stopping()));
     Ok(HttpResponse::Ok()
         .content_type("application/x-ndjson")
@@ -86,7 +102,7 @@ pub async fn ask(
 
 /// The channel's updates as a stream, ending when the worker drops its end.
 fn updates_of<T: 'static>(
-    mut receiver: tokio::sync::mpsc::UnboundedReceiver<T>,
+    mut receiver: tokio::sync::mpsc::Receiver<T>,
 ) -> impl futures_util::Stream<Item = T> {
     futures_util::stream::poll_fn(move |cx| receiver.poll_recv(cx))
 }

@@ -13,16 +13,16 @@
 //! comment line every 30 s keeps proxies and idle timers from cutting a quiet feed. The
 //! stream ends when the server stops; the page then retries until the service is back.
 //!
-//! At most [`MAX_LIVE_FEEDS`] are open at a time (a person has a few tabs; a runaway
-//! script could open hundreds): past that a feed is refused with 503 and its
-//! connection closed. A feed's connection is never evicted at the connection cap
+//! At most [`live_feeds::MAX_LIVE_FEEDS`] are open at a time, counted with the answers being
+//! streamed (a person has a few tabs; a runaway script could open hundreds): past that
+//! a feed is refused with 503 and its connection closed. A feed's connection is never evicted at the connection cap
 //! (`server/connection.rs`), and the feeds' own cap keeps them from taking every slot.
 
 use std::time::Duration;
 
 use actix::prelude::*;
 use actix_web::web::Bytes;
-use actix_web::{web, HttpMessage, HttpResponse, ResponseError};
+use actix_web::{web, HttpMessage, HttpResponse};
 use futures_util::StreamExt;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
@@ -35,8 +35,7 @@ use crate::events::{
     ProviderStatusChanged,
 };
 use crate::http::auth::Credential;
-use crate::http::error::ApiError;
-use crate::http::live_feeds::MAX_LIVE_FEEDS;
+use crate::http::live_feeds;
 use crate::http::server::connection::{Connection, Stage};
 use crate::http::state::AppState;
 use crate::sessions::Sessions;
@@ -124,20 +123,10 @@ where
     )));
 }
 
-/// `GET /api/events` → `text/event-stream`, or 503 when [`MAX_LIVE_FEEDS`] are open.
+/// `GET /api/events` → `text/event-stream`, or 503 when [`live_feeds::MAX_LIVE_FEEDS`] are open.
 pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let Some(counted) = state.live_feeds.open() else {
-        if let Some(connection) = request.conn_data::<Connection>() {
-            connection.close_after_response();
-        }
-        let mut refusal = ApiError::Unavailable(format!(
-            "{MAX_LIVE_FEEDS} live feeds are open already; close some inbox tabs"
-        ))
-        .error_response();
-        refusal
-            .head_mut()
-            .set_connection_type(actix_web::http::ConnectionType::Close);
-        return refusal;
+        return live_feeds::refusal(&request);
     };
     if let Some(connection) = request.conn_data::<Connection>() {
         connection.set_stage(Stage::LiveFeed);

@@ -6,7 +6,7 @@ use actix_web::{web, HttpResponse};
 
 use crate::actors::ai_worker::GetWorkerStatus;
 use crate::actors::provider_monitor::GetProviderHealth;
-use crate::actors::repository::GetCounts;
+use crate::actors::repository::{GetCounts, GetVectorSpread};
 use crate::api::replies::IdentityProof;
 use crate::api::requests::{body_limit, IdentityQuery};
 use crate::api::status::{Limits, ServiceStatus};
@@ -15,8 +15,9 @@ use crate::http::error::ApiError;
 use crate::http::state::AppState;
 
 /// `GET /api/status` → counts of pending, failed and expired notes, the provider's
-/// health (`null` until the first check answers), the worker's state, and per-actor
-/// counters (messages handled, time busy, slowest handler).
+/// health (`null` until the first check answers), the worker's state, whether the
+/// notes' vectors tell them apart, and per-actor counters (messages handled, time
+/// busy, slowest handler).
 pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let services = &state.services;
     let counts = services
@@ -27,6 +28,7 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
         .await??;
     let provider = services.monitor.send(GetProviderHealth).await?;
     let worker = services.worker.send(GetWorkerStatus).await?;
+    let vectors = services.repository.send(GetVectorSpread).await??;
     let actors = crate::actors::mailbox_stats::snapshot()
         .into_iter()
         .map(|(actor, counters)| (actor.to_string(), counters))
@@ -46,7 +48,9 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
         provider,
         model_server: state.model_server,
         model: state.model.clone(),
+        embedding_model: state.embedding_model.clone(),
         worker,
+        vectors,
         actors,
     }))
 }

@@ -2,9 +2,9 @@
 //! notes that mean what a text means. The text's vector comes from the worker
 //! (`EmbedQuery`: at once, beside the background work, or with why not), then the
 //! repository's nearest notes to it that pass the filter (`SearchByMeaning`, the filter
-//! applied inside the vector index's scan), none below `floors::SEARCH_FLOOR`. A note's
+//! applied inside the vector index's scan), none below `floors::search_floor` of the model. A note's
 //! related notes are the same look-up from the note's own vector (`GetRelated`), held
-//! to `floors::RELATED_FLOOR`.
+//! to `floors::related_floor` of the model.
 
 use chrono::{DateTime, Utc};
 
@@ -14,7 +14,7 @@ use crate::actors::ai_worker::EmbedQuery;
 use crate::actors::repository::{GetRelated, SearchByMeaning};
 use crate::api::search::KeywordOnly;
 use crate::domain::{ListFilter, Note};
-use crate::search::floors::{RELATED_FLOOR, SEARCH_FLOOR};
+use crate::search::floors::{related_floor, search_floor};
 use crate::storage::vectors::RELATED_NOTES;
 use crate::storage::{Related, StoreResult};
 
@@ -47,12 +47,12 @@ impl Retriever {
         let nearest = self
             .repository
             .send(SearchByMeaning {
+                floor: search_floor(&vector.model),
                 model: vector.model,
                 vector: vector.vector.to_vec(),
                 filter,
                 now,
                 k,
-                floor: SEARCH_FLOOR,
             })
             .await;
         match nearest {
@@ -69,14 +69,14 @@ impl Retriever {
     }
 
     /// The notes nearest in meaning to the note `note_id` (its own vector), best first,
-    /// at most [`RELATED_NOTES`], none below [`RELATED_FLOOR`]; `embedded` is false
+    /// at most [`RELATED_NOTES`], none below the model's [`related_floor`]; `embedded` is false
     /// while the note has no vector yet.
     pub async fn related(&self, note_id: String) -> StoreResult<Related> {
         self.repository
             .send(GetRelated {
                 id: note_id,
                 limit: RELATED_NOTES,
-                floor: RELATED_FLOOR,
+                floor: related_floor,
             })
             .await
             .map_err(unavailable)?

@@ -39,6 +39,7 @@ mod error;
 mod integrity;
 mod invariants;
 mod nearest;
+mod newest;
 mod notes;
 mod queue;
 mod search;

@@ -1,14 +1,17 @@
 //! The notes' vectors (migration 0008): what is left to embed for a model, newest
 //! first; vectors saved for the body they were made from (and put in the index); a
-//! note's related notes, found as `nearest.rs` finds any vector's. How a vector is
-//! stored and compared is `storage/vectors.rs`.
+//! note's related notes, found as `nearest.rs` finds any vector's, with whether the
+//! model's vectors tell notes apart (a sample of the newest, judged by
+//! `storage/spread.rs`). How a vector is stored and compared is `storage/vectors.rs`.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
 use super::{Store, StoreError, StoreResult};
 use crate::api::changes::ChangeKind;
+use crate::api::status::VectorSpread;
 use crate::domain::{timestamp, Note};
+use crate::storage::spread::{judge, pairwise, SAMPLE_NOTES};
 use crate::storage::vectors::{decode, encode};
 
 /// How many notes one slice of the walk over every note reads (a twentieth of
@@ -40,11 +43,14 @@ pub struct NoteVector {
 }
 
 /// A note's related notes, best first, each with its similarity (cosine); `embedded`
-/// is false while the note itself has no vector yet.
+/// is false while the note itself has no vector yet. `spread`: whether the vectors of
+/// the note's model tell notes apart, which says how near is really near (`None`
+/// without a vector).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Related {
     pub notes: Vec<(Note, f32)>,
     pub embedded: bool,
+    pub spread: Option<VectorSpread>,
 }
 
 impl Store {
@@ -198,7 +204,12 @@ impl Store {
     /// The `k` notes out of the trash nearest to `note_id` (cosine, at least `floor`),
     /// compared only with vectors of the note's own model and dimensions
     /// ([`Store::nearest_to_vector`]'s search, the note itself left out).
-    pub fn related(&self, note_id: &str, k: usize, floor: f32) -> StoreResult<Related> {
+    pub fn related(
+        &self,
+        note_id: &str,
+        k: usize,
+        floor: impl Fn(&str) -> f32,
+    ) -> StoreResult<Related> {
         self.get(note_id)?;
         let own: Option<(String, Vec<u8>)> = self
             .conn
@@ -214,14 +225,52 @@ impl Store {
         let Some(query) = decode(&bytes) else {
             return Ok(Related::default());
         };
-        let best = self.nearest(&model, &query, k, floor, Some(note_id))?;
+        let best = self.nearest(&model, &query, k, floor(&model), Some(note_id))?;
         let mut notes = Vec::with_capacity(best.len());
         for (id, similarity) in best {
             notes.push((self.get(&id)?, similarity));
         }
+        let spread = self.vector_spread(&model, query.len())?;
         Ok(Related {
             notes,
             embedded: true,
+            spread: Some(spread),
         })
+    }
+
+    /// Whether `model`'s vectors of `dims` tell notes apart, judged on the newest
+    /// [`SAMPLE_NOTES`] of them out of the trash (newest by when their vector was first
+    /// stored: the model-and-dims index read backwards, so a few rows are read however
+    /// many notes there are).
+    pub fn vector_spread(&self, model: &str, dims: usize) -> StoreResult<VectorSpread> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT v.vector FROM note_vectors v JOIN notes n ON n.id = v.note_id
+             WHERE v.model = ?1 AND v.dims = ?2 AND n.deleted_at IS NULL
+             ORDER BY v.rowid DESC LIMIT ?3",
+        )?;
+        let vectors: Vec<Vec<f32>> = stmt
+            .query_map(params![model, dims as i64, SAMPLE_NOTES as i64], |r| {
+                r.get::<_, Vec<u8>>(0)
+            })?
+            .filter_map(|bytes| bytes.map(|b| decode(&b)).transpose())
+            .collect::<Result<_, _>>()?;
+        Ok(judge(vectors.len(), &pairwise(&vectors)))
+    }
+
+    /// [`Store::vector_spread`] of the model and dimensions of the newest vector stored:
+    /// the embedding model in use (`None` when no note has a vector).
+    pub fn newest_vector_spread(&self) -> StoreResult<Option<VectorSpread>> {
+        let newest: Option<(String, i64)> = self
+            .conn
+            .query_row(
+                "SELECT model, dims FROM note_vectors ORDER BY rowid DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        match newest {
+            None => Ok(None),
+            Some((model, dims)) => Ok(Some(self.vector_spread(&model, dims as usize)?)),
+        }
     }
 }

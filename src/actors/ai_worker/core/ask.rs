@@ -44,6 +44,26 @@ pub enum AskOutcome {
     Failed(ProviderError),
     /// The person went away (the ask's channel closed).
     HungUp,
+    /// The answer passed its limits and was cut (what came before stands).
+    Cut(Cut),
+}
+
+/// Which of an answer's limits it passed (`super::super::ask::AnswerLimits`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// This many bytes of text.
+    Length(usize),
+    /// This long.
+    Time(std::time::Duration),
+}
+
+impl std::fmt::Display for Cut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cut::Length(bytes) => write!(f, "the answer passed {bytes} bytes"),
+            Cut::Time(time) => write!(f, "the answer took longer than {} s", time.as_secs()),
+        }
+    }
 }
 
 /// The questions: those waiting for the call in flight, first come first served, and
@@ -129,6 +149,14 @@ impl WorkerCore {
                 AskEnd::Answered
             }
             AskOutcome::HungUp => AskEnd::HungUp,
+            AskOutcome::Cut(cut) => {
+                // The model was writing all along: it is warm.
+                self.model_used(now);
+                AskEnd::NotAnswered {
+                    reason: NoAnswer::TooLong,
+                    detail: cut.to_string(),
+                }
+            }
             AskOutcome::Failed(error) => {
                 let reason = match classify_reason(&error) {
                     FailureReason::Unreachable => {
@@ -190,7 +218,11 @@ impl WorkerCore {
             first_piece: self.rules.request_timeout,
             stall: ASK_STALL,
         };
-        vec![Effect::StartAsk { id: job.id, plan }]
+        vec![Effect::StartAsk {
+            id: job.id,
+            plan,
+            given: prompt.notes_read,
+        }]
     }
 
     /// An answer is over: its model time is counted.
@@ -259,12 +291,17 @@ mod tests {
     fn with_nothing_in_flight_a_question_starts_at_once_with_the_notes_numbered_in_its_prompt() {
         let mut core = started();
         let effects = core.ask_arrived(job(1, None), t(0));
-        let [Effect::StartAsk { id: 1, plan }] = effects.as_slice() else {
+        let [Effect::StartAsk {
+            id: 1,
+            plan,
+            given: 1,
+        }] = effects.as_slice()
+        else {
             panic!("{effects:?}");
         };
         assert!(plan.messages[1]
             .content
-            .contains("[1] Garden\nWater the tomatoes"));
+            .contains("<note n=\"1\">\nGarden\nWater the tomatoes"));
         assert_eq!(plan.context_tokens, 8192);
         assert_eq!(plan.output_tokens, ASK_OUTPUT_TOKENS);
         // While it runs no background call starts, whatever comes.
@@ -397,5 +434,33 @@ mod tests {
         let effects = core.ask_ended(2, AskOutcome::Failed(crashed), t(3));
         assert!(!effects.contains(&Effect::SuspectDown));
         assert!(not_answered(NoAnswer::Failed)(&ended(&effects)[0].1));
+    }
+
+    #[test]
+    fn an_answer_cut_at_its_limits_says_too_long_and_the_background_resumes() {
+        for cut in [
+            Cut::Length(65_536),
+            Cut::Time(std::time::Duration::from_secs(420)),
+        ] {
+            let mut core = started();
+            core.ask_arrived(job(1, None), t(0));
+            core.enqueued(vec!["b".into()], t(0), t(0));
+            let effects = core.ask_ended(1, AskOutcome::Cut(cut), t(7));
+            assert!(!effects.contains(&Effect::SuspectDown));
+            let ends = ended(&effects);
+            assert!(not_answered(NoAnswer::TooLong)(&ends[0].1), "{ends:?}");
+            let AskEnd::NotAnswered { detail, .. } = &ends[0].1 else {
+                unreachable!()
+            };
+            assert!(
+                detail.contains("65536 bytes") || detail.contains("420 s"),
+                "{detail}"
+            );
+            assert!(effects.contains(&Effect::CountModelTime {
+                usage: ModelUse::Asked,
+                ms: 7_000
+            }));
+            assert_eq!(call_started(&mut core, effects, t(7)), "b");
+        }
     }
 }

@@ -81,6 +81,9 @@ pub enum Effect {
     MarkFailed { failure: Failure, ends_call: bool },
     /// Tell the health monitor the provider looks down.
     SuspectDown,
+    /// A call found no server: ask the health monitor now, since it may be back
+    /// already (answer: [`WorkerCore::looked`]).
+    LookNow,
     /// A note was enriched and its answer kept: say so (the usage log). The repository
     /// announces the note as saved, and the counts, from the write itself.
     AnnounceEnriched { latency_ms: u64 },
@@ -106,8 +109,13 @@ pub enum Effect {
         vectors: Vec<NoteVector>,
     },
     /// Stream the answer to question `id`, as planned, down its channel (answer:
-    /// [`WorkerCore::ask_ended`]).
-    StartAsk { id: u64, plan: ChatPlan },
+    /// [`WorkerCore::ask_ended`]), after how many of its notes the prompt gives the
+    /// model (`given`, the first ones): a citation of any other is taken out.
+    StartAsk {
+        id: u64,
+        plan: ChatPlan,
+        given: usize,
+    },
     /// Question `id` is over: its stream, if any, is dropped (which stops the model),
     /// and `end` is the last thing sent down its channel.
     EndAsk { id: u64, end: AskEnd },

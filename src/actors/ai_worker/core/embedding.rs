@@ -9,19 +9,25 @@
 //! vectors of an answer are taken, and what a failed call means. None is ever a note's
 //! failure: an outage waits (and resumes the moment the provider is seen ready), a
 //! missing model or a server without embeddings is a state shown with its fix, a text
-//! too long is cut shorter, a vector of the wrong length is refused (said once).
+//! too long is cut shorter. A vector refused (of zeros, of the wrong length, not
+//! numbers) is not stored, and its note is asked again by the notes' retry schedule
+//! (`worker.retry_backoffs_ms`, at most `worker.max_attempts` times a run, or until the
+//! note changes); the state says so (`Refused`) instead of `UpToDate`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
-use super::super::backoff::{next_outage_step, outage_backoff, slow_note_deadline};
+use super::super::backoff::{next_outage_step, outage_backoff, retry_backoff, slow_note_deadline};
 use super::rules::{after, STORAGE_RETRY_DELAY};
 use super::state::WorkerCore;
 use super::Effect;
-use crate::ai::embedding::{accept_vectors, embed_failure, embedding_text, EmbedFailure};
+use crate::ai::embedding::{
+    accept_vectors, embed_failure, embedding_text, EmbedFailure, TextKind, VectorRefused,
+};
 use crate::ai::{EmbedPlan, ProviderError};
 use crate::api::worker::{EmbeddingsState, ModelUse};
+use crate::configuration::WorkerSettings;
 use crate::domain::timestamp;
 use crate::storage::{EmbeddingBacklog, NoteVector};
 
@@ -37,6 +43,27 @@ const MIN_ROOM_TOKENS: u32 = 128;
 pub struct EmbeddingRules {
     pub model: String,
     pub context_tokens: u32,
+    /// The vectors are made in the process (the built-in embedder), not by the model
+    /// server: its health neither holds them nor a query's.
+    pub in_process: bool,
+}
+
+/// A note whose vector was refused, and when it is asked again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Refusal {
+    /// Its vectors refused so far, this run.
+    times: u32,
+    retry: Retry,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    /// Not read before then.
+    At(DateTime<Utc>),
+    /// Due: put back among the notes to read.
+    Asked,
+    /// Refused `max_attempts` times: not asked again this run (unless it changes).
+    Spent,
 }
 
 /// What is in flight for the vectors: at most one thing, and while it is, no chat call
@@ -81,10 +108,10 @@ pub(super) struct Embedding {
     room: u32,
     /// The model's dimensions, once a vector is stored or taken.
     dims: Option<usize>,
-    /// Notes whose vectors were refused this run: not asked again until restart.
-    refused: Vec<String>,
-    /// Vectors of the wrong length were logged (once).
-    told_wrong_length: bool,
+    /// Notes whose vectors were refused, and when each is asked again.
+    refused: BTreeMap<String, Refusal>,
+    /// Why the last vector was refused, for the state.
+    refused_why: Option<VectorRefused>,
     /// Calls that ran out of time in a row: each doubles the next one's deadline, as
     /// for a slow note (up to the longest); a success starts again from the first.
     timeouts: u32,
@@ -120,8 +147,8 @@ impl Embedding {
             step: 0,
             room,
             dims: None,
-            refused: Vec::new(),
-            told_wrong_length: false,
+            refused: BTreeMap::new(),
+            refused_why: None,
             timeouts: 0,
         }
     }
@@ -146,13 +173,104 @@ impl Embedding {
     /// The decision when no note's title is due: read the next notes to embed, wait
     /// out a pause, or nothing.
     pub(super) fn next_step(&self, now: DateTime<Utc>) -> EmbedStep {
-        if self.rules.is_none() || self.busy.is_some() || (self.scanned && self.changed.is_empty())
-        {
+        if self.rules.is_none() || self.busy.is_some() {
             return EmbedStep::Nothing;
+        }
+        if self.scanned && self.changed.is_empty() {
+            // Caught up but for refused notes: woken when the first is due again.
+            return self
+                .next_retry()
+                .map_or(EmbedStep::Nothing, EmbedStep::WaitUntil);
         }
         match self.paused_until {
             Some(until) if until > now => EmbedStep::WaitUntil(until),
             _ => EmbedStep::Read,
+        }
+    }
+
+    /// When the first refused note is due again.
+    fn next_retry(&self) -> Option<DateTime<Utc>> {
+        self.refused
+            .values()
+            .filter_map(|refusal| match refusal.retry {
+                Retry::At(at) => Some(at),
+                _ => None,
+            })
+            .min()
+    }
+
+    /// Refused notes whose wait is over go back among the notes to read.
+    fn release_due(&mut self, now: DateTime<Utc>) {
+        for (id, refusal) in &mut self.refused {
+            if matches!(refusal.retry, Retry::At(at) if at <= now) {
+                refusal.retry = Retry::Asked;
+                self.changed.insert(id.clone());
+            }
+        }
+    }
+
+    /// The notes a read leaves out: those refused and not yet due again.
+    fn skipped(&self) -> Vec<String> {
+        self.refused
+            .iter()
+            .filter(|(_, refusal)| refusal.retry != Retry::Asked)
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// `note_id`'s vector was refused: asked again by the retry schedule, or not at all
+    /// this run once refused `max_attempts` times.
+    fn refuse(
+        &mut self,
+        note_id: String,
+        why: VectorRefused,
+        schedule: &WorkerSettings,
+        now: DateTime<Utc>,
+    ) {
+        let times = self.refused.get(&note_id).map_or(0, |r| r.times) + 1;
+        let retry = if times >= schedule.max_attempts {
+            Retry::Spent
+        } else {
+            Retry::At(after(
+                now,
+                retry_backoff(times, &schedule.retry_backoffs_ms),
+            ))
+        };
+        tracing::warn!(%note_id, %why, times, ?retry,
+            "the embedding model's vector for a note was refused; it is not stored");
+        self.changed.remove(&note_id);
+        self.refused.insert(note_id, Refusal { times, retry });
+        self.refused_why = Some(why);
+        self.recount();
+    }
+
+    /// A note's vector was taken: it is no longer refused.
+    fn taken(&mut self, note_id: &str) {
+        if self.refused.remove(note_id).is_some() {
+            self.recount();
+        }
+    }
+
+    /// A caught-up state follows the refused notes (a note's own vector, made before
+    /// its title, is refused or taken outside the batches).
+    fn recount(&mut self) {
+        if matches!(
+            self.state,
+            EmbeddingsState::UpToDate | EmbeddingsState::Refused { .. }
+        ) {
+            self.state = self.caught_up();
+        }
+    }
+
+    /// The state once every note but the refused ones has its vector.
+    fn caught_up(&self) -> EmbeddingsState {
+        match &self.refused_why {
+            Some(why) if !self.refused.is_empty() => EmbeddingsState::Refused {
+                notes: self.refused.len(),
+                detail: why.to_string(),
+                until: self.next_retry().map(timestamp),
+            },
+            _ => EmbeddingsState::UpToDate,
         }
     }
 
@@ -162,6 +280,10 @@ impl Embedding {
     /// vector is simply not in the answer).
     pub(super) fn notes_changed(&mut self, note_ids: &[String]) {
         if self.rules.is_some() {
+            // A changed note is a new text: its refusals so far are not its.
+            for id in note_ids {
+                self.refused.remove(id);
+            }
             self.changed.extend(note_ids.iter().cloned());
         }
     }
@@ -170,6 +292,11 @@ impl Embedding {
     /// resumes, not found by a new walk over every note (230 ms at 100,000 notes).
     fn read_again(&mut self, batch: Vec<(String, String)>) {
         self.changed.extend(batch.into_iter().map(|(id, _)| id));
+    }
+
+    /// The vectors are made in the process, apart from the model server.
+    pub(super) fn in_process(&self) -> bool {
+        self.rules.as_ref().is_some_and(|rules| rules.in_process)
     }
 
     /// The embedding model, when vectors are made at all.
@@ -201,31 +328,34 @@ impl Embedding {
         EmbedPlan {
             deadline: slow_note_deadline(self.timeouts, request_timeout, max_request_timeout),
             texts: vec![embedding_text(body, self.room).to_string()],
+            kind: TextKind::Passage,
         }
     }
 
     /// One vector of an answer for one text: taken (its length as the model's), or
-    /// `None`, refused (the wrong length, said once) or the answer unmatched.
-    pub(super) fn take_one(&mut self, note_id: &str, vectors: Vec<Vec<f32>>) -> Option<Vec<f32>> {
+    /// `None`, refused (the note asked again by the retry schedule) or the answer
+    /// unmatched.
+    pub(super) fn take_one(
+        &mut self,
+        note_id: &str,
+        vectors: Vec<Vec<f32>>,
+        schedule: &WorkerSettings,
+        now: DateTime<Utc>,
+    ) -> Option<Vec<f32>> {
         match accept_vectors(1, vectors, self.dims) {
-            Ok(mut taken) => match taken.pop().flatten() {
-                Some(vector) => {
+            Ok(mut taken) => match taken.pop()? {
+                Ok(vector) => {
                     self.step = 0;
                     self.timeouts = 0;
                     self.dims.get_or_insert(vector.len());
+                    self.taken(note_id);
                     if matches!(self.state, EmbeddingsState::Waiting { .. }) {
                         self.state = EmbeddingsState::Working;
                     }
                     Some(vector)
                 }
-                None => {
-                    self.refused.push(note_id.to_string());
-                    if !self.told_wrong_length {
-                        self.told_wrong_length = true;
-                        tracing::warn!(dims = ?self.dims,
-                            "the embedding model answered a vector of the wrong length (or not \
-                             numbers); it is not stored");
-                    }
+                Err(why) => {
+                    self.refuse(note_id.to_string(), why, schedule, now);
                     None
                 }
             },
@@ -278,6 +408,7 @@ impl WorkerCore {
         chat_at: Option<DateTime<Utc>>,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
+        self.embedding.release_due(now);
         match self.embedding.next_step(now) {
             EmbedStep::Read => {
                 let Some(rules) = self.embedding.rules.clone() else {
@@ -299,7 +430,7 @@ impl WorkerCore {
                     Effect::ReadEmbeddingBacklog {
                         model: rules.model,
                         limit: EMBED_BATCH,
-                        skip: self.embedding.refused.clone(),
+                        skip: self.embedding.skipped(),
                         only,
                         before: self.embedding.walked_to.clone().filter(|_| full),
                     },
@@ -338,6 +469,14 @@ impl WorkerCore {
         if backlog.dims.is_some() {
             self.embedding.dims = backlog.dims;
         }
+        // A refused note asked again and not in the answer has its vector now, or is
+        // no longer one to embed (trashed, deleted): no longer refused.
+        for id in only.iter().flatten() {
+            let asked = self.embedding.refused.get(id).map(|r| r.retry) == Some(Retry::Asked);
+            if asked && !backlog.notes.iter().any(|(note, _)| note == id) {
+                self.embedding.taken(id);
+            }
+        }
         // A slice of the walk: the next one goes on from where it stopped; the walk is
         // over when a slice reached the oldest note and found nothing.
         let walk_over = full && backlog.next.is_none();
@@ -349,7 +488,7 @@ impl WorkerCore {
                 self.embedding.scanned = true;
             }
             if self.embedding.scanned && self.embedding.changed.is_empty() {
-                self.embedding.state = EmbeddingsState::UpToDate;
+                self.embedding.state = self.embedding.caught_up();
             }
             return self.schedule(now);
         }
@@ -368,7 +507,11 @@ impl WorkerCore {
             self.rules.request_timeout,
             self.rules.max_request_timeout,
         );
-        vec![Effect::Embed(EmbedPlan { deadline, texts })]
+        vec![Effect::Embed(EmbedPlan {
+            deadline,
+            texts,
+            kind: TextKind::Passage,
+        })]
     }
 
     /// The answer to [`Effect::Embed`]: the vectors taken are saved (each for the body
@@ -395,27 +538,23 @@ impl WorkerCore {
                 let mut vectors = Vec::new();
                 for ((note_id, body), vector) in batch.into_iter().zip(taken) {
                     match vector {
-                        Some(vector) => {
+                        Ok(vector) => {
                             self.embedding.dims.get_or_insert(vector.len());
+                            self.embedding.taken(&note_id);
                             vectors.push(NoteVector {
                                 note_id,
                                 body,
                                 vector,
                             });
                         }
-                        None => self.embedding.refused.push(note_id),
+                        Err(why) => self
+                            .embedding
+                            .refuse(note_id, why, &self.rules.schedule, now),
                     }
-                }
-                if !self.embedding.refused.is_empty() && !self.embedding.told_wrong_length {
-                    self.embedding.told_wrong_length = true;
-                    tracing::warn!(model = %rules.model, dims = ?self.embedding.dims,
-                        refused = self.embedding.refused.len(),
-                        "the embedding model answered vectors of the wrong length (or not numbers); \
-                         they are not stored and those notes have no related notes until restart");
                 }
                 effects.extend(self.spent(ModelUse::Kept, ms));
                 if self.embedding.scanned && self.embedding.changed.is_empty() {
-                    self.embedding.state = EmbeddingsState::UpToDate;
+                    self.embedding.state = self.embedding.caught_up();
                 }
                 if !vectors.is_empty() {
                     effects.push(Effect::SaveVectors {
@@ -468,8 +607,15 @@ impl WorkerCore {
                     model: rules.model.clone(),
                 };
                 // Asked again when the provider is seen ready (a pull, a recheck), or
-                // after the longest outage wait.
-                self.embedding.paused_until = Some(after(now, longest));
+                // after the longest outage wait. The built-in embedder's model is a file
+                // of this machine, cheap to look for: after the first wait, so one put
+                // there by `inkling pull-model --embedder` is found soon.
+                let wait = if rules.in_process {
+                    outage_backoff(0, &self.rules.schedule.unreachable_backoffs_ms)
+                } else {
+                    longest
+                };
+                self.embedding.paused_until = Some(after(now, wait));
                 self.spent(ModelUse::ModelMissing, ms)
             }
             EmbedFailure::NotServed(detail) => {

@@ -40,8 +40,9 @@ pub(super) struct ModelKnowledge {
     /// How many tokens the server counts for each one estimated, once a prompt that
     /// did not fit said (1.0 until then; estimates are meant to run high).
     pub(super) token_scale: f64,
-    /// When the provider was last seen ready after it was not (an outage is no wait
-    /// behind shorter notes: [`super::order`]).
+    /// When the provider was last seen ready after it was not: a note due before it
+    /// is the backlog's, and waits from then (an outage is no one's turn:
+    /// [`super::order`], [`super::fair`]).
     pub(super) ready_since: Option<DateTime<Utc>>,
     /// Where the model's time went, for `/api/status`.
     pub(super) time: ModelTime,

@@ -8,33 +8,42 @@
 //!    call and whatever holds the background back (a question refused while the
 //!    provider is not ready is still its turn: the refusal);
 //! 2. the notes' titles: fresh notes and the backlog share one turn, as one line in
-//!    the notes' order ([`super::order`]: the cheapest due note first, none waiting
-//!    longer than its bound behind cheaper ones);
+//!    the notes' order ([`super::order`]: fresh notes before the backlog, the cheapest
+//!    first within each, and a note of either lane first whatever it costs when the
+//!    usual choice would make it late for its fair share, [`super::fair`]);
 //! 3. the notes' vectors, when no note is due.
 //!
 //! The worker's waits (the outage park, the disk-trouble wait, a model not there yet)
 //! hold every lane but the question's. A search's query vector takes no turn: it is
 //! made beside the one call, on a deadline of its own ([`super::query`]).
 //!
-//! A change of the order is local to this file: to put fresh notes first with a
-//! bounded wait for the backlog, split their tier and say the bound here.
+//! Fresh notes and the backlog stay one tier, not two: a tier of its own would put
+//! the backlog behind every fresh note without a bound, and the bound is what keeps it
+//! from being starved. Their order within the tier is [`super::order`]'s.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 
 use super::super::queue::QueuedJob;
-use super::order::cheapest_due;
+use super::fair::call_time;
+use super::order::next_in_line;
 use super::schedule::PREFETCH;
 use super::state::WorkerCore;
+
+/// How many of the latest due notes the choice sees beyond the earliest
+/// [`PREFETCH`]: the notes just captured, behind a backlog longer than that.
+pub const LATEST_REACH: usize = 8;
 
 /// A kind of work that takes turns at the one call in flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lane {
     /// A person's question ([`super::ask`]).
     Question,
-    /// A note's title, never tried yet: captured, edited, its AI asked for again.
+    /// A note's title, never tried yet and due while the provider was ready: captured,
+    /// edited, its AI asked for again, as the person looks on.
     FreshNotes,
-    /// A note's title tried before: a retry after its own failure, a slow note, a
-    /// note parked by an outage.
+    /// A note's title tried before (a retry after its own failure, a slow note, a note
+    /// parked by an outage), or due before the provider was last seen ready (captured
+    /// while the model was missing or the provider down, or before a restart).
     Backlog,
     /// The notes' vectors ([`super::embedding`]).
     Vectors,
@@ -49,9 +58,10 @@ pub const TURNS: &[&[Lane]] = &[
 ];
 
 impl Lane {
-    /// The lane of a note's job.
-    pub fn of(job: &QueuedJob) -> Lane {
-        if job.attempts == 0 && job.slow_timeouts == 0 && job.wait_reason.is_none() {
+    /// The lane of a note's job, the provider last seen ready since `ready_since`.
+    pub fn of(job: &QueuedJob, ready_since: Option<DateTime<Utc>>) -> Lane {
+        let untried = job.attempts == 0 && job.slow_timeouts == 0 && job.wait_reason.is_none();
+        if untried && ready_since.is_some_and(|ready| job.next_run_at >= ready) {
             Lane::FreshNotes
         } else {
             Lane::Backlog
@@ -68,6 +78,12 @@ pub struct DueNote {
     /// is read ahead; `None`: not read yet.
     pub cost: Option<usize>,
     pub lane: Lane,
+    /// Its call's expected time on the model, once its cost and the model's speed are
+    /// known ([`super::fair::call_time`]).
+    pub call: Option<TimeDelta>,
+    /// The time by which it is to be done, its fair share's bound, once worked out
+    /// ([`super::fair`]).
+    pub fair_by: Option<DateTime<Utc>>,
 }
 
 /// What each lane has waiting, as plain data.
@@ -78,13 +94,17 @@ pub struct Waiting {
     /// The worker's waits hold the background lanes (an outage park, disk trouble, a
     /// model not there yet).
     pub held: bool,
-    /// The notes due now, earliest first (the next [`PREFETCH`] of them).
+    /// The notes due now, earliest first: the next [`PREFETCH`] of them, and the
+    /// [`LATEST_REACH`] latest due after those.
     pub notes: Vec<DueNote>,
     /// When the provider was last seen ready after it was not (an outage is no wait
     /// behind cheaper notes).
     pub ready_since: Option<DateTime<Utc>>,
     /// The vectors' side has notes to read and embed now.
     pub vectors: bool,
+    /// The vectors are made in the process (the built-in embedder): the model server's
+    /// waits (an outage park, a model not there) do not hold them.
+    pub vectors_apart: bool,
 }
 
 /// What goes next.
@@ -135,7 +155,7 @@ fn tier_turn(tier: &[Lane], waiting: &Waiting, now: DateTime<Utc>) -> Option<Nex
         .iter()
         .filter(|note| tier.contains(&note.lane))
         .collect();
-    cheapest_due(&notes, now, waiting.ready_since).map(|note| Next::Note {
+    next_in_line(&notes, now, waiting.ready_since).map(|note| Next::Note {
         lane: note.lane,
         note_id: note.note_id.clone(),
     })
@@ -147,7 +167,9 @@ fn lane_turn(lane: Lane, waiting: &Waiting) -> Option<Next> {
     match lane {
         Lane::Question => waiting.question.then_some(Next::Question),
         Lane::FreshNotes | Lane::Backlog => None,
-        Lane::Vectors => (waiting.vectors && !waiting.held).then_some(Next::Vectors),
+        Lane::Vectors => {
+            (waiting.vectors && (!waiting.held || waiting.vectors_apart)).then_some(Next::Vectors)
+        }
     }
 }
 
@@ -156,25 +178,47 @@ impl WorkerCore {
     /// note is looked at, none could go).
     pub(super) fn waiting(&self, held: bool, vectors: bool, now: DateTime<Utc>) -> Waiting {
         let due = (!held).then_some(now);
-        let notes = self
+        let mut line: Vec<(DateTime<Utc>, &str)> = self
             .queues
             .jobs
             .in_order()
             .take_while(|(at, _)| due.is_some_and(|now| *at <= now))
             .take(PREFETCH)
-            .map(|(due_at, note_id)| DueNote {
-                note_id: note_id.to_string(),
-                due_at,
-                cost: self
+            .collect();
+        // The notes just captured, however long the line before them: the fresh ones
+        // go first, so the choice must see them.
+        if line.len() == PREFETCH {
+            let last = line[PREFETCH - 1];
+            let mut latest: Vec<(DateTime<Utc>, &str)> = self
+                .queues
+                .jobs
+                .latest_due(now)
+                .take_while(|entry| *entry > last)
+                .take(LATEST_REACH)
+                .collect();
+            latest.reverse();
+            line.extend(latest);
+        }
+        let notes = line
+            .into_iter()
+            .map(|(due_at, note_id)| {
+                let cost = self
                     .queues
                     .bodies
                     .get(note_id)
-                    .map(|body| self.expected_cost(note_id, body)),
-                lane: self
-                    .queues
-                    .jobs
-                    .get(note_id)
-                    .map_or(Lane::FreshNotes, Lane::of),
+                    .map(|body| self.expected_cost(note_id, body));
+                DueNote {
+                    note_id: note_id.to_string(),
+                    due_at,
+                    cost,
+                    lane: self
+                        .queues
+                        .jobs
+                        .get(note_id)
+                        .map_or(Lane::Backlog, |job| Lane::of(job, self.model.ready_since)),
+                    call: cost.and_then(|tokens| call_time(self.model.speed.as_ref(), tokens)),
+                    fair_by: self.fair_by_of(note_id, due_at, now),
+                }
             })
             .collect();
         Waiting {
@@ -183,6 +227,7 @@ impl WorkerCore {
             notes,
             ready_since: self.model.ready_since,
             vectors,
+            vectors_apart: self.embedding.in_process(),
         }
     }
 }
@@ -198,6 +243,8 @@ mod tests {
             due_at: t(due),
             cost,
             lane,
+            call: None,
+            fair_by: None,
         }
     }
 
@@ -211,6 +258,7 @@ mod tests {
             ],
             ready_since: None,
             vectors: true,
+            vectors_apart: false,
         }
     }
 
@@ -246,39 +294,62 @@ mod tests {
     }
 
     #[test]
-    fn fresh_notes_and_the_backlog_are_one_line_in_the_notes_order() {
-        // The cheaper note goes first whichever lane it is in...
+    fn vectors_made_in_the_process_go_on_while_the_model_server_holds_the_notes() {
+        // No model server at all: the notes wait for it, the built-in embedder does not.
+        let waiting = Waiting {
+            held: true,
+            question: false,
+            vectors_apart: true,
+            ..everything()
+        };
+        assert_eq!(next(&waiting, t(10)), Some(Next::Vectors));
+        let nothing_to_embed = Waiting {
+            vectors: false,
+            ..waiting
+        };
+        assert_eq!(next(&nothing_to_embed, t(10)), None);
+    }
+
+    #[test]
+    fn fresh_notes_go_before_the_backlog_which_fills_the_gaps_within_its_bound() {
+        // The fresh note goes first, though the backlog's note is older...
         let mut waiting = Waiting {
             question: false,
             ..everything()
         };
-        assert_eq!(
-            next(&waiting, t(10)),
-            Some(Next::Note {
-                lane: Lane::FreshNotes,
-                note_id: "fresh".into()
-            })
-        );
+        let fresh_first = Some(Next::Note {
+            lane: Lane::FreshNotes,
+            note_id: "fresh".into(),
+        });
+        assert_eq!(next(&waiting, t(10)), fresh_first);
+        // ...and cheaper.
         waiting.notes[0].cost = Some(5);
-        assert_eq!(
-            next(&waiting, t(10)),
-            Some(Next::Note {
-                lane: Lane::Backlog,
-                note_id: "old retry".into()
-            })
-        );
-        // ...and the earliest, once it has waited its bound behind cheaper ones.
-        waiting.notes[0].cost = Some(500);
-        assert_eq!(
-            next(&waiting, t(20 * 60)).map(|n| n.lane()),
-            Some(Lane::Backlog)
-        );
+        assert_eq!(next(&waiting, t(10)), fresh_first);
+        // The backlog fills the gaps.
+        let backlog = Next::Note {
+            lane: Lane::Backlog,
+            note_id: "old retry".into(),
+        };
+        let alone = Waiting {
+            notes: vec![waiting.notes[0].clone()],
+            ..waiting.clone()
+        };
+        assert_eq!(next(&alone, t(10)), Some(backlog.clone()));
+        // Once the fresh note's call would make the backlog's note late for its fair
+        // share, the backlog's goes first.
+        for note in &mut waiting.notes {
+            note.call = Some(TimeDelta::seconds(12));
+        }
+        waiting.notes[0].fair_by = Some(t(40));
+        assert_eq!(next(&waiting, t(10)), fresh_first, "in time: 10 + 12 + 12");
+        assert_eq!(next(&waiting, t(20)), Some(backlog), "20 + 12 + 12 > 40");
     }
 
     #[test]
-    fn a_note_s_lane_is_whether_it_was_tried_before() {
+    fn a_note_s_lane_is_whether_it_was_tried_before_and_due_while_the_provider_was_ready() {
+        let ready = Some(t(0));
         let fresh = QueuedJob::fresh(t(0));
-        assert_eq!(Lane::of(&fresh), Lane::FreshNotes);
+        assert_eq!(Lane::of(&fresh, ready), Lane::FreshNotes);
         for tried in [
             QueuedJob {
                 attempts: 1,
@@ -293,8 +364,15 @@ mod tests {
                 ..fresh
             },
         ] {
-            assert_eq!(Lane::of(&tried), Lane::Backlog, "{tried:?}");
+            assert_eq!(Lane::of(&tried, ready), Lane::Backlog, "{tried:?}");
         }
+        // Captured before the model was pulled (or the provider back): the backlog.
+        assert_eq!(Lane::of(&fresh, Some(t(1))), Lane::Backlog);
+        assert_eq!(
+            Lane::of(&fresh, None),
+            Lane::Backlog,
+            "never seen ready yet"
+        );
     }
 
     #[test]

@@ -20,8 +20,14 @@
 //! The rules, in short:
 //! - one provider call at a time; when a job is due it runs, otherwise one timer is set
 //!   for the earliest `next_run_at`, and nothing else wakes the worker (no polling);
+//! - a note captured while the provider is ready goes before the backlog (the
+//!   cheapest of them first), the backlog fills the gaps oldest first, and no note is
+//!   done past 1.5 times its fair share of the model's time: the note that would be
+//!   goes first, whatever it costs;
 //! - unreachable parks the whole worker (the provider is down for everyone),
-//!   `30 s → … → 900 s`, never counts an attempt, never fails a note;
+//!   `30 s → … → 900 s`, never counts an attempt, never fails a note; the first such
+//!   failure after an answer looks at once, and a server already back is called again
+//!   at once;
 //! - a call that ran out of time is the provider's only when the health check agrees:
 //!   with Ollama up and the model there, the note is slow, not the provider down. The
 //!   worker goes on with the next note, and the slow one is tried again later with a
@@ -51,7 +57,9 @@
 //! One file per rule, each with its unit tests: [`lanes`] (which work goes next: a
 //! question, the notes, their vectors), [`schedule`] (one call at a time, the timer,
 //! the read-ahead), [`policy`] (the outage park, the note's own failures), [`order`]
-//! (the cheapest due job first, a long note's reading capped), [`plan`] (a call's
+//! (fresh notes before the backlog, the cheapest first, a long note's reading capped),
+//! [`fair`] (a note's fair share of the model's time, and the bound on its wait that
+//! the order keeps), [`look`] (a refused call's look at once), [`plan`] (a call's
 //! deadline and prompt, built once), [`context`] (the model's context, a prompt that
 //! did not fit), [`slow`], [`model`] (warmth, loading, the
 //! model's time), [`saving`], [`disk`], [`restart`], [`embedding`] (the notes'
@@ -65,9 +73,11 @@ mod context;
 mod disk;
 mod effects;
 mod embedding;
+mod fair;
 mod in_flight;
 mod knowledge;
 mod lanes;
+mod look;
 mod model;
 mod neighbours;
 mod order;
@@ -87,9 +97,10 @@ mod waits;
 #[cfg(test)]
 mod test_fixture;
 
-pub use self::ask::{AskJob, AskOutcome};
+pub use self::ask::{AskJob, AskOutcome, Cut};
 pub use self::effects::{Effect, Failure, MarkOutcome, PendingSave, SaveOutcome};
 pub use self::embedding::{EmbeddingRules, EMBED_BATCH};
+pub use self::fair::processor_sharing;
 pub use self::neighbours::NeighboursRead;
 pub use self::policy::{decide, FailureDecision};
 pub use self::query::{query_failed, QueryCall, QUERY_DEADLINE};

@@ -108,10 +108,11 @@ mod tests {
     fn another_users_listener_on_the_port_holds_every_call_until_the_real_server_is_back() {
         let mut core = started();
         capture_and_call(&mut core, "a", t(0));
-        // The guard refused the call as an outage: no attempt, the monitor asked.
+        // The guard refused the call as an outage: no attempt, the monitor asked (a
+        // look at once, `look.rs`, which finds the listener held, below).
         let refused = ProviderError::Misconfigured("Another user (uid 1001) …".into());
         let effects = core.call_failed("a".into(), refused, t(0));
-        assert!(effects.contains(&Effect::SuspectDown));
+        assert!(effects.contains(&Effect::LookNow));
         write_answered(&mut core, &effects, t(0));
         assert_eq!(core.queues.jobs.attempts("a"), 0);
         let held = ProviderHealth::UntrustedListener {

@@ -130,7 +130,9 @@ impl WorkerCore {
         let mut effects = Vec::new();
         match answer {
             Ok(vectors) => {
-                let taken = self.embedding.take_one(&note_id, vectors);
+                let taken = self
+                    .embedding
+                    .take_one(&note_id, vectors, &self.rules.schedule, now);
                 let use_ = if taken.is_some() {
                     ModelUse::Kept
                 } else {
@@ -187,6 +189,7 @@ mod tests {
             embedding: Some(EmbeddingRules {
                 model: "embeddinggemma".into(),
                 context_tokens: 2048,
+                in_process: false,
             }),
             ..rules()
         });
@@ -200,7 +203,8 @@ mod tests {
     }
 
     /// Captures `id` and walks to its call's preparation: the note id, whether its
-    /// neighbours are asked for.
+    /// neighbours are asked for. Its body is "body of {id}": the tags in use a prompt
+    /// offers are those it supports ("body").
     fn prepare(core: &mut WorkerCore, id: &str, now: DateTime<Utc>) -> bool {
         let effects = core.enqueued(vec![id.into()], now, now);
         let Some(Effect::ReadBodies { note_id, ids }) = effects.into_iter().nth(1) else {
@@ -284,7 +288,7 @@ mod tests {
         );
         let effects = core.prepared(
             "n".into(),
-            vec!["work".into()],
+            vec!["body".into()],
             NeighboursRead::NotEmbedded,
             None,
             t(1),
@@ -318,13 +322,13 @@ mod tests {
             near(&["kitchen", "budget"], 0.9),
             near(&["kitchen"], 0.7),
         ]);
-        let effects = core.prepared("n".into(), vec!["work".into()], neighbours, None, t(2));
+        let effects = core.prepared("n".into(), vec!["body".into()], neighbours, None, t(2));
         let system = system_of(&the_call(&effects));
         assert!(
             system.contains(r#"Notes like this one are tagged: ["kitchen","budget"]."#),
             "{system}"
         );
-        assert!(system.contains(r#"most used first: ["work"]"#), "{system}");
+        assert!(system.contains(r#"most used first: ["body"]"#), "{system}");
         // The note's own time starts after its vector: 3 s of call, not 4.
         let effects = core.answered("n".into(), enrichment(), 3000, t(5));
         let save = effects.iter().find_map(|e| match e {
@@ -349,14 +353,14 @@ mod tests {
         assert!(!prepare(&mut core, "n", t(1)), "no neighbours asked for");
         let effects = core.prepared(
             "n".into(),
-            vec!["work".into()],
+            vec!["body".into()],
             NeighboursRead::NotAsked,
             None,
             t(1),
         );
         let system = system_of(&the_call(&effects));
         assert!(!system.contains("Notes like this one"), "{system}");
-        assert!(system.contains(r#"["work"]"#), "{system}");
+        assert!(system.contains(r#"["body"]"#), "{system}");
     }
 
     #[test]
@@ -403,7 +407,7 @@ mod tests {
         prepare(&mut core, "n", t(1));
         let effects = core.prepared(
             "n".into(),
-            vec!["work".into()],
+            vec!["body".into()],
             NeighboursRead::NotEmbedded,
             None,
             t(1),
@@ -426,7 +430,7 @@ mod tests {
         );
         let system = system_of(&the_call(&effects));
         assert!(
-            system.contains(r#"["work"]"#),
+            system.contains(r#"["body"]"#),
             "the tags read before: {system}"
         );
         assert!(!system.contains("Notes like this one"), "{system}");

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use super::super::backoff::{next_outage_step, outage_backoff, retry_backoff};
 use super::super::queue::QueuedJob;
 use super::knowledge::Warmth;
+use super::look::looks_at_once;
 use super::rules::{after, STORAGE_RETRY_DELAY};
 use super::state::WorkerCore;
 use super::{Effect, Failure, MarkOutcome};
@@ -124,7 +125,13 @@ impl WorkerCore {
             effects.extend(self.finish(now));
             return effects;
         }
-        effects.extend(self.apply_failure(note_id.clone(), reason, error, true, now));
+        let look = looks_at_once(reason, self.waits.outage_step);
+        self.waits.looking = look;
+        let failed = self.apply_failure(note_id.clone(), reason, error, true, now);
+        effects.extend(failed.into_iter().map(|effect| match effect {
+            Effect::SuspectDown if look => Effect::LookNow,
+            effect => effect,
+        }));
         if let ProviderError::Unusable(refused) = failure {
             if self.queues.jobs.contains(&note_id) {
                 self.queues.refused.insert(note_id, refused);
@@ -289,7 +296,13 @@ mod tests {
                 failure(FailureReason::Unreachable, "refused"),
                 now,
             );
-            assert!(effects.contains(&Effect::SuspectDown));
+            // The first in a row looks at once (`look.rs`; here nothing answers it).
+            let told = if waits.is_empty() {
+                Effect::LookNow
+            } else {
+                Effect::SuspectDown
+            };
+            assert!(effects.contains(&told), "{effects:?}");
             let Some(Effect::StoreNextRun {
                 at,
                 last_error,

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use super::embedding::EmbeddingRules;
 use super::state::WorkerCore;
-use crate::ai::embedding::{embed_failure, embedding_text, EmbedFailure};
+use crate::ai::embedding::{embed_failure, embedding_text, EmbedFailure, TextKind};
 use crate::ai::{EmbedPlan, ProviderError, ProviderHealth};
 use crate::api::search::KeywordOnly;
 use crate::api::worker::EmbeddingsState;
@@ -44,11 +44,12 @@ pub fn query_blocked(
     let Some(rules) = rules else {
         return Some(KeywordOnly::Off);
     };
-    if !health.is_some_and(ProviderHealth::is_ready) {
+    if !rules.in_process && !health.is_some_and(ProviderHealth::is_ready) {
         return Some(KeywordOnly::ProviderDown);
     }
     match vectors {
-        EmbeddingsState::UpToDate => None,
+        // Some notes lack their vector (refused): the rest are found by meaning.
+        EmbeddingsState::UpToDate | EmbeddingsState::Refused { .. } => None,
         EmbeddingsState::Off => Some(KeywordOnly::Off),
         EmbeddingsState::ModelMissing { .. } => Some(KeywordOnly::ModelMissing {
             model: rules.model.clone(),
@@ -89,6 +90,7 @@ impl WorkerCore {
             plan: EmbedPlan {
                 deadline: QUERY_DEADLINE,
                 texts: vec![embedding_text(text, rules.context_tokens).to_string()],
+                kind: TextKind::Query,
             },
         })
     }
@@ -103,6 +105,7 @@ mod tests {
         EmbeddingRules {
             model: "embeddinggemma".into(),
             context_tokens: 2048,
+            in_process: false,
         }
     }
 

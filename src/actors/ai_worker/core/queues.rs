@@ -1,12 +1,14 @@
 //! The work waiting for the model ([`Queues`]): the notes' jobs as the database has
-//! them, the bodies of the next few read ahead, and what each job's earlier calls
-//! taught (its refused answer, its prompts that did not fit). The notes' vectors and
+//! them, the bodies of the next few read ahead, what each job's earlier calls taught
+//! (its refused answer, its prompts that did not fit), and each note's fair share of
+//! the model's time ([`super::fair`]). The notes' vectors and
 //! the person's questions wait in their own parts ([`super::embedding`],
 //! [`super::ask`]).
 
 use std::collections::HashMap;
 
 use super::super::queue::Queue;
+use super::fair::FairShares;
 use crate::ai::RefusedAnswer;
 
 /// The notes' work: one entry per pending note, and what is kept beside it.
@@ -20,6 +22,9 @@ pub(super) struct Queues {
     pub(super) refused: HashMap<String, RefusedAnswer>,
     /// A note's prompts that did not fit and gave no numbers: each halves its room.
     pub(super) overflows: HashMap<String, u32>,
+    /// The model's time shared out evenly among the notes waiting: each note's fair
+    /// share, the bound on its wait ([`super::fair`]).
+    pub(super) fair: FairShares,
     /// The queue has been loaded from the database.
     pub(super) loaded: bool,
 }

@@ -113,11 +113,20 @@ impl WorkerCore {
         {
             return Vec::new();
         }
-        let held = self.waits.storage_wait_until(now).is_some()
-            || self.waits.parked_until(now).is_some()
-            || self.waiting_for_model();
-        let vectors = self.embedding.next_step(now) == EmbedStep::Read;
+        let storage_held = self.waits.storage_wait_until(now).is_some();
+        let held =
+            storage_held || self.waits.parked_until(now).is_some() || self.waiting_for_model();
+        // Vectors made in the process wait for no server, but a disk in trouble holds
+        // their saving as it holds every answer's.
+        let vectors = self.embedding.next_step(now) == EmbedStep::Read
+            && !(storage_held && self.embedding.in_process());
         let chat_at = self.queues.jobs.first().map(|(at, _)| at);
+        if held {
+            // No note's turn while the worker waits: no one's share of the time.
+            self.queues.fair.pause(now);
+        } else {
+            self.see_fair_shares(now);
+        }
         match next(&self.waiting(held, vectors, now), now) {
             Some(Next::Question) => self.asks_turn(now),
             Some(Next::Note { note_id, lane }) => {
@@ -149,6 +158,18 @@ impl WorkerCore {
     fn wait_for_work(&mut self, chat_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Vec<Effect> {
         if let Some(until) = self.waits.storage_wait_until(now) {
             return vec![Effect::Wake(Some(until))];
+        }
+        if self.embedding.in_process() {
+            // The vectors' own pause is a timer too: no note's time is, while the
+            // server holds them (a due note would wake the worker at once, again and
+            // again); the end of a park is, and the monitor's "ready" wakes it.
+            let parked = self.waits.parked_until(now);
+            let chat_at = if parked.is_some() || self.waiting_for_model() {
+                parked
+            } else {
+                chat_at
+            };
+            return self.embed_or_wait(chat_at, now);
         }
         if let Some(until) = self.waits.parked_until(now) {
             return vec![Effect::Wake(Some(until))];

@@ -30,6 +30,8 @@ pub(super) struct Waits {
     pub(super) parked: Option<Park>,
     /// Consecutive unreachable/timeout failures (capped); reset by a success only.
     pub(super) outage_step: usize,
+    /// A look asked for at once after a refused call (`super::look`), not answered yet.
+    pub(super) looking: bool,
     /// `Some` from an answer lost to disk trouble until the next save that succeeds.
     pub(super) disk_trouble: Option<DiskTrouble>,
 }

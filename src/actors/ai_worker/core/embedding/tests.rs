@@ -8,6 +8,7 @@ fn embedding_rules() -> WorkerRules {
         embedding: Some(EmbeddingRules {
             model: "embeddinggemma".into(),
             context_tokens: 2048,
+            in_process: false,
         }),
         ..rules()
     }
@@ -300,8 +301,23 @@ fn a_server_without_embeddings_or_the_model_is_a_state_with_its_fix_and_never_a_
     );
 }
 
+/// The read the effects ask for: `(skip, only)`.
+fn read_in(effects: &[Effect]) -> (Vec<String>, Option<Vec<String>>) {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::ReadEmbeddingBacklog { skip, only, .. } => Some((skip.clone(), only.clone())),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("a read: {effects:?}"))
+}
+
+/// Before (issue #43 point 4): after one vector of zeros or of the wrong length, those
+/// notes got no vector until a restart, while the state said `up_to_date`. Now they
+/// are asked again by the notes' retry schedule (30 s, then 120 s; three times), and
+/// the state says how many were refused, why, and when they are asked again.
 #[test]
-fn vectors_of_the_wrong_length_are_refused_and_those_notes_left_out_of_the_next_reads() {
+fn a_refused_vector_is_asked_again_by_the_retry_schedule_and_the_state_says_so() {
     let mut core = started_embedding();
     let effects = core.embedding_backlog_read(
         Ok(backlog(
@@ -315,18 +331,77 @@ fn vectors_of_the_wrong_length_are_refused_and_those_notes_left_out_of_the_next_
         Ok(vec![
             vec![1.0, 0.0, 0.0],
             vec![1.0, 0.0],
-            vec![0.0, 0.0, 1.0],
+            vec![0.0, 0.0, 0.0],
         ]),
         t(1),
     );
     let ids: Vec<String> = saved(&effects).into_iter().map(|v| v.note_id).collect();
-    assert_eq!(ids, ["a", "c"], "the 2-long vector is refused");
-    let skip = effects.iter().find_map(|e| match e {
-        Effect::ReadEmbeddingBacklog { skip, .. } => Some(skip.clone()),
-        _ => None,
-    });
-    assert_eq!(skip, Some(vec!["b".to_string()]));
-    // An answer with too few vectors matches no note: none stored, a wait.
+    assert_eq!(ids, ["a"], "the 2-long and the zero vector are refused");
+    assert_eq!(read_in(&effects).0, ["b", "c"], "left out while they wait");
+    // Every other note has its vector: not up to date, refused, asked again at 31 s.
+    let effects = core.embedding_backlog_read(Ok(backlog(&[], Some(3))), t(1));
+    assert_eq!(wake_of(&effects), Some(Some(t(31))));
+    assert_eq!(
+        core.status(t(1)).embeddings,
+        EmbeddingsState::Refused {
+            notes: 2,
+            detail: "a vector of zeros".into(),
+            until: Some(timestamp(t(31))),
+        }
+    );
+    let words = core.status(t(1)).embeddings.words().unwrap();
+    assert!(words.contains("2 note(s) were refused"), "{words}");
+
+    // At 31 s both are read again, by id; b's vector is good now, c's zeros again.
+    let effects = core.woke(t(31));
+    let (skip, only) = read_in(&effects);
+    assert!(skip.is_empty(), "{skip:?}");
+    assert_eq!(only, Some(vec!["c".to_string(), "b".to_string()]));
+    let effects =
+        core.embedding_backlog_read(Ok(backlog(&[("c", "three"), ("b", "two")], Some(3))), t(31));
+    plan_in(&effects);
+    let effects = core.embedded(Ok(vec![vec![0.0; 3], vec![0.0, 1.0, 0.0]]), t(32));
+    let ids: Vec<String> = saved(&effects).into_iter().map(|v| v.note_id).collect();
+    assert_eq!(ids, ["b"]);
+    // c waits 120 s after its second refusal, then its third is the last.
+    assert!(matches!(
+        core.status(t(32)).embeddings,
+        EmbeddingsState::Refused { notes: 1, until: Some(ref until), .. } if *until == timestamp(t(152))
+    ));
+    assert_eq!(wake_of(&effects), Some(Some(t(152))));
+    let effects = core.woke(t(152));
+    assert_eq!(read_in(&effects).1, Some(vec!["c".to_string()]));
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("c", "three")], Some(3))), t(152));
+    plan_in(&effects);
+    let effects = core.embedded(Ok(vec![vec![1.0, 0.0]]), t(153));
+    assert!(saved(&effects).is_empty());
+    assert_eq!(wake_of(&effects), Some(None), "not asked again this run");
+    let state = core.status(t(153)).embeddings;
+    assert_eq!(
+        state,
+        EmbeddingsState::Refused {
+            notes: 1,
+            detail: "a vector of 2 numbers where the model's have 3".into(),
+            until: None,
+        }
+    );
+    assert!(state
+        .words()
+        .unwrap()
+        .contains("until inkling restarts or the note is edited"));
+
+    // An edit is a new text: asked again at once.
+    let effects = core.to_embed(&["c".to_string()], t(200));
+    assert_eq!(read_in(&effects).1, Some(vec!["c".to_string()]));
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("c", "four")], Some(3))), t(200));
+    plan_in(&effects);
+    core.embedded(Ok(vec![vec![0.0, 0.0, 1.0]]), t(201));
+    assert_eq!(core.status(t(201)).embeddings, EmbeddingsState::UpToDate);
+}
+
+#[test]
+fn an_answer_that_cannot_be_matched_to_its_notes_stores_nothing_and_waits() {
+    let mut core = started_embedding();
     let effects = core.embedding_backlog_read(Ok(backlog(&[("d", "four")], Some(3))), t(1));
     plan_in(&effects);
     let effects = core.embedded(Ok(vec![]), t(2));
@@ -362,4 +437,47 @@ fn without_an_embedding_model_nothing_is_read_or_called() {
     assert_eq!(core.status(t(0)).embeddings, EmbeddingsState::Off);
     let effects = core.resume_requested("recheck", t(0));
     assert!(!reads(&effects));
+}
+
+#[test]
+fn vectors_made_in_the_process_are_made_with_no_model_server_and_a_query_too() {
+    // No model server at all (issue #37 point 3): the notes wait for it, the built-in
+    // embedder does not, and a search's words are embedded all the same.
+    let mut core = WorkerCore::new(WorkerRules {
+        embedding: Some(EmbeddingRules {
+            model: "builtin:e5".into(),
+            context_tokens: 512,
+            in_process: true,
+        }),
+        ..rules()
+    });
+    core.loaded([], t(0));
+    // The chat model not there holds every call to the server (so would an outage's
+    // park): not the vectors made here.
+    let chat_model_missing = ProviderHealth::ModelMissing {
+        model: "llama3.2".into(),
+        server: Default::default(),
+    };
+    let effects = core.health_changed(chat_model_missing.clone(), t(0));
+    assert!(reads(&effects), "the vectors go on: {effects:?}");
+    let effects = core.embedding_backlog_read(Ok(backlog(&[("a", "a note")], None)), t(0));
+    let plan = plan_in(&effects);
+    assert_eq!(plan.kind, crate::ai::embedding::TextKind::Passage);
+    core.embedded(Ok(vec![vec![1.0, 0.0]]), t(1));
+    core.embedding_backlog_read(Ok(backlog(&[], Some(2))), t(1));
+    assert_eq!(core.status(t(1)).embeddings, EmbeddingsState::UpToDate);
+    let query = core
+        .query_call("tomatoes")
+        .expect("a query call with the server down");
+    assert_eq!(query.plan.kind, crate::ai::embedding::TextKind::Query);
+
+    // A server's embedding model waits with the server, and so does a search's words.
+    let mut core = WorkerCore::new(embedding_rules());
+    core.loaded([], t(0));
+    assert!(!reads(&core.health_changed(chat_model_missing, t(0))));
+    core.health_changed(down(), t(1));
+    assert_eq!(
+        core.query_call("tomatoes").map(|_| ()),
+        Err(crate::api::search::KeywordOnly::ProviderDown)
+    );
 }
