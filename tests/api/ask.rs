@@ -534,7 +534,12 @@ async fn a_streaming_answer_is_counted_among_the_live_feeds() {
         "{refused}"
     );
 
-    // The answer's client hangs up: its place is free again.
+    // The answer's client hangs up (once its question reached the model, so the count
+    // below is of the refused one alone): its place is free again.
+    eventually("the question reaches the model", || async {
+        (answers.calls().len() == 1).then_some(())
+    })
+    .await;
     drop(asking);
     let _feed = eventually("the answer's place freed", || async {
         open_stream(&app, None).await.ok()

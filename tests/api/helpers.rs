@@ -51,6 +51,10 @@ pub async fn spawn_app_in(data_dir: tempfile::TempDir, extra: &[(&str, &str)]) -
         handle: service.handle,
         http: awc::Client::builder()
             .timeout(Duration::from_secs(10))
+            // A kept connection is reused only while well within the service's 5 s
+            // keep-alive: a test starved of CPU between two requests would otherwise
+            // send on a connection the service has just closed ("connection reset").
+            .connector(awc::Connector::new().conn_keep_alive(Duration::from_secs(1)))
             .finish(),
     }
 }
