@@ -39,6 +39,7 @@ impl ModelUse {
             ModelUse::Deleted => words.model_use_deleted,
             ModelUse::Unsaved => words.model_use_unsaved,
             ModelUse::Asked => words.model_use_asked,
+            ModelUse::Vectors => words.model_use_vectors,
         }
     }
 }
@@ -97,11 +98,33 @@ impl ModelTime {
                 ("reasons", &reasons),
             ],
         );
-        if self.asked_ms == 0 {
-            return summary;
+        let mut said = summary;
+        if self.asked_ms > 0 {
+            let asked = share(self.asked_ms);
+            said += &fill(words(locale).model_time_asked, &[("asked", &asked)]);
         }
-        let asked = share(self.asked_ms);
-        summary + &fill(words(locale).model_time_asked, &[("asked", &asked)])
+        if self.vectors_ms > 0 {
+            let vectors = share(self.vectors_ms);
+            said += &fill(words(locale).model_time_vectors, &[("vectors", &vectors)]);
+        }
+        if self.hung_up > 0 {
+            said += &fill(
+                words(locale).model_time_hung_up,
+                &[
+                    ("calls", &self.hung_up),
+                    // Under a second in milliseconds: the figure is meant to be ~0.
+                    (
+                        "after",
+                        &match self.after_hang_up_ms {
+                            ms @ 0..=999 => format!("{ms} ms"),
+                            ms => duration(ms, locale),
+                        },
+                    ),
+                    ("measured", &self.after_hang_up_measured),
+                ],
+            );
+        }
+        said
     }
 }
 
@@ -137,6 +160,19 @@ mod tests {
         assert!(
             time.describe(Locale::En)
                 .ends_with(", answering questions 50 %"),
+            "{}",
+            time.describe(Locale::En)
+        );
+        time.add(ModelUse::Vectors, 10_000);
+        time.hung_up = 2;
+        time.after_hang_up_ms = 40;
+        time.after_hang_up_measured = 1;
+        assert!(!ModelUse::Vectors.is_waste());
+        assert!(
+            time.describe(Locale::En).ends_with(
+                ", answering questions 33 %, making vectors 33 %; hung up 2 calls at their \
+                 deadline, after which the server went on 40 ms (1 measured)"
+            ),
             "{}",
             time.describe(Locale::En)
         );

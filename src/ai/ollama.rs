@@ -4,7 +4,9 @@
 //! as they are and decides nothing about a call (its deadline, prompt, cut and context
 //! are the core's, `crate::actors::ai_worker::core`).
 //!
-//! - `enrich`: `POST /api/chat`, `"stream": false`, the enrichment schema as `format`,
+//! - `enrich`: `POST /api/chat`, `"stream": true` (so that a call past its deadline is
+//!   hung up and Ollama stops), its lines put together into one answer
+//!   ([`StreamedChat`]), the enrichment schema as `format`,
 //!   `keep_alive`, the plan's messages, sampling, token cap and context (`num_ctx`).
 //!   One overall deadline covers connect, queueing, generation and reading the body;
 //!   awc's own 5 s default would abort every cold start (and an aborted load restarts
@@ -31,7 +33,7 @@ use serde_json::json;
 
 use super::embedding::{read_embeddings, EmbedPlan};
 use super::enrichment::{context_length, format_schema, messages_json, parse_enrichment};
-use super::streaming::{streamed_chat, LineSays};
+use super::streaming::{streamed_answer, streamed_chat, Assemble, LineSays};
 use super::transport::{
     call_within, error_message, exchange, provider_http_client, redirect_refused, within,
 };
@@ -57,7 +59,8 @@ pub struct OllamaClient {
     embedding_model: String,
 }
 
-/// The parts of a non-streaming `/api/chat` answer that matter; unknown fields ignored.
+/// The parts of an `/api/chat` answer that matter (as [`StreamedChat`] puts a streamed
+/// one together); unknown fields ignored.
 #[derive(Debug, Deserialize)]
 struct ChatResponse {
     message: Option<ChatMessage>,
@@ -139,7 +142,9 @@ impl OllamaClient {
         options["num_ctx"] = plan.context_tokens.into();
         json!({
             "model": self.model,
-            "stream": false,
+            // Streamed so that a call given up is given up by Ollama too
+            // (`super::streaming`).
+            "stream": true,
             "keep_alive": self.keep_alive,
             "messages": messages_json(&plan.prompt.messages),
             "format": format_schema(),
@@ -167,7 +172,15 @@ impl OllamaClient {
     async fn chat(self, plan: CallPlan) -> CallReply {
         let request = self.chat_request(&plan);
         let url = format!("{}/api/chat", self.base_url);
-        let (status, bytes) = match exchange(|| self.http.post(&url).send_json(&request)).await {
+        // The call's one deadline is around all of it (`call_within`).
+        let sent = streamed_answer(
+            || self.http.post(&url).send_json(&request),
+            plan.deadline,
+            plan.deadline,
+            StreamedChat::default(),
+        )
+        .await;
+        let (status, bytes) = match sent {
             Ok(answer) => answer,
             Err(error) => return CallReply::failed(error),
         };
@@ -379,6 +392,47 @@ pub fn chat_line(line: &str) -> LineSays {
     }
     let text = value["message"]["content"].as_str().unwrap_or_default();
     LineSays::Text(text.to_string())
+}
+
+/// An enrichment streamed as NDJSON, put together into the answer the same call
+/// unstreamed gets: the pieces of `message.content` in order, and the last line's
+/// `done`, `done_reason` and counts; an `{"error": …}` line ends it as a failure.
+#[derive(Debug, Default)]
+struct StreamedChat {
+    content: String,
+    last: Option<serde_json::Value>,
+}
+
+impl Assemble for StreamedChat {
+    fn line(&mut self, line: &str) -> Result<bool, ProviderError> {
+        if line.is_empty() {
+            return Ok(false);
+        }
+        let value: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| ProviderError::Invalid(format!("the answer is not Ollama's JSON: {e}")))?;
+        if let Some(error) = value.get("error").and_then(|e| e.as_str()) {
+            return Err(ProviderError::Status {
+                code: 500,
+                message: error.to_string(),
+            });
+        }
+        if let Some(piece) = value["message"]["content"].as_str() {
+            self.content.push_str(piece);
+        }
+        let done = value.get("done").and_then(serde_json::Value::as_bool) == Some(true);
+        self.last = Some(value);
+        Ok(done)
+    }
+
+    fn begun(&self) -> bool {
+        !self.content.is_empty()
+    }
+
+    fn whole(self) -> serde_json::Value {
+        let mut answer = self.last.unwrap_or_else(|| json!({}));
+        answer["message"] = json!({ "role": "assistant", "content": self.content });
+        answer
+    }
 }
 
 /// A pull with no line for this long has stalled (a download sends one a second or so).

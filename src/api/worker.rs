@@ -172,11 +172,13 @@ pub enum ModelUse {
     Unsaved,
     /// Answering a person's question from the notes (`POST /api/ask`).
     Asked,
+    /// Making the notes' vectors (search by meaning, related notes).
+    Vectors,
 }
 
 impl ModelUse {
     /// Every use, in the order reports list them.
-    pub const ALL: [ModelUse; 11] = [
+    pub const ALL: [ModelUse; 12] = [
         ModelUse::Kept,
         ModelUse::Loading,
         ModelUse::Timeout,
@@ -188,6 +190,7 @@ impl ModelUse {
         ModelUse::Deleted,
         ModelUse::Unsaved,
         ModelUse::Asked,
+        ModelUse::Vectors,
     ];
 
     /// Its place in [`ModelUse::ALL`].
@@ -209,11 +212,15 @@ impl ModelUse {
             ModelUse::Deleted => "deleted",
             ModelUse::Unsaved => "unsaved",
             ModelUse::Asked => "asked",
+            ModelUse::Vectors => "vectors",
         }
     }
 
     pub fn is_waste(self) -> bool {
-        !matches!(self, ModelUse::Kept | ModelUse::Loading | ModelUse::Asked)
+        !matches!(
+            self,
+            ModelUse::Kept | ModelUse::Loading | ModelUse::Asked | ModelUse::Vectors
+        )
     }
 }
 
@@ -225,8 +232,22 @@ pub struct ModelTime {
     /// Answering the person's questions.
     #[serde(default)]
     pub asked_ms: u64,
+    /// Making the notes' vectors.
+    #[serde(default)]
+    pub vectors_ms: u64,
     /// Per reason; only reasons that wasted any time.
     pub wasted_ms: BTreeMap<ModelUse, u64>,
+    /// Calls inkling hung up at their deadline (streamed, so the server stops).
+    #[serde(default)]
+    pub hung_up: u64,
+    /// How long the server went on working after those hang-ups, as measured on the
+    /// call after each one (its time in inkling's hands less the server's own account
+    /// of it: a server that went on generating made it wait); ~0 when hanging up works.
+    #[serde(default)]
+    pub after_hang_up_ms: u64,
+    /// How many hang-ups were measured so (a server that gives no durations is not).
+    #[serde(default)]
+    pub after_hang_up_measured: u64,
 }
 
 impl ModelTime {
@@ -235,6 +256,7 @@ impl ModelTime {
             ModelUse::Kept => self.kept_ms = self.kept_ms.saturating_add(ms),
             ModelUse::Loading => self.loading_ms = self.loading_ms.saturating_add(ms),
             ModelUse::Asked => self.asked_ms = self.asked_ms.saturating_add(ms),
+            ModelUse::Vectors => self.vectors_ms = self.vectors_ms.saturating_add(ms),
             waste => {
                 let entry = self.wasted_ms.entry(waste).or_default();
                 *entry = entry.saturating_add(ms);
@@ -247,7 +269,7 @@ impl ModelTime {
     }
 
     pub fn total_ms(&self) -> u64 {
-        self.kept_ms + self.loading_ms + self.asked_ms + self.wasted_total_ms()
+        self.kept_ms + self.loading_ms + self.asked_ms + self.vectors_ms + self.wasted_total_ms()
     }
 
     /// The share of the model's time wasted, in percent (0 when it did nothing).

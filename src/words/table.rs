@@ -79,6 +79,7 @@ words! {
     model_use_deleted,
     model_use_unsaved,
     model_use_asked,
+    model_use_vectors,
     /// A length of time: under a minute, under an hour, longer.
     duration_seconds,
     duration_minutes,
@@ -88,6 +89,11 @@ words! {
     /// Appended to the summary when questions took some of the model's time: ", answering
     /// questions {asked} %".
     model_time_asked,
+    /// Appended likewise for the notes' vectors: ", making vectors {vectors} %".
+    model_time_vectors,
+    /// Appended when calls were hung up at their deadline: how many, and how long the
+    /// server went on after them as measured.
+    model_time_hung_up,
     /// The model's time while it is under a second: shares of it would mislead.
     model_time_none,
     /// Ask: why an answer did not come (the notes are shown anyway), one line each.

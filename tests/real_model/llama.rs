@@ -114,6 +114,18 @@ impl LlamaServer {
             .is_ok_and(|(status, body)| status == 200 && body.contains("\"is_processing\":true"))
     }
 
+    /// The tokens the slot's call has written so far (`GET /slots`' `n_decoded`);
+    /// `None` while no call is under way.
+    pub fn tokens_written(&self) -> Option<u64> {
+        let (status, body) = blocking_request(self.port, "GET", "/slots", None, None).ok()?;
+        let slots: serde_json::Value = serde_json::from_str(&body).ok()?;
+        let slot = &slots[0];
+        if status != 200 || slot["is_processing"] != serde_json::json!(true) {
+            return None;
+        }
+        slot.pointer("/next_token/0/n_decoded")?.as_u64()
+    }
+
     /// SIGKILL, and waits for it to be gone: the port refuses connections afterwards.
     pub fn kill(mut self) {
         self.kill_now();

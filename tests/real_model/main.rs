@@ -35,6 +35,7 @@ mod builtin;
 mod e5_reference;
 #[path = "../support/eventually.rs"]
 mod eventually;
+mod hang_up;
 mod llama;
 mod notes;
 mod outages;

@@ -10,6 +10,11 @@
 //! requests are recorded with how many enrichment calls came before them (the order
 //! against the background work), and the streams still open and those the client
 //! dropped are counted.
+//!
+//! A note's enrichment is streamed too ([`answer_chat`]): each fake makes the answer
+//! its server sends unstreamed, and it goes out as that server streams it (its content
+//! in pieces, then the end with the counts), or whole when the request did not ask.
+//! [`is_question`] tells the two kinds of chat apart, as the fakes route them.
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
@@ -241,4 +246,99 @@ fn end_lines(wire: Wire) -> String {
             })
         ),
     }
+}
+
+/// Whether a streamed chat request is a question (`POST /api/ask`: the Ask system
+/// prompt first) rather than a note's enrichment.
+pub fn is_question(request: &Value) -> bool {
+    request["stream"] == json!(true)
+        && request["messages"][0]["content"].as_str() == Some(inkling::ai::ask::ASK_SYSTEM_PROMPT)
+}
+
+/// Answers a chat request with `answer`, the body its server sends unstreamed: whole,
+/// or streamed as that server streams it when the request asked (`"stream": true`).
+/// Then closes the connection.
+pub async fn answer_chat(stream: &mut TcpStream, request: &Value, answer: &str, wire: Wire) {
+    answer_chat_then(stream, request, answer, wire, true).await;
+}
+
+/// [`answer_chat`], the connection kept open after the answer (`close: false`), as
+/// a server that keeps its connections does.
+pub async fn answer_chat_then(
+    stream: &mut TcpStream,
+    request: &Value,
+    answer: &str,
+    wire: Wire,
+    close: bool,
+) {
+    let json = "application/json; charset=utf-8";
+    let connection = if close { "Connection: close\r\n" } else { "" };
+    let parsed = serde_json::from_str::<Value>(answer).ok();
+    let response = match parsed {
+        Some(parsed) if request["stream"] == json!(true) => {
+            let content_type = match wire {
+                Wire::Ollama => "application/x-ndjson",
+                Wire::OpenAi => "text/event-stream",
+            };
+            let body: String = streamed_lines(&parsed, wire).iter().map(|l| chunk(l)).collect();
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\n\
+                 {connection}\r\n{body}0\r\n\r\n"
+            )
+        }
+        // Unstreamed, or no JSON at all (a page instead of an answer) sent as it is.
+        _ => format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: {json}\r\nContent-Length: {}\r\n{connection}\r\n{answer}",
+            answer.len()
+        ),
+    };
+    let _ = stream.write_all(response.as_bytes()).await;
+    if close {
+        let _ = stream.shutdown().await;
+    }
+}
+
+/// The lines a server streams for the answer it would send whole as `answer`: the
+/// content in three pieces, then the end carrying the rest (Ollama: the last line with
+/// `done` and the counts; llama.cpp: a chunk with the `finish_reason` and `timings`,
+/// one with the `usage`, then `[DONE]`).
+fn streamed_lines(answer: &Value, wire: Wire) -> Vec<String> {
+    let content = match wire {
+        Wire::Ollama => answer["message"]["content"].as_str(),
+        Wire::OpenAi => answer["choices"][0]["message"]["content"].as_str(),
+    }
+    .unwrap_or_default();
+    let chars: Vec<char> = content.chars().collect();
+    let third = chars.len().div_ceil(3).max(1);
+    let pieces: Vec<String> = chars.chunks(third).map(|c| c.iter().collect()).collect();
+    let mut lines: Vec<String> = pieces.iter().map(|piece| piece_line(wire, piece)).collect();
+    match wire {
+        Wire::Ollama => {
+            let mut last = answer.clone();
+            if last.get("message").is_some() {
+                last["message"]["content"] = json!("");
+            }
+            lines.push(format!("{last}\n"));
+        }
+        Wire::OpenAi => {
+            let mut end = json!({
+                "choices": [{
+                    "finish_reason": answer["choices"][0]["finish_reason"],
+                    "index": 0, "delta": {},
+                }],
+                "object": "chat.completion.chunk",
+            });
+            if let Some(timings) = answer.get("timings") {
+                end["timings"] = timings.clone();
+            }
+            lines.push(format!("data: {end}\n\n"));
+            if let Some(usage) = answer.get("usage") {
+                let sizes =
+                    json!({ "choices": [], "usage": usage, "object": "chat.completion.chunk" });
+                lines.push(format!("data: {sizes}\n\n"));
+            }
+            lines.push("data: [DONE]\n\n".to_string());
+        }
+    }
+    lines
 }

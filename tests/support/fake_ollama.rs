@@ -5,8 +5,9 @@
 //! `fake_http::FakeListener`: one request per connection, `Connection: close`.
 //! - `GET /api/tags` lists the installed models (`set_models`), `GET /api/version`;
 //! - `POST /api/chat` answers with the next scripted [`Reply`] (`push`), else the
-//!   default (`set_default`), and records the call (`calls`); with `"stream": true` (a
-//!   question) it streams `answers()`'s answer instead (`fake_answers`), 404 while the
+//!   default (`set_default`), streamed as Ollama streams it when asked
+//!   (`fake_answers::answer_chat`), and records the call (`calls`); a question (the Ask
+//!   prompt) gets `answers()`'s answer instead (`fake_answers`), 404 while the
 //!   model is not installed;
 //! - `POST /api/pull` streams a download's progress (`set_pull_step_seconds`) and then
 //!   installs the model, or ends with `fail_pulls`'s error;
@@ -40,6 +41,7 @@ pub mod fake_embeddings;
 #[path = "fake_simulated_model.rs"]
 pub mod simulated_model;
 pub use fake_answers::Answers;
+use fake_answers::{answer_chat, answer_chat_then, is_question, Wire};
 pub use fake_embeddings::EmbedReply;
 use simulated_model::{simulated_chat, simulated_load, Simulation};
 
@@ -294,10 +296,9 @@ fn enrichment_for(request: &serde_json::Value, tags: &[String]) -> String {
     .to_string()
 }
 
-/// A chat asked to stream: a question, not a note's enrichment.
-fn is_streamed(body: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Value>(body)
-        .is_ok_and(|request| request["stream"] == serde_json::json!(true))
+/// A chat that is a question, not a note's enrichment.
+fn is_streamed_question(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body).is_ok_and(|request| is_question(&request))
 }
 
 /// Whether `model` is installed (listed with or without its `:latest` tag).
@@ -479,7 +480,7 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         ("GET", "/api/version") => {
             respond(&mut stream, "200 OK", JSON, r#"{"version":"0.33.0"}"#).await;
         }
-        ("POST", "/api/chat") if is_streamed(&body) => {
+        ("POST", "/api/chat") if is_streamed_question(&body) => {
             let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
             let model = request["model"].as_str().unwrap_or("").to_string();
             if !installed(&state, &model) {
@@ -516,27 +517,23 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 Reply::Simulated => simulated_chat(&mut stream, &state, &request).await,
                 Reply::Ok => {
                     let answer = chat_answer(&model, &enrichment_for(&request), true, Some("stop"));
-                    respond(&mut stream, "200 OK", JSON, &answer).await
+                    answer_chat(&mut stream, &request, &answer, Wire::Ollama).await
                 }
                 Reply::OkAfterSeconds(seconds) => {
                     hold_for(&state, seconds).await;
                     let answer = chat_answer(&model, &enrichment_for(&request), true, Some("stop"));
-                    respond(&mut stream, "200 OK", JSON, &answer).await
+                    answer_chat(&mut stream, &request, &answer, Wire::Ollama).await
                 }
                 Reply::OkThenCloseKeptConnection => {
                     let answer = chat_answer(&model, &enrichment_for(&request), true, Some("stop"));
-                    let response = format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: {JSON}\r\nContent-Length: {}\r\n\r\n{answer}",
-                        answer.len()
-                    );
-                    let _ = stream.write_all(response.as_bytes()).await;
+                    answer_chat_then(&mut stream, &request, &answer, Wire::Ollama, false).await;
                     // The client keeps the connection; the server goes away later.
                     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
                     drop(stream);
                 }
                 Reply::Fenced => {
                     let fenced = format!("```json\n{}\n```", enrichment_for(&request));
-                    respond(&mut stream, "200 OK", JSON, &chat_answer(&model, &fenced, true, Some("stop"))).await
+                    answer_chat(&mut stream, &request, &chat_answer(&model, &fenced, true, Some("stop")), Wire::Ollama).await
                 }
                 Reply::Hang => {
                     state.lock().unwrap().held += 1;
@@ -546,25 +543,25 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 Reply::Reset => drop(stream),
                 Reply::InvalidJson => {
                     let answer = chat_answer(&model, "Sure! Here is your note: {title", true, Some("stop"));
-                    respond(&mut stream, "200 OK", JSON, &answer).await
+                    answer_chat(&mut stream, &request, &answer, Wire::Ollama).await
                 }
                 Reply::WrongSchema => {
                     let answer = chat_answer(&model, r#"{"title":"T","tags":"a"}"#, true, Some("stop"));
-                    respond(&mut stream, "200 OK", JSON, &answer).await
+                    answer_chat(&mut stream, &request, &answer, Wire::Ollama).await
                 }
                 Reply::Truncated => {
                     let answer = chat_answer(&model, r#"{"title":"Foo","tags":["a","b"#, true, Some("length"));
-                    respond(&mut stream, "200 OK", JSON, &answer).await
+                    answer_chat(&mut stream, &request, &answer, Wire::Ollama).await
                 }
                 Reply::NotDone => {
                     let answer = chat_answer(&model, "{}\n \n \n  \n", false, None);
-                    respond(&mut stream, "200 OK", JSON, &answer).await
+                    answer_chat(&mut stream, &request, &answer, Wire::Ollama).await
                 }
                 Reply::EmptyContent => {
                     let answer = chat_answer(&model, "", true, Some("stop"));
-                    respond(&mut stream, "200 OK", JSON, &answer).await
+                    answer_chat(&mut stream, &request, &answer, Wire::Ollama).await
                 }
-                Reply::GarbageBody => respond(&mut stream, "200 OK", JSON, "<html>oops</html>").await,
+                Reply::GarbageBody => answer_chat(&mut stream, &request, "<html>oops</html>", Wire::Ollama).await,
                 Reply::ModelMissing => model_not_found(&mut stream, &model).await,
                 Reply::NotOllama => {
                     respond(&mut stream, "404 Not Found", JSON,

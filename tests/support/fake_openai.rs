@@ -14,8 +14,9 @@
 //!   503 while loading; else the next scripted [`Reply`], or the default. A `json_schema`
 //!   format whose schema is not where llama.cpp reads it (`json_schema.schema`) is
 //!   taken, as llama.cpp takes it, as no constraint at all: the answer is prose.
-//!   Every request that reaches this route is recorded (`calls`). With `"stream": true`
-//!   (a question) it streams `answers()`'s answer as server-sent events instead
+//!   Every request that reaches this route is recorded (`calls`). An answer goes out
+//!   streamed as llama.cpp streams it when asked (`fake_answers::answer_chat`); a
+//!   question (the Ask prompt) gets `answers()`'s answer as server-sent events instead
 //!   (`fake_answers`).
 //! - `POST /v1/embeddings`: 501 "does not support embeddings" as llama.cpp's server
 //!   started without `--embeddings` answers, until `set_embed` says otherwise; then a
@@ -35,6 +36,8 @@ use crate::fake_ollama::fake_answers::{self, Answers};
 use crate::fake_ollama::fake_embeddings;
 pub use fake_embeddings::EmbedReply;
 
+const OPENAI: fake_answers::Wire = fake_answers::Wire::OpenAi;
+
 /// How the fake answers one chat call that it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reply {
@@ -46,6 +49,9 @@ pub enum Reply {
     ContextExceeded,
     /// Reads the request, never answers; lets go when the client hangs up.
     Hang,
+    /// 200, streamed: a piece of the answer every (virtual) second for ever, as a
+    /// model writing past any deadline, until the client hangs up (`hang_ups`).
+    Generating,
 }
 
 /// What a chat request got.
@@ -84,6 +90,8 @@ struct State {
     embed: EmbedReply,
     embed_calls: Vec<Value>,
     answers: Answers,
+    /// When clients hung up on a `Generating` answer.
+    hang_ups: Vec<tokio::time::Instant>,
 }
 
 pub struct FakeOpenAi {
@@ -109,6 +117,7 @@ impl FakeOpenAi {
             embed: EmbedReply::NotServed,
             embed_calls: Vec::new(),
             answers: Answers::default(),
+            hang_ups: Vec::new(),
         }));
         let held = HeldCount::default();
         let (serving, holding) = (state.clone(), held.clone());
@@ -185,6 +194,11 @@ impl FakeOpenAi {
 
     pub fn calls(&self) -> Vec<ChatCall> {
         self.state.lock().unwrap().calls.clone()
+    }
+
+    /// When clients hung up on a `Generating` answer (the server stopped then).
+    pub fn hang_ups(&self) -> Vec<tokio::time::Instant> {
+        self.state.lock().unwrap().hang_ups.clone()
     }
 
     /// Calls held open (the pipeline's barrier does not wait for them).
@@ -276,7 +290,7 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
             });
             respond(&mut stream, "200 OK", JSON, &answer.to_string()).await;
         }
-        ("POST", "/v1/chat/completions") if request.json()["stream"] == json!(true) => {
+        ("POST", "/v1/chat/completions") if fake_answers::is_question(&request.json()) => {
             let (answers, calls_before) = {
                 let state = state.lock().unwrap();
                 (state.answers.clone(), state.calls.len())
@@ -328,18 +342,30 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
                 }
                 Answered::Reply(Reply::Ok) if !schema_where_read(&body) => {
                     let prose = "Sure! This note is about a plumber. Title: Plumber.";
-                    respond(&mut stream, "200 OK", JSON, &chat_answer(&body, prose)).await;
+                    fake_answers::answer_chat(
+                        &mut stream,
+                        &body,
+                        &chat_answer(&body, prose),
+                        OPENAI,
+                    )
+                    .await;
                 }
                 Answered::Reply(Reply::Ok) => {
                     let answer = chat_answer(&body, &enrichment_for(&body));
-                    respond(&mut stream, "200 OK", JSON, &answer).await;
+                    fake_answers::answer_chat(&mut stream, &body, &answer, OPENAI).await;
                 }
                 Answered::Reply(Reply::Thinking) => {
                     let content = format!(
                         "<think>The note is short; a title and two tags.</think>\n{}",
                         enrichment_for(&body)
                     );
-                    respond(&mut stream, "200 OK", JSON, &chat_answer(&body, &content)).await;
+                    fake_answers::answer_chat(
+                        &mut stream,
+                        &body,
+                        &chat_answer(&body, &content),
+                        OPENAI,
+                    )
+                    .await;
                 }
                 Answered::Reply(Reply::ContextExceeded) => {
                     let error = json!({ "error": {
@@ -355,6 +381,15 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
                     let _held = held.hold();
                     until_hung_up(&mut stream).await;
                 }
+                Answered::Reply(Reply::Generating) => {
+                    let _held = held.hold();
+                    generate_until_hung_up(&mut stream).await;
+                    state
+                        .lock()
+                        .unwrap()
+                        .hang_ups
+                        .push(tokio::time::Instant::now());
+                }
             }
         }
         _ => {
@@ -365,6 +400,30 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
                 r#"{"error":{"code":404,"message":"File Not Found","type":"not_found_error"}}"#,
             )
             .await;
+        }
+    }
+}
+
+/// Streams pieces of an answer that never ends, one a second, until the client goes.
+async fn generate_until_hung_up(stream: &mut TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
+                Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    if stream.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    loop {
+        let line = format!(
+            "data: {}\n\n",
+            json!({ "choices": [{ "index": 0, "delta": { "content": "{\"title\": \"and " } }] })
+        );
+        let piece = format!("{:x}\r\n{line}\r\n", line.len());
+        if stream.write_all(piece.as_bytes()).await.is_err() {
+            return;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+            _ = until_hung_up(stream) => return,
         }
     }
 }

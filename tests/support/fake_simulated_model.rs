@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
+use super::fake_answers::{answer_chat, Wire};
 use super::{chat_answer, installed, model_not_found, FakeOllama, Held, Reply, State};
 use crate::fake_http::{respond, until_hung_up, JSON};
 
@@ -317,7 +318,7 @@ pub(super) async fn simulated_chat(
     answer["eval_count"] = output_tokens.into();
     answer["eval_duration"] =
         (((output_tokens as f64 / speed.output_tokens_per_second) * 1e9) as u64).into();
-    respond(stream, "200 OK", JSON, &answer.to_string()).await;
+    answer_chat(stream, request, &answer.to_string(), Wire::Ollama).await;
 }
 
 /// `/api/generate` with no prompt, to the simulated model: a load.

@@ -158,3 +158,38 @@ fn a_streamed_answer_is_read_a_line_a_piece_until_done() {
         LineSays::Failed(ProviderError::Invalid(_))
     ));
 }
+
+#[test]
+fn a_streamed_answer_is_put_together_and_read_as_the_unstreamed_one() {
+    let lines = [
+        r#"{"model":"llama3.2","message":{"role":"assistant","content":"{\"title\": \"Call"},"done":false}"#,
+        "",
+        r#"{"model":"llama3.2","message":{"role":"assistant","content":" the plumber\", \"tags\": [\"home\"], \"summary\": \"The tap leaks.\"}"},"done":false}"#,
+        r#"{"model":"llama3.2","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":120,"eval_count":20}"#,
+    ];
+    let mut streamed = StreamedChat::default();
+    let ends: Vec<bool> = lines.iter().map(|l| streamed.line(l).unwrap()).collect();
+    assert_eq!(ends, [false, false, false, true]);
+    let whole = streamed.whole();
+    assert_eq!(whole["prompt_eval_count"], 120);
+    let e = answer(&whole.to_string()).unwrap();
+    assert_eq!(e.summary, "The tap leaks.");
+
+    // Ollama's error line mid-answer, and a line that is not its JSON.
+    let mut streamed = StreamedChat::default();
+    assert!(matches!(
+        streamed.line(r#"{"error":"model runner has unexpectedly stopped"}"#),
+        Err(ProviderError::Status { code: 500, .. })
+    ));
+    assert!(matches!(
+        streamed.line("<html>oops</html>"),
+        Err(ProviderError::Invalid(_))
+    ));
+    // A body that ended without `done`: the reader says the answer is incomplete.
+    let mut streamed = StreamedChat::default();
+    streamed.line(lines[0]).unwrap();
+    assert!(matches!(
+        answer(&streamed.whole().to_string()),
+        Err(ProviderError::Invalid(_))
+    ));
+}

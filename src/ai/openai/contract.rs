@@ -20,7 +20,7 @@
 use serde_json::{json, Value};
 
 use super::super::enrichment::{format_schema, messages_json, parse_enrichment};
-use super::super::streaming::LineSays;
+use super::super::streaming::{Assemble, LineSays};
 use super::super::transport::error_message;
 use super::super::{
     CallPlan, ChatPlan, ModelServer, ProviderError, ProviderHealth, RefusedAnswer, Sampling, Usage,
@@ -55,7 +55,10 @@ pub fn chat_request(model: &str, plan: &CallPlan, format: OutputFormat) -> Value
         "model": model,
         "messages": messages_json(&plan.prompt.messages),
         "max_tokens": plan.output_tokens,
-        "stream": false,
+        // Streamed so that a call given up is given up by the server too
+        // (`super::super::streaming`); the sizes come in the last chunk.
+        "stream": true,
+        "stream_options": { "include_usage": true },
     });
     match plan.sampling {
         Sampling::Greedy => request["temperature"] = json!(0),
@@ -127,6 +130,79 @@ pub fn stream_line(line: &str) -> LineSays {
             .unwrap_or_default()
             .to_string(),
     )
+}
+
+/// An enrichment streamed as server-sent events, put together into the chat completion
+/// the same call unstreamed answers: the pieces of `choices[0].delta.content` in order,
+/// the `finish_reason`, and the `usage` (with `stream_options.include_usage`) and
+/// llama.cpp's `timings`, which come in the last chunks; `data: [DONE]` is the end.
+#[derive(Debug, Default)]
+pub struct StreamedCompletion {
+    content: String,
+    finish_reason: Option<Value>,
+    usage: Option<Value>,
+    timings: Option<Value>,
+}
+
+impl Assemble for StreamedCompletion {
+    fn line(&mut self, line: &str) -> Result<bool, ProviderError> {
+        let Some(data) = line.strip_prefix("data:").map(str::trim) else {
+            return Ok(false);
+        };
+        if data == "[DONE]" {
+            return Ok(true);
+        }
+        let chunk: Value = serde_json::from_str(data).map_err(|e| {
+            ProviderError::Invalid(format!(
+                "a piece of the answer that is not a chat completion chunk: {e}"
+            ))
+        })?;
+        if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .or_else(|| error.as_str())
+                .unwrap_or("an error in the answer's stream");
+            return Err(ProviderError::Status {
+                code: 500,
+                message: message.to_string(),
+            });
+        }
+        let choice = &chunk["choices"][0];
+        if let Some(piece) = choice.pointer("/delta/content").and_then(Value::as_str) {
+            self.content.push_str(piece);
+        }
+        if choice["finish_reason"].is_string() {
+            self.finish_reason = Some(choice["finish_reason"].clone());
+        }
+        for (key, kept) in [("usage", &mut self.usage), ("timings", &mut self.timings)] {
+            if let Some(value) = chunk.get(key).filter(|v| v.is_object()) {
+                *kept = Some(value.clone());
+            }
+        }
+        Ok(false)
+    }
+
+    fn begun(&self) -> bool {
+        !self.content.is_empty()
+    }
+
+    fn whole(self) -> Value {
+        let mut answer = json!({
+            "choices": [{
+                "index": 0,
+                "message": { "role": "assistant", "content": self.content },
+                "finish_reason": self.finish_reason,
+            }],
+        });
+        if let Some(usage) = self.usage {
+            answer["usage"] = usage;
+        }
+        if let Some(timings) = self.timings {
+            answer["timings"] = timings;
+        }
+        answer
+    }
 }
 
 /// Whether a refusal is about `response_format`: the server does not take this

@@ -4,9 +4,11 @@
 //! stateless transport like it: it carries out the worker's plans and decides nothing about a call. What it reads and writes on the
 //! wire is [`contract`]'s.
 //!
-//! - `enrich`: `POST {url}/chat/completions`, `"stream": false`, the plan's messages,
-//!   sampling and token cap, the enrichment schema as `response_format`; one overall
-//!   deadline. A server that refuses the format is asked again at once with the next
+//! - `enrich`: `POST {url}/chat/completions`, `"stream": true` (so that a call past
+//!   its deadline is hung up and the server stops), the plan's messages, sampling and
+//!   token cap, the enrichment schema as `response_format`; one overall deadline; the
+//!   streamed chunks put together into one completion ([`contract::StreamedCompletion`])
+//!   and read as an unstreamed answer. A server that refuses the format is asked again at once with the next
 //!   one (`json_schema` → `json_object` → none), and the format it took is remembered
 //!   until restart: knowledge of this server, not a decision about the call.
 //! - `chat_stream`: `POST {url}/chat/completions`, `"stream": true`, no format: an
@@ -39,10 +41,10 @@ use serde_json::Value;
 use self::contract::{
     chat_request, context_exceeded, context_in_models, context_in_props, is_loading, key_refused,
     models_health, read_answer, refuses_format, stream_line, stream_request, usage_of,
-    OutputFormat,
+    OutputFormat, StreamedCompletion,
 };
 use super::embedding::{read_embeddings, EmbedPlan};
-use super::streaming::streamed_chat;
+use super::streaming::{streamed_answer, streamed_chat};
 use super::transport::{call_within, error_message, exchange, provider_http_client, within};
 use super::{
     CallPlan, CallReply, Chat, ChatPlan, Embed, Health, LoadPlan, ProviderError, ProviderHealth,
@@ -116,7 +118,15 @@ impl OpenAiClient {
         loop {
             let format = self.format.get();
             let request = chat_request(&self.model, &plan, format);
-            let sent = exchange(|| self.authorised(self.http.post(&url)).send_json(&request)).await;
+            // The call's one deadline is around all of it (`call_within`), so no
+            // shorter wait for a piece: a slow prompt is the core's to plan for.
+            let sent = streamed_answer(
+                || self.authorised(self.http.post(&url)).send_json(&request),
+                plan.deadline,
+                plan.deadline,
+                StreamedCompletion::default(),
+            )
+            .await;
             let (status, bytes) = match sent {
                 Ok(answer) => answer,
                 Err(error) => return CallReply::failed(error),

@@ -552,7 +552,7 @@ impl WorkerCore {
                             .refuse(note_id, why, &self.rules.schedule, now),
                     }
                 }
-                effects.extend(self.spent(ModelUse::Kept, ms));
+                effects.extend(self.spent(ModelUse::Vectors, ms));
                 if self.embedding.scanned && self.embedding.changed.is_empty() {
                     self.embedding.state = self.embedding.caught_up();
                 }

@@ -46,6 +46,9 @@ pub(super) struct ModelKnowledge {
     pub(super) ready_since: Option<DateTime<Utc>>,
     /// Where the model's time went, for `/api/status`.
     pub(super) time: ModelTime,
+    /// A call was hung up at its deadline and the next call has not yet said whether
+    /// the server went on with it.
+    hang_up_to_measure: bool,
 }
 
 impl Default for ModelKnowledge {
@@ -58,6 +61,7 @@ impl Default for ModelKnowledge {
             token_scale: 1.0,
             ready_since: None,
             time: ModelTime::default(),
+            hang_up_to_measure: false,
         }
     }
 }
@@ -138,6 +142,25 @@ impl ModelKnowledge {
         self.speed = Some(ModelSpeed::updated(self.speed, measured));
     }
 
+    /// A call was hung up at its deadline: counted, and measured by the next call.
+    pub(super) fn hung_up(&mut self) {
+        self.time.hung_up += 1;
+        self.hang_up_to_measure = true;
+    }
+
+    /// A call ended with the server's account of its time (`server_ns`, 0: none given)
+    /// after `latency_ms` in inkling's hands. The first after a hang-up measures how
+    /// long the server went on with the call given up: the time this one waited beyond
+    /// its own work (a server that stops at once leaves only the way there and back).
+    pub(super) fn call_timed(&mut self, latency_ms: u64, server_ns: u64) {
+        if !std::mem::take(&mut self.hang_up_to_measure) || server_ns == 0 {
+            return;
+        }
+        let waited = latency_ms.saturating_sub(server_ns / 1_000_000);
+        self.time.after_hang_up_ms = self.time.after_hang_up_ms.saturating_add(waited);
+        self.time.after_hang_up_measured += 1;
+    }
+
     /// Counts a stretch of the model's time; a stretch of no time (nothing was in
     /// flight) is not counted (`false`).
     pub(super) fn count(&mut self, usage: ModelUse, ms: u64) -> bool {
@@ -181,5 +204,29 @@ mod tests {
         model.back(t(5));
         assert_eq!(model.context, None, "learned again after an outage");
         assert_eq!(model.ready_since, Some(t(5)));
+    }
+
+    #[test]
+    fn the_call_after_a_hang_up_measures_how_long_the_server_went_on() {
+        let mut model = ModelKnowledge::default();
+        model.call_timed(5_000, 1_000_000_000);
+        assert_eq!(model.time.after_hang_up_measured, 0, "no hang-up before it");
+        model.hung_up();
+        // 1.2 s in inkling's hands, 1 s of it the server's own work: it was busy
+        // 200 ms before it began (still on the call hung up).
+        model.call_timed(1_200, 1_000_000_000);
+        assert_eq!((model.time.hung_up, model.time.after_hang_up_ms), (1, 200));
+        model.call_timed(9_000, 1_000_000_000);
+        assert_eq!(
+            model.time.after_hang_up_ms, 200,
+            "only the first call after"
+        );
+        model.hung_up();
+        model.call_timed(9_000, 0);
+        assert_eq!(
+            (model.time.hung_up, model.time.after_hang_up_measured),
+            (2, 1),
+            "a server that gives no durations is not measured"
+        );
     }
 }

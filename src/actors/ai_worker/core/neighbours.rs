@@ -134,7 +134,7 @@ impl WorkerCore {
                     .embedding
                     .take_one(&note_id, vectors, &self.rules.schedule, now);
                 let use_ = if taken.is_some() {
-                    ModelUse::Kept
+                    ModelUse::Vectors
                 } else {
                     ModelUse::Other
                 };
@@ -299,7 +299,7 @@ mod tests {
             effects,
             [
                 Effect::CountModelTime {
-                    usage: ModelUse::Kept,
+                    usage: ModelUse::Vectors,
                     ms: 1000
                 },
                 Effect::SaveVectors {

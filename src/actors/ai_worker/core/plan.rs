@@ -143,6 +143,10 @@ impl WorkerCore {
         latency_ms: u64,
         now: DateTime<Utc>,
     ) -> Vec<Effect> {
+        let server_ns = reply
+            .usage
+            .map_or(0, |usage| usage.prompt_ns.saturating_add(usage.output_ns));
+        self.model.call_timed(latency_ms, server_ns);
         if let Some(usage) = reply.usage {
             let measured = ModelSpeed::measured(
                 usage.prompt_tokens,

@@ -110,6 +110,9 @@ impl WorkerCore {
         let ms = self.model_ms(now);
         let mut effects = self.spent(ModelUse::of_failure(reason), ms);
         if matches!(failure, ProviderError::TimedOut(_)) {
+            // Hung up: the stream's connection closed, the server stops (counted, and
+            // measured on the next call).
+            self.model.hung_up();
             // Slow note or Ollama down? The monitor looks now; the call stays in
             // flight until it has answered.
             effects.push(Effect::CheckHealth { note_id, error });

@@ -204,3 +204,53 @@ fn a_streamed_answer_is_read_from_its_server_sent_events() {
         LineSays::Failed(ProviderError::Status { code: 500, .. })
     ));
 }
+
+/// The lines llama.cpp b11434 streams for an enrichment (`stream_options.include_usage`),
+/// as seen on the wire: the role, the content in pieces, the end with `timings`, the
+/// sizes, `[DONE]`.
+const STREAMED: [&str; 7] = [
+    r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"object":"chat.completion.chunk"}"#,
+    r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":"{\"title\": \"Call"}}],"object":"chat.completion.chunk"}"#,
+    "",
+    r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":" the plumber\", \"tags\": [\"home\"], \"summary\": \"The tap leaks.\"}"}}],"object":"chat.completion.chunk"}"#,
+    r#"data: {"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"object":"chat.completion.chunk","timings":{"prompt_n":120,"prompt_ms":600.0,"predicted_n":20,"predicted_ms":400.0}}"#,
+    r#"data: {"choices":[],"usage":{"completion_tokens":20,"prompt_tokens":180,"total_tokens":200},"object":"chat.completion.chunk"}"#,
+    "data: [DONE]",
+];
+
+#[test]
+fn a_streamed_answer_is_put_together_and_read_as_the_unstreamed_one() {
+    let mut streamed = StreamedCompletion::default();
+    assert!(!streamed.begun());
+    let ends: Vec<bool> = STREAMED
+        .iter()
+        .map(|line| streamed.line(line).unwrap())
+        .collect();
+    assert_eq!(ends, [false, false, false, false, false, false, true]);
+    assert!(streamed.begun());
+    let answer = streamed.whole();
+    assert_eq!(answer["choices"][0]["finish_reason"], "stop");
+    let usage = usage_of(&answer).unwrap();
+    assert_eq!(
+        (usage.prompt_tokens, usage.prompt_ns, usage.output_ns),
+        (120, 600_000_000, 400_000_000),
+        "llama.cpp's timings, not the usage's sizes"
+    );
+    let enrichment = read_answer(&answer, &plan("call the plumber: the tap leaks")).unwrap();
+    assert_eq!(enrichment.summary, "The tap leaks.");
+}
+
+#[test]
+fn an_error_in_the_stream_ends_the_call_with_it() {
+    let mut streamed = StreamedCompletion::default();
+    let error = streamed
+        .line(r#"data: {"error":{"code":500,"message":"the model crashed"}}"#)
+        .unwrap_err();
+    assert!(
+        matches!(error, ProviderError::Status { code: 500, ref message } if message == "the model crashed")
+    );
+    assert!(matches!(
+        streamed.line("data: {not json"),
+        Err(ProviderError::Invalid(_))
+    ));
+}

@@ -82,7 +82,7 @@ fn with_no_title_due_the_next_notes_are_embedded_in_one_call_and_then_only_chang
     );
     assert_eq!(vectors[0].vector, vec![0.6, 0.8], "normalised");
     assert!(effects.contains(&Effect::CountModelTime {
-        usage: ModelUse::Kept,
+        usage: ModelUse::Vectors,
         ms: 1000
     }));
     assert!(reads(&effects), "the next batch: {effects:?}");
