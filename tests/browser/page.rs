@@ -616,6 +616,13 @@ async fn a_live_change_patches_only_its_card_and_a_note_not_loaded_is_left_alone
             "document.querySelectorAll('#notes li').length === 50",
         )
         .await;
+    // The live feed's connection loads the list again: after that, not before.
+    browser
+        .wait_until(
+            "the live feed",
+            "document.documentElement.dataset.live === 'connected'",
+        )
+        .await;
     // Every card's contents marked: a card filled again loses its mark (the card
     // itself stays the same element, in its place).
     browser

@@ -101,7 +101,12 @@ export async function connectLive() {
         // Reachable again: "isn't reachable" under the capture box is no longer true.
         clearUnreachable();
         saveWhenBack();
-        loadNotes();
+        // Once the list is loaded afresh, the page is live: said on <html> (styles and
+        // the browser tests wait for it; until then the list may be loaded again).
+        loadNotes().then(
+          () => (document.documentElement.dataset.live = "connected"),
+          () => {},
+        );
         if (state.place.view === "trash") loadTrash();
         if (state.place.view === "note") loadDetail();
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -122,6 +127,7 @@ export async function connectLive() {
       // try again below.
     }
     // Whatever answers next proves itself before it is sent anything.
+    delete document.documentElement.dataset.live;
     api.connectionLost();
     setOffline(true);
     await new Promise((resolve) => setTimeout(resolve, retryMs));
