@@ -1,11 +1,11 @@
 //! Paired devices (the web clipper): a pairing code traded once for a token that can
 //! save notes and nothing else, refused everywhere else with 403 and a plain message,
 //! 401 once revoked; the browser extension's origin let in with that token alone; and
-//! `POST /api/clip`.
+//! `POST /api/clip`; and `inkling pair` and `inkling sessions` from the real binary.
 
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{blocking_request, free_port, spawn_app, ServiceProcess, TestApp};
 
 const EXTENSION: &str = "chrome-extension://abcdefghijklmnopabcdefghijklmnop";
 
@@ -341,4 +341,62 @@ async fn a_clip_keeps_the_link_and_the_selection_and_bad_clips_change_nothing() 
         assert!(answer["error"].as_str().unwrap().contains(says), "{answer}");
     }
     assert_eq!(app.note_count_in_db(), 1);
+}
+
+#[test]
+fn inkling_pair_shows_a_code_and_inkling_sessions_lists_and_revokes_the_device() {
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start(dir.path(), port);
+
+    let none = service.cli(&["sessions"]);
+    assert!(none.status.success());
+    assert!(
+        text(&none.stdout).contains("no paired devices"),
+        "{}",
+        text(&none.stdout)
+    );
+
+    let shown = service.cli(&["pair"]);
+    assert!(shown.status.success(), "{}", text(&shown.stderr));
+    let shown = text(&shown.stdout);
+    let code = shown
+        .lines()
+        .find_map(|l| l.strip_prefix("pairing code: "))
+        .unwrap_or_else(|| panic!("no code in {shown}"));
+    assert!(shown.contains("within 5 minutes"), "{shown}");
+
+    let request = json!({ "code": code, "name": "Chromium clipper" }).to_string();
+    let (status, paired) = blocking_request(port, "POST", "/pair", None, Some(&request)).unwrap();
+    assert_eq!(status, 201, "{paired}");
+    let paired: Value = serde_json::from_str(&paired).unwrap();
+    let (id, token) = (
+        paired["id"].as_str().unwrap(),
+        paired["token"].as_str().unwrap(),
+    );
+
+    let listed = text(&service.cli(&["sessions"]).stdout);
+    assert!(
+        listed.starts_with(id) && listed.contains("Chromium clipper"),
+        "{listed}"
+    );
+    assert!(listed.contains("capture only"), "{listed}");
+    assert!(!listed.contains(token));
+
+    let revoked = service.cli(&["sessions", "revoke", id]);
+    assert!(revoked.status.success(), "{}", text(&revoked.stderr));
+    assert!(text(&revoked.stdout).contains("can no longer save notes"));
+    let note = json!({ "body": "after revoke" }).to_string();
+    let (status, _) =
+        blocking_request(port, "POST", "/api/notes", Some(token), Some(&note)).unwrap();
+    assert_eq!(status, 401);
+
+    let again = service.cli(&["sessions", "revoke", id]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        text(&again.stderr).contains("inkling sessions"),
+        "{}",
+        text(&again.stderr)
+    );
 }
