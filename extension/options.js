@@ -27,13 +27,13 @@ form.addEventListener("submit", async (event) => {
     result.textContent = "The port is a number from 1 to 65535 (inkling's is 7373 unless you changed http.port).";
     return;
   }
-  // Granted at install for the manifest's port (Chromium; Firefox 127 and later). If
-  // not, asked for now; another port must be named in the manifest first.
+  // Asked within the click, before any other await: Firefox grants a permission only
+  // there. Already granted for the manifest's port (Chromium at install; Firefox 127
+  // and later too), it answers true at once; another port must be in the manifest.
   const origin = `http://127.0.0.1:${port}/*`;
   let reachable = false;
   try {
-    reachable = (await chrome.permissions.contains({ origins: [origin] }))
-      || (await chrome.permissions.request({ origins: [origin] }));
+    reachable = await chrome.permissions.request({ origins: [origin] });
   } catch (_) {
     reachable = false;
   }
