@@ -122,6 +122,25 @@ async fn clip_tab_of(client: &Client, url: &str) -> Value {
     client.execute_async(&script, vec![]).await.unwrap()
 }
 
+/// The button's badge and tooltip on the tab showing `url`: how the button says what
+/// happened.
+async fn badge_of(client: &Client, url: &str) -> (String, String) {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+         chrome.tabs.query({{ url: {url:?} }})
+           .then((tabs) => Promise.all([
+             chrome.action.getBadgeText({{ tabId: tabs[0].id }}),
+             chrome.action.getTitle({{ tabId: tabs[0].id }}),
+           ]))
+           .then(done, (e) => done(['test: ' + e, '']));"
+    );
+    let badge = client.execute_async(&script, vec![]).await.unwrap();
+    (
+        badge[0].as_str().unwrap_or_default().to_owned(),
+        badge[1].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
 #[actix_rt::test]
 async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
     let fake = FakeOllama::start_new().await;
@@ -230,6 +249,10 @@ async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
     let notes = api(&base, &token, "GET", "/api/notes", None).await;
     assert_eq!(notes.as_array().unwrap().len(), 1, "{notes}");
     assert_eq!(notes[0]["body"], expected.as_str());
+    assert_eq!(
+        badge_of(&client, &page_url).await,
+        ("✓".to_owned(), "Saved to inkling".to_owned())
+    );
 
     // The AI enriches it like any note.
     eventually_within(Duration::from_secs(20), "the clip is enriched", || {
@@ -257,6 +280,18 @@ async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
     assert!(
         error.contains("no longer paired") && error.contains("inkling pair"),
         "{error}"
+    );
+    assert_eq!(
+        badge_of(&client, &page_url).await,
+        ("!".to_owned(), error.to_owned())
+    );
+    assert_eq!(
+        api(&base, &token, "GET", "/api/notes", None)
+            .await
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "nothing saved"
     );
 
     // inkling stopped: says how to start it.
