@@ -120,6 +120,49 @@ async fn a_device_token_saves_notes_and_is_refused_everything_else() {
     assert_eq!(status, 401);
 }
 
+/// Every `/api` route in the route table (`src/http/routes/mod.rs`), as (method, path)
+/// with its parameters filled in: read from the source, so a route added later is in
+/// this test without anyone listing it.
+fn every_api_route() -> Vec<(String, String)> {
+    let table = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/http/routes/mod.rs"
+    ))
+    .unwrap();
+    let start = table.find("web::scope(\"/api\")").expect("the /api scope");
+    let end = start + table[start..].find(".default_service").unwrap();
+    let mut routes = Vec::new();
+    for piece in table[start..end].split("endpoint(\"").skip(1) {
+        let path = &piece[..piece.find('"').unwrap()];
+        let path = format!("/api{path}")
+            .replace("{id}", "some-note")
+            .replace("{index}", "0");
+        for method in ["get", "post", "patch", "delete", "put"] {
+            if piece.contains(&format!("web::{method}()")) {
+                routes.push((method.to_uppercase(), path.clone()));
+            }
+        }
+    }
+    assert!(routes.len() > 30, "the table was read: {routes:?}");
+    routes
+}
+
+#[actix_rt::test]
+async fn every_route_of_the_table_but_capture_and_clip_refuses_a_device() {
+    let app = spawn_app().await;
+    let (_, token) = pair(&app, "Chromium clipper").await;
+    for (method, path) in every_api_route() {
+        if method == "POST" && (path == "/api/notes" || path == "/api/clip") {
+            continue;
+        }
+        let (status, answer) = app
+            .request_as(&method, &path, Some(&token), &[], Some(&json!({})))
+            .await;
+        assert_eq!(status, 403, "{method} {path}: {answer}");
+    }
+    assert_eq!(app.note_count_in_db(), 0);
+}
+
 #[actix_rt::test]
 async fn a_revoked_device_is_401_and_the_others_go_on() {
     let app = spawn_app().await;
