@@ -29,6 +29,8 @@
 //! - [`api_token`], [`sessions`], [`open_codes`], [`identity`], [`page_proof`]: the
 //!   per-install token, the inbox page's sessions, the codes that open it, the service's
 //!   proof to the CLI, and the proofs the page and the service exchange.
+//! - [`devices`]: paired devices (the web clipper), whose tokens can only capture, and
+//!   the one-time codes they are paired with.
 //! - [`clock`]: injectable time.
 //! - [`words`]: the sentences the tray and stats.md show, one table per language.
 //! - [`instance`]: one service per data dir (the lock file).
@@ -47,6 +49,7 @@ pub mod client;
 pub mod clock;
 pub mod configuration;
 pub mod desktop;
+pub mod devices;
 pub mod domain;
 pub mod events;
 pub mod export;

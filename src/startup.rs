@@ -60,6 +60,7 @@ impl Application {
         let mut lock = InstanceLock::acquire(&data_dir)?;
         let token = api_token::load_or_create(&settings.api_token_path())?;
         let sessions = Sessions::load(&data_dir.join("sessions"), clock.now())?;
+        let devices = crate::devices::Devices::load(&data_dir.join("devices"))?;
         forget_the_old_session_secret(&data_dir);
 
         let db_path = settings.database_path();
@@ -128,6 +129,7 @@ impl Application {
         let page_assets = web::Data::new(http::routes::page::PageAssets::fresh()?);
         let tray_codes = open_codes.clone();
         let sessions = web::Data::new(sessions);
+        let devices = web::Data::new(devices);
         let origins = web::Data::new(http::server::guard::AllowedOrigins::for_port(
             port,
             settings.http.bind,
@@ -149,6 +151,7 @@ impl Application {
                 .app_data(state.clone())
                 .app_data(token.clone())
                 .app_data(sessions.clone())
+                .app_data(devices.clone())
                 .app_data(open_codes.clone())
                 .app_data(challenges.clone())
                 .app_data(page_assets.clone())

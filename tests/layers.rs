@@ -61,6 +61,8 @@ const LAYERS: &[&[&str]] = &[
         "page_proof",
         "sessions",
         "open_codes",
+        // Paired devices (the web clipper) and their pairing codes.
+        "devices",
         "instance",
         "shutdown",
     ],

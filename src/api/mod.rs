@@ -17,10 +17,12 @@
 //! - [`live`]: `LiveEvent`, the server-sent events of `GET /api/events`, written in one
 //!   place;
 //! - [`pull`]: a model download's progress (the NDJSON lines and the live event);
-//! - [`changes`]: `GET /api/changes`, the change log a page at a time.
+//! - [`changes`]: `GET /api/changes`, the change log a page at a time;
+//! - [`devices`]: scopes, pairing a device (the web clipper), a clipped page.
 
 pub mod ask;
 pub mod changes;
+pub mod devices;
 pub mod live;
 pub mod notes;
 pub mod provider;

@@ -25,6 +25,16 @@ Exit status:
   3  the service is not running
   4  `run`: another inkling is already running with this data dir";
 
+/// `inkling sessions …`.
+#[derive(Debug, Subcommand)]
+pub enum SessionsAction {
+    /// Unpair a device: its token saves nothing from now on.
+    Revoke {
+        /// The device's id, as `inkling sessions` lists it.
+        id: String,
+    },
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "inkling",
@@ -209,6 +219,14 @@ pub enum Command {
         /// Every page's session (the only kind there is: the CLI has none).
         #[arg(long, required = true)]
         all: bool,
+    },
+    /// Show a one-time code (5 minutes, one use) that pairs a device, such as the web
+    /// clipper extension, with a token that can only save notes.
+    Pair,
+    /// List the paired devices (the web clipper …), or revoke one.
+    Sessions {
+        #[command(subcommand)]
+        action: Option<SessionsAction>,
     },
     /// Serve the Model Context Protocol on standard input and output, for AI tools
     /// (Claude Desktop, editors, agents): they can search, read and add notes through

@@ -113,6 +113,11 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
         } => tags::rename(run, &old, &new).await,
         Command::Open => sessions::open(run).await,
         Command::Logout { all: _ } => sessions::logout_all(run).await,
+        Command::Pair => sessions::pair(run).await,
+        Command::Sessions { action: None } => sessions::devices(run).await,
+        Command::Sessions {
+            action: Some(arguments::SessionsAction::Revoke { id }),
+        } => sessions::revoke(run, &id).await,
         Command::Stats => usage::stats(run).await,
         Command::ExportLog { out } => usage::export_log(run, out).await,
         Command::ExportNotes { format, out } => transfer::run_export(run, format, out).await,

@@ -372,6 +372,37 @@ pub fn signed_out_line(count: u64) -> String {
     format!("signed out {count} inbox {pages}; `inkling open` opens the inbox again")
 }
 
+/// `inkling pair`: the code, and what to do with it.
+pub fn pairing_code_lines(code: &crate::api::devices::PairingCode) -> Vec<String> {
+    vec![
+        format!("pairing code: {}", code.code),
+        format!(
+            "enter it in the inkling extension's options within {} minutes; it works once, \
+             and gives the extension a token that can only save notes",
+            code.expires_in_s / 60
+        ),
+    ]
+}
+
+/// `inkling sessions`: one line a paired device (its id first, for `revoke`).
+pub fn device_lines(devices: &[crate::api::devices::DeviceView]) -> Vec<String> {
+    if devices.is_empty() {
+        return vec!["no paired devices; `inkling pair` pairs one (the web clipper)".into()];
+    }
+    devices
+        .iter()
+        .map(|d| {
+            format!(
+                "{}  {}  capture only, paired {}, last used {}",
+                d.id,
+                printable(&d.name, false),
+                d.paired_at.format("%Y-%m-%d %H:%M"),
+                d.last_used.format("%Y-%m-%d"),
+            )
+        })
+        .collect()
+}
+
 /// `inkling export-notes`: how many notes went where.
 pub fn exported_line(notes: u64, path: &std::path::Path) -> String {
     let noun = if notes == 1 { "note" } else { "notes" };

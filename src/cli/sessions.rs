@@ -1,7 +1,9 @@
-//! The inbox page from the command line: `inkling open` (its address, with a one-time
-//! code, in the browser) and `inkling logout --all` (every page signed out).
+//! The inbox page and paired devices from the command line: `inkling open` (its
+//! address, with a one-time code, in the browser), `inkling logout --all` (every page
+//! signed out), `inkling pair` (a code that pairs a device such as the web clipper) and
+//! `inkling sessions [revoke ID]` (the paired devices, and unpairing one).
 
-use super::render::signed_out_line;
+use super::render::{device_lines, pairing_code_lines, signed_out_line};
 use super::Invocation;
 use crate::client::ClientError;
 
@@ -23,4 +25,36 @@ pub async fn logout_all(run: &mut Invocation<'_>) -> Result<(), ClientError> {
     } else {
         run.out.line(signed_out_line(ended.count))
     }
+}
+
+/// `inkling pair`.
+pub async fn pair(run: &mut Invocation<'_>) -> Result<(), ClientError> {
+    let code = run.client.pairing_code().await?;
+    if run.json {
+        return run.out.json(&code);
+    }
+    for line in pairing_code_lines(&code) {
+        run.out.line(line)?;
+    }
+    Ok(())
+}
+
+/// `inkling sessions`: the paired devices.
+pub async fn devices(run: &mut Invocation<'_>) -> Result<(), ClientError> {
+    let devices = run.client.devices().await?;
+    if run.json {
+        return run.out.json(&devices);
+    }
+    for line in device_lines(&devices) {
+        run.out.line(line)?;
+    }
+    Ok(())
+}
+
+/// `inkling sessions revoke ID`.
+pub async fn revoke(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientError> {
+    run.client.revoke_device(id).await?;
+    run.out.line(format!(
+        "revoked {id}: that device can no longer save notes"
+    ))
 }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::{ClientError, ServiceClient};
 use crate::api::ask::{AskEvent, AskRequest};
 use crate::api::changes::{ChangesPage, ChangesQuery};
+use crate::api::devices::{DeviceView, PairingCode};
 use crate::api::notes::RelatedNotes;
 use crate::api::pull::ModelPullProgress;
 use crate::api::replies::{
@@ -191,6 +192,21 @@ impl ServiceClient {
     /// `POST /api/sessions/end-all`: how many inbox pages were signed out.
     pub async fn end_all_sessions(&self) -> Result<Count, ClientError> {
         self.post("/api/sessions/end-all", &NO_BODY).await
+    }
+
+    /// `POST /api/devices/pairing-code`: a code that pairs a device (`inkling pair`).
+    pub async fn pairing_code(&self) -> Result<PairingCode, ClientError> {
+        self.post("/api/devices/pairing-code", &NO_BODY).await
+    }
+
+    /// `GET /api/devices`: the paired devices.
+    pub async fn devices(&self) -> Result<Vec<DeviceView>, ClientError> {
+        self.get("/api/devices").await
+    }
+
+    /// `DELETE /api/devices/{id}`: the device unpaired.
+    pub async fn revoke_device(&self, id: &str) -> Result<(), ClientError> {
+        self.delete(&format!("/api/devices/{}", encode(id))).await
     }
 
     /// `GET /api/stats`: the usage report, stats.md.

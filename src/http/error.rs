@@ -15,6 +15,14 @@ pub enum ApiError {
     BadRequest(String),
     #[error("missing or invalid credential: send `Authorization: Bearer <contents of the api-token file>`; the inbox page opens with `inkling open`")]
     Unauthorized,
+    /// A credential refused for a reason the person can act on (a wrong or expired
+    /// pairing code).
+    #[error("{0}")]
+    UnauthorizedBecause(String),
+    /// A valid credential, beyond its scope (a paired device asking for more than
+    /// capture).
+    #[error("{0}")]
+    Forbidden(String),
     #[error("{0}")]
     NotFound(String),
     /// The note is not in the state the request needs (active for a delete for good).
@@ -42,7 +50,8 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized | ApiError::UnauthorizedBecause(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -107,6 +116,21 @@ impl From<crate::inbox::TickError> for ApiError {
             TickError::Store(e) => e.into(),
             TickError::Task(e) => ApiError::BadRequest(e.to_string()),
             TickError::Edit(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::devices::PairError> for ApiError {
+    fn from(e: crate::devices::PairError) -> Self {
+        use crate::devices::PairError;
+        match e {
+            PairError::NoCode
+            | PairError::Expired
+            | PairError::Wrong { .. }
+            | PairError::TooManyTries => ApiError::UnauthorizedBecause(e.to_string()),
+            PairError::BadName(_) => ApiError::BadRequest(e.to_string()),
+            PairError::TooManyDevices => ApiError::Conflict(e.to_string()),
+            PairError::Unexpected(e) => ApiError::Unexpected(e),
         }
     }
 }

@@ -9,7 +9,8 @@
 //! and what both sides of the table share:
 //!
 //! - [`state`]: `AppState`, what every route can reach;
-//! - [`auth`]: the credential check (the token, or a page's session);
+//! - [`auth`]: the credential check (the token, a page's session, or a paired device);
+//! - [`scopes`]: which routes a capture-only device may reach (the rest need full scope);
 //! - [`live_feeds`]: the count of open live feeds and its cap, which `AppState` holds;
 //! - [`error`]: `ApiError` and the JSON error body.
 
@@ -17,6 +18,7 @@ pub mod auth;
 pub mod error;
 pub mod live_feeds;
 pub mod routes;
+pub mod scopes;
 pub mod server;
 pub mod state;
 

@@ -120,6 +120,30 @@ impl TestApp {
         reply(request.send().await).await
     }
 
+    /// A request with any method, `Authorization: Bearer bearer`, these headers and an
+    /// optional JSON body (a device's token, an extension's `Origin`).
+    pub async fn request_as(
+        &self,
+        method: &str,
+        path: &str,
+        bearer: Option<&str>,
+        headers: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> Reply {
+        let method = awc::http::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self.http.request(method, format!("{}{path}", self.address));
+        if let Some(bearer) = bearer {
+            request = request.bearer_auth(bearer);
+        }
+        for &(name, value) in headers {
+            request = request.insert_header((name, value));
+        }
+        match body {
+            Some(body) => reply(request.send_json(body).await).await,
+            None => reply(request.send().await).await,
+        }
+    }
+
     /// A POST with no credential (`/session`).
     pub async fn post_unauthenticated(&self, path: &str, body: &Value) -> Reply {
         reply(

@@ -4,6 +4,8 @@
 //!   `ServiceProcess` (the real binary, for signals, kill -9 and the CLI).
 //! - `notes`: capture, get, list, status over HTTP, and bad input.
 //! - `auth`: the token, Host and Origin guards.
+//! - `devices`: pairing a capture-only device, its scope on every route, revoking it,
+//!   and `POST /api/clip`.
 //! - `fuzz`: random bytes at the capture route.
 //! - `process`: the binary: restart, SIGTERM, kill -9 under load, config errors.
 //! - `cli`: the client subcommands against a running service.
@@ -36,6 +38,7 @@ mod cli;
 mod damage;
 mod delete;
 mod desktop;
+mod devices;
 mod disk;
 mod edit;
 #[path = "../support/eventually.rs"]

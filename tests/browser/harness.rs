@@ -26,21 +26,49 @@ pub struct Driver {
 }
 
 impl Driver {
+    /// chromedriver on a free port (Chromium and chromedriver must be installed).
+    pub fn start() -> Driver {
+        assert!(
+            Path::new(CHROMEDRIVER).exists() && Path::new(CHROMIUM).exists(),
+            "Chromium and chromedriver are missing: run scripts/test.sh, which installs them"
+        );
+        let port = free_port();
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        Driver { child, port }
+    }
+
     /// A new Chromium, headless, on the profile in `profile` (kept between browsers).
     async fn open_browser(&self, profile: &Path) -> Client {
+        self.open_browser_with(profile, &[]).await
+    }
+
+    /// [`Self::open_browser`] with more of Chromium's switches (`--load-extension`);
+    /// chromedriver's own `--disable-extensions` is then left out.
+    pub async fn open_browser_with(&self, profile: &Path, extra: &[String]) -> Client {
+        let mut args = vec![
+            "--headless=new".to_owned(),
+            "--no-sandbox".into(),
+            "--disable-gpu".into(),
+            "--disable-dev-shm-usage".into(),
+            "--disable-background-networking".into(),
+            "--disable-component-update".into(),
+            "--disable-sync".into(),
+            "--no-first-run".into(),
+            "--window-size=1000,1000".into(),
+            format!("--user-data-dir={}", profile.display()),
+        ];
+        args.extend_from_slice(extra);
+        let mut options = json!({ "binary": CHROMIUM, "args": args });
+        if !extra.is_empty() {
+            options["excludeSwitches"] = json!(["disable-extensions"]);
+        }
         let mut capabilities = serde_json::Map::new();
-        capabilities.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": CHROMIUM,
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", "--no-first-run", "--window-size=1000,1000",
-                    format!("--user-data-dir={}", profile.display()),
-                ],
-            }),
-        );
+        capabilities.insert("goog:chromeOptions".into(), options);
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
         for _ in 0..100 {
             match ClientBuilder::new(connector.clone())
@@ -184,10 +212,7 @@ pub async fn start_with_backlog(notes: usize) -> Browser {
 }
 
 async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Browser {
-    assert!(
-        Path::new(CHROMEDRIVER).exists() && Path::new(CHROMIUM).exists(),
-        "Chromium and chromedriver are missing: run scripts/test.sh, which installs them"
-    );
+    let driver = Driver::start();
     let fake = FakeOllama::start_new().await;
     let data_dir = tempfile::tempdir().unwrap();
     // Not port 0: restart_service listens on the same port again, and a port from
@@ -227,14 +252,6 @@ async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Bro
     let service = start_service(&settings, Arc::new(SystemClock)).await;
     let (app_url, handle, token) = (service.address, service.handle, service.token);
 
-    let port = free_port();
-    let child = Command::new(CHROMEDRIVER)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chromedriver starts");
-    let driver = Driver { child, port };
     let profile = tempfile::tempdir().unwrap();
     let client = driver.open_browser(profile.path()).await;
     Browser {

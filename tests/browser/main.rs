@@ -3,9 +3,11 @@
 //!
 //! Needs Debian's `chromium` and `chromium-driver`; `scripts/test.sh` installs them.
 //! Set `INKLING_SCREENSHOTS=1` to write the README's screenshots to `docs/`.
+//! `clipper` loads the web clipper extension (`extension/`) into the same Chromium.
 
 mod ask;
 mod benchmark;
+mod clipper;
 mod daily;
 mod daily_details;
 mod daily_list;

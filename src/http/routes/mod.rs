@@ -13,6 +13,8 @@
 //! - [`status`]: the service's status, its identity proof;
 //! - [`usage`]: stats from the usage log, the log exported;
 //! - [`sessions`]: the page's one-time codes and sessions;
+//! - [`devices`]: pairing a device (the web clipper), listing and revoking them, and
+//!   `POST /api/clip`;
 //! - [`live`]: `GET /api/events`, live updates as server-sent events;
 //! - [`transfer`]: every note out as one JSON document, streamed; notes back in;
 //! - [`changes`]: `GET /api/changes`, the change log a page at a time;
@@ -20,6 +22,7 @@
 
 pub mod ask;
 pub mod changes;
+pub mod devices;
 pub mod inbox;
 pub mod live;
 pub mod notes;
@@ -78,6 +81,12 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                         .route(web::patch().to(notes::edit))
                         .route(web::delete().to(trash::delete_forever)),
                 )
+                .service(endpoint("/clip").route(web::post().to(devices::clip)))
+                .service(
+                    endpoint("/devices/pairing-code").route(web::post().to(devices::pairing_code)),
+                )
+                .service(endpoint("/devices").route(web::get().to(devices::list)))
+                .service(endpoint("/devices/{id}").route(web::delete().to(devices::revoke)))
                 .service(endpoint("/search").route(web::get().to(search::search)))
                 .service(endpoint("/ask").route(web::post().to(ask::ask)))
                 .service(endpoint("/tags").route(web::get().to(tags::tags)))
@@ -128,6 +137,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(endpoint("/session/proof").route(web::get().to(sessions::prove_service)))
                 .service(endpoint("/session/access").route(web::post().to(sessions::grant_access)))
                 .service(endpoint("/identity").route(web::get().to(status::identity)))
+                // A paired device's only call without a credential: the code is one.
+                .service(endpoint("/pair").route(web::post().to(devices::pair)))
                 .default_service(web::to(not_found)),
         );
 }

@@ -7,6 +7,10 @@
 //! - **Origin**, when a browser sends one, must be the service's own origin. A page
 //!   from anywhere else in the user's browser is refused with 403, even if it somehow
 //!   had a credential: no web page can drive the API.
+//! - The one other origin let in is a browser extension's (`chrome-extension://ID`,
+//!   `moz-extension://UUID`: no web page can send it), to `POST /pair` and to `/api`
+//!   only, marked [`ExtensionOrigin`] so that the credential check (`http/auth.rs`)
+//!   admits it with a paired device's capture-only token alone (docs/SECURITY.md).
 //!
 //! Programs (the CLI, curl) send no `Origin` and pass on their token alone.
 
@@ -16,7 +20,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HOST, ORIGIN};
 use actix_web::middleware::Next;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpMessage, HttpResponse};
 
 use crate::api::replies::Refusal;
 
@@ -54,6 +58,33 @@ impl AllowedOrigins {
     }
 }
 
+/// Set on a request whose `Origin` is a browser extension's: only a paired device's
+/// token may go on with it.
+#[derive(Debug, Clone, Copy)]
+pub struct ExtensionOrigin;
+
+/// Whether `origin` is a browser extension's: Chromium's (`chrome-extension://` and 32
+/// letters a to p) or Firefox's (`moz-extension://` and a UUID).
+pub fn is_extension_origin(origin: &str) -> bool {
+    if let Some(id) = origin.strip_prefix("chrome-extension://") {
+        return id.len() == 32 && id.bytes().all(|b| (b'a'..=b'p').contains(&b));
+    }
+    if let Some(id) = origin.strip_prefix("moz-extension://") {
+        return id.len() == 36
+            && id.bytes().enumerate().all(|(i, b)| match i {
+                8 | 13 | 18 | 23 => b == b'-',
+                _ => b.is_ascii_hexdigit(),
+            });
+    }
+    false
+}
+
+/// The paths an extension's origin may ask for: pairing, and the API (where only a
+/// device's token, of capture scope, gets through).
+fn extension_may_ask(path: &str) -> bool {
+    path == "/pair" || path.starts_with("/api/")
+}
+
 fn forbidden(reason: &str) -> HttpResponse {
     HttpResponse::Forbidden().json(Refusal::new(reason))
 }
@@ -75,7 +106,9 @@ pub async fn check_host_and_origin(
     }
     if let Some(origin) = req.headers().get(ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
-        if !allowed.origin_allowed(origin) {
+        if is_extension_origin(origin) && extension_may_ask(req.path()) {
+            req.extensions_mut().insert(ExtensionOrigin);
+        } else if !allowed.origin_allowed(origin) {
             tracing::warn!(%origin, path = %req.path(), "cross-origin request refused");
             return Ok(req.into_response(forbidden(
                 "cross-origin requests are refused: only inkling's own page may call its API",
@@ -103,5 +136,31 @@ mod tests {
         assert!(allowed.origin_allowed("http://localhost:7373"));
         assert!(!allowed.origin_allowed("https://evil.example"));
         assert!(!allowed.origin_allowed("null"));
+    }
+
+    #[test]
+    fn extension_origins_are_told_from_web_pages() {
+        assert!(is_extension_origin(
+            "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+        ));
+        assert!(is_extension_origin(
+            "moz-extension://0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+        ));
+        for other in [
+            "chrome-extension://abcdefghijklmnopabcdefghijklmnoz",
+            "chrome-extension://abc",
+            "chrome-extension://abcdefghijklmnopabcdefghijklmnop.evil.example",
+            "moz-extension://not-a-uuid",
+            "http://chrome-extension.example",
+            "https://evil.example",
+            "null",
+        ] {
+            assert!(!is_extension_origin(other), "{other}");
+        }
+        assert!(extension_may_ask("/pair"));
+        assert!(extension_may_ask("/api/clip"));
+        assert!(!extension_may_ask("/"));
+        assert!(!extension_may_ask("/session"));
+        assert!(!extension_may_ask("/identity"));
     }
 }
