@@ -18,11 +18,13 @@
 //!   place;
 //! - [`pull`]: a model download's progress (the NDJSON lines and the live event);
 //! - [`changes`]: `GET /api/changes`, the change log a page at a time;
-//! - [`devices`]: scopes, pairing a device (the web clipper), a clipped page.
+//! - [`devices`]: scopes, pairing a device (the web clipper), a clipped page;
+//! - [`ids`]: a note named by the start of its id, and short ids.
 
 pub mod ask;
 pub mod changes;
 pub mod devices;
+pub mod ids;
 pub mod live;
 pub mod notes;
 pub mod provider;

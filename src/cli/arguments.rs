@@ -88,12 +88,12 @@ pub enum Command {
     },
     /// Show one note.
     Show {
-        /// The note's id.
+        /// The note's id, or any start of it that no other note's id has.
         id: String,
     },
     /// Show the notes most like one (by their meaning, from the embedding model).
     Related {
-        /// The note's id.
+        /// The note's id, or any start of it that no other note's id has.
         id: String,
     },
     /// Show the change log: every write to a note after SINCE, oldest first, one a line
@@ -163,14 +163,14 @@ pub enum Command {
     /// Ask for a note's AI again (title, tags, summary): a done or failed note goes
     /// back to pending; either way it is next in line.
     Enrich {
-        /// The note's id.
+        /// The note's id, or any start of it that no other note's id has.
         id: String,
     },
     /// Edit a note: with no option, its body in $VISUAL or $EDITOR; `--title`,
     /// `--tags` and `--body` set fields directly. A changed body goes back to the AI;
     /// a title or tags set by hand are kept from the AI from then on.
     Edit {
-        /// The note's id.
+        /// The note's id, or any start of it that no other note's id has.
         id: String,
         /// The new title.
         #[arg(long)]
@@ -190,24 +190,24 @@ pub enum Command {
     },
     /// Move a note to the trash.
     Trash {
-        /// The note's id.
+        /// The note's id, or any start of it that no other note's id has.
         id: String,
     },
     /// Take a note out of the trash.
     Restore {
-        /// The note's id.
+        /// The note's id, or any start of it that no other note's id has.
         id: String,
     },
     /// Keep a note past expiry.
     Keep {
-        /// The note's id.
+        /// The note's id, or any start of it that no other note's id has.
         id: String,
     },
     /// Move every expired note to the trash; prints how many.
     TrashExpired,
     /// Delete a note in the trash for good: its text is gone from the database files.
     Delete {
-        /// The note's id (it must be in the trash).
+        /// The note's id, or any start of it that no other note's id has.(it must be in the trash).
         id: String,
     },
     /// Delete every note in the trash for good; prints how many.

@@ -21,6 +21,7 @@ mod ask;
 mod autostart;
 mod clipboard;
 mod embedder;
+mod ids;
 mod input;
 mod invocation;
 mod lifecycle;
@@ -82,8 +83,8 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
         Command::Capture { text, clipboard } => notes::capture(run, text, clipboard).await,
         Command::List(args) => notes::list(run, &args).await,
         Command::Search { query, filters } => notes::search(run, &query, &filters).await,
-        Command::Show { id } => notes::show(run, &id).await,
-        Command::Related { id } => notes::related(run, &id).await,
+        Command::Show { id } => notes::show(run, &ids::resolve(run.client, &id).await?).await,
+        Command::Related { id } => notes::related(run, &ids::resolve(run.client, &id).await?).await,
         Command::Changes { since, limit } => notes::changes(run, since, limit).await,
         Command::Ask { question, save } => ask::ask(run, &question, save).await,
         Command::Edit {
@@ -91,7 +92,10 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
             title,
             tags,
             body,
-        } => notes::edit(run, &id, title, tags, body).await,
+        } => {
+            let id = ids::resolve(run.client, &id).await?;
+            notes::edit(run, &id, title, tags, body).await
+        }
         Command::Status { verbose } => status::status(run, verbose).await,
         Command::RetryFailed => ai::retry_failed(run).await,
         Command::FailedCount => ai::failed_count(run).await,
@@ -100,12 +104,18 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
             unreachable!("`pull-model --embedder` is not a client command")
         }
         Command::PullModel { .. } => ai::pull_model(run).await,
-        Command::Enrich { id } => lifecycle::enrich(run, &id).await,
-        Command::Trash { id } => lifecycle::trash(run, &id).await,
-        Command::Restore { id } => lifecycle::restore(run, &id).await,
-        Command::Keep { id } => lifecycle::keep(run, &id).await,
+        Command::Enrich { id } => {
+            lifecycle::enrich(run, &ids::resolve(run.client, &id).await?).await
+        }
+        Command::Trash { id } => lifecycle::trash(run, &ids::resolve(run.client, &id).await?).await,
+        Command::Restore { id } => {
+            lifecycle::restore(run, &ids::resolve(run.client, &id).await?).await
+        }
+        Command::Keep { id } => lifecycle::keep(run, &ids::resolve(run.client, &id).await?).await,
         Command::TrashExpired => lifecycle::trash_expired(run).await,
-        Command::Delete { id } => lifecycle::delete(run, &id).await,
+        Command::Delete { id } => {
+            lifecycle::delete(run, &ids::resolve(run.client, &id).await?).await
+        }
         Command::EmptyTrash => lifecycle::empty_trash(run).await,
         Command::Tags { action: None } => tags::list(run).await,
         Command::Tags {

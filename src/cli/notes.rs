@@ -1,5 +1,6 @@
 //! The notes themselves: `capture`, `list`, `search`, `show`, `related` and `edit`.
 
+use super::ids;
 use super::input::{edit_in_editor, read_note};
 use super::render::{
     describe_slow, hit_snippet_line, list_line, more_line, not_embedded_line, note_lines,
@@ -62,8 +63,11 @@ pub async fn list(run: &mut Invocation<'_>, args: &ListArgs) -> Result<(), Clien
     } else if notes.is_empty() {
         run.out.line("no notes")?;
     } else {
+        let ids: Vec<String> = notes.iter().map(|note| note.id.clone()).collect();
+        let short = ids::short_forms(run.client, &ids).await?;
         for note in &notes {
-            run.out.line(list_line(note))?;
+            run.out
+                .line(list_line(note, ids::shown(&short, &note.id)))?;
         }
     }
     if more {
@@ -99,8 +103,16 @@ pub async fn search(
     if answer.hits.is_empty() {
         run.out.line("no notes match")?;
     }
+    let ids: Vec<String> = answer
+        .hits
+        .iter()
+        .map(|hit| hit.hit.note.note.id.clone())
+        .collect();
+    let short = ids::short_forms(run.client, &ids).await?;
     for hit in &answer.hits {
-        run.out.line(list_line(&hit.hit.note.note))?;
+        let note = &hit.hit.note.note;
+        run.out
+            .line(list_line(note, ids::shown(&short, &note.id)))?;
         run.out.line(format!(
             "    {}",
             hit_snippet_line(hit.found_by, &hit.hit.snippet)
@@ -134,8 +146,15 @@ pub async fn related(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientErr
         // something still to come.
         run.out.line("no other note is near this one in meaning")?;
     }
+    let ids: Vec<String> = related
+        .notes
+        .iter()
+        .map(|found| found.note.note.id.clone())
+        .collect();
+    let short = ids::short_forms(run.client, &ids).await?;
     for found in &related.notes {
-        run.out.line(related_line(found))?;
+        run.out
+            .line(related_line(found, ids::shown(&short, &found.note.note.id)))?;
     }
     Ok(())
 }

@@ -203,8 +203,9 @@ fn plain_size(bytes: u64) -> String {
     }
 }
 
-/// `id  status  created  title-or-first-line`, one note a line.
-pub fn list_line(note: &Note) -> String {
+/// `id  status  created  title-or-first-line`, one note a line, its id as `id` says it
+/// (its short form in lists: `super::ids`).
+pub fn list_line(note: &Note, id: &str) -> String {
     let headline = note
         .title
         .clone()
@@ -217,7 +218,7 @@ pub fn list_line(note: &Note) -> String {
     };
     format!(
         "{}  {:<7}  {}  {}",
-        note.id,
+        id,
         note.ai_status.as_str(),
         &note.created_at[..16.min(note.created_at.len())],
         headline
@@ -225,17 +226,17 @@ pub fn list_line(note: &Note) -> String {
 }
 
 /// A related note: how similar (in percent), then its list line.
-pub fn related_line(found: &RelatedNote) -> String {
+pub fn related_line(found: &RelatedNote, id: &str) -> String {
     format!(
         "{:>3} %  {}",
         (found.similarity * 100.0).round() as i64,
-        list_line(&found.note.note)
+        list_line(&found.note.note, id)
     )
 }
 
 /// One note an answer is made from, with the number the answer cites it by.
 pub fn cited_line(number: usize, note: &Note) -> String {
-    format!("[{number}] {}", list_line(note))
+    format!("[{number}] {}", list_line(note, &note.id))
 }
 
 /// What is said of a citation taken out of an answer.
@@ -546,11 +547,11 @@ mod tests {
             "updated_at": "2026-03-01T12:00:00.000Z", "deleted_at": null, "kept_at": null
         }))
         .unwrap();
-        assert!(!list_line(&note).contains('\u{1b}'));
+        assert!(!list_line(&note, &note.id).contains('\u{1b}'));
         assert!(!note_lines(&note).concat().contains('\u{1b}'));
         note.title = None;
         note.body = "\u{7}bell".into();
-        assert!(list_line(&note).ends_with("\\u{7}bell"));
+        assert!(list_line(&note, &note.id).ends_with("\\u{7}bell"));
     }
 
     #[test]

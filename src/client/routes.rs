@@ -8,6 +8,7 @@ use super::{ClientError, ServiceClient};
 use crate::api::ask::{AskEvent, AskRequest};
 use crate::api::changes::{ChangesPage, ChangesQuery};
 use crate::api::devices::{DeviceView, PairingCode};
+use crate::api::ids::{IdsQuery, IdsReply, ShortIdsReply, ShortIdsRequest};
 use crate::api::notes::RelatedNotes;
 use crate::api::pull::ModelPullProgress;
 use crate::api::replies::{
@@ -48,6 +49,20 @@ impl ServiceClient {
     /// `GET /api/notes/{id}`: the note (its detail's other fields are the page's).
     pub async fn show(&self, id: &str) -> Result<Note, ClientError> {
         self.get(&note_path(id, "")).await
+    }
+
+    /// `GET /api/notes/ids?prefix=…`: the notes whose id begins with `prefix`.
+    pub async fn ids_with_prefix(&self, prefix: &str) -> Result<IdsReply, ClientError> {
+        let query = IdsQuery {
+            prefix: prefix.into(),
+        };
+        self.get_query("/api/notes/ids", &query).await
+    }
+
+    /// `POST /api/notes/short-ids`: each id's shortest unique prefix, in order.
+    pub async fn short_ids(&self, ids: Vec<String>) -> Result<ShortIdsReply, ClientError> {
+        self.post("/api/notes/short-ids", &ShortIdsRequest { ids })
+            .await
     }
 
     /// `GET /api/notes/{id}/related`: the notes nearest to it, best first.

@@ -70,6 +70,7 @@ mod service;
 #[path = "../support/service_process.rs"]
 mod service_process;
 mod shared_folders;
+mod short_ids;
 mod slots;
 #[path = "../support/small_disk.rs"]
 mod small_disk;

@@ -544,6 +544,8 @@ pub(super) fn queued(job: Job) -> (String, QueuedJob) {
             next_run_at: job.next_run_at,
             wait_reason: job.wait_reason,
             slow_timeouts: job.slow_timeouts,
+            // Queued in an earlier run: the backlog, whatever it waited for.
+            queued_at: DateTime::<Utc>::MIN_UTC,
         },
     )
 }

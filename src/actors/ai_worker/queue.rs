@@ -25,6 +25,9 @@ pub struct QueuedJob {
     pub wait_reason: Option<WaitReason>,
     /// Calls that ran out of time while Ollama was up: each doubles the next deadline.
     pub slow_timeouts: u32,
+    /// When the note was queued fresh (captured or edited) in this run of the service;
+    /// kept while it waits. A job loaded at start-up was queued before the run began.
+    pub queued_at: DateTime<Utc>,
 }
 
 impl QueuedJob {
@@ -35,6 +38,7 @@ impl QueuedJob {
             next_run_at: at,
             wait_reason: None,
             slow_timeouts: 0,
+            queued_at: at,
         }
     }
 }

@@ -28,6 +28,21 @@ pub struct GetNote {
     pub id: String,
 }
 
+/// The ids that begin with `prefix`, in order, at most `most` (the CLI's short ids).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct FindIdsByPrefix {
+    pub prefix: String,
+    pub most: usize,
+}
+
+/// Each id cut to the shortest prefix that names it alone today.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<String>>")]
+pub struct ShortenIds {
+    pub ids: Vec<String>,
+}
+
 /// A page of notes matching a filter, newest first.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Vec<Note>>")]

@@ -294,6 +294,10 @@ handle_write!(CaptureNote => Note,
     live: Live::Each,
     |store, msg| store.capture(&msg.body, msg.now));
 handle_with_store!(GetNote => Note, |store, msg| store.get(&msg.id));
+handle_with_store!(FindIdsByPrefix => Vec<String>, |store, msg| {
+    store.ids_with_prefix(&msg.prefix, msg.most)
+});
+handle_with_store!(ShortenIds => Vec<String>, |store, msg| store.short_ids(&msg.ids));
 handle_with_store!(ListNotes => Vec<Note>, |store, msg| store.list(&msg.filter, msg.now));
 handle_with_store!(SearchNotes => Vec<SearchHit>, |store, msg| {
     store.search(&msg.query, &msg.filter, msg.now)

@@ -23,6 +23,7 @@
 pub mod ask;
 pub mod changes;
 pub mod devices;
+pub mod ids;
 pub mod inbox;
 pub mod live;
 pub mod notes;
@@ -74,6 +75,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 )
                 // Before `/notes/{id}`: "export" and "import" are not ids.
                 .service(endpoint("/notes/export").route(web::get().to(transfer::export)))
+                .service(endpoint("/notes/ids").route(web::get().to(ids::with_prefix)))
+                .service(endpoint("/notes/short-ids").route(web::post().to(ids::shorten)))
                 .service(endpoint("/notes/import").route(web::post().to(transfer::import)))
                 .service(
                     endpoint("/notes/{id}")

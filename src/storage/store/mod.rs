@@ -36,6 +36,7 @@
 mod changes;
 mod connection;
 mod error;
+mod ids;
 mod integrity;
 mod invariants;
 mod nearest;

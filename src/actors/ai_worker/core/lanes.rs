@@ -58,10 +58,13 @@ pub const TURNS: &[&[Lane]] = &[
 ];
 
 impl Lane {
-    /// The lane of a note's job, the provider last seen ready since `ready_since`.
+    /// The lane of a note's job, the provider last seen ready since `ready_since`: a
+    /// fresh note is one queued while the provider was ready and never charged a try.
+    /// A call of it that found the server gone for a moment (a look found it ready
+    /// again, so `ready_since` stands) leaves it fresh: it waited for nothing of its own.
     pub fn of(job: &QueuedJob, ready_since: Option<DateTime<Utc>>) -> Lane {
-        let untried = job.attempts == 0 && job.slow_timeouts == 0 && job.wait_reason.is_none();
-        if untried && ready_since.is_some_and(|ready| job.next_run_at >= ready) {
+        let untried = job.attempts == 0 && job.slow_timeouts == 0;
+        if untried && ready_since.is_some_and(|ready| job.queued_at >= ready) {
             Lane::FreshNotes
         } else {
             Lane::Backlog
@@ -360,12 +363,29 @@ mod tests {
                 ..fresh
             },
             QueuedJob {
-                wait_reason: Some(crate::domain::WaitReason::Provider),
+                wait_reason: Some(crate::domain::WaitReason::Retry),
+                attempts: 1,
                 ..fresh
             },
         ] {
             assert_eq!(Lane::of(&tried, ready), Lane::Backlog, "{tried:?}");
         }
+        // Its call found the server gone for a moment, and a look found it ready (the
+        // provider ready all along): it waited for nothing of its own, still fresh.
+        let looked = QueuedJob {
+            wait_reason: Some(crate::domain::WaitReason::Provider),
+            next_run_at: t(30),
+            ..fresh
+        };
+        assert_eq!(Lane::of(&looked, ready), Lane::FreshNotes);
+        // Queued while the provider was down, then due again once it was back: the
+        // backlog, as a job loaded from an earlier run.
+        let parked = QueuedJob {
+            wait_reason: Some(crate::domain::WaitReason::Provider),
+            next_run_at: t(30),
+            ..QueuedJob::fresh(t(-5))
+        };
+        assert_eq!(Lane::of(&parked, ready), Lane::Backlog);
         // Captured before the model was pulled (or the provider back): the backlog.
         assert_eq!(Lane::of(&fresh, Some(t(1))), Lane::Backlog);
         assert_eq!(
