@@ -17,7 +17,8 @@
 //! - [`live`]: `LiveEvent`, the server-sent events of `GET /api/events`, written in one
 //!   place;
 //! - [`pull`]: a model download's progress (the NDJSON lines and the live event);
-//! - [`changes`]: `GET /api/changes`, the change log a page at a time.
+//! - [`changes`]: `GET /api/changes`, the change log a page at a time;
+//! - [`reminders`]: `GET /api/reminders`, the reminders up to a time.
 
 pub mod ask;
 pub mod changes;
@@ -25,6 +26,7 @@ pub mod live;
 pub mod notes;
 pub mod provider;
 pub mod pull;
+pub mod reminders;
 pub mod replies;
 pub mod requests;
 pub mod search;

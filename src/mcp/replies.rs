@@ -312,6 +312,8 @@ mod tests {
             tags_set_by_user: false,
             ai_read_chars: None,
             edited_at: None,
+            remind_at: None,
+            remind_state: None,
         }
     }
 

@@ -132,6 +132,8 @@ fn tagged_notes(store: &mut Store, count: usize, tags: &[&str]) {
             tags_set_by_user: false,
             ai_read_chars: None,
             edited_at: None,
+            remind_at: None,
+            remind_state: None,
         })
         .collect();
     store.import(&notes, t0()).unwrap();

@@ -1,0 +1,32 @@
+//! Reminders by hand: a note's reminder set, cleared, done or snoozed, and the
+//! reminders up to a time (docs/DESIGN.md, "Reminders"). What a change means is
+//! `crate::reminders::ReminderChange`; the store keeps it.
+
+use chrono::{DateTime, Utc};
+
+use super::{unavailable, Inbox};
+use crate::actors::repository::{ListReminders, SetReminder};
+use crate::domain::Note;
+use crate::reminders::ReminderChange;
+use crate::storage::StoreResult;
+
+impl Inbox {
+    /// Changes a note's reminder; replies with the note as it is now (the live page
+    /// hears of it as of any write). The reminder actor finds the new time at its next
+    /// look, a minute at most.
+    pub async fn set_reminder(&self, id: String, change: ReminderChange) -> StoreResult<Note> {
+        let now = self.clock.now();
+        self.repository
+            .send(SetReminder { id, change, now })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// The reminders not done up to `until`, earliest first.
+    pub async fn reminders_until(&self, until: DateTime<Utc>) -> StoreResult<Vec<Note>> {
+        self.repository
+            .send(ListReminders { until })
+            .await
+            .map_err(unavailable)?
+    }
+}
