@@ -97,6 +97,7 @@ pub struct Settings {
     pub expiry: ExpirySettings,
     pub trash: TrashSettings,
     pub tray: TraySettings,
+    pub reminders: ReminderSettings,
     pub log: LogSettings,
     pub mcp: McpSettings,
 }
@@ -180,6 +181,16 @@ pub struct TrashSettings {
 pub struct TraySettings {
     #[serde(deserialize_with = "strict::boolean")]
     pub enabled: bool,
+}
+
+/// Reminders (docs/DESIGN.md, "Reminders").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReminderSettings {
+    /// A desktop notification when a reminder is due (`org.freedesktop.Notifications`
+    /// on the session bus); off, reminders are in the page and `inkling today` only.
+    #[serde(deserialize_with = "strict::boolean")]
+    pub notify: bool,
 }
 
 /// `inkling mcp`, the Model Context Protocol server for the person's AI tools

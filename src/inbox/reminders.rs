@@ -5,8 +5,11 @@
 use chrono::{DateTime, Utc};
 
 use super::{unavailable, Inbox};
-use crate::actors::repository::{ListReminders, SetReminder};
+use crate::actors::repository::{
+    GetPendingReminders, ListReminders, MarkRemindersShown, SetReminder,
+};
 use crate::domain::Note;
+use crate::reminders::due::Pending;
 use crate::reminders::ReminderChange;
 use crate::storage::StoreResult;
 
@@ -28,5 +31,30 @@ impl Inbox {
             .send(ListReminders { until })
             .await
             .map_err(unavailable)?
+    }
+
+    /// For the reminder actor: the reminders not yet shown for their time at `now`,
+    /// and the next to come.
+    pub async fn pending_reminders(&self, now: DateTime<Utc>) -> StoreResult<Vec<Pending>> {
+        self.repository
+            .send(GetPendingReminders { now })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// Keeps which time each reminder was shown for: not shown again for it.
+    pub async fn mark_reminders_shown(
+        &self,
+        shown: Vec<(String, DateTime<Utc>)>,
+    ) -> StoreResult<()> {
+        self.repository
+            .send(MarkRemindersShown { shown })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// The clock the use cases read "now" from.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
     }
 }

@@ -9,6 +9,13 @@ pub const EN: Words = Words {
     tray_model_server: "the model server",
     tray_process_ai_now: "Process AI now ({failed} failed)",
     tray_quit: "Quit",
+    reminder_due: "Reminder",
+    reminder_overdue: "Overdue since {at}",
+    reminder_summary: "{due} reminders due, {overdue} overdue",
+    reminder_done: "Done",
+    reminder_snooze: "Snooze 1 h",
+    reminder_open: "Open",
+    tray_reminders_due: "{due} reminders due",
     tray_tooltip_provider_down: "inkling: {server} is not available",
     tray_tooltip_untrusted_listener:
         "inkling: another user ({user}) is listening on the model server's port {port}; no notes are sent to it",

@@ -9,6 +9,13 @@ pub const KO: Words = Words {
     tray_model_server: "모델 서버",
     tray_process_ai_now: "지금 AI 처리 (실패 {failed}건)",
     tray_quit: "종료",
+    reminder_due: "알림",
+    reminder_overdue: "{at}부터 지남",
+    reminder_summary: "알림 {due}개 도래, {overdue}개 지남",
+    reminder_done: "완료",
+    reminder_snooze: "1시간 뒤 다시",
+    reminder_open: "열기",
+    tray_reminders_due: "알림 {due}개 도래",
     tray_tooltip_provider_down: "inkling: {server} 를 사용할 수 없습니다",
     tray_tooltip_untrusted_listener:
         "inkling: 다른 사용자({user})가 모델 서버의 포트 {port}를 쓰고 있어 노트를 보내지 않습니다",
