@@ -207,6 +207,7 @@ impl Application {
             });
             crate::desktop::reminders::start_on_desktop(
                 services.inbox.clone(),
+                services.hub.clone(),
                 crate::words::words(settings.locale()),
                 page_url,
                 Arc::new(crate::desktop::open),

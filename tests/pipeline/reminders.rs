@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
+use inkling::actors::hub::Subscribe;
 use inkling::actors::mailbox::Mailbox;
 use inkling::actors::repository::GetNote;
 use inkling::desktop::reminders::notification::Notification;
@@ -17,6 +18,7 @@ use inkling::desktop::reminders::{
     start, DesktopEvent, FromDesktop, IsBusy, Notifier, ReminderActor, ReminderWiring,
 };
 use inkling::domain::Note;
+use inkling::events::RemindersDue;
 use inkling::reminders::{ReminderChange, ReminderState};
 use inkling::words::{words, Locale};
 
@@ -41,10 +43,27 @@ impl Recorder {
     }
 }
 
+/// Hears the count of reminders due, as the tray does.
+struct DueCounts(Arc<Mutex<Vec<u64>>>);
+
+impl actix::Actor for DueCounts {
+    type Context = actix::Context<Self>;
+}
+
+impl actix::Handler<RemindersDue> for DueCounts {
+    type Result = ();
+
+    fn handle(&mut self, msg: RemindersDue, _: &mut actix::Context<Self>) {
+        self.0.lock().unwrap().push(msg.count);
+    }
+}
+
 struct Reminders {
     actor: Mailbox<ReminderActor>,
     shown: Recorder,
     opened: Arc<Mutex<Vec<String>>>,
+    /// Every count of reminders due published.
+    due: Arc<Mutex<Vec<u64>>>,
 }
 
 /// The reminder actor started on the pipeline's use cases, as `inkling run` starts it.
@@ -53,6 +72,11 @@ async fn start_reminders(p: &Pipeline) -> Reminders {
     let opened = Arc::new(Mutex::new(Vec::new()));
     let opens = opened.clone();
     let (_desktop, events) = tokio::sync::mpsc::unbounded_channel();
+    let due = Arc::new(Mutex::new(Vec::new()));
+    let counts = Mailbox::from(actix::Actor::start(DueCounts(due.clone())));
+    p.services
+        .hub
+        .do_send(Subscribe(counts.recipient::<RemindersDue>()));
     let wiring = ReminderWiring {
         inbox: p.services.inbox.clone(),
         notifier: Arc::new(shown.clone()),
@@ -62,11 +86,13 @@ async fn start_reminders(p: &Pipeline) -> Reminders {
             opens.lock().unwrap().push(url.to_string());
             Ok(())
         }),
+        hub: p.services.hub.clone(),
     };
     let reminders = Reminders {
         actor: start(wiring, events),
         shown,
         opened,
+        due,
     };
     quiet(p, &reminders).await;
     reminders
@@ -243,4 +269,7 @@ async fn the_buttons_snooze_an_hour_finish_it_and_open_the_note() {
     walk(&p, &reminders, Duration::from_secs(10 * 60)).await;
     advance(&p, &reminders, Duration::from_secs(2 * 3600)).await;
     assert_eq!(reminders.shown.shown().len(), 2);
+    // The tray heard: none due, one (its time came), none (snoozed), one (the hour
+    // passed), none (done).
+    assert_eq!(*reminders.due.lock().unwrap(), [0, 1, 0, 1, 0]);
 }

@@ -14,6 +14,8 @@
 //! look the policy names, at most a minute on: a timer does not run while the machine
 //! sleeps, and the wall clock can be set, so a look a minute bounds how late either
 //! makes one. What was shown is kept in the store, so a restart shows nothing twice.
+//! Each look also counts the reminders due and not done, and publishes the count
+//! (`RemindersDue`, through the hub) when it changed: the tray shows it.
 
 pub mod messages;
 pub mod notification;
@@ -26,8 +28,10 @@ use std::time::Duration;
 use actix::prelude::*;
 
 use crate::actors::handling;
+use crate::actors::hub::Hub;
 use crate::actors::mailbox::Mailbox;
 use crate::desktop::tray::Opener;
+use crate::events::RemindersDue;
 use crate::inbox::Inbox;
 use crate::reminders::due::{decide, LONGEST_WAIT};
 use crate::reminders::{ReminderChange, SNOOZE};
@@ -47,6 +51,8 @@ pub struct ReminderWiring {
     pub words: &'static Words,
     pub page_url: PageUrl,
     pub opener: Opener,
+    /// Where the count of reminders due goes (`RemindersDue`: the tray).
+    pub hub: Mailbox<Hub>,
 }
 
 pub struct ReminderActor {
@@ -56,6 +62,8 @@ pub struct ReminderActor {
     /// A look, or a button's work, under way.
     busy: usize,
     next_look: Option<SpawnHandle>,
+    /// The count of reminders due last published.
+    due: Option<u64>,
 }
 
 impl ReminderActor {
@@ -65,6 +73,7 @@ impl ReminderActor {
             on_desktop: HashMap::new(),
             busy: 0,
             next_look: None,
+            due: None,
         }
     }
 
@@ -82,7 +91,14 @@ impl ReminderActor {
                 Ok(pending) => pending,
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot read the reminders; trying again in a minute");
-                    return (Vec::new(), now + LONGEST_WAIT);
+                    return (Vec::new(), None, now + LONGEST_WAIT);
+                }
+            };
+            let due = match inbox.reminders_until(now).await {
+                Ok(due) => Some(due.len() as u64),
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot count the reminders due");
+                    None
                 }
             };
             let decision = decide(now, &pending);
@@ -107,10 +123,16 @@ impl ReminderActor {
             if let Err(e) = inbox.mark_reminders_shown(decision.shown).await {
                 tracing::warn!(error = %e, "cannot keep which reminders were shown");
             }
-            (shown, decision.next_look)
+            (shown, due, decision.next_look)
         };
-        ctx.spawn(work.into_actor(self).map(|(shown, next), act, ctx| {
+        ctx.spawn(work.into_actor(self).map(|(shown, due, next), act, ctx| {
             act.on_desktop.extend(shown);
+            if due.is_some() && due != act.due {
+                act.due = due;
+                act.wiring.hub.do_send(RemindersDue {
+                    count: due.unwrap_or(0),
+                });
+            }
             act.busy -= 1;
             let wait = (next - act.wiring.inbox.now())
                 .to_std()
@@ -217,6 +239,7 @@ pub fn start(
 /// `None`; it never panics.
 pub async fn start_on_desktop(
     inbox: Inbox,
+    hub: Mailbox<Hub>,
     words: &'static Words,
     page_url: PageUrl,
     opener: Opener,
@@ -235,6 +258,7 @@ pub async fn start_on_desktop(
         words,
         page_url,
         opener,
+        hub,
     };
     tracing::info!("reminders on the desktop's notifications");
     Some(start(wiring, events))
