@@ -19,6 +19,12 @@ CREATE TABLE reminder_shown (
     remind_at TEXT NOT NULL
 );
 
+-- The daily review's last day (its one row): shown once a day, a restart included.
+CREATE TABLE reminder_review (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    last_day TEXT NOT NULL  -- YYYY-MM-DD on the person's wall clock
+);
+
 -- The change log's kinds gain `reminded` (a reminder set, cleared, done or snoozed).
 -- SQLite cannot change a CHECK in place: the table is made again with the same rows,
 -- `seq` kept, and its AUTOINCREMENT mark kept too (it may be above the newest row

@@ -208,6 +208,10 @@ impl Application {
             crate::desktop::reminders::start_on_desktop(
                 services.inbox.clone(),
                 services.hub.clone(),
+                // Checked when the settings were read (`Settings::validate`).
+                crate::reminders::review::parse_time(&settings.reminders.daily_review)
+                    .ok()
+                    .flatten(),
                 crate::words::words(settings.locale()),
                 page_url,
                 Arc::new(crate::desktop::open),

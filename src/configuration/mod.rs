@@ -191,6 +191,9 @@ pub struct ReminderSettings {
     /// on the session bus); off, reminders are in the page and `inkling today` only.
     #[serde(deserialize_with = "strict::boolean")]
     pub notify: bool,
+    /// The daily review's time, `HH:MM` on the person's wall clock; `""`: none
+    /// (`crate::reminders::review::parse_time`).
+    pub daily_review: String,
 }
 
 /// `inkling mcp`, the Model Context Protocol server for the person's AI tools
@@ -414,6 +417,9 @@ impl Settings {
                 "http.max_body_bytes",
                 format!("must be from 1 to {MAX_BODY_BYTES} (16 MiB)"),
             );
+        }
+        if let Err(reason) = crate::reminders::review::parse_time(&self.reminders.daily_review) {
+            return bad("reminders.daily_review", reason);
         }
         check_http_url("ollama.url", &self.ollama.url)?;
         if self.ollama.model.trim().is_empty() {

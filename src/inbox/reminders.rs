@@ -6,12 +6,13 @@ use chrono::{DateTime, Utc};
 
 use super::{unavailable, Inbox};
 use crate::actors::repository::{
-    GetPendingReminders, ListReminders, MarkRemindersShown, SetReminder,
+    GetPendingReminders, GetReviewFacts, ListReminders, MarkRemindersShown, MarkReviewShown,
+    SetReminder,
 };
 use crate::domain::Note;
 use crate::reminders::due::Pending;
 use crate::reminders::ReminderChange;
-use crate::storage::StoreResult;
+use crate::storage::{ReviewFacts, StoreResult};
 
 impl Inbox {
     /// Changes a note's reminder; replies with the note as it is now (the live page
@@ -49,6 +50,32 @@ impl Inbox {
     ) -> StoreResult<()> {
         self.repository
             .send(MarkRemindersShown { shown })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// The daily review's facts: reminders due up to `due_until`, notes captured from
+    /// `from` up to `to`, and the day it was last shown.
+    pub async fn review_facts(
+        &self,
+        due_until: DateTime<Utc>,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<ReviewFacts> {
+        self.repository
+            .send(GetReviewFacts {
+                due_until,
+                from,
+                to,
+            })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// Keeps the day (`YYYY-MM-DD`) the daily review was shown.
+    pub async fn mark_review_shown(&self, day: String) -> StoreResult<()> {
+        self.repository
+            .send(MarkReviewShown { day })
             .await
             .map_err(unavailable)?
     }

@@ -5,6 +5,7 @@
 //! out what [`due::decide`] says.
 
 pub mod due;
+pub mod review;
 mod state;
 #[cfg(test)]
 pub(crate) mod test_zone;

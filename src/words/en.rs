@@ -16,6 +16,8 @@ pub const EN: Words = Words {
     reminder_snooze: "Snooze 1 h",
     reminder_open: "Open",
     tray_reminders_due: "{due} reminders due",
+    review_title: "Daily review",
+    review_body: "{due} due today, {captured} notes from yesterday",
     tray_tooltip_provider_down: "inkling: {server} is not available",
     tray_tooltip_untrusted_listener:
         "inkling: another user ({user}) is listening on the model server's port {port}; no notes are sent to it",

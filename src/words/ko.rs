@@ -16,6 +16,8 @@ pub const KO: Words = Words {
     reminder_snooze: "1시간 뒤 다시",
     reminder_open: "열기",
     tray_reminders_due: "알림 {due}개 도래",
+    review_title: "오늘의 정리",
+    review_body: "오늘 할 일 {due}개, 어제 메모 {captured}개",
     tray_tooltip_provider_down: "inkling: {server} 를 사용할 수 없습니다",
     tray_tooltip_untrusted_listener:
         "inkling: 다른 사용자({user})가 모델 서버의 포트 {port}를 쓰고 있어 노트를 보내지 않습니다",

@@ -44,6 +44,11 @@ words! {
     reminder_snooze,
     /// Reminder notification's button: the note on the page.
     reminder_open,
+    /// The daily review's notification: its heading.
+    review_title,
+    /// The daily review's notification: `{due}` reminders due today, `{captured}` notes
+    /// captured yesterday.
+    review_body,
     /// Tray: how many reminders are due; `{due}` is the count.
     tray_reminders_due,
     /// Tray hover text while the provider cannot work; `{server}` as above.

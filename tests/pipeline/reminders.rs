@@ -68,6 +68,11 @@ struct Reminders {
 
 /// The reminder actor started on the pipeline's use cases, as `inkling run` starts it.
 async fn start_reminders(p: &Pipeline) -> Reminders {
+    start_reviewing(p, None).await
+}
+
+/// [`start_reminders`] with the daily review at `review_at`.
+async fn start_reviewing(p: &Pipeline, review_at: Option<chrono::NaiveTime>) -> Reminders {
     let shown = Recorder::default();
     let opened = Arc::new(Mutex::new(Vec::new()));
     let opens = opened.clone();
@@ -87,6 +92,7 @@ async fn start_reminders(p: &Pipeline) -> Reminders {
             Ok(())
         }),
         hub: p.services.hub.clone(),
+        review_at,
     };
     let reminders = Reminders {
         actor: start(wiring, events),
@@ -272,4 +278,48 @@ async fn the_buttons_snooze_an_hour_finish_it_and_open_the_note() {
     // The tray heard: none due, one (its time came), none (snoozed), one (the hour
     // passed), none (done).
     assert_eq!(*reminders.due.lock().unwrap(), [0, 1, 0, 1, 0]);
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn the_daily_review_comes_once_a_day_at_its_time() {
+    let p = Pipeline::start(&[]).await;
+    p.capture("one").await;
+    p.capture("two").await;
+    let due = p.capture("due tomorrow").await;
+    remind_at(&p, &due, 24 * 60 + 10).await;
+    // Half an hour after the time of day it is now, on this machine's wall clock.
+    let review_at = (t0() + chrono::Duration::minutes(30))
+        .with_timezone(&chrono::Local)
+        .time();
+    // The next day (the service stopped meanwhile): the three notes are yesterday's.
+    p.advance(Duration::from_secs(24 * 3600)).await;
+    let reminders = start_reviewing(&p, Some(review_at)).await;
+    assert!(reminders.shown.shown().is_empty(), "not before its time");
+    walk(&p, &reminders, Duration::from_secs(31 * 60)).await;
+    let shown = reminders.shown.shown();
+    let said: Vec<(&str, &str)> = shown
+        .iter()
+        .map(|n| (n.summary.as_str(), n.body.as_str()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            // The note's title, the fake model's.
+            ("Reminder", "About: due tomorrow"),
+            ("Daily review", "1 due today, 3 notes from yesterday")
+        ]
+    );
+    // A restart the same day: not again.
+    let restarted = start_reviewing(&p, Some(review_at)).await;
+    walk(&p, &restarted, Duration::from_secs(10 * 60)).await;
+    assert!(restarted.shown.shown().is_empty());
+    // The day after, at its time: once more (the reminder, not done, is still due).
+    advance(&p, &restarted, Duration::from_secs(24 * 3600 - 10 * 60)).await;
+    let said: Vec<String> = restarted
+        .shown
+        .shown()
+        .iter()
+        .map(|n| n.body.clone())
+        .collect();
+    assert_eq!(said, ["1 due today, 0 notes from yesterday"]);
 }

@@ -11,8 +11,8 @@ use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use crate::reminders::due::Pending;
 use crate::reminders::ReminderChange;
 use crate::storage::{
-    Changed, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, NoteVector, Related, SearchHit,
-    SearchQuery, StoreResult, TagCount, TagRename, TagRenamed,
+    Changed, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, NoteVector, Related, ReviewFacts,
+    SearchHit, SearchQuery, StoreResult, TagCount, TagRename, TagRenamed,
 };
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
@@ -375,4 +375,20 @@ pub struct GetPendingReminders {
 #[rtype(result = "StoreResult<()>")]
 pub struct MarkRemindersShown {
     pub shown: Vec<(String, DateTime<Utc>)>,
+}
+
+/// The daily review's facts (`Store::review_facts`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<ReviewFacts>")]
+pub struct GetReviewFacts {
+    pub due_until: DateTime<Utc>,
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+}
+
+/// Keeps the day the daily review was shown (`Store::mark_review_shown`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct MarkReviewShown {
+    pub day: String,
 }

@@ -50,8 +50,8 @@ use crate::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged
 use crate::reminders::due::Pending;
 use crate::storage::{
     Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Job, NoteCounts, Related,
-    RenameProgress, SearchHit, Store, StoreError, StoreResult, TagCount, BACKLOG_WALK, INDEX_SLICE,
-    RENAME_SLICE_NOTES,
+    RenameProgress, ReviewFacts, SearchHit, Store, StoreError, StoreResult, TagCount, BACKLOG_WALK,
+    INDEX_SLICE, RENAME_SLICE_NOTES,
 };
 
 mod announce;
@@ -366,6 +366,10 @@ handle_with_store!(GetPendingReminders => Vec<Pending>, |store, msg| {
 handle_with_store!(MarkRemindersShown => (), |store, msg| {
     store.mark_reminders_shown(&msg.shown)
 });
+handle_with_store!(GetReviewFacts => ReviewFacts, |store, msg| {
+    store.review_facts(msg.due_until, msg.from, msg.to)
+});
+handle_with_store!(MarkReviewShown => (), |store, msg| store.mark_review_shown(&msg.day));
 handle_write!(ImportNotes => Imported,
     counts: |imported| (!imported.notes.is_empty()).then_some(CountsChange::All),
     live: Live::Many,

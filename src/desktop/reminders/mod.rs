@@ -15,7 +15,9 @@
 //! sleeps, and the wall clock can be set, so a look a minute bounds how late either
 //! makes one. What was shown is kept in the store, so a restart shows nothing twice.
 //! Each look also counts the reminders due and not done, and publishes the count
-//! (`RemindersDue`, through the hub) when it changed: the tray shows it.
+//! (`RemindersDue`, through the hub) when it changed: the tray shows it; and, when
+//! `reminders.daily_review` names a time, shows the daily review once a day
+//! (`crate::reminders::review` decides when).
 
 pub mod messages;
 pub mod notification;
@@ -34,8 +36,10 @@ use crate::desktop::tray::Opener;
 use crate::events::RemindersDue;
 use crate::inbox::Inbox;
 use crate::reminders::due::{decide, LONGEST_WAIT};
+use crate::reminders::review;
 use crate::reminders::{ReminderChange, SNOOZE};
 use crate::words::Words;
+use chrono::{NaiveDate, NaiveTime};
 pub use messages::{FromDesktop, IsBusy, Look};
 use notification::{notification, DONE, OPEN, SNOOZE as SNOOZE_KEY};
 pub use notifier::{DbusNotifier, DesktopEvent, Notifier};
@@ -53,6 +57,9 @@ pub struct ReminderWiring {
     pub opener: Opener,
     /// Where the count of reminders due goes (`RemindersDue`: the tray).
     pub hub: Mailbox<Hub>,
+    /// The daily review's time on the wall clock (`reminders.daily_review`); `None`:
+    /// no review.
+    pub review_at: Option<NaiveTime>,
 }
 
 pub struct ReminderActor {
@@ -85,6 +92,7 @@ impl ReminderActor {
         let inbox = self.wiring.inbox.clone();
         let notifier = self.wiring.notifier.clone();
         let words = self.wiring.words;
+        let review_at = self.wiring.review_at;
         let work = async move {
             let now = inbox.now();
             let pending = match inbox.pending_reminders(now).await {
@@ -122,6 +130,11 @@ impl ReminderActor {
             }
             if let Err(e) = inbox.mark_reminders_shown(decision.shown).await {
                 tracing::warn!(error = %e, "cannot keep which reminders were shown");
+            }
+            if let Some(at) = review_at {
+                if let Some(id) = daily_review(&inbox, &*notifier, words, now, at).await {
+                    shown.push((id, Vec::new()));
+                }
             }
             (shown, due, decision.next_look)
         };
@@ -175,6 +188,54 @@ impl ReminderActor {
             }
         };
         ctx.spawn(work.into_actor(self).map(|(), act, _| act.busy -= 1));
+    }
+}
+
+/// The daily review, when it is due at `now`: shown, and its day kept. Answers the
+/// notification's id.
+async fn daily_review(
+    inbox: &Inbox,
+    notifier: &dyn Notifier,
+    words: &'static Words,
+    now: chrono::DateTime<chrono::Utc>,
+    at: NaiveTime,
+) -> Option<u32> {
+    let zone = chrono::Local;
+    let (from, to) = review::yesterday(now, &zone);
+    let facts = match inbox
+        .review_facts(crate::reminders::end_of_day(now, &zone), from, to)
+        .await
+    {
+        Ok(facts) => facts,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read the daily review's counts");
+            return None;
+        }
+    };
+    let last = facts
+        .last_day
+        .as_deref()
+        .and_then(|day| NaiveDate::parse_from_str(day, "%Y-%m-%d").ok());
+    let day = review::is_due(now, &zone, at, last)?;
+    // Kept first: a notification service that fails is not asked again every minute.
+    if let Err(e) = inbox.mark_review_shown(day.to_string()).await {
+        tracing::warn!(error = %e, "cannot keep the daily review's day; not shown");
+        return None;
+    }
+    tracing::info!(
+        due = facts.due,
+        captured = facts.captured,
+        "daily review shown"
+    );
+    match notifier
+        .show(&notification::review(facts.due, facts.captured, words))
+        .await
+    {
+        Ok(id) => Some(id),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot show the daily review on the desktop");
+            None
+        }
     }
 }
 
@@ -240,6 +301,7 @@ pub fn start(
 pub async fn start_on_desktop(
     inbox: Inbox,
     hub: Mailbox<Hub>,
+    review_at: Option<NaiveTime>,
     words: &'static Words,
     page_url: PageUrl,
     opener: Opener,
@@ -259,6 +321,7 @@ pub async fn start_on_desktop(
         page_url,
         opener,
         hub,
+        review_at,
     };
     tracing::info!("reminders on the desktop's notifications");
     Some(start(wiring, events))

@@ -68,6 +68,17 @@ where
     }
 }
 
+/// The daily review: `due` reminders due today, `captured` notes from yesterday; its
+/// one button opens the page.
+pub fn review(due: u64, captured: u64, words: &Words) -> Notification {
+    Notification {
+        summary: words.review_title.to_string(),
+        body: fill(words.review_body, &[("due", &due), ("captured", &captured)]),
+        actions: vec![(OPEN.to_string(), words.reminder_open.to_string())],
+        notes: Vec::new(),
+    }
+}
+
 fn wall_clock<Tz: TimeZone>(at: DateTime<Utc>, zone: &Tz) -> String
 where
     Tz::Offset: std::fmt::Display,
@@ -124,5 +135,10 @@ mod tests {
         assert_eq!(summary.summary, "0 reminders due, 5 overdue");
         assert_eq!(summary.actions.len(), 1, "open only");
         assert_eq!(summary.notes, ["a", "b"]);
+        let review = review(3, 5, en);
+        assert_eq!(
+            (review.summary.as_str(), review.body.as_str()),
+            ("Daily review", "3 due today, 5 notes from yesterday")
+        );
     }
 }

@@ -61,7 +61,7 @@ pub use notes::{Edited, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL};
 pub use queue::{
     Job, ALL_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
 };
-pub use reminders::PENDING_LIMIT as REMINDERS_PER_LOOK;
+pub use reminders::{ReviewFacts, PENDING_LIMIT as REMINDERS_PER_LOOK};
 pub use tag_rename::{renamed_tags, RenameProgress, TagRename, RENAME_SLICE_NOTES};
 pub use transfer::Imported;
 pub use trash::Changed;

@@ -149,6 +149,66 @@ impl Store {
     }
 }
 
+/// What the daily review says, and the day it was last shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewFacts {
+    /// `YYYY-MM-DD`, the day it was last shown; `None`: never.
+    pub last_day: Option<String>,
+    /// Reminders not done due by the end of today (the overdue included).
+    pub due: u64,
+    /// Active notes captured yesterday.
+    pub captured: u64,
+}
+
+impl Store {
+    /// The daily review's facts: reminders due up to `due_until`, active notes
+    /// captured from `from` up to `to`.
+    pub fn review_facts(
+        &self,
+        due_until: DateTime<Utc>,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<ReviewFacts> {
+        let last_day = self
+            .conn
+            .query_row(
+                "SELECT last_day FROM reminder_review WHERE id = 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let due: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM notes WHERE remind_at IS NOT NULL AND remind_state <> 'done'
+               AND deleted_at IS NULL AND remind_at <= ?1",
+            [timestamp(due_until)],
+            |r| r.get(0),
+        )?;
+        let captured: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM notes WHERE deleted_at IS NULL
+               AND created_at >= ?1 AND created_at < ?2",
+            params![timestamp(from), timestamp(to)],
+            |r| r.get(0),
+        )?;
+        Ok(ReviewFacts {
+            last_day,
+            due: u64::try_from(due).unwrap_or(0),
+            captured: u64::try_from(captured).unwrap_or(0),
+        })
+    }
+
+    /// Keeps the day the daily review was shown (`YYYY-MM-DD`).
+    pub fn mark_review_shown(&mut self, day: &str) -> StoreResult<()> {
+        self.write(|w| {
+            w.execute(
+                "INSERT INTO reminder_review (id, last_day) VALUES (1, ?1)
+                 ON CONFLICT (id) DO UPDATE SET last_day = excluded.last_day",
+                [day],
+            )?;
+            Ok(())
+        })
+    }
+}
+
 /// A note's first line, for a notification's title (at most 80 characters).
 fn first_line(text: &str) -> String {
     let line = text
