@@ -13,6 +13,7 @@ mod invariants;
 mod nearest;
 mod notes;
 mod queue;
+mod reminders;
 mod search;
 mod tags;
 mod transfer;
