@@ -15,7 +15,7 @@ use inkling::actors::mailbox::Mailbox;
 use inkling::actors::repository::GetNote;
 use inkling::desktop::reminders::notification::Notification;
 use inkling::desktop::reminders::{
-    start, DesktopEvent, FromDesktop, IsBusy, Notifier, ReminderActor, ReminderWiring,
+    start, DesktopEvent, FromDesktop, IsBusy, Look, Notifier, ReminderActor, ReminderWiring,
 };
 use inkling::domain::Note;
 use inkling::events::RemindersDue;
@@ -68,11 +68,16 @@ struct Reminders {
 
 /// The reminder actor started on the pipeline's use cases, as `inkling run` starts it.
 async fn start_reminders(p: &Pipeline) -> Reminders {
-    start_reviewing(p, None).await
+    start_reviewing(p, None, 0).await
 }
 
-/// [`start_reminders`] with the daily review at `review_at`.
-async fn start_reviewing(p: &Pipeline, review_at: Option<chrono::NaiveTime>) -> Reminders {
+/// [`start_reminders`] with the daily review at `review_at`, and `nudges` more looks
+/// asked for at once, while the first is under way.
+async fn start_reviewing(
+    p: &Pipeline,
+    review_at: Option<chrono::NaiveTime>,
+    nudges: usize,
+) -> Reminders {
     let shown = Recorder::default();
     let opened = Arc::new(Mutex::new(Vec::new()));
     let opens = opened.clone();
@@ -100,6 +105,9 @@ async fn start_reviewing(p: &Pipeline, review_at: Option<chrono::NaiveTime>) -> 
         opened,
         due,
     };
+    for _ in 0..nudges {
+        reminders.actor.do_send(Look);
+    }
     quiet(p, &reminders).await;
     reminders
 }
@@ -187,7 +195,8 @@ async fn missed_while_stopped_is_shown_once_when_back_as_overdue_when_late() {
     p.advance(Duration::from_secs(3 * 24 * 3600)).await;
     remind_at(&p, &soon, 3 * 24 * 60 - 20).await;
 
-    let reminders = start_reminders(&p).await;
+    // Two more looks asked for at once: still each shown once.
+    let reminders = start_reviewing(&p, None, 2).await;
     let shown = reminders.shown.shown();
     assert_eq!(shown.len(), 2, "{shown:?}");
     assert_eq!(shown[0].summary, "Reminder", "20 minutes late is still due");
@@ -293,7 +302,7 @@ async fn the_daily_review_comes_once_a_day_at_its_time() {
         .time();
     // The next day (the service stopped meanwhile): the three notes are yesterday's.
     p.advance(Duration::from_secs(24 * 3600)).await;
-    let reminders = start_reviewing(&p, Some(review_at)).await;
+    let reminders = start_reviewing(&p, Some(review_at), 0).await;
     assert!(reminders.shown.shown().is_empty(), "not before its time");
     walk(&p, &reminders, Duration::from_secs(31 * 60)).await;
     let shown = reminders.shown.shown();
@@ -310,7 +319,7 @@ async fn the_daily_review_comes_once_a_day_at_its_time() {
         ]
     );
     // A restart the same day: not again.
-    let restarted = start_reviewing(&p, Some(review_at)).await;
+    let restarted = start_reviewing(&p, Some(review_at), 0).await;
     walk(&p, &restarted, Duration::from_secs(10 * 60)).await;
     assert!(restarted.shown.shown().is_empty());
     // The day after, at its time: once more (the reminder, not done, is still due).

@@ -68,6 +68,11 @@ pub struct ReminderActor {
     on_desktop: HashMap<u32, Vec<String>>,
     /// A look, or a button's work, under way.
     busy: usize,
+    /// A look is under way: another is not begun beside it (both would read the same
+    /// reminders before either kept them as shown, and show them twice) but after it.
+    looking: bool,
+    /// A look was asked for while one was under way.
+    look_again: bool,
     next_look: Option<SpawnHandle>,
     /// The count of reminders due last published.
     due: Option<u64>,
@@ -79,15 +84,22 @@ impl ReminderActor {
             wiring,
             on_desktop: HashMap::new(),
             busy: 0,
+            looking: false,
+            look_again: false,
             next_look: None,
             due: None,
         }
     }
 
     fn look(&mut self, ctx: &mut Context<Self>) {
+        if self.looking {
+            self.look_again = true;
+            return;
+        }
         if let Some(timer) = self.next_look.take() {
             ctx.cancel_future(timer);
         }
+        self.looking = true;
         self.busy += 1;
         let inbox = self.wiring.inbox.clone();
         let notifier = self.wiring.notifier.clone();
@@ -147,6 +159,11 @@ impl ReminderActor {
                 });
             }
             act.busy -= 1;
+            act.looking = false;
+            if std::mem::take(&mut act.look_again) {
+                act.look(ctx);
+                return;
+            }
             let wait = (next - act.wiring.inbox.now())
                 .to_std()
                 .unwrap_or(Duration::ZERO)
