@@ -246,6 +246,11 @@ async fn the_buttons_snooze_an_hour_finish_it_and_open_the_note() {
         key: "snooze".into(),
     }));
     quiet(&p, &reminders).await;
+    assert_eq!(
+        reminders.due.lock().unwrap().last(),
+        Some(&0),
+        "the tray hears at once"
+    );
     let snoozed = note(&p, &id).await;
     assert_eq!(snoozed.remind_state, Some(ReminderState::Snoozed));
     assert_eq!(
@@ -287,6 +292,28 @@ async fn the_buttons_snooze_an_hour_finish_it_and_open_the_note() {
     // The tray heard: none due, one (its time came), none (snoozed), one (the hour
     // passed), none (done).
     assert_eq!(*reminders.due.lock().unwrap(), [0, 1, 0, 1, 0]);
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_reminder_set_for_the_next_seconds_is_shown_at_its_time() {
+    let p = Pipeline::start(&[]).await;
+    let id = p.capture("take the bread out").await;
+    let reminders = start_reminders(&p).await;
+    // Set while the actor waits out its minute: it looks at once, and then at the time.
+    let at = t0() + chrono::Duration::seconds(10);
+    p.run(
+        p.services
+            .inbox
+            .set_reminder(id.clone(), ReminderChange::Set(at)),
+    )
+    .await
+    .expect("set");
+    quiet(&p, &reminders).await;
+    assert!(reminders.shown.shown().is_empty(), "not before its time");
+    advance(&p, &reminders, Duration::from_secs(10)).await;
+    let shown = reminders.shown.shown();
+    assert_eq!(shown.len(), 1, "at its time, not a minute late: {shown:?}");
+    assert_eq!(shown[0].notes, [id.as_str()]);
 }
 
 #[actix_rt::test(system = "PausedSystem")]

@@ -14,6 +14,7 @@
 //! look the policy names, at most a minute on: a timer does not run while the machine
 //! sleeps, and the wall clock can be set, so a look a minute bounds how late either
 //! makes one. What was shown is kept in the store, so a restart shows nothing twice.
+//! A note with a reminder written (`NoteChanged`, through the hub) makes it look at once.
 //! Each look also counts the reminders due and not done, and publishes the count
 //! (`RemindersDue`, through the hub) when it changed: the tray shows it; and, when
 //! `reminders.daily_review` names a time, shows the daily review once a day
@@ -31,9 +32,10 @@ use actix::prelude::*;
 
 use crate::actors::handling;
 use crate::actors::hub::Hub;
+use crate::actors::hub::Subscribe;
 use crate::actors::mailbox::Mailbox;
 use crate::desktop::tray::Opener;
-use crate::events::RemindersDue;
+use crate::events::{NoteChanged, RemindersDue};
 use crate::inbox::Inbox;
 use crate::reminders::due::{decide, LONGEST_WAIT};
 use crate::reminders::review;
@@ -287,6 +289,21 @@ impl Handler<FromDesktop> for ReminderActor {
     }
 }
 
+/// A note with a reminder was written (set, snoozed, done, or its text): look now, so
+/// a reminder set for the next seconds is shown at its time and the tray's count
+/// follows at once. A reminder cleared leaves no trace on its note: its count follows
+/// at the next look, a minute at most.
+impl Handler<NoteChanged> for ReminderActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: NoteChanged, ctx: &mut Context<Self>) {
+        let _handled = handling!("NoteChanged");
+        if msg.note.remind_at.is_some() {
+            self.look(ctx);
+        }
+    }
+}
+
 impl Handler<IsBusy> for ReminderActor {
     type Result = bool;
 
@@ -302,7 +319,9 @@ pub fn start(
     wiring: ReminderWiring,
     mut events: tokio::sync::mpsc::UnboundedReceiver<DesktopEvent>,
 ) -> Mailbox<ReminderActor> {
+    let hub = wiring.hub.clone();
     let actor = Mailbox::from(ReminderActor::new(wiring).start());
+    hub.do_send(Subscribe(actor.recipient::<NoteChanged>()));
     let hears = actor.clone();
     actix_rt::spawn(async move {
         while let Some(event) = events.recv().await {
