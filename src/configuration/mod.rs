@@ -188,7 +188,8 @@ pub struct TraySettings {
 #[serde(deny_unknown_fields)]
 pub struct ReminderSettings {
     /// A desktop notification when a reminder is due (`org.freedesktop.Notifications`
-    /// on the session bus); off, reminders are in the page and `inkling today` only.
+    /// on the session bus); off, reminders are listed only by `inkling today` and
+    /// the API.
     #[serde(deserialize_with = "strict::boolean")]
     pub notify: bool,
     /// The daily review's time, `HH:MM` on the person's wall clock; `""`: none

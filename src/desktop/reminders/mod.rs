@@ -129,8 +129,8 @@ impl ReminderActor {
                 let note = notification(notice, words, &chrono::Local);
                 match notifier.show(&note).await {
                     Ok(id) => shown.push((id, note.notes)),
-                    // Kept as shown all the same: the page's Today view and `inkling
-                    // today` still list it, and a desktop without the service would
+                    // Kept as shown all the same: `inkling today` and `GET
+                    // /api/reminders` still list it, and a desktop without the service would
                     // otherwise be asked every minute.
                     Err(e) => tracing::warn!(error = %e, "cannot show a reminder on the desktop"),
                 }
@@ -332,7 +332,8 @@ pub fn start(
 }
 
 /// Reminders on the desktop's notifications, if there is a session bus. Without one
-/// (a server, CI, `ssh`) it logs once that reminders show in the page only and returns
+/// (a server, CI, `ssh`) it logs once that reminders are listed only by `inkling today`
+/// and the API, and returns
 /// `None`; it never panics.
 pub async fn start_on_desktop(
     inbox: Inbox,
@@ -346,7 +347,7 @@ pub async fn start_on_desktop(
     let notifier = match DbusNotifier::connect(None, sender).await {
         Ok(notifier) => notifier,
         Err(reason) => {
-            tracing::warn!(%reason, "no desktop notifications; reminders show in the page and `inkling today` only");
+            tracing::warn!(%reason, "no desktop notifications; reminders are listed only by `inkling today` and GET /api/reminders");
             return None;
         }
     };
