@@ -64,6 +64,13 @@ pub struct Note {
     /// Absent: never edited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edited_at: Option<String>,
+    /// When to remind the person of it (RFC 3339, UTC; docs/DESIGN.md, "Reminders").
+    /// Absent: no reminder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_at: Option<String>,
+    /// Where its reminder stands; present exactly when `remind_at` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_state: Option<crate::reminders::ReminderState>,
 }
 
 impl Note {
@@ -403,6 +410,8 @@ mod tests {
             tags_set_by_user: false,
             ai_read_chars: None,
             edited_at: None,
+            remind_at: None,
+            remind_state: None,
         };
         let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
         assert_eq!(note.expires_at(30), Some(at("2026-01-31T00:00:00Z")));

@@ -33,6 +33,15 @@ pub struct ProviderStatusChanged {
     pub health: ProviderHealth,
 }
 
+/// How many reminders are due and not done: the tray says so. Published by the reminder
+/// actor when it changes (at each look, a minute at most apart); a new subscriber is
+/// sent the last one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Message)]
+#[rtype(result = "()")]
+pub struct RemindersDue {
+    pub count: u64,
+}
+
 /// A note keeps taking longer than its deadline while Ollama is up (the worker, from
 /// the third such timeout on): the page marks it, with what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Message)]

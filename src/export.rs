@@ -83,6 +83,12 @@ pub struct ImportedNote {
     /// When a person last edited the note (absent: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edited_at: Option<String>,
+    /// Its reminder's time (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_at: Option<String>,
+    /// Its reminder's state (absent with a time: open).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_state: Option<crate::reminders::ReminderState>,
 }
 
 /// Why a note cannot come in.
@@ -148,6 +154,7 @@ impl ImportedNote {
             ),
             _ => None,
         };
+        let remind_at = time("remind_at", self.remind_at)?;
         Ok(Note {
             id,
             body: body.as_str().to_string(),
@@ -162,6 +169,12 @@ impl ImportedNote {
             tags_set_by_user: self.tags_set_by_user || (from_elsewhere && !tags.is_empty()),
             ai_read_chars: self.ai_read_chars.filter(|_| ai_status == AiStatus::Done),
             edited_at: time("edited_at", self.edited_at)?,
+            // A state without a time means nothing: a reminder is its time.
+            remind_state: remind_at.as_ref().map(|_| {
+                self.remind_state
+                    .unwrap_or(crate::reminders::ReminderState::Open)
+            }),
+            remind_at,
             title,
             tags,
         })
@@ -186,6 +199,8 @@ impl From<Note> for ImportedNote {
             tags_set_by_user: note.tags_set_by_user,
             ai_read_chars: note.ai_read_chars,
             edited_at: note.edited_at,
+            remind_at: note.remind_at,
+            remind_state: note.remind_state,
         }
     }
 }
@@ -480,6 +495,8 @@ mod tests {
             tags_set_by_user: false,
             ai_read_chars: None,
             edited_at: None,
+            remind_at: None,
+            remind_state: None,
         }
     }
 

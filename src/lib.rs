@@ -22,6 +22,8 @@
 //! - [`http`]: the local API on 127.0.0.1.
 //! - [`domain`]: notes, statuses, validated bodies, edits, filters.
 //! - [`tags`]: what a tag may be, and how tags stay one tidy vocabulary.
+//! - [`reminders`]: a note's reminder as plain rules: its state, a time in a person's
+//!   words, which reminders to show when.
 //! - [`cli`] and [`client`]: the command line and its client of the running service.
 //! - [`mcp`]: `inkling mcp`, the Model Context Protocol server for AI tools (a client of
 //!   the running service too).
@@ -61,6 +63,7 @@ pub mod logging;
 pub mod mcp;
 pub mod open_codes;
 pub mod page_proof;
+pub mod reminders;
 pub mod render;
 pub mod search;
 pub mod services;

@@ -128,6 +128,7 @@ impl Application {
         let challenges = web::Data::new(crate::page_proof::Challenges::default());
         let page_assets = web::Data::new(http::routes::page::PageAssets::fresh()?);
         let tray_codes = open_codes.clone();
+        let reminder_codes = open_codes.clone();
         let sessions = web::Data::new(sessions);
         let devices = web::Data::new(devices);
         let origins = web::Data::new(http::server::guard::AllowedOrigins::for_port(
@@ -196,6 +197,33 @@ impl Application {
             tray::start_on_desktop(wiring, &services.hub, wording, failed).await;
         } else {
             tracing::info!("tray disabled in the configuration (tray.enabled = false)");
+        }
+        if settings.reminders.notify {
+            let page = settings.http.local_url(port);
+            let codes = reminder_codes;
+            let page_url = Arc::new(move |note: Option<&str>| {
+                let note = note.map(|id| format!("&note={id}")).unwrap_or_default();
+                match codes.mint(std::time::Instant::now()) {
+                    Ok(code) => format!("{page}/?code={code}{note}"),
+                    Err(_) => format!("{page}/?{}", note.trim_start_matches('&')),
+                }
+            });
+            crate::desktop::reminders::start_on_desktop(
+                services.inbox.clone(),
+                services.hub.clone(),
+                // Checked when the settings were read (`Settings::validate`).
+                crate::reminders::review::parse_time(&settings.reminders.daily_review)
+                    .ok()
+                    .flatten(),
+                crate::words::words(settings.locale()),
+                page_url,
+                Arc::new(crate::desktop::open),
+            )
+            .await;
+        } else {
+            tracing::info!(
+                "reminders' notifications off in the configuration (reminders.notify = false)"
+            );
         }
         tracing::info!(%local_addr, data_dir = %data_dir.display(), "inkling is listening on http://{local_addr}");
         Ok(Application {

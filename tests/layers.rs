@@ -51,6 +51,8 @@ const LAYERS: &[&[&str]] = &[
         "render",
         "app_icon",
         "api_token",
+        // A reminder's state, a time in words, which reminders to show when.
+        "reminders",
         // Reads /proc/net/tcp and the user database; the settings check user names.
         "socket_owner",
     ],

@@ -45,6 +45,8 @@ pub(crate) fn tagged_notes(filler: &str) -> Vec<inkling::domain::Note> {
             tags_set_by_user: false,
             ai_read_chars: None,
             edited_at: None,
+            remind_at: None,
+            remind_state: None,
         })
         .collect()
 }
@@ -171,6 +173,8 @@ pub(crate) async fn rename() {
             tags_set_by_user: false,
             ai_read_chars: None,
             edited_at: None,
+            remind_at: None,
+            remind_state: None,
         })
         .collect();
     store.import(&notes, Utc::now()).unwrap();

@@ -12,7 +12,7 @@ use super::handling;
 use super::mailbox::Subscriber;
 use crate::events::{
     CountsChanged, FailedCountChanged, JobFailed, ModelPullProgress, NoteChanged, NoteSlow,
-    NotesChanged, ProviderStatusChanged,
+    NotesChanged, ProviderStatusChanged, RemindersDue,
 };
 
 /// Subscribes a recipient to one notification type.
@@ -82,6 +82,7 @@ pub struct Hub {
     job_failed: Topic<JobFailed>,
     model_pull: Topic<ModelPullProgress>,
     note_slow: Topic<NoteSlow>,
+    reminders_due: Topic<RemindersDue>,
 }
 
 impl Default for Hub {
@@ -95,6 +96,7 @@ impl Default for Hub {
             job_failed: Topic::events(),
             model_pull: Topic::events(),
             note_slow: Topic::events(),
+            reminders_due: Topic::state(),
         }
     }
 }
@@ -134,6 +136,7 @@ hub_topic!(NotesChanged, notes_changed);
 hub_topic!(JobFailed, job_failed);
 hub_topic!(ModelPullProgress, model_pull);
 hub_topic!(NoteSlow, note_slow);
+hub_topic!(RemindersDue, reminders_due);
 
 #[cfg(test)]
 mod tests {

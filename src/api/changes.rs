@@ -31,11 +31,13 @@ pub enum ChangeKind {
     Embedded,
     /// Deleted for good (one note, the whole trash, the hourly purge): only its id stays.
     Deleted,
+    /// Its reminder set, cleared, done or snoozed (docs/DESIGN.md, "Reminders").
+    Reminded,
 }
 
 impl ChangeKind {
     /// Every kind, in the order of the list above.
-    pub const ALL: [ChangeKind; 12] = [
+    pub const ALL: [ChangeKind; 13] = [
         ChangeKind::Captured,
         ChangeKind::Imported,
         ChangeKind::Edited,
@@ -48,6 +50,7 @@ impl ChangeKind {
         ChangeKind::Kept,
         ChangeKind::Embedded,
         ChangeKind::Deleted,
+        ChangeKind::Reminded,
     ];
 
     /// The word stored in `note_changes.kind` and sent on the wire.
@@ -65,6 +68,7 @@ impl ChangeKind {
             ChangeKind::Kept => "kept",
             ChangeKind::Embedded => "embedded",
             ChangeKind::Deleted => "deleted",
+            ChangeKind::Reminded => "reminded",
         }
     }
 

@@ -19,7 +19,8 @@
 //! - [`pull`]: a model download's progress (the NDJSON lines and the live event);
 //! - [`changes`]: `GET /api/changes`, the change log a page at a time;
 //! - [`devices`]: scopes, pairing a device (the web clipper), a clipped page;
-//! - [`ids`]: a note named by the start of its id, and short ids.
+//! - [`ids`]: a note named by the start of its id, and short ids;
+//! - [`reminders`]: `GET /api/reminders`, the reminders up to a time.
 
 pub mod ask;
 pub mod changes;
@@ -29,6 +30,7 @@ pub mod live;
 pub mod notes;
 pub mod provider;
 pub mod pull;
+pub mod reminders;
 pub mod replies;
 pub mod requests;
 pub mod search;

@@ -80,7 +80,8 @@ pub struct TickRequest {
     pub done: bool,
 }
 
-/// `PATCH /api/notes/{id}` body: any of the three; anything else is refused.
+/// `PATCH /api/notes/{id}` body: any of body, title, tags; or a reminder's `remind_at`
+/// and `remind_state` (in a request of their own); anything else is refused.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EditRequest {
@@ -90,6 +91,33 @@ pub struct EditRequest {
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
+    /// RFC 3339 sets the reminder; `null` clears it; absent leaves it.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub remind_at: Option<Option<String>>,
+    /// `open`, `done` or `snoozed` (`crate::reminders::ReminderChange::parse`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_state: Option<String>,
+}
+
+impl EditRequest {
+    /// Whether it asks for a reminder's change.
+    pub fn touches_reminder(&self) -> bool {
+        self.remind_at.is_some() || self.remind_state.is_some()
+    }
+}
+
+/// A field that is present, `null` included: `Some(None)` for `null`, where a plain
+/// `Option` would read `null` as absent.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// `POST /api/tags/rename` body. The tag travels in the body, not the path: a tag

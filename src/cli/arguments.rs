@@ -182,6 +182,29 @@ pub enum Command {
         #[arg(long, value_name = "TEXT|-")]
         body: Option<String>,
     },
+    /// Remind me of a note at a time: WHEN in words ("tomorrow 9:00", "in 2 hours",
+    /// "2026-12-24 18:00", "next tuesday 3pm", "내일 오전 9시", "2시간 후"), read in
+    /// this machine's time zone; `--clear` removes the reminder, `--done` marks it
+    /// dealt with.
+    Remind {
+        /// The note's id.
+        id: String,
+        /// When, in words (several words need no quotes).
+        #[arg(
+            trailing_var_arg = true,
+            required_unless_present_any = ["clear", "done"],
+            conflicts_with_all = ["clear", "done"]
+        )]
+        when: Vec<String>,
+        /// Remove the note's reminder.
+        #[arg(long, conflicts_with = "done")]
+        clear: bool,
+        /// Mark the note's reminder done.
+        #[arg(long)]
+        done: bool,
+    },
+    /// The reminders due today and the overdue ones, earliest first.
+    Today,
     /// List the tags with how many notes have each, most used first; `rename` renames
     /// one (merging it into another when the new name is in use).
     Tags {

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::api::ids::{id_prefix, IdsReply, ID_CHARS};
+use crate::api::ids::{id_prefix, IdsReply, ID_CHARS, MOST_SHORTENED};
 use crate::client::{ClientError, ServiceClient};
 
 /// The whole id of the one note `typed` names: itself when it is a whole id, else the
@@ -48,11 +48,13 @@ pub async fn short_forms(
     client: &ServiceClient,
     ids: &[String],
 ) -> Result<HashMap<String, String>, ClientError> {
-    if ids.is_empty() {
-        return Ok(HashMap::new());
+    let mut short = HashMap::with_capacity(ids.len());
+    // A list may be every note: asked a page of ids at a time.
+    for page in ids.chunks(MOST_SHORTENED) {
+        let reply = client.short_ids(page.to_vec()).await?;
+        short.extend(page.iter().cloned().zip(reply.short));
     }
-    let reply = client.short_ids(ids.to_vec()).await?;
-    Ok(ids.iter().cloned().zip(reply.short).collect())
+    Ok(short)
 }
 
 /// The form of `id` to show: its short form when there is one.

@@ -8,7 +8,8 @@
 //!   delete, the bulk moves), `ai.rs` (retry, the failed count, recheck, the model
 //!   download), `status.rs`, `tags.rs`, `sessions.rs` (open, logout), `usage.rs`
 //!   (stats, the usage log's export), `transfer.rs` (the notes' export and import),
-//!   `autostart.rs` (needs no service), `ask.rs` (a question asked of the notes);
+//!   `autostart.rs` (needs no service), `ask.rs` (a question asked of the notes),
+//!   `reminders.rs` (remind, today);
 //! - `render.rs`: the answers as text for a terminal, plain functions;
 //! - `input.rs`: what a command reads from the person (standard input, the editor);
 //!   `clipboard.rs`: the desktop's clipboard (`capture --clipboard`);
@@ -27,6 +28,7 @@ mod invocation;
 mod lifecycle;
 mod notes;
 mod output;
+mod reminders;
 mod render;
 mod sessions;
 mod status;
@@ -96,6 +98,20 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
             let id = ids::resolve(run.client, &id).await?;
             notes::edit(run, &id, title, tags, body).await
         }
+        Command::Remind {
+            id,
+            when,
+            clear,
+            done,
+        } => {
+            let action = match (clear, done) {
+                (true, _) => reminders::RemindAction::Clear,
+                (_, true) => reminders::RemindAction::Done,
+                _ => reminders::RemindAction::At(when.join(" ")),
+            };
+            reminders::remind(run, &ids::resolve(run.client, &id).await?, action).await
+        }
+        Command::Today => reminders::today(run).await,
         Command::Status { verbose } => status::status(run, verbose).await,
         Command::RetryFailed => ai::retry_failed(run).await,
         Command::FailedCount => ai::failed_count(run).await,

@@ -241,7 +241,12 @@ pub async fn edit(
             None => return run.out.line(format!("no change to {}", note.id)),
         }
     } else {
-        EditRequest { body, title, tags }
+        EditRequest {
+            body,
+            title,
+            tags,
+            ..EditRequest::default()
+        }
     };
     let note = run.client.edit(id, &edit).await?;
     if run.json {

@@ -11,6 +11,7 @@ use crate::api::devices::{DeviceView, PairingCode};
 use crate::api::ids::{IdsQuery, IdsReply, ShortIdsReply, ShortIdsRequest};
 use crate::api::notes::RelatedNotes;
 use crate::api::pull::ModelPullProgress;
+use crate::api::reminders::{RemindersAnswer, RemindersQuery};
 use crate::api::replies::{
     Count, ExportedTo, ImportedCount, OpenCode, TagCount, TagRenamed, TrashedExpired,
 };
@@ -78,6 +79,13 @@ impl ServiceClient {
     /// `PATCH /api/notes/{id}`: the note as edited.
     pub async fn edit(&self, id: &str, edit: &EditRequest) -> Result<Note, ClientError> {
         self.patch(&note_path(id, ""), edit).await
+    }
+
+    /// `GET /api/reminders?until=…`: the reminders not done up to `until` (absent: the
+    /// end of today), earliest first.
+    pub async fn reminders(&self, until: Option<String>) -> Result<RemindersAnswer, ClientError> {
+        self.get_query("/api/reminders", &RemindersQuery { until })
+            .await
     }
 
     /// `POST /api/notes/{id}/enrich`: the note, pending and next in line.

@@ -97,6 +97,7 @@ pub struct Settings {
     pub expiry: ExpirySettings,
     pub trash: TrashSettings,
     pub tray: TraySettings,
+    pub reminders: ReminderSettings,
     pub log: LogSettings,
     pub mcp: McpSettings,
 }
@@ -180,6 +181,20 @@ pub struct TrashSettings {
 pub struct TraySettings {
     #[serde(deserialize_with = "strict::boolean")]
     pub enabled: bool,
+}
+
+/// Reminders (docs/DESIGN.md, "Reminders").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReminderSettings {
+    /// A desktop notification when a reminder is due (`org.freedesktop.Notifications`
+    /// on the session bus); off, reminders are listed only by `inkling today` and
+    /// the API.
+    #[serde(deserialize_with = "strict::boolean")]
+    pub notify: bool,
+    /// The daily review's time, `HH:MM` on the person's wall clock; `""`: none
+    /// (`crate::reminders::review::parse_time`).
+    pub daily_review: String,
 }
 
 /// `inkling mcp`, the Model Context Protocol server for the person's AI tools
@@ -403,6 +418,9 @@ impl Settings {
                 "http.max_body_bytes",
                 format!("must be from 1 to {MAX_BODY_BYTES} (16 MiB)"),
             );
+        }
+        if let Err(reason) = crate::reminders::review::parse_time(&self.reminders.daily_review) {
+            return bad("reminders.daily_review", reason);
         }
         check_http_url("ollama.url", &self.ollama.url)?;
         if self.ollama.model.trim().is_empty() {

@@ -172,6 +172,16 @@ fn invalid_values_are_refused_with_a_one_line_message_naming_the_key() {
         ),
         ("[log]\nfile = 1\n", "log.file", "a number for a boolean"),
         (
+            "[reminders]\ndaily_review = \"8am\"\n",
+            "reminders.daily_review",
+            "a review time not HH:MM",
+        ),
+        (
+            "[reminders]\nnotify = \"yes\"\n",
+            "reminders.notify",
+            "a word for a boolean",
+        ),
+        (
             "[http]\nmax_body_bytes = 1000000000\n",
             "http.max_body_bytes",
             "an unbounded body",

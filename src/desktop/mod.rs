@@ -4,7 +4,9 @@
 //! - [`tray`]: the tray icon and its menu (`TrayActor`, its menu model, icons and D-Bus
 //!   backend), whose Process AI now is `Inbox::retry_all_failed` itself;
 //! - [`autostart`]: start at login (an XDG autostart entry or a systemd user unit);
-//! - [`opener`]: a URL or a folder handed to the desktop's default application.
+//! - [`opener`]: a URL or a folder handed to the desktop's default application;
+//! - [`reminders`]: reminders as desktop notifications (`ReminderActor`, its
+//!   notifications' words and buttons, `org.freedesktop.Notifications`).
 //!
 //! The coming global-shortcut quick capture goes here too, as a module of its own
 //! beside [`tray`]: the shortcut's registration with the desktop (a portal or the
@@ -15,6 +17,7 @@
 
 pub mod autostart;
 pub mod opener;
+pub mod reminders;
 pub mod tray;
 
 pub use opener::open;

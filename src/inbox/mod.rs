@@ -26,6 +26,7 @@ pub mod ask;
 pub mod capture;
 pub mod edit;
 pub mod lifecycle;
+pub mod reminders;
 pub mod search;
 pub mod transfer;
 mod wiring;

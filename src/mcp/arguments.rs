@@ -6,6 +6,7 @@
 //! Unknown fields are refused (`deny_unknown_fields`): a model that misspells `query`
 //! hears that it did, instead of searching for nothing.
 
+use chrono::{DateTime, TimeZone, Utc};
 use rmcp::schemars;
 use serde::Deserialize;
 
@@ -190,5 +191,108 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(refused.contains("qeury"), "{refused}");
+    }
+}
+
+/// `list_reminders`.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListRemindersArgs {
+    /// Up to when: words ("tomorrow", "in 3 days", "2026-12-24 18:00", "내일") or an RFC
+    /// 3339 time. Absent: up to the end of today.
+    #[serde(default)]
+    pub until: Option<String>,
+}
+
+impl ListRemindersArgs {
+    /// `until` as an instant read at `now` in `zone` (the person's), `None` when not
+    /// given; or why it cannot be read.
+    pub fn checked_until<Tz: TimeZone>(
+        &self,
+        now: DateTime<Utc>,
+        zone: &Tz,
+    ) -> Result<Option<DateTime<Utc>>, String> {
+        match self.until.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(words) => crate::reminders::when::parse(words, now, zone)
+                .map(Some)
+                .map_err(|e| format!("until: {e}")),
+        }
+    }
+}
+
+/// `set_reminder`.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetReminderArgs {
+    /// The note's id, as search_notes, get_note or capture_note gave it.
+    pub id: String,
+    /// When to remind the person, in their words as they said it ("tomorrow 9:00", "in 2
+    /// hours", "2026-12-24 18:00", "next tuesday 3pm", "내일 오전 9시", "2시간 후") or an
+    /// RFC 3339 time; "none" removes the reminder.
+    pub when: String,
+}
+
+impl SetReminderArgs {
+    /// The id and the time (`None`: remove it), read at `now` in `zone`; or why not. A
+    /// time already gone is refused.
+    pub fn checked<Tz: TimeZone>(
+        &self,
+        now: DateTime<Utc>,
+        zone: &Tz,
+    ) -> Result<(&str, Option<DateTime<Utc>>), String> {
+        let id = self.id.trim();
+        if id.is_empty() {
+            return Err("id is empty: give a note's id, as search_notes returns it".into());
+        }
+        let when = self.when.trim();
+        if matches!(when.to_lowercase().as_str(), "none" | "clear" | "없음") {
+            return Ok((id, None));
+        }
+        let at = crate::reminders::when::parse(when, now, zone).map_err(|e| e.to_string())?;
+        if at <= now {
+            return Err(format!(
+                "\"{when}\" is {}, which has passed; give a time to come",
+                crate::domain::timestamp(at)
+            ));
+        }
+        Ok((id, Some(at)))
+    }
+}
+
+#[cfg(test)]
+mod reminder_tests {
+    use super::*;
+
+    #[test]
+    fn a_reminder_s_time_is_read_in_words_and_refused_when_gone_or_unreadable() {
+        let now = DateTime::parse_from_rfc3339("2026-12-02T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let args = |id: &str, when: &str| SetReminderArgs {
+            id: id.into(),
+            when: when.into(),
+        };
+        let set = args("n1", "in 2 hours");
+        assert_eq!(
+            set.checked(now, &Utc),
+            Ok(("n1", Some(now + chrono::Duration::hours(2))))
+        );
+        assert_eq!(args("n1", "none").checked(now, &Utc), Ok(("n1", None)));
+        let gone = args("n1", "2020-01-01 9:00")
+            .checked(now, &Utc)
+            .unwrap_err();
+        assert!(gone.contains("has passed"), "{gone}");
+        let unread = args("n1", "someday").checked(now, &Utc).unwrap_err();
+        assert!(unread.contains("cannot read \"someday\""), "{unread}");
+        assert!(args(" ", "tomorrow").checked(now, &Utc).is_err());
+        let until = ListRemindersArgs {
+            until: Some("tomorrow".into()),
+        };
+        assert!(until.checked_until(now, &Utc).unwrap().is_some());
+        assert_eq!(
+            ListRemindersArgs::default().checked_until(now, &Utc),
+            Ok(None)
+        );
     }
 }

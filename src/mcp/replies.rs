@@ -114,6 +114,12 @@ pub struct NoteReply {
     pub ai_status: String,
     /// The note is in the trash (the person deleted it; it can still be restored).
     pub in_trash: bool,
+    /// When the person is to be reminded of it (RFC 3339, UTC); absent: no reminder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remind_at: Option<String>,
+    /// The reminder's state: `open`, `done` or `snoozed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remind_state: Option<&'static str>,
 }
 
 impl NoteReply {
@@ -128,6 +134,32 @@ impl NoteReply {
             text: note.body,
             created_at: note.created_at,
             edited_at: note.edited_at,
+            remind_at: note.remind_at,
+            remind_state: note.remind_state.map(|s| s.as_str()),
+        }
+    }
+}
+
+/// `list_reminders`: the reminders not done up to `until`, earliest first (the
+/// overdue first).
+#[derive(Debug, Serialize)]
+pub struct RemindersReply {
+    pub until: String,
+    /// A reminder at or before this is due.
+    pub now: String,
+    pub reminders: Vec<NoteReply>,
+}
+
+impl RemindersReply {
+    pub fn from_answer(answer: crate::api::reminders::RemindersAnswer) -> Self {
+        RemindersReply {
+            until: answer.until,
+            now: answer.now,
+            reminders: answer
+                .reminders
+                .into_iter()
+                .map(|view| NoteReply::from_note(view.note))
+                .collect(),
         }
     }
 }
@@ -312,6 +344,8 @@ mod tests {
             tags_set_by_user: false,
             ai_read_chars: None,
             edited_at: None,
+            remind_at: None,
+            remind_state: None,
         }
     }
 

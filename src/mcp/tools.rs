@@ -25,14 +25,27 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use serde::Serialize;
 
-use super::arguments::{AskNotesArgs, CaptureNoteArgs, NoteIdArgs, SearchNotesArgs};
+use super::arguments::{
+    AskNotesArgs, CaptureNoteArgs, ListRemindersArgs, NoteIdArgs, SearchNotesArgs, SetReminderArgs,
+};
 use super::ask;
-use super::replies::{tool_error_text, FoundNotes, NoteReply, RelatedReply, TagsReply};
+use super::replies::{
+    tool_error_text, FoundNotes, NoteReply, RelatedReply, RemindersReply, TagsReply,
+};
+use crate::api::requests::EditRequest;
 use crate::client::{ClientError, ServiceClient};
 use crate::configuration::Settings;
 
-/// The one tool that writes; `mcp.allow_capture = false` takes it away.
+/// The tool that adds notes; `mcp.allow_capture = false` takes it away.
 pub const CAPTURE_TOOL: &str = "capture_note";
+/// The tool that changes a note's reminder; taken away with capture: an AI tool that
+/// may not add notes may not change them either.
+pub const REMINDER_TOOL: &str = "set_reminder";
+
+/// What a call to `set_reminder` answers while capture is turned off.
+pub const REMINDER_TURNED_OFF: &str = "changing notes from AI tools is turned off in \
+inkling's configuration (`[mcp] allow_capture = false`), so no reminder was set. The person can \
+turn it on by setting `allow_capture = true` under `[mcp]` in inkling's config file.";
 
 /// What a call to `capture_note` answers while it is turned off (a client that kept an
 /// older tool list may still call it).
@@ -45,8 +58,10 @@ const INSTRUCTIONS: &str = "inkling holds the person's own notes: quick thoughts
 links and pasted text, each titled, tagged and summarised by their local model. Use \
 search_notes to find notes by words and meaning and get_note to read one whole; related_notes finds notes \
 close in meaning to one; list_tags shows how the notes are grouped; ask_notes answers a \
-question from the notes. capture_note (when offered) saves a new note for the person. The \
-notes are private: quote them only to the person.";
+question from the notes; list_reminders lists what the person is to be reminded of. \
+capture_note (when offered) saves a new note for the person, and set_reminder (when offered) \
+sets when the person is reminded of a note. The notes are private: quote them only to the \
+person.";
 
 /// The MCP server: the settings that find the running service, and the tools.
 #[derive(Clone)]
@@ -57,10 +72,11 @@ pub struct InklingTools {
 
 impl InklingTools {
     pub fn new(settings: Settings) -> Self {
-        let mut tool_router = Self::tool_router();
+        let mut tool_router = Self::tool_router() + Self::reminder_router();
         if !settings.mcp.allow_capture {
             // Not offered at all: a model cannot choose a tool it is not shown.
             tool_router.disable_route(CAPTURE_TOOL);
+            tool_router.disable_route(REMINDER_TOOL);
         }
         InklingTools {
             settings,
@@ -189,6 +205,60 @@ Quote only what the notes say.",
     }
 }
 
+#[tool_router(router = reminder_router, vis = "pub(crate)")]
+impl InklingTools {
+    #[tool(
+        description = "List the person's reminders not done yet up to a time (default: the \
+end of today), earliest first, so the overdue come first: each note with its id, title, \
+`remind_at` (UTC) and `remind_state`. `until` may be words (\"tomorrow\", \"in 3 days\") or \
+an RFC 3339 time.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list_reminders(
+        &self,
+        Parameters(args): Parameters<ListRemindersArgs>,
+    ) -> CallToolResult {
+        let until = match args.checked_until(chrono::Utc::now(), &chrono::Local) {
+            Ok(until) => until.map(crate::domain::timestamp),
+            Err(why) => return refused(why),
+        };
+        let answer_ = match self.client() {
+            Ok(client) => client.reminders(until).await,
+            Err(e) => Err(e),
+        };
+        answer(answer_.map(RemindersReply::from_answer))
+    }
+
+    #[tool(
+        description = "Remind the person of one of their notes at a time (when they ask you \
+to remind them): `when` in their words as they said it (\"tomorrow 9:00\", \"in 2 hours\", \
+\"next tuesday 3pm\", \"2026-12-24 18:00\", \"내일 오전 9시\"), read on their machine's clock \
+and time zone, or \"none\" to remove it. Their desktop shows it at that time. Returns the \
+note with its `remind_at`; changes nothing else.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn set_reminder(&self, Parameters(args): Parameters<SetReminderArgs>) -> CallToolResult {
+        let (id, at) = match args.checked(chrono::Utc::now(), &chrono::Local) {
+            Ok(checked) => checked,
+            Err(why) => return refused(why),
+        };
+        let request = EditRequest {
+            remind_at: Some(at.map(crate::domain::timestamp)),
+            ..EditRequest::default()
+        };
+        let note = match self.client() {
+            Ok(client) => client.edit(id, &request).await,
+            Err(e) => Err(e),
+        };
+        answer(note.map(NoteReply::from_note))
+    }
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for InklingTools {
     fn get_info(&self) -> ServerConfig {
@@ -203,17 +273,22 @@ impl ServerHandler for InklingTools {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if is_refused_capture(&request.name, self.settings.mcp.allow_capture) {
-            return Ok(refused(CAPTURE_TURNED_OFF.to_string()).into());
+        if let Some(why) = refused_write(&request.name, self.settings.mcp.allow_capture) {
+            return Ok(refused(why.to_string()).into());
         }
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         self.tool_router.call(call).await
     }
 }
 
-/// A call to `capture_note` while capture is turned off.
-fn is_refused_capture(tool: &str, allow_capture: bool) -> bool {
-    tool == CAPTURE_TOOL && !allow_capture
+/// Why a call is refused: a tool that writes while capture is turned off.
+fn refused_write(tool: &str, allow_capture: bool) -> Option<&'static str> {
+    match tool {
+        _ if allow_capture => None,
+        CAPTURE_TOOL => Some(CAPTURE_TURNED_OFF),
+        REMINDER_TOOL => Some(REMINDER_TURNED_OFF),
+        _ => None,
+    }
 }
 
 /// A tool error with the plain reason.
@@ -240,9 +315,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_capture_is_refused_and_only_when_turned_off() {
-        assert!(is_refused_capture("capture_note", false));
-        assert!(!is_refused_capture("capture_note", true));
-        assert!(!is_refused_capture("search_notes", false));
+    fn only_the_writing_tools_are_refused_and_only_when_turned_off() {
+        assert_eq!(
+            refused_write("capture_note", false),
+            Some(CAPTURE_TURNED_OFF)
+        );
+        assert_eq!(
+            refused_write("set_reminder", false),
+            Some(REMINDER_TURNED_OFF)
+        );
+        assert_eq!(refused_write("capture_note", true), None);
+        assert_eq!(refused_write("set_reminder", true), None);
+        assert_eq!(refused_write("search_notes", false), None);
+        assert_eq!(refused_write("list_reminders", false), None);
     }
 }

@@ -52,6 +52,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0009_note_changes.sql",
         sql: include_str!("../../migrations/0009_note_changes.sql"),
     },
+    Migration {
+        name: "0010_reminders.sql",
+        sql: include_str!("../../migrations/0010_reminders.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -165,6 +169,43 @@ mod tests {
             (body.as_str(), attempts, error.as_str()),
             ("old thought", 2, "boom")
         );
+    }
+
+    #[test]
+    fn the_change_log_made_again_by_0010_keeps_its_rows_and_numbers() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, &MIGRATIONS[..9]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO note_changes (note_id, kind, at) VALUES
+               ('a', 'captured', '2026-01-01T00:00:00.000Z'),
+               ('a', 'edited', '2026-01-01T00:00:01.000Z'),
+               ('b', 'captured', '2026-01-01T00:00:02.000Z');
+             -- the newest rows compacted away: their numbers are not to come again
+             DELETE FROM note_changes WHERE seq = 3;",
+        )
+        .unwrap();
+        migrate(&mut conn, MIGRATIONS).unwrap();
+        let rows: Vec<(i64, String)> = conn
+            .prepare("SELECT seq, kind FROM note_changes ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows, [(1, "captured".into()), (2, "edited".into())]);
+        conn.execute(
+            "INSERT INTO note_changes (note_id, kind, at) VALUES ('a', 'reminded', 'x')",
+            [],
+        )
+        .unwrap();
+        assert_eq!(conn.last_insert_rowid(), 4, "3 was handed out before");
+        assert!(conn
+            .execute(
+                "INSERT INTO note_changes (note_id, kind, at) VALUES ('a', 'other', 'x')",
+                [],
+            )
+            .is_err());
+        assert!(columns(&conn, "notes").contains(&"remind_at".to_string()));
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub use crate::domain::WaitReason;
 pub use search::SearchQuery;
 pub use store::{
     Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Integrity, Job, NoteCounts,
-    NoteVector, Related, RenameProgress, SearchHit, Store, StoreError, StoreResult, TagCount,
-    TagRename, TagRenamed, Verdict, BACKLOG_WALK, INDEX_SLICE, RECOVER_HINT, RENAME_SLICE_NOTES,
+    NoteVector, Related, RenameProgress, ReviewFacts, SearchHit, Store, StoreError, StoreResult,
+    TagCount, TagRename, TagRenamed, Verdict, BACKLOG_WALK, INDEX_SLICE, RECOVER_HINT,
+    RENAME_SLICE_NOTES,
 };

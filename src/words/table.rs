@@ -32,6 +32,25 @@ words! {
     tray_process_ai_now,
     /// Tray: quits the service.
     tray_quit,
+    /// Reminder notification: its heading, before the note's title.
+    reminder_due,
+    /// Reminder notification: one missed by more than an hour; `{at}` is its time.
+    reminder_overdue,
+    /// Reminder notification: many at once; `{due}` and `{overdue}` are counts.
+    reminder_summary,
+    /// Reminder notification's button: dealt with.
+    reminder_done,
+    /// Reminder notification's button: an hour later.
+    reminder_snooze,
+    /// Reminder notification's button: the note on the page.
+    reminder_open,
+    /// The daily review's notification: its heading.
+    review_title,
+    /// The daily review's notification: `{due}` reminders due today, `{captured}` notes
+    /// captured yesterday.
+    review_body,
+    /// Tray: how many reminders are due; `{due}` is the count.
+    tray_reminders_due,
     /// Tray hover text while the provider cannot work; `{server}` as above.
     tray_tooltip_provider_down,
     /// Tray hover text while another user's program holds the model server's port;

@@ -33,6 +33,8 @@ fn done_notes() -> Vec<Note> {
             tags_set_by_user: false,
             ai_read_chars: None,
             edited_at: None,
+            remind_at: None,
+            remind_state: None,
         })
         .collect()
 }

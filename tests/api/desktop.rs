@@ -288,6 +288,7 @@ fn without_a_session_bus_the_service_runs_headless_and_says_so_once() {
         free_port(),
         &[
             ("INKLING_TRAY__ENABLED", "true"),
+            ("INKLING_REMINDERS__NOTIFY", "true"),
             ("XDG_RUNTIME_DIR", runtime),
         ],
     );
@@ -301,4 +302,10 @@ fn without_a_session_bus_the_service_runs_headless_and_says_so_once() {
         .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
         .collect();
     assert_eq!(logs.matches("running without a tray").count(), 1, "{logs}");
+    // Nor desktop notifications: reminders are listed by `inkling today` and the API only.
+    assert_eq!(
+        logs.matches("no desktop notifications").count(),
+        1,
+        "{logs}"
+    );
 }

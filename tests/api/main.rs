@@ -22,6 +22,7 @@
 //! - `damage`: a database damaged while the service was down is refused, never written.
 //! - `slots`: silent connections and open feeds cannot lock the user out.
 //! - `related`: a note's related notes over HTTP and from the command line.
+//! - `reminders`: reminders set, listed, snoozed and done, over HTTP and the CLI.
 //! - `ask`: a question asked of the notes, over HTTP and from the command line.
 //! - `model_key`: the model server's key, in a variable of any name, needed by the
 //!   service alone.
@@ -62,6 +63,7 @@ mod other_users;
 mod ports;
 mod process;
 mod related;
+mod reminders;
 mod search;
 mod security;
 mod server;

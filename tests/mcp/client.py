@@ -35,7 +35,11 @@ ALL_TOOLS = {
     "related_notes",
     "list_tags",
     "ask_notes",
+    "list_reminders",
+    "set_reminder",
 }
+# The tools that change notes, offered only while capture is allowed.
+WRITING = {"capture_note", "set_reminder"}
 # The required argument of each tool that takes one.
 REQUIRED = {
     "search_notes": ["query"],
@@ -43,6 +47,7 @@ REQUIRED = {
     "capture_note": ["text"],
     "related_notes": ["id"],
     "ask_notes": ["question"],
+    "set_reminder": ["id", "when"],
 }
 NOT_RUNNING = "inkling is not running"
 START_HINTS = ["cargo run --release", "inkling autostart on"]
@@ -111,7 +116,7 @@ def check_tools(listed, expected):
         if name not in REQUIRED:
             check(not schema.get("required"), f"{name} takes no argument", schema)
         read_only = tool.annotations and tool.annotations.read_only_hint
-        check(read_only == (name != "capture_note"), f"{name}'s read-only hint", tool.annotations)
+        check(read_only == (name not in WRITING), f"{name}'s read-only hint", tool.annotations)
     if "search_notes" in tools:
         limit = tools["search_notes"].input_schema["properties"]["limit"]
         check("integer" in json.dumps(limit), "search_notes' limit is an integer", limit)
@@ -163,12 +168,27 @@ async def running(session):
     await refused(session, "capture_note", {"text": "x" * 70000}, "refused")
     await refused(session, "capture_note", {"text": "a", "tags": ["x"]}, "tags")
     await refused(session, "ask_notes", {"question": ""}, "question is empty")
+
+    # A reminder on the captured note, in words; listed up to a time in words.
+    reminded = await ok(session, "set_reminder", {"id": captured["id"], "when": "in 2 hours"})
+    check(reminded["remind_state"] == "open" and reminded["remind_at"], "set_reminder", reminded)
+    listed = await ok(session, "list_reminders", {"until": "in 3 hours"})
+    check([n["id"] for n in listed["reminders"]] == [captured["id"]], "list_reminders", listed)
+    await refused(session, "set_reminder", {"id": captured["id"], "when": "someday"}, "cannot read")
+    await refused(session, "set_reminder", {"id": captured["id"], "when": "2020-01-01 9:00"}, "has passed")
+    await refused(session, "set_reminder", {"id": "no-such-note", "when": "tomorrow"}, "no-such-note")
+    await refused(session, "list_reminders", {"until": "whenever"}, "cannot read")
+    cleared = await ok(session, "set_reminder", {"id": captured["id"], "when": "none"})
+    check("remind_at" not in cleared, "set_reminder none clears it", cleared)
     print(captured["id"])
 
 
 async def capture_off(session):
-    check_tools(await session.list_tools(), ALL_TOOLS - {"capture_note"})
+    check_tools(await session.list_tools(), ALL_TOOLS - WRITING)
     await refused(session, "capture_note", {"text": CAPTURED}, "turned off", "allow_capture = true")
+    await refused(session, "set_reminder", {"id": "n1", "when": "tomorrow"}, "turned off", "allow_capture = true")
+    listed = await ok(session, "list_reminders")
+    check(listed["reminders"] == [], "reading reminders still works", listed)
     found = await ok(session, "search_notes", {"query": "dentist"})
     check(len(found["notes"]) == 1, "reading still works", found)
 
@@ -182,6 +202,8 @@ async def stopped(session):
         "related_notes": {"id": "n1"},
         "list_tags": {},
         "ask_notes": {"question": "when is the dentist?"},
+        "list_reminders": {},
+        "set_reminder": {"id": "n1", "when": "tomorrow 9:00"},
     }
     for tool, arguments in calls.items():
         await refused(session, tool, arguments, NOT_RUNNING, *START_HINTS)

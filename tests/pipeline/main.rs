@@ -22,6 +22,8 @@
 //! - `related`: the notes' vectors (a new note's before its title, the older notes'
 //!   after every title, again after an edit or a change of model, never a note's
 //!   failure) and the related notes they give.
+//! - `reminders`: the reminder actor on virtual time (on time, after a stop, after a
+//!   sleep, the buttons), with a recording notifier.
 //! - `neighbours`: a note's prompt carries its neighbours' tags.
 //! - `sprawl`: the tag-sprawl bench's measure of near-duplicate tags
 //!   (`tests/support/sprawl.rs`).
@@ -56,6 +58,7 @@ mod outage;
 mod ports;
 mod provider;
 mod related;
+mod reminders;
 mod retry_all;
 #[path = "../support/service.rs"]
 mod service;

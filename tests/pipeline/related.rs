@@ -293,6 +293,8 @@ async fn notes_imported_as_done_get_their_vectors_too() {
         created_at: at.clone(),
         updated_at: at.clone(),
         edited_at: None,
+        remind_at: None,
+        remind_state: None,
         deleted_at: None,
         kept_at: None,
         title_set_by_user: false,

@@ -13,6 +13,7 @@ mod invariants;
 mod nearest;
 mod notes;
 mod queue;
+mod reminders;
 mod search;
 mod tags;
 mod transfer;
@@ -132,6 +133,8 @@ fn tagged_notes(store: &mut Store, count: usize, tags: &[&str]) {
             tags_set_by_user: false,
             ai_read_chars: None,
             edited_at: None,
+            remind_at: None,
+            remind_state: None,
         })
         .collect();
     store.import(&notes, t0()).unwrap();

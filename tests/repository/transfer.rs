@@ -23,6 +23,8 @@ fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
         tags_set_by_user: false,
         ai_read_chars: None,
         edited_at: None,
+        remind_at: None,
+        remind_state: None,
     }
 }
 

@@ -23,6 +23,8 @@ pub fn test_settings(data_dir: &Path, extra: &[(&str, &str)]) -> Settings {
         ("INKLING_HTTP__PORT".into(), free_port().to_string()),
         ("INKLING_LOG__FILE".into(), "false".into()),
         ("INKLING_TRAY__ENABLED".into(), "false".into()),
+        // No test's reminder reaches the desktop of the person running the tests.
+        ("INKLING_REMINDERS__NOTIFY".into(), "false".into()),
         ("INKLING_LOCALE".into(), "en".into()),
         ("INKLING_OLLAMA__URL".into(), "http://127.0.0.1:9".into()),
         // The tests of a server's embeddings (or of none) do not load the built-in

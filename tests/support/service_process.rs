@@ -159,6 +159,7 @@ fn inkling_command(data_dir: &Path, port: u16) -> Command {
         .env("INKLING_DATA_DIR", data_dir)
         .env("INKLING_HTTP__PORT", port.to_string())
         .env("INKLING_TRAY__ENABLED", "false")
+        .env("INKLING_REMINDERS__NOTIFY", "false")
         .env("INKLING_OLLAMA__URL", "http://127.0.0.1:9")
         // Off unless a test turns it on (in its config file, which the environment
         // would override: such a test removes this variable).

@@ -8,9 +8,11 @@ use tokio::sync::oneshot;
 
 use crate::api::changes::NoteChange;
 use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
+use crate::reminders::due::Pending;
+use crate::reminders::ReminderChange;
 use crate::storage::{
-    Changed, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, NoteVector, Related, SearchHit,
-    SearchQuery, StoreResult, TagCount, TagRename, TagRenamed,
+    Changed, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, NoteVector, Related, ReviewFacts,
+    SearchHit, SearchQuery, StoreResult, TagCount, TagRename, TagRenamed,
 };
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
@@ -358,3 +360,50 @@ pub struct GetChanges {
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Option<crate::api::status::VectorSpread>>")]
 pub struct GetVectorSpread;
+
+/// Changes a note's reminder (`Store::set_reminder`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct SetReminder {
+    pub id: String,
+    pub change: ReminderChange,
+    pub now: DateTime<Utc>,
+}
+
+/// The reminders not done up to a time, earliest first (`Store::reminders_until`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Note>>")]
+pub struct ListReminders {
+    pub until: DateTime<Utc>,
+}
+
+/// The reminders not yet shown for their time, and the next to come
+/// (`Store::pending_reminders`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Pending>>")]
+pub struct GetPendingReminders {
+    pub now: DateTime<Utc>,
+}
+
+/// Keeps which time each reminder was shown for (`Store::mark_reminders_shown`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct MarkRemindersShown {
+    pub shown: Vec<(String, DateTime<Utc>)>,
+}
+
+/// The daily review's facts (`Store::review_facts`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<ReviewFacts>")]
+pub struct GetReviewFacts {
+    pub due_until: DateTime<Utc>,
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+}
+
+/// Keeps the day the daily review was shown (`Store::mark_review_shown`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct MarkReviewShown {
+    pub day: String,
+}

@@ -47,10 +47,11 @@ use super::hub::Hub;
 use super::mailbox::Mailbox;
 use crate::domain::{AiStatus, Note};
 use crate::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
+use crate::reminders::due::Pending;
 use crate::storage::{
     Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Job, NoteCounts, Related,
-    RenameProgress, SearchHit, Store, StoreError, StoreResult, TagCount, BACKLOG_WALK, INDEX_SLICE,
-    RENAME_SLICE_NOTES,
+    RenameProgress, ReviewFacts, SearchHit, Store, StoreError, StoreResult, TagCount, BACKLOG_WALK,
+    INDEX_SLICE, RENAME_SLICE_NOTES,
 };
 
 mod announce;
@@ -358,6 +359,21 @@ handle_write!(EditNote => Edited,
     counts: |e| (e.queued_afresh && e.was != AiStatus::Pending).then_some(CountsChange::All),
     live: Live::Each,
     |store, msg| store.edit(&msg.id, &msg.edit, msg.now));
+// A reminder is in no count.
+handle_write!(SetReminder => Note,
+    live: Live::Each,
+    |store, msg| store.set_reminder(&msg.id, msg.change, msg.now));
+handle_with_store!(ListReminders => Vec<Note>, |store, msg| store.reminders_until(msg.until));
+handle_with_store!(GetPendingReminders => Vec<Pending>, |store, msg| {
+    store.pending_reminders(msg.now)
+});
+handle_with_store!(MarkRemindersShown => (), |store, msg| {
+    store.mark_reminders_shown(&msg.shown)
+});
+handle_with_store!(GetReviewFacts => ReviewFacts, |store, msg| {
+    store.review_facts(msg.due_until, msg.from, msg.to)
+});
+handle_with_store!(MarkReviewShown => (), |store, msg| store.mark_review_shown(&msg.day));
 handle_write!(ImportNotes => Imported,
     counts: |imported| (!imported.notes.is_empty()).then_some(CountsChange::All),
     live: Live::Many,

@@ -129,9 +129,42 @@ pub fn build(failed: u64, health: Option<&ProviderHealth>, wording: Wording) -> 
     }
 }
 
+/// `model` saying how many reminders are due (docs/DESIGN.md, "Reminders"): the count
+/// after Open inbox and in the hover text; none due changes nothing.
+pub fn with_reminders(mut model: MenuModel, due: u64, locale: Locale) -> MenuModel {
+    if due == 0 {
+        return model;
+    }
+    let said = fill(words(locale).tray_reminders_due, &[("due", &due)]);
+    if let Some(open) = model
+        .entries
+        .iter_mut()
+        .find(|e| e.action == TrayAction::OpenInbox)
+    {
+        open.label = format!("{} ({said})", open.label);
+    }
+    model.tooltip = format!("{}; {said}", model.tooltip);
+    model
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_due_reminders_are_counted_after_open_inbox_and_in_the_hover_text() {
+        let wording = Wording {
+            locale: Locale::En,
+            server: ModelServer::Ollama,
+        };
+        let plain = build(0, None, wording);
+        assert_eq!(with_reminders(plain.clone(), 0, Locale::En), plain);
+        let due = with_reminders(plain, 3, Locale::En);
+        assert_eq!(due.entries[0].label, "Open inbox (3 reminders due)");
+        assert_eq!(due.tooltip, "inkling; 3 reminders due");
+        let ko = with_reminders(build(0, None, wording), 2, Locale::Ko);
+        assert!(ko.tooltip.ends_with("알림 2개 도래"), "{}", ko.tooltip);
+    }
 
     fn labels(model: &MenuModel) -> Vec<&str> {
         model.entries.iter().map(|e| e.label.as_str()).collect()

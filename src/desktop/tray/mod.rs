@@ -7,7 +7,8 @@
 //! - [`backend`]: [`TrayBackend`], whatever shows the menu;
 //! - [`ksni_backend`]: the StatusNotifierItem over D-Bus (ksni 0.3), one such backend.
 //!
-//! The actor hears `FailedCountChanged` and `ProviderStatusChanged` (through the hub),
+//! The actor hears `FailedCountChanged`, `ProviderStatusChanged` and `RemindersDue`
+//! (the reminder actor's count, through the hub; [`menu::with_reminders`]),
 //! rebuilds the menu model ([`menu::build`]) and hands it to the backend. A click
 //! arrives as `TrayClicked(action)` and does what the HTTP API does: the retry-all use
 //! case called on the [`Inbox`] directly (the tray sits in the desktop layer, above the
@@ -33,7 +34,7 @@ use crate::actors::mailbox::Mailbox;
 use crate::actors::provider_monitor::{ProviderMonitorActor, Recheck};
 use crate::actors::telemetry::{ExportUsageLog, TelemetryActor};
 use crate::ai::ProviderHealth;
-use crate::events::{FailedCountChanged, ProviderStatusChanged};
+use crate::events::{FailedCountChanged, ProviderStatusChanged, RemindersDue};
 use crate::inbox::Inbox;
 use crate::shutdown::Shutdown;
 use menu::Wording;
@@ -70,6 +71,8 @@ pub struct TrayActor {
     wording: Wording,
     failed: u64,
     health: Option<ProviderHealth>,
+    /// Reminders due and not done (`RemindersDue`).
+    due: u64,
     model: MenuModel,
 }
 
@@ -86,12 +89,17 @@ impl TrayActor {
             wording,
             failed,
             health: None,
+            due: 0,
             model: menu::build(failed, None, wording),
         }
     }
 
     fn refresh(&mut self, ctx: &mut Context<Self>) {
-        let model = menu::build(self.failed, self.health.as_ref(), self.wording);
+        let model = menu::with_reminders(
+            menu::build(self.failed, self.health.as_ref(), self.wording),
+            self.due,
+            self.wording.locale,
+        );
         if model != self.model {
             self.model = model.clone();
             ctx.spawn(self.backend.show(model).into_actor(self));
@@ -129,6 +137,16 @@ impl Handler<ProviderStatusChanged> for TrayActor {
     fn handle(&mut self, msg: ProviderStatusChanged, ctx: &mut Context<Self>) {
         let _handled = handling!("ProviderStatusChanged");
         self.health = Some(msg.health);
+        self.refresh(ctx);
+    }
+}
+
+impl Handler<RemindersDue> for TrayActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: RemindersDue, ctx: &mut Context<Self>) {
+        let _handled = handling!("RemindersDue");
+        self.due = msg.count;
         self.refresh(ctx);
     }
 }
@@ -204,6 +222,7 @@ pub async fn start_on_desktop(
     let tray = Mailbox::from(TrayActor::new(Arc::new(handle), wiring, wording, failed).start());
     hub.do_send(Subscribe(tray.recipient::<FailedCountChanged>()));
     hub.do_send(Subscribe(tray.recipient::<ProviderStatusChanged>()));
+    hub.do_send(Subscribe(tray.recipient::<RemindersDue>()));
     let clicked_tray = tray.clone();
     actix_rt::spawn(async move {
         while let Some(action) = clicked.recv().await {

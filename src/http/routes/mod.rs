@@ -30,6 +30,7 @@ pub mod notes;
 pub mod page;
 pub mod provider;
 pub mod related;
+pub mod reminders;
 pub mod search;
 pub mod sessions;
 pub mod status;
@@ -120,6 +121,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                 .service(endpoint("/ollama/pull").route(web::post().to(provider::pull_model)))
                 .service(endpoint("/events").route(web::get().to(live::events)))
                 .service(endpoint("/changes").route(web::get().to(changes::changes)))
+                .service(endpoint("/reminders").route(web::get().to(reminders::reminders)))
                 .service(endpoint("/stats").route(web::get().to(usage::stats)))
                 .service(
                     endpoint("/usage-log/export").route(web::post().to(usage::export_usage_log)),

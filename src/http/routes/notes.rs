@@ -13,6 +13,7 @@ use crate::api::requests::{CaptureRequest, EditRequest, ListQuery, TickRequest};
 use crate::domain::{NoteBody, NoteEdit};
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
+use crate::reminders::ReminderChange;
 use crate::storage::SearchQuery;
 
 /// `POST /api/notes` → 201 with the stored note.
@@ -87,15 +88,36 @@ pub async fn show(
 
 /// `PATCH /api/notes/{id}` → the note as edited. A changed body sends it back to the
 /// AI (pending, attempts 0); a title or tags set here are the user's from now on. 409
-/// for a note in the trash.
+/// for a note in the trash. `remind_at` / `remind_state`, alone, change its reminder
+/// (409 for done or snoozed on a note without one).
 pub async fn edit(
     state: web::Data<AppState>,
     id: web::Path<String>,
     request: web::Json<EditRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let EditRequest { body, title, tags } = request.into_inner();
-    let edit = NoteEdit::parse(body, title, tags, state.max_body_bytes)?;
+    let request = request.into_inner();
     let id = id.into_inner();
+    if request.touches_reminder() {
+        if request.body.is_some() || request.title.is_some() || request.tags.is_some() {
+            return Err(ApiError::BadRequest(
+                "set remind_at or remind_state in a PATCH of their own, without body, title or tags"
+                    .into(),
+            ));
+        }
+        let change = ReminderChange::parse(
+            request.remind_at.as_ref().map(Option::as_deref),
+            request.remind_state.as_deref(),
+            state.clock.now(),
+        )
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?
+        .ok_or_else(|| ApiError::BadRequest("nothing to change".into()))?;
+        let note = state.services.inbox.set_reminder(id, change).await?;
+        return Ok(HttpResponse::Ok().json(state.note_view(note)));
+    }
+    let EditRequest {
+        body, title, tags, ..
+    } = request;
+    let edit = NoteEdit::parse(body, title, tags, state.max_body_bytes)?;
     let note = state.services.inbox.edit(id, edit).await?;
     Ok(HttpResponse::Ok().json(state.note_view(note)))
 }

@@ -28,6 +28,10 @@ impl Store {
                  WHERE NOT EXISTS (SELECT 1 FROM notes n WHERE n.id = j.note_id)",
             ),
             (
+                "reminders with a time and no state, or a state and no time",
+                "SELECT COUNT(*) FROM notes WHERE (remind_at IS NULL) <> (remind_state IS NULL)",
+            ),
+            (
                 "failed notes without an error",
                 "SELECT COUNT(*) FROM notes WHERE ai_status = 'failed' AND ai_error IS NULL",
             ),

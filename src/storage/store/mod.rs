@@ -28,6 +28,7 @@
 //! - `tag_rename.rs`: renaming a tag everywhere, in slices that let other work in;
 //! - `search.rs`: full-text search (what a query means is `storage/search.rs`);
 //! - `transfer.rs`: import;
+//! - `reminders.rs`: reminders set, listed, and which time each was shown for;
 //! - `vectors.rs`: the notes' vectors: what is left to embed, saving them, related notes;
 //! - `nearest.rs`: the nearest notes to a vector, through the index in memory (its
 //!   build at start, kept in step with the writes) and by the exact search;
@@ -43,6 +44,7 @@ mod nearest;
 mod newest;
 mod notes;
 mod queue;
+mod reminders;
 mod search;
 mod tag_rename;
 mod tags;
@@ -60,6 +62,7 @@ pub use notes::{Edited, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL};
 pub use queue::{
     Job, ALL_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
 };
+pub use reminders::{ReviewFacts, PENDING_LIMIT as REMINDERS_PER_LOOK};
 pub use tag_rename::{renamed_tags, RenameProgress, TagRename, RENAME_SLICE_NOTES};
 pub use transfer::Imported;
 pub use trash::Changed;

@@ -11,6 +11,7 @@ use super::{Store, StoreError, StoreResult};
 use crate::api::changes::ChangeKind;
 use crate::api::notes::NoteCounts;
 use crate::domain::{timestamp, AiStatus, ListFilter, Note, NoteBody, NoteEdit};
+use crate::reminders::ReminderState;
 
 /// A note after an edit, with what it was before.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +39,7 @@ pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
 pub(super) const NOTE_COLUMNS: &str =
     "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
      n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, n.tags_set_by_user, \
-     n.ai_read_chars, n.edited_at";
+     n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state";
 
 impl Store {
     /// Stores a new pending note and its job row in one transaction. Durable on return.
@@ -86,6 +87,8 @@ impl Store {
                     tags_set_by_user: false,
                     ai_read_chars: None,
                     edited_at: None,
+                    remind_at: None,
+                    remind_state: None,
                 });
             }
             Ok(stored)
@@ -330,5 +333,14 @@ pub(super) fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
         tags_set_by_user: r.get(12)?,
         ai_read_chars: r.get(13)?,
         edited_at: r.get(14)?,
+        remind_at: r.get(15)?,
+        remind_state: match r.get::<_, Option<String>>(16)? {
+            None => None,
+            Some(state) => {
+                Some(ReminderState::parse(&state).ok_or_else(|| {
+                    conversion(16, format!("unknown remind_state {state}").into())
+                })?)
+            }
+        },
     })
 }

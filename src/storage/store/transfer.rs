@@ -35,8 +35,9 @@ impl Store {
                 let stored = tx.execute(
                 "INSERT OR IGNORE INTO notes (id, body, title, summary, tags, ai_status, ai_error,
                      created_at, updated_at, deleted_at, kept_at, title_set_by_user,
-                     tags_set_by_user, ai_read_chars, edited_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                     tags_set_by_user, ai_read_chars, edited_at, remind_at, remind_state)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                     ?16, ?17)",
                 params![
                     id,
                     note.body,
@@ -53,6 +54,8 @@ impl Store {
                     note.tags_set_by_user,
                     note.ai_read_chars,
                     note.edited_at,
+                    note.remind_at,
+                    note.remind_state.map(crate::reminders::ReminderState::as_str),
                 ],
             )?;
                 if stored == 0 {

@@ -103,6 +103,8 @@ pub fn note(id: &str, status: crate::domain::AiStatus) -> Note {
         tags_set_by_user: false,
         ai_read_chars: None,
         edited_at: None,
+        remind_at: None,
+        remind_state: None,
     }
 }
 

@@ -1,0 +1,28 @@
+//! Reminders on the wire: `GET /api/reminders?until=…`'s query and answer (docs/API.md,
+//! "Reminders"). A reminder is set through `PATCH /api/notes/{id}` (`remind_at`,
+//! `remind_state` in [`super::requests::EditRequest`]); the notes carry theirs.
+
+use serde::{Deserialize, Serialize};
+
+use super::notes::NoteView;
+
+/// `GET /api/reminders` query string.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemindersQuery {
+    /// RFC 3339: the reminders up to this time. Absent: the end of today, in the
+    /// service's time zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+}
+
+/// `GET /api/reminders`: the reminders not done up to `until`, earliest first (the
+/// overdue first, then the due, then those still to come before `until`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemindersAnswer {
+    /// The time asked for (RFC 3339, UTC).
+    pub until: String,
+    /// The time of the answer: a reminder at or before it is due (RFC 3339, UTC).
+    pub now: String,
+    pub reminders: Vec<NoteView>,
+}

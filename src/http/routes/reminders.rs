@@ -1,0 +1,40 @@
+//! `GET /api/reminders?until=…`: the reminders not done up to a time, earliest first
+//! (the overdue and the due first). A reminder is set with `PATCH /api/notes/{id}`
+//! (`notes.rs`).
+
+use actix_web::{web, HttpResponse};
+use chrono::{DateTime, Utc};
+
+use crate::api::reminders::{RemindersAnswer, RemindersQuery};
+use crate::domain::timestamp;
+use crate::http::error::ApiError;
+use crate::http::state::AppState;
+
+/// `GET /api/reminders?until=RFC3339` → `{until, now, reminders}`; without `until`, up
+/// to the end of today in the service's time zone (the person's: the service runs on
+/// their desktop).
+pub async fn reminders(
+    state: web::Data<AppState>,
+    query: web::Query<RemindersQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let now = state.clock.now();
+    let until = match query.into_inner().until.as_deref() {
+        None | Some("") => crate::reminders::end_of_day(now, &chrono::Local),
+        Some(text) => DateTime::parse_from_rfc3339(text)
+            .map_err(|_| {
+                ApiError::BadRequest(format!(
+                    "until \"{text}\" is not a time: give RFC 3339, e.g. 2026-12-24T23:59:59Z"
+                ))
+            })?
+            .with_timezone(&Utc),
+    };
+    let notes = state.services.inbox.reminders_until(until).await?;
+    Ok(HttpResponse::Ok().json(RemindersAnswer {
+        until: timestamp(until),
+        now: timestamp(now),
+        reminders: notes
+            .into_iter()
+            .map(|note| state.note_view(note))
+            .collect(),
+    }))
+}

@@ -1,0 +1,87 @@
+//! Reminders by hand: a note's reminder set, cleared, done or snoozed, and the
+//! reminders up to a time (docs/DESIGN.md, "Reminders"). What a change means is
+//! `crate::reminders::ReminderChange`; the store keeps it.
+
+use chrono::{DateTime, Utc};
+
+use super::{unavailable, Inbox};
+use crate::actors::repository::{
+    GetPendingReminders, GetReviewFacts, ListReminders, MarkRemindersShown, MarkReviewShown,
+    SetReminder,
+};
+use crate::domain::Note;
+use crate::reminders::due::Pending;
+use crate::reminders::ReminderChange;
+use crate::storage::{ReviewFacts, StoreResult};
+
+impl Inbox {
+    /// Changes a note's reminder; replies with the note as it is now (the live page
+    /// hears of it as of any write). The reminder actor finds the new time at its next
+    /// look, a minute at most.
+    pub async fn set_reminder(&self, id: String, change: ReminderChange) -> StoreResult<Note> {
+        let now = self.clock.now();
+        self.repository
+            .send(SetReminder { id, change, now })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// The reminders not done up to `until`, earliest first.
+    pub async fn reminders_until(&self, until: DateTime<Utc>) -> StoreResult<Vec<Note>> {
+        self.repository
+            .send(ListReminders { until })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// For the reminder actor: the reminders not yet shown for their time at `now`,
+    /// and the next to come.
+    pub async fn pending_reminders(&self, now: DateTime<Utc>) -> StoreResult<Vec<Pending>> {
+        self.repository
+            .send(GetPendingReminders { now })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// Keeps which time each reminder was shown for: not shown again for it.
+    pub async fn mark_reminders_shown(
+        &self,
+        shown: Vec<(String, DateTime<Utc>)>,
+    ) -> StoreResult<()> {
+        self.repository
+            .send(MarkRemindersShown { shown })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// The daily review's facts: reminders due up to `due_until`, notes captured from
+    /// `from` up to `to`, and the day it was last shown.
+    pub async fn review_facts(
+        &self,
+        due_until: DateTime<Utc>,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<ReviewFacts> {
+        self.repository
+            .send(GetReviewFacts {
+                due_until,
+                from,
+                to,
+            })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// Keeps the day (`YYYY-MM-DD`) the daily review was shown.
+    pub async fn mark_review_shown(&self, day: String) -> StoreResult<()> {
+        self.repository
+            .send(MarkReviewShown { day })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// The clock the use cases read "now" from.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+}

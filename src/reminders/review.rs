@@ -1,0 +1,119 @@
+//! The daily review (docs/DESIGN.md, "Reminders"), opt-in: once a day, at the time the
+//! person picks, one notification "3 due today, 5 notes from yesterday". Plain rules:
+//! the time read from the configuration ([`parse_time`]), whether the review is due at
+//! a moment ([`is_due`]), and the day's bounds it counts in ([`yesterday`]).
+//!
+//! Once a day: the day it was last shown is kept (the store), so a restart shows it
+//! no second time; a service started after the time, that day, shows it then, once.
+//! The time is on the person's wall clock, so it follows a move to another time zone
+//! and a daylight-saving change.
+
+use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
+
+/// `"HH:MM"` (24-hour) as a time of day; `""` is off (`None`).
+pub fn parse_time(text: &str) -> Result<Option<NaiveTime>, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    NaiveTime::parse_from_str(text, "%H:%M")
+        .map(Some)
+        .map_err(|_| format!("\"{text}\" is not a time of day: write it as HH:MM, e.g. \"08:30\", or \"\" for no review"))
+}
+
+/// The review's day at `now` in `zone`, when it is due: `at` has come today and it
+/// was not shown today (`last`, the day it was last shown).
+pub fn is_due<Tz: TimeZone>(
+    now: DateTime<Utc>,
+    zone: &Tz,
+    at: NaiveTime,
+    last: Option<NaiveDate>,
+) -> Option<NaiveDate> {
+    let local = now.with_timezone(zone).naive_local();
+    let today = local.date();
+    (local.time() >= at && last != Some(today)).then_some(today)
+}
+
+/// Yesterday in `zone` as instants: from its midnight to today's.
+pub fn yesterday<Tz: TimeZone>(now: DateTime<Utc>, zone: &Tz) -> (DateTime<Utc>, DateTime<Utc>) {
+    let today = now.with_timezone(zone).date_naive();
+    let midnight = |day: NaiveDate| {
+        day.and_hms_opt(0, 0, 0)
+            .and_then(|m| zone.from_local_datetime(&m).earliest())
+            .map(|m| m.with_timezone(&Utc))
+    };
+    let start_of_today = midnight(today).unwrap_or(now - Duration::hours(24));
+    let start_of_yesterday = today
+        .pred_opt()
+        .and_then(midnight)
+        .unwrap_or(start_of_today - Duration::hours(24));
+    (start_of_yesterday, start_of_today)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reminders::test_zone::Berlin2026;
+
+    fn utc(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    #[test]
+    fn the_time_is_hh_mm_or_nothing() {
+        assert_eq!(parse_time(""), Ok(None));
+        assert_eq!(parse_time(" 08:30 "), Ok(NaiveTime::from_hms_opt(8, 30, 0)));
+        for bad in ["8", "25:00", "morning", "8:30pm"] {
+            let error = parse_time(bad).expect_err(bad);
+            assert!(error.contains("HH:MM"), "{error}");
+        }
+    }
+
+    #[test]
+    fn once_a_day_at_its_time_on_the_wall_clock() {
+        let at = NaiveTime::from_hms_opt(8, 0, 0).unwrap();
+        // 07:30 in Berlin (UTC+1) on 2 March: not yet.
+        assert_eq!(
+            is_due(utc("2026-03-02T06:30:00Z"), &Berlin2026, at, None),
+            None
+        );
+        let day = NaiveDate::from_ymd_opt(2026, 3, 2);
+        assert_eq!(
+            is_due(utc("2026-03-02T07:00:00Z"), &Berlin2026, at, None),
+            day
+        );
+        // Shown today: not again, the service restarted or not.
+        assert_eq!(
+            is_due(utc("2026-03-02T15:00:00Z"), &Berlin2026, at, day),
+            None
+        );
+        // Started late the next day: shown then, once.
+        let next = NaiveDate::from_ymd_opt(2026, 3, 3);
+        assert_eq!(
+            is_due(utc("2026-03-03T15:00:00Z"), &Berlin2026, at, day),
+            next
+        );
+        // After the clocks go forward (UTC+2): still 08:00 on the wall.
+        let summer = NaiveDate::from_ymd_opt(2026, 3, 30);
+        assert_eq!(
+            is_due(utc("2026-03-30T05:59:00Z"), &Berlin2026, at, day),
+            None
+        );
+        assert_eq!(
+            is_due(utc("2026-03-30T06:00:00Z"), &Berlin2026, at, day),
+            summer
+        );
+    }
+
+    #[test]
+    fn yesterday_is_the_zone_s_day_before() {
+        let (from, to) = yesterday(utc("2026-03-02T10:00:00Z"), &Berlin2026);
+        assert_eq!(from, utc("2026-02-28T23:00:00Z"));
+        assert_eq!(to, utc("2026-03-01T23:00:00Z"));
+        // The day the clocks go forward is 23 hours long.
+        let (from, to) = yesterday(utc("2026-03-30T10:00:00Z"), &Berlin2026);
+        assert_eq!(to - from, Duration::hours(23));
+    }
+}

@@ -1,0 +1,252 @@
+//! Reminders over HTTP and from the command line (docs/API.md, "Reminders"): set,
+//! snoozed, done and cleared with `PATCH /api/notes/{id}`; listed, earliest first, by
+//! `GET /api/reminders`; `inkling remind` and `inkling today`. A change refused
+//! changes nothing.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, ServiceProcess, TestApp};
+
+async fn captured(app: &TestApp, body: &str) -> String {
+    app.capture(body).await["id"].as_str().unwrap().to_string()
+}
+
+async fn remind(app: &TestApp, id: &str, body: Value) -> Value {
+    let (status, note) = app.patch_json(&format!("/api/notes/{id}"), &body).await;
+    assert_eq!(status, 200, "{body}: {note}");
+    note
+}
+
+fn ids(answer: &Value) -> Vec<String> {
+    answer["reminders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|note| note["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[actix_rt::test]
+async fn reminders_are_set_snoozed_done_and_cleared_and_listed_earliest_first() {
+    // The test clock starts at 2026-03-01T12:00:00Z.
+    let app = spawn_app().await;
+    let plumber = captured(&app, "call the plumber").await;
+    let dentist = captured(&app, "dentist").await;
+    let later = captured(&app, "renew the insurance").await;
+    let none = captured(&app, "no time in this one").await;
+
+    let note = remind(
+        &app,
+        &plumber,
+        json!({ "remind_at": "2026-03-01T13:00:00+09:00" }),
+    )
+    .await;
+    assert_eq!(note["remind_at"], "2026-03-01T04:00:00.000Z", "kept in UTC");
+    assert_eq!(note["remind_state"], "open");
+    remind(
+        &app,
+        &dentist,
+        json!({ "remind_at": "2026-03-01T15:00:00Z" }),
+    )
+    .await;
+    remind(&app, &later, json!({ "remind_at": "2026-03-09T09:00:00Z" })).await;
+    assert!(app.note(&none).await.get("remind_at").is_none());
+
+    let (status, today) = app.get("/api/reminders?until=2026-03-01T23:59:59Z").await;
+    assert_eq!(status, 200, "{today}");
+    assert_eq!(
+        ids(&today),
+        [plumber.clone(), dentist.clone()],
+        "overdue first"
+    );
+    assert_eq!(today["now"], "2026-03-01T12:00:00.000Z");
+    let (_, all) = app.get("/api/reminders?until=2026-12-31T00:00:00Z").await;
+    assert_eq!(ids(&all), [plumber.clone(), dentist.clone(), later.clone()]);
+    // Without `until`: the end of today in the service's time zone, at least 12:00 on.
+    let (status, default) = app.get("/api/reminders").await;
+    assert_eq!(status, 200);
+    assert!(ids(&default).contains(&plumber), "{default}");
+    assert!(!ids(&default).contains(&later), "{default}");
+
+    // Snoozed alone: an hour from now.
+    let snoozed = remind(&app, &plumber, json!({ "remind_state": "snoozed" })).await;
+    assert_eq!(snoozed["remind_state"], "snoozed");
+    assert_eq!(snoozed["remind_at"], "2026-03-01T13:00:00.000Z");
+    // Done: kept, not listed.
+    let done = remind(&app, &dentist, json!({ "remind_state": "done" })).await;
+    assert_eq!(done["remind_state"], "done");
+    assert_eq!(done["remind_at"], "2026-03-01T15:00:00.000Z");
+    let (_, today) = app.get("/api/reminders?until=2026-03-01T23:59:59Z").await;
+    assert_eq!(ids(&today), [plumber.as_str()]);
+    // Open again: listed again.
+    remind(&app, &dentist, json!({ "remind_state": "open" })).await;
+    let (_, today) = app.get("/api/reminders?until=2026-03-01T23:59:59Z").await;
+    assert_eq!(ids(&today), [plumber.clone(), dentist.clone()]);
+
+    // Cleared: gone from the note and the list.
+    let cleared = remind(&app, &plumber, json!({ "remind_at": null })).await;
+    assert!(cleared.get("remind_at").is_none() && cleared.get("remind_state").is_none());
+    // A note in the trash is not listed.
+    let (status, _) = app
+        .post_json(&format!("/api/notes/{dentist}/trash"), &json!({}))
+        .await;
+    assert_eq!(status, 200);
+    let (_, all) = app.get("/api/reminders?until=2026-12-31T00:00:00Z").await;
+    assert_eq!(ids(&all), [later.as_str()]);
+
+    // Each change is in the change log, as `reminded`.
+    let (_, changes) = app.get("/api/changes?since=0&limit=500").await;
+    let reminded = changes["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "reminded")
+        .count();
+    assert_eq!(reminded, 7, "{changes}");
+}
+
+#[actix_rt::test]
+async fn bad_reminder_changes_get_a_clear_error_and_change_nothing() {
+    let app = spawn_app().await;
+    let id = captured(&app, "keep me as I am").await;
+    let path = format!("/api/notes/{id}");
+    let before = app.note(&id).await;
+    let cases = [
+        (json!({ "remind_at": "tomorrow" }), 400, "not a time"),
+        (json!({ "remind_at": 7 }), 400, "invalid type"),
+        (
+            json!({ "remind_state": "later" }),
+            400,
+            "open, done or snoozed",
+        ),
+        (
+            json!({ "remind_at": null, "remind_state": "open" }),
+            400,
+            "no remind_state",
+        ),
+        (
+            json!({ "remind_at": "2026-03-02T09:00:00Z", "remind_state": "done" }),
+            400,
+            "takes no new time",
+        ),
+        (
+            json!({ "remind_at": "2026-03-02T09:00:00Z", "title": "x" }),
+            400,
+            "of their own",
+        ),
+        (json!({ "remind_state": "done" }), 409, "has no reminder"),
+        (json!({ "remind_state": "snoozed" }), 409, "has no reminder"),
+    ];
+    for (body, status, says) in cases {
+        let (got, error) = app.patch_json(&path, &body).await;
+        assert_eq!(got, status, "{body}: {error}");
+        let message = error["error"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{body}: {message}");
+    }
+    assert_eq!(app.note(&id).await, before);
+    let (status, error) = app.get("/api/reminders?until=soon").await;
+    assert_eq!(status, 400);
+    assert!(
+        error["error"].as_str().unwrap().contains("RFC 3339"),
+        "{error}"
+    );
+    let (status, error) = app.get("/api/reminders?from=x").await;
+    assert_eq!(status, 400, "{error}");
+    let (status, _) = app
+        .patch_json(
+            "/api/notes/no-such-note",
+            &json!({ "remind_at": "2026-03-02T09:00:00Z" }),
+        )
+        .await;
+    assert_eq!(status, 404);
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn inkling_remind_and_today_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = crate::helpers::free_port();
+    let service = ServiceProcess::start(dir.path(), port);
+    let captured = service.cli(&["--json", "capture", "call the plumber"]);
+    assert!(captured.status.success(), "{}", text(&captured.stderr));
+    let note: Value = serde_json::from_slice(&captured.stdout).unwrap();
+    let id = note["id"].as_str().unwrap();
+
+    // Words it cannot read: exit 1, the words named, nothing changed.
+    for words in [
+        &["someday"][..],
+        &["tomorrow", "tomorrow"],
+        &["2020-01-01", "9:00"],
+    ] {
+        let mut args = vec!["remind", id];
+        args.extend_from_slice(words);
+        let refused = service.cli(&args);
+        assert_eq!(refused.status.code(), Some(1), "{words:?}");
+        let error = text(&refused.stderr);
+        assert!(
+            error.contains(&words.join(" ")) && (error.contains("try") || error.contains("passed")),
+            "{error}"
+        );
+    }
+    let shown: Value =
+        serde_json::from_slice(&service.cli(&["--json", "show", id]).stdout).unwrap();
+    assert!(shown.get("remind_at").is_none(), "{shown}");
+
+    // Several words need no quotes; read against this machine's clock.
+    let before = Utc::now();
+    let set = service.cli(&["--json", "remind", id, "in", "2", "hours"]);
+    assert!(set.status.success(), "{}", text(&set.stderr));
+    let note: Value = serde_json::from_slice(&set.stdout).unwrap();
+    let at: DateTime<Utc> = note["remind_at"].as_str().unwrap().parse().unwrap();
+    assert!(
+        at >= before + Duration::hours(2) && at <= Utc::now() + Duration::hours(2),
+        "{at}"
+    );
+    assert!(text(&service.cli(&["remind", id, "2시간", "후"]).stdout).starts_with("reminder on "));
+
+    // `today` lists it when it is today's; a reminder on a fresh note for now + 1
+    // minute is (the other may fall after midnight).
+    let soon = service.cli(&["--json", "capture", "soon"]);
+    let soon: Value = serde_json::from_slice(&soon.stdout).unwrap();
+    let soon_id = soon["id"].as_str().unwrap();
+    assert!(service
+        .cli(&["remind", soon_id, "in", "1", "minute"])
+        .status
+        .success());
+    let today: Value = serde_json::from_slice(&service.cli(&["--json", "today"]).stdout).unwrap();
+    let listed: Vec<&str> = today["reminders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    // In the last minute of a day the minute's reminder falls into tomorrow.
+    let local = |at: DateTime<Utc>| at.with_timezone(&chrono::Local).date_naive();
+    let end_of_day_close = local(Utc::now() + Duration::minutes(2)) != local(Utc::now());
+    assert!(listed.contains(&soon_id) || end_of_day_close, "{today}");
+    let plain = text(&service.cli(&["today"]).stdout);
+    // The note's id as lists print it: the shortest start that names it.
+    let shown = plain
+        .split_whitespace()
+        .any(|word| word.len() >= 8 && soon_id.starts_with(word));
+    assert!(shown || end_of_day_close, "{plain}");
+
+    let done = service.cli(&["remind", soon_id, "--done"]);
+    assert!(
+        text(&done.stdout).contains("done"),
+        "{}",
+        text(&done.stderr)
+    );
+    let cleared = service.cli(&["remind", id, "--clear"]);
+    assert!(cleared.status.success());
+    assert_eq!(text(&cleared.stdout).trim(), format!("no reminder on {id}"));
+    let shown: Value =
+        serde_json::from_slice(&service.cli(&["--json", "show", id]).stdout).unwrap();
+    assert!(shown.get("remind_at").is_none(), "{shown}");
+    // No time and no option is a usage error.
+    assert_eq!(service.cli(&["remind", id]).status.code(), Some(2));
+}

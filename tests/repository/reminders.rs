@@ -1,0 +1,140 @@
+//! Reminders in the store: set, snoozed, done, cleared (a conflict changes nothing);
+//! the reminders not yet shown for their time, and a new time shown again; the daily
+//! review's facts and day; a reminder carried by export and import.
+
+use chrono::Duration;
+use inkling::domain::timestamp;
+use inkling::reminders::{ReminderChange, ReminderState};
+use inkling::storage::StoreError;
+
+use crate::{assert_invariants, capture, store, t0};
+
+#[test]
+fn a_reminder_is_set_snoozed_done_and_cleared_and_a_conflict_changes_nothing() {
+    let mut store = store();
+    let id = capture(&mut store, "call the plumber", t0());
+    let at = t0() + Duration::hours(2);
+    for change in [
+        ReminderChange::Done,
+        ReminderChange::Reopen,
+        ReminderChange::Snooze(at),
+    ] {
+        let refused = store.set_reminder(&id, change, t0()).unwrap_err();
+        assert!(matches!(refused, StoreError::Conflict(_)), "{refused}");
+    }
+    let set = store
+        .set_reminder(&id, ReminderChange::Set(at), t0())
+        .unwrap();
+    assert_eq!(set.remind_at, Some(timestamp(at)));
+    assert_eq!(set.remind_state, Some(ReminderState::Open));
+    let done = store.set_reminder(&id, ReminderChange::Done, t0()).unwrap();
+    assert_eq!(done.remind_state, Some(ReminderState::Done));
+    assert_eq!(done.remind_at, Some(timestamp(at)));
+    let cleared = store
+        .set_reminder(&id, ReminderChange::Clear, t0())
+        .unwrap();
+    assert_eq!((cleared.remind_at, cleared.remind_state), (None, None));
+    store.trash(&id, t0()).unwrap();
+    let refused = store
+        .set_reminder(&id, ReminderChange::Set(at), t0())
+        .unwrap_err();
+    assert!(matches!(refused, StoreError::Conflict(_)), "{refused}");
+    assert_invariants(&store);
+}
+
+#[test]
+fn a_reminder_is_pending_until_shown_for_its_time_and_again_for_a_new_one() {
+    let mut store = store();
+    let id = capture(&mut store, "dentist\nbring the card", t0());
+    let later = capture(&mut store, "renew the insurance", t0());
+    let at = t0() + Duration::minutes(10);
+    store
+        .set_reminder(&id, ReminderChange::Set(at), t0())
+        .unwrap();
+    store
+        .set_reminder(&later, ReminderChange::Set(at + Duration::days(3)), t0())
+        .unwrap();
+
+    // Before its time: only the next to come, for the next look.
+    let before = store.pending_reminders(t0()).unwrap();
+    assert_eq!(before.len(), 1);
+    assert_eq!(
+        (before[0].note_id.as_str(), before[0].remind_at),
+        (id.as_str(), at)
+    );
+    assert_eq!(before[0].title, "dentist", "the first line");
+    let now = at + Duration::minutes(1);
+    let due = store.pending_reminders(now).unwrap();
+    let ids: Vec<&str> = due.iter().map(|p| p.note_id.as_str()).collect();
+    assert_eq!(ids, [id.as_str(), later.as_str()], "the due, then the next");
+
+    store.mark_reminders_shown(&[(id.clone(), at)]).unwrap();
+    let due = store.pending_reminders(now).unwrap();
+    assert_eq!(due.len(), 1, "shown for its time: not pending");
+    assert_eq!(due[0].note_id, later);
+    // Snoozed: a new time, pending again once it comes.
+    let snoozed = now + Duration::hours(1);
+    store
+        .set_reminder(&id, ReminderChange::Snooze(snoozed), now)
+        .unwrap();
+    let again = store.pending_reminders(snoozed).unwrap();
+    assert_eq!(again[0].note_id, id);
+    assert_eq!(again[0].state, ReminderState::Snoozed);
+    // Listed up to a time, earliest first; done and trashed ones not.
+    let listed = store.reminders_until(at + Duration::days(5)).unwrap();
+    let ids: Vec<&str> = listed.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, [id.as_str(), later.as_str()]);
+    store.set_reminder(&id, ReminderChange::Done, now).unwrap();
+    store.trash(&later, now).unwrap();
+    assert!(store
+        .reminders_until(at + Duration::days(5))
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .pending_reminders(at + Duration::days(5))
+        .unwrap()
+        .is_empty());
+    assert_invariants(&store);
+}
+
+#[test]
+fn the_daily_review_counts_today_s_reminders_and_yesterday_s_notes_and_keeps_its_day() {
+    let mut store = store();
+    capture(&mut store, "yesterday one", t0());
+    capture(&mut store, "yesterday two", t0() + Duration::hours(3));
+    let today = t0() + Duration::days(1);
+    let due = capture(&mut store, "today", today);
+    store
+        .set_reminder(&due, ReminderChange::Set(today + Duration::hours(2)), today)
+        .unwrap();
+    let facts = store
+        .review_facts(
+            today + Duration::hours(11),
+            t0() - Duration::hours(12),
+            today - Duration::hours(12),
+        )
+        .unwrap();
+    assert_eq!((facts.last_day, facts.due, facts.captured), (None, 1, 2));
+    store.mark_review_shown("2026-03-02").unwrap();
+    store.mark_review_shown("2026-03-03").unwrap();
+    let facts = store.review_facts(today, today, today).unwrap();
+    assert_eq!(facts.last_day.as_deref(), Some("2026-03-03"));
+}
+
+#[test]
+fn an_export_and_import_carry_a_reminder() {
+    let mut store = store();
+    let id = capture(&mut store, "call the plumber", t0());
+    let at = t0() + Duration::hours(2);
+    let note = store
+        .set_reminder(&id, ReminderChange::Set(at), t0())
+        .unwrap();
+    let exported = inkling::export::ImportedNote::from(note);
+    assert_eq!(exported.remind_at, Some(timestamp(at)));
+    let mut other = crate::store();
+    let coming = exported.validate(65536, t0()).unwrap();
+    let imported = other.import(&[coming], t0()).unwrap();
+    assert_eq!(imported.notes[0].remind_at, Some(timestamp(at)));
+    assert_eq!(imported.notes[0].remind_state, Some(ReminderState::Open));
+    assert_invariants(&other);
+}
