@@ -56,7 +56,19 @@ pub trait Assemble {
     fn line(&mut self, line: &str) -> Result<bool, ProviderError>;
     /// Whether any text came yet: later reads get the stall deadline.
     fn begun(&self) -> bool;
-    /// The answer as a whole, as the server would have sent it unstreamed.
+    /// Whether the server said the answer was over (its end, or an error in the
+    /// stream). A body that ended without it was cut off: the connection, not the
+    /// model. `true` where the provider's reader of whole answers judges that itself.
+    fn complete(&self) -> bool {
+        true
+    }
+    /// The status the answer stands for: 200, or an error's own code when the server
+    /// reported one in the stream (read then as the refusal it is).
+    fn status(&self) -> u16 {
+        200
+    }
+    /// The answer as a whole, as the server would have sent it unstreamed (an error's
+    /// body for an error).
     fn whole(self) -> serde_json::Value;
 }
 
@@ -119,6 +131,25 @@ impl<S> Lines<S>
 where
     S: Stream<Item = Result<Bytes, PayloadError>> + Unpin,
 {
+    /// The body is one JSON document (`application/json`), not a stream of lines.
+    fn is_whole_json(&self) -> bool {
+        use awc::http::header::CONTENT_TYPE;
+        self.body
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.trim_start().starts_with("application/json"))
+    }
+
+    /// The rest of the body, whole.
+    async fn read_whole(mut self) -> Result<Bytes, ProviderError> {
+        self.body
+            .body()
+            .limit(MAX_ANSWER_BYTES)
+            .await
+            .map_err(|e| ProviderError::from_payload_error(&e))
+    }
+
     /// The next line, trimmed, waiting at most `wait` for each part of it; `None` once
     /// the body has ended (its last line may come without a line feed).
     async fn next(&mut self, wait: Duration) -> Result<Option<String>, ProviderError> {
@@ -248,6 +279,11 @@ where
         Opened::Refused { status, body } => return Ok((status, body)),
         Opened::Streaming(lines) => lines,
     };
+    if lines.is_whole_json() {
+        // A server that does not stream (or a proxy that gathered it) sent one JSON
+        // answer: read as the unstreamed answer it is.
+        return Ok((200, lines.read_whole().await?));
+    }
     let mut read = 0usize;
     loop {
         let wait = if answer.begun() { stall } else { first_piece };
@@ -264,7 +300,13 @@ where
             break;
         }
     }
-    Ok((200, Bytes::from(answer.whole().to_string())))
+    if !answer.complete() {
+        return Err(ProviderError::Unreachable(
+            "the answer ended before the server said it was complete".into(),
+        ));
+    }
+    let status = answer.status();
+    Ok((status, Bytes::from(answer.whole().to_string())))
 }
 
 fn no_piece(wait: Duration) -> ProviderError {

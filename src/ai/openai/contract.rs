@@ -136,20 +136,33 @@ pub fn stream_line(line: &str) -> LineSays {
 /// the same call unstreamed answers: the pieces of `choices[0].delta.content` in order,
 /// the `finish_reason`, and the `usage` (with `stream_options.include_usage`) and
 /// llama.cpp's `timings`, which come in the last chunks; `data: [DONE]` is the end.
+///
+/// An error in the stream (`data: {"error": …}`, or llama.cpp's `error: {…}` line) ends
+/// it as the refusal it is, with the error's own code, so that the reader of refusals
+/// judges it as if it had come as the answer's status (a prompt over the context, a
+/// format refused). A body that ends before `[DONE]` or a `finish_reason` was cut off.
 #[derive(Debug, Default)]
 pub struct StreamedCompletion {
     content: String,
     finish_reason: Option<Value>,
     usage: Option<Value>,
     timings: Option<Value>,
+    /// The error the server reported in the stream, as `{"error": …}`.
+    error: Option<Value>,
+    /// `[DONE]` came.
+    done: bool,
 }
 
 impl Assemble for StreamedCompletion {
     fn line(&mut self, line: &str) -> Result<bool, ProviderError> {
-        let Some(data) = line.strip_prefix("data:").map(str::trim) else {
-            return Ok(false);
+        let (data, is_error_line) = match (line.strip_prefix("data:"), line.strip_prefix("error:"))
+        {
+            (Some(data), _) => (data.trim(), false),
+            (_, Some(error)) => (error.trim(), true),
+            _ => return Ok(false),
         };
         if data == "[DONE]" {
+            self.done = true;
             return Ok(true);
         }
         let chunk: Value = serde_json::from_str(data).map_err(|e| {
@@ -157,16 +170,14 @@ impl Assemble for StreamedCompletion {
                 "a piece of the answer that is not a chat completion chunk: {e}"
             ))
         })?;
-        if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
-            let message = error
-                .get("message")
-                .and_then(Value::as_str)
-                .or_else(|| error.as_str())
-                .unwrap_or("an error in the answer's stream");
-            return Err(ProviderError::Status {
-                code: 500,
-                message: message.to_string(),
-            });
+        let error = match chunk.get("error").filter(|e| !e.is_null()) {
+            Some(error) => Some(error.clone()),
+            None if is_error_line => Some(chunk.clone()),
+            None => None,
+        };
+        if let Some(error) = error {
+            self.error = Some(json!({ "error": error }));
+            return Ok(true);
         }
         let choice = &chunk["choices"][0];
         if let Some(piece) = choice.pointer("/delta/content").and_then(Value::as_str) {
@@ -187,7 +198,24 @@ impl Assemble for StreamedCompletion {
         !self.content.is_empty()
     }
 
+    fn complete(&self) -> bool {
+        self.done || self.finish_reason.is_some() || self.error.is_some()
+    }
+
+    fn status(&self) -> u16 {
+        self.error.as_ref().map_or(200, |error| {
+            error["error"]["code"]
+                .as_u64()
+                .and_then(|code| u16::try_from(code).ok())
+                .filter(|code| (400..600).contains(code))
+                .unwrap_or(500)
+        })
+    }
+
     fn whole(self) -> Value {
+        if let Some(error) = self.error {
+            return error;
+        }
         let mut answer = json!({
             "choices": [{
                 "index": 0,

@@ -241,16 +241,30 @@ fn a_streamed_answer_is_put_together_and_read_as_the_unstreamed_one() {
 }
 
 #[test]
-fn an_error_in_the_stream_ends_the_call_with_it() {
+fn an_error_in_the_stream_is_the_refusal_it_says_and_a_cut_body_is_incomplete() {
+    // Read as the refusal it is, with its own code: here a prompt over the context,
+    // which the reader of refusals knows (asked again shorter).
     let mut streamed = StreamedCompletion::default();
-    let error = streamed
-        .line(r#"data: {"error":{"code":500,"message":"the model crashed"}}"#)
-        .unwrap_err();
-    assert!(
-        matches!(error, ProviderError::Status { code: 500, ref message } if message == "the model crashed")
-    );
+    let over = r#"{"code":400,"message":"the request exceeds the available context size","type":"exceed_context_size_error","n_prompt_tokens":3000,"n_ctx":2048}"#;
+    assert!(streamed.line(&format!("error: {over}")).unwrap());
+    assert!(streamed.complete());
+    assert_eq!(streamed.status(), 400);
+    let body = streamed.whole().to_string();
     assert!(matches!(
-        streamed.line("data: {not json"),
+        context_exceeded(400, body.as_bytes()),
+        Some(ProviderError::ContextExceeded { .. })
+    ));
+    let mut streamed = StreamedCompletion::default();
+    assert!(streamed
+        .line(r#"data: {"error":{"code":500,"message":"the model crashed"}}"#)
+        .unwrap());
+    assert_eq!(streamed.status(), 500);
+    assert!(matches!(
+        StreamedCompletion::default().line("data: {not json"),
         Err(ProviderError::Invalid(_))
     ));
+    // Pieces, then the body ends with no end: cut off, not complete.
+    let mut streamed = StreamedCompletion::default();
+    streamed.line(STREAMED[1]).unwrap();
+    assert!(!streamed.complete());
 }
