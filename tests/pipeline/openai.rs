@@ -214,7 +214,21 @@ async fn key_refused_then_taken(models_open: bool) {
 
 #[actix_rt::test(system = "PausedSystem")]
 async fn a_call_still_generating_at_its_deadline_is_hung_up_then_and_counted() {
+    hung_up_then_measured(0, 0..=0).await;
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_server_that_goes_on_after_a_hang_up_is_measured_doing_so() {
+    // A minute on after the hang-up, holding the one slot: the next call waits for
+    // it, and measures the wait less its own work (about a second by its timings).
+    hung_up_then_measured(60, 58_000..=60_000).await;
+}
+
+/// A model writing for ever, hung up at the deadline; the server goes on
+/// `goes_on_seconds` after it; the next try measures how long.
+async fn hung_up_then_measured(goes_on_seconds: u64, measured_ms: std::ops::RangeInclusive<u64>) {
     let p = Pipeline::start_openai(&[]).await;
+    p.openai().set_goes_on_after_hang_up(goes_on_seconds);
     let start = tokio::time::Instant::now();
     p.openai().push(&[Reply::Generating]);
     let id = p.capture("a note the model writes about for ever").await;
@@ -240,9 +254,10 @@ async fn a_call_still_generating_at_its_deadline_is_hung_up_then_and_counted() {
         "hung up at the deadline: {hang_ups:?}"
     );
 
-    // The next try answers; it measures how long the server went on after the
-    // hang-up: not at all.
+    // The next try answers once the slot is free; it measures how long the server
+    // went on after the hang-up.
     p.advance(Duration::from_secs(30)).await;
+    p.advance(Duration::from_secs(goes_on_seconds)).await;
     p.settle_until("the note is done", |p| p.note(&id).status == "done")
         .await;
     let time = p
@@ -252,12 +267,10 @@ async fn a_call_still_generating_at_its_deadline_is_hung_up_then_and_counted() {
         )
         .await
         .model_time;
-    assert_eq!(
-        (
-            time.hung_up,
-            time.after_hang_up_measured,
-            time.after_hang_up_ms
-        ),
-        (1, 1, 0)
+    assert_eq!((time.hung_up, time.after_hang_up_measured), (1, 1));
+    assert!(
+        measured_ms.contains(&time.after_hang_up_ms),
+        "went on {goes_on_seconds} s, measured {} ms",
+        time.after_hang_up_ms
     );
 }

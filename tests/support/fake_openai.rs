@@ -92,6 +92,10 @@ struct State {
     answers: Answers,
     /// When clients hung up on a `Generating` answer.
     hang_ups: Vec<tokio::time::Instant>,
+    /// Seconds a `Generating` answer goes on after its client hung up (a server that
+    /// does not stop): the next chat waits for its slot until then.
+    goes_on_after_hang_up: u64,
+    busy_until: Option<tokio::time::Instant>,
 }
 
 pub struct FakeOpenAi {
@@ -118,6 +122,8 @@ impl FakeOpenAi {
             embed_calls: Vec::new(),
             answers: Answers::default(),
             hang_ups: Vec::new(),
+            goes_on_after_hang_up: 0,
+            busy_until: None,
         }));
         let held = HeldCount::default();
         let (serving, holding) = (state.clone(), held.clone());
@@ -194,6 +200,12 @@ impl FakeOpenAi {
 
     pub fn calls(&self) -> Vec<ChatCall> {
         self.state.lock().unwrap().calls.clone()
+    }
+
+    /// A `Generating` answer goes on `seconds` after its client hangs up, holding the
+    /// one slot: the next chat call waits for it (0, the default: it stops at once).
+    pub fn set_goes_on_after_hang_up(&self, seconds: u64) {
+        self.state.lock().unwrap().goes_on_after_hang_up = seconds;
     }
 
     /// When clients hung up on a `Generating` answer (the server stopped then).
@@ -305,6 +317,12 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
                 .await;
         }
         ("POST", "/v1/chat/completions") => {
+            // The one slot: busy while an answer given up goes on.
+            let busy = state.lock().unwrap().busy_until;
+            if let Some(until) = busy {
+                let _held = held.hold();
+                tokio::time::sleep_until(until).await;
+            }
             let body = request.json();
             let bearer = bearer_of(&request);
             let answered = {
@@ -384,11 +402,11 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
                 Answered::Reply(Reply::Generating) => {
                     let _held = held.hold();
                     generate_until_hung_up(&mut stream).await;
-                    state
-                        .lock()
-                        .unwrap()
-                        .hang_ups
-                        .push(tokio::time::Instant::now());
+                    let mut state = state.lock().unwrap();
+                    let now = tokio::time::Instant::now();
+                    state.hang_ups.push(now);
+                    let goes_on = std::time::Duration::from_secs(state.goes_on_after_hang_up);
+                    state.busy_until = Some(now + goes_on);
                 }
             }
         }
