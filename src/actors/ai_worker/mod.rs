@@ -101,7 +101,10 @@ impl Handler<TrackJob> for AiWorkerActor {
         };
         self.ask_repository(lookup, ctx, |core, found, now| match found {
             Ok(Ok(Some(job))) => {
-                let (note_id, job) = queued(job);
+                let (note_id, mut job) = queued(job);
+                // Restored, or its AI asked for again: the person looks on, as at a
+                // capture (a fresh note when untried and the provider ready).
+                job.queued_at = now;
                 core.tracked(note_id, job, now)
             }
             _ => Vec::new(),

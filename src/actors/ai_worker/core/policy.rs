@@ -180,6 +180,8 @@ impl WorkerCore {
                         QueuedJob {
                             attempts: failure.attempts.saturating_sub(1),
                             wait_reason: Some(WaitReason::Retry),
+                            // A failure being written: never a fresh note.
+                            queued_at: DateTime::<Utc>::MIN_UTC,
                             ..QueuedJob::fresh(now + STORAGE_RETRY_DELAY)
                         },
                     );
