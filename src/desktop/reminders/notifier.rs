@@ -15,6 +15,8 @@ use super::notification::Notification;
 
 const SERVICE: &str = "org.freedesktop.Notifications";
 const PATH: &str = "/org/freedesktop/Notifications";
+/// How long the notification service may take to answer `Notify`.
+const NOTIFY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What the desktop says of a notification shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,24 +107,27 @@ impl Notifier for DbusNotifier {
             // Normal urgency; it stays until the person deals with it (expire 0):
             // a reminder missed because it faded is no reminder.
             hints.insert("urgency", Value::U8(1));
-            let reply = connection
-                .call_method(
-                    Some(SERVICE),
-                    PATH,
-                    Some(SERVICE),
-                    "Notify",
-                    &(
-                        "inkling",
-                        0u32,
-                        "inkling",
-                        summary.as_str(),
-                        body.as_str(),
-                        actions,
-                        hints,
-                        0i32,
-                    ),
-                )
+            // A daemon that never answers must not hold the reminders for good: the
+            // actor looks again only once this call is over.
+            let arguments = (
+                "inkling",
+                0u32,
+                "inkling",
+                summary.as_str(),
+                body.as_str(),
+                actions,
+                hints,
+                0i32,
+            );
+            let call =
+                connection.call_method(Some(SERVICE), PATH, Some(SERVICE), "Notify", &arguments);
+            let reply = actix_rt::time::timeout(NOTIFY_WAIT, call)
                 .await
+                .map_err(|_| {
+                    format!(
+                        "the desktop's notification service did not answer within {NOTIFY_WAIT:?}"
+                    )
+                })?
                 .map_err(|e| format!("the desktop's notification service refused: {e}"))?;
             reply
                 .body()
