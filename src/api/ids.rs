@@ -10,8 +10,9 @@ pub const MOST_MATCHES: usize = 10;
 /// The most ids one `POST /api/notes/short-ids` shortens (a list's page is at most
 /// 1,000 notes).
 pub const MOST_SHORTENED: usize = 1000;
-/// An id's length (a UUID with its dashes).
-pub const ID_CHARS: usize = 36;
+/// The longest id a note may have: an imported note keeps its own (letters, digits,
+/// `-` and `_`; `crate::export`); the service's own are UUIDs, 36 characters.
+pub const MAX_ID_CHARS: usize = 64;
 
 /// `GET /api/notes/ids` query string.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,22 +43,27 @@ pub struct ShortIdsReply {
     pub short: Vec<String>,
 }
 
-/// The prefix of an id as typed, in the ids' own form (lower case), or why it cannot
-/// be one: only hex digits and dashes, at most an id's length, not empty.
+/// The start of an id as typed (spaces around it dropped), or why it cannot be one:
+/// an id has only letters, digits, `-` and `_`, at most [`MAX_ID_CHARS`]. Its case is
+/// kept: an imported note's id may have capitals (the service looks for the lower
+/// case too, as a UUID copied in capitals).
 pub fn id_prefix(typed: &str) -> Result<String, String> {
-    let prefix = typed.trim().to_ascii_lowercase();
+    let prefix = typed.trim().to_string();
     if prefix.is_empty() {
         return Err("give a note's id, or the start of it".into());
     }
-    if prefix.chars().count() > ID_CHARS {
+    if prefix.chars().count() > MAX_ID_CHARS {
         return Err(format!(
-            "\"{}…\" is longer than a note's id ({ID_CHARS} characters)",
-            typed.chars().take(ID_CHARS).collect::<String>()
+            "\"{}…\" is longer than a note's id can be ({MAX_ID_CHARS} characters)",
+            typed.chars().take(MAX_ID_CHARS).collect::<String>()
         ));
     }
-    if let Some(bad) = prefix.chars().find(|c| !c.is_ascii_hexdigit() && *c != '-') {
+    if let Some(bad) = prefix
+        .chars()
+        .find(|c| !c.is_ascii_alphanumeric() && *c != '-' && *c != '_')
+    {
         return Err(format!(
-            "a note's id has only the digits 0-9, the letters a-f and dashes, not {bad:?}"
+            "a note's id has only letters, digits, - and _, not {bad:?}"
         ));
     }
     Ok(prefix)
@@ -68,12 +74,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_prefix_is_hex_and_dashes_in_lower_case_up_to_an_ids_length() {
-        assert_eq!(id_prefix(" 01A24926-88 ").as_deref(), Ok("01a24926-88"));
+    fn a_prefix_is_what_an_id_may_hold_as_typed_up_to_the_longest_id() {
+        assert_eq!(id_prefix(" 01A24926-88 ").as_deref(), Ok("01A24926-88"));
+        assert_eq!(id_prefix("old_one").as_deref(), Ok("old_one"), "imported");
         assert!(id_prefix("").is_err());
         assert!(id_prefix("01a2 x").unwrap_err().contains("' '"));
         assert!(id_prefix("01a2%").unwrap_err().contains("'%'"));
-        assert!(id_prefix(&"0".repeat(37)).unwrap_err().contains("longer"));
-        assert!(id_prefix(&"0".repeat(36)).is_ok());
+        assert!(id_prefix(&"0".repeat(65)).unwrap_err().contains("longer"));
+        assert!(id_prefix(&"0".repeat(64)).is_ok());
     }
 }

@@ -6,23 +6,25 @@
 
 use std::collections::HashMap;
 
-use crate::api::ids::{id_prefix, IdsReply, ID_CHARS, MOST_SHORTENED};
+use crate::api::ids::{id_prefix, IdsReply, MOST_SHORTENED};
 use crate::client::{ClientError, ServiceClient};
 
 /// The whole id of the one note `typed` names: itself when it is a whole id, else the
 /// one note whose id begins with it.
 pub async fn resolve(client: &ServiceClient, typed: &str) -> Result<String, ClientError> {
     let prefix = id_prefix(typed).map_err(ClientError::Api)?;
-    if prefix.chars().count() == ID_CHARS {
-        return Ok(prefix);
-    }
     let reply = client.ids_with_prefix(&prefix).await?;
     the_one(&prefix, reply).map_err(ClientError::Api)
 }
 
 /// The one id of `reply`, or in words why there is not one: none begins with the
-/// prefix, or several do (named, so the person can give more of the one meant).
+/// prefix, or several do (named, so the person can give more of the one meant). A
+/// whole id is the one it names even when it begins others too (an imported `a` and
+/// `ab`).
 pub fn the_one(prefix: &str, reply: IdsReply) -> Result<String, String> {
+    if let Some(whole) = reply.ids.iter().find(|id| id.eq_ignore_ascii_case(prefix)) {
+        return Ok(whole.clone());
+    }
     match reply.ids.as_slice() {
         [] => Err(format!(
             "no note's id begins with {prefix} (`inkling list` shows the notes' ids)"
@@ -42,19 +44,21 @@ pub fn the_one(prefix: &str, reply: IdsReply) -> Result<String, String> {
     }
 }
 
-/// Each id's short form, as the service says today; an id it did not shorten (an older
-/// service) stays whole.
-pub async fn short_forms(
-    client: &ServiceClient,
-    ids: &[String],
-) -> Result<HashMap<String, String>, ClientError> {
+/// Each id's short form, as the service says today. Short ids are a convenience: when
+/// the service does not give them (an older one, a refusal) the list shows whole ids.
+pub async fn short_forms(client: &ServiceClient, ids: &[String]) -> HashMap<String, String> {
     let mut short = HashMap::with_capacity(ids.len());
     // A list may be every note: asked a page of ids at a time.
     for page in ids.chunks(MOST_SHORTENED) {
-        let reply = client.short_ids(page.to_vec()).await?;
-        short.extend(page.iter().cloned().zip(reply.short));
+        match client.short_ids(page.to_vec()).await {
+            Ok(reply) => short.extend(page.iter().cloned().zip(reply.short)),
+            Err(error) => {
+                tracing::debug!(%error, "no short ids: the whole ids are shown");
+                break;
+            }
+        }
     }
-    Ok(short)
+    short
 }
 
 /// The form of `id` to show: its short form when there is one.
@@ -90,5 +94,7 @@ mod tests {
         );
         let many = the_one("0", reply(&["0a", "0b"], true)).unwrap_err();
         assert!(many.contains("more than 2 notes"), "{many}");
+        // A whole id names its note, even when it begins another's.
+        assert_eq!(the_one("a", reply(&["a", "ab"], false)).as_deref(), Ok("a"));
     }
 }

@@ -64,7 +64,7 @@ pub async fn list(run: &mut Invocation<'_>, args: &ListArgs) -> Result<(), Clien
         run.out.line("no notes")?;
     } else {
         let ids: Vec<String> = notes.iter().map(|note| note.id.clone()).collect();
-        let short = ids::short_forms(run.client, &ids).await?;
+        let short = ids::short_forms(run.client, &ids).await;
         for note in &notes {
             run.out
                 .line(list_line(note, ids::shown(&short, &note.id)))?;
@@ -108,7 +108,7 @@ pub async fn search(
         .iter()
         .map(|hit| hit.hit.note.note.id.clone())
         .collect();
-    let short = ids::short_forms(run.client, &ids).await?;
+    let short = ids::short_forms(run.client, &ids).await;
     for hit in &answer.hits {
         let note = &hit.hit.note.note;
         run.out
@@ -151,7 +151,7 @@ pub async fn related(run: &mut Invocation<'_>, id: &str) -> Result<(), ClientErr
         .iter()
         .map(|found| found.note.note.id.clone())
         .collect();
-    let short = ids::short_forms(run.client, &ids).await?;
+    let short = ids::short_forms(run.client, &ids).await;
     for found in &related.notes {
         run.out
             .line(related_line(found, ids::shown(&short, &found.note.note.id)))?;

@@ -82,7 +82,7 @@ pub async fn today(run: &mut Invocation<'_>) -> Result<(), ClientError> {
         .iter()
         .map(|view| view.note.id.clone())
         .collect();
-    let short = super::ids::short_forms(run.client, &ids).await?;
+    let short = super::ids::short_forms(run.client, &ids).await;
     for view in &answer.reminders {
         let id = super::ids::shown(&short, &view.note.id);
         run.out.line(today_line(&view.note, id, now))?;

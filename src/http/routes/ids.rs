@@ -12,21 +12,25 @@ use crate::api::ids::{
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
 
-/// `GET /api/notes/ids?prefix=P` → `{"ids": […], "more": bool}`; 400 for what cannot
-/// begin an id.
+/// `GET /api/notes/ids?prefix=P` → `{"ids": […], "more": bool}`, the ids beginning
+/// with P as typed, else in lower case; 400 for what cannot begin an id.
 pub async fn with_prefix(
     state: web::Data<AppState>,
     query: web::Query<IdsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let prefix = id_prefix(&query.prefix).map_err(ApiError::BadRequest)?;
-    let mut ids = state
-        .services
-        .repository
-        .send(FindIdsByPrefix {
+    let find = |prefix: String| {
+        state.services.repository.send(FindIdsByPrefix {
             prefix,
             most: MOST_MATCHES + 1,
         })
-        .await??;
+    };
+    let lower = prefix.to_ascii_lowercase();
+    let mut ids = find(prefix.clone()).await??;
+    if ids.is_empty() && lower != prefix {
+        // A UUID copied in capitals: the service's own ids are lower case.
+        ids = find(lower).await??;
+    }
     let more = ids.len() > MOST_MATCHES;
     ids.truncate(MOST_MATCHES);
     Ok(HttpResponse::Ok().json(IdsReply { ids, more }))

@@ -39,8 +39,15 @@ impl Store {
         let mut after = self
             .conn
             .prepare_cached("SELECT id FROM notes WHERE id > ?1 ORDER BY id LIMIT 1")?;
+        let mut known = self
+            .conn
+            .prepare_cached("SELECT 1 FROM notes WHERE id = ?1")?;
         let mut short = Vec::with_capacity(ids.len());
         for id in ids {
+            if !known.exists([id])? {
+                short.push(id.clone());
+                continue;
+            }
             let neighbour = |stmt: &mut rusqlite::CachedStatement<'_>| {
                 use rusqlite::OptionalExtension;
                 stmt.query_row([id], |row| row.get::<_, String>(0))
