@@ -204,6 +204,8 @@ pub enum Command {
     EmptyTrash,
     /// Open the inbox page in the default browser (and print its address).
     Open,
+    /// Open the quick-capture window: one box, Enter saves and closes, Esc closes.
+    Quick,
     /// Sign out every inbox page (each must be opened again with `inkling open`).
     Logout {
         /// Every page's session (the only kind there is: the CLI has none).

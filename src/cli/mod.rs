@@ -55,6 +55,7 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
             json,
             max_body_bytes: settings.http.max_body_bytes,
             exports_dir: settings.data_dir().join("exports"),
+            quick_browser: settings.quick.browser.clone(),
         };
         execute(&mut run, command).await
     });
@@ -112,6 +113,7 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
             action: Some(TagsAction::Rename { old, new }),
         } => tags::rename(run, &old, &new).await,
         Command::Open => sessions::open(run).await,
+        Command::Quick => sessions::quick(run).await,
         Command::Logout { all: _ } => sessions::logout_all(run).await,
         Command::Stats => usage::stats(run).await,
         Command::ExportLog { out } => usage::export_log(run, out).await,

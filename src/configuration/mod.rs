@@ -97,6 +97,7 @@ pub struct Settings {
     pub expiry: ExpirySettings,
     pub trash: TrashSettings,
     pub tray: TraySettings,
+    pub quick: QuickSettings,
     pub log: LogSettings,
     pub mcp: McpSettings,
 }
@@ -180,6 +181,19 @@ pub struct TrashSettings {
 pub struct TraySettings {
     #[serde(deserialize_with = "strict::boolean")]
     pub enabled: bool,
+}
+
+/// The quick-capture window (`inkling quick`) and its desktop shortcut
+/// (`inkling shortcut on`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuickSettings {
+    /// A Chromium-family browser to open the window with (`--app=URL`); empty: the
+    /// first one found on PATH, else the default browser (a tab).
+    pub browser: String,
+    /// The shortcut in the desktop's notation, `<Control><Alt>n` (GNOME's, which
+    /// `inkling shortcut` translates for the others).
+    pub shortcut: String,
 }
 
 /// `inkling mcp`, the Model Context Protocol server for the person's AI tools

@@ -4,17 +4,17 @@
 //! - [`tray`]: the tray icon and its menu (`TrayActor`, its menu model, icons and D-Bus
 //!   backend), whose Process AI now is `Inbox::retry_all_failed` itself;
 //! - [`autostart`]: start at login (an XDG autostart entry or a systemd user unit);
-//! - [`opener`]: a URL or a folder handed to the desktop's default application.
+//! - [`opener`]: a URL or a folder handed to the desktop's default application;
+//! - [`quick`]: the quick-capture window, the page's `/quick` in a browser app window
+//!   (its note goes through `POST /api/notes`, so it is committed, queued and announced
+//!   like any other).
 //!
-//! The coming global-shortcut quick capture goes here too, as a module of its own
-//! beside [`tray`]: the shortcut's registration with the desktop (a portal or the
-//! window system), and on a press the text captured through `Inbox::capture`, the
-//! same use case `POST /api/notes` calls, so a note captured this way is committed,
-//! queued and announced like any other. `tests/layers.rs` keeps this layer above the
-//! use cases and below start-up, which wires it.
+//! `tests/layers.rs` keeps this layer above the use cases and below start-up, which
+//! wires it.
 
 pub mod autostart;
 pub mod opener;
+pub mod quick;
 pub mod tray;
 
 pub use opener::open;

@@ -22,6 +22,7 @@ mod other_user;
 mod page;
 #[path = "../support/ports.rs"]
 mod ports;
+mod quick;
 mod related;
 mod search;
 #[path = "../support/service.rs"]
