@@ -175,16 +175,13 @@ impl Application {
                         actix_rt::spawn(server.stop(true));
                     })
                 },
-                inbox_url: {
-                    let page = settings.http.local_url(port);
-                    let codes = tray_codes;
-                    Arc::new(move || match codes.mint(std::time::Instant::now()) {
-                        Ok(code) => format!("{page}/?code={code}"),
-                        // The page then says how to open it.
-                        Err(_) => format!("{page}/"),
-                    })
-                },
+                inbox_url: page_url(&settings.http.local_url(port), "/", tray_codes.clone()),
                 opener: Arc::new(crate::desktop::open),
+                quick_url: page_url(&settings.http.local_url(port), "/quick", tray_codes),
+                quick_window: {
+                    let browser = settings.quick.browser.clone();
+                    Arc::new(move |url: &str| crate::desktop::quick::open_window(url, &browser))
+                },
             };
             let wording = tray::menu::Wording {
                 locale: settings.locale(),
@@ -283,6 +280,21 @@ fn listener_checks(
 /// Creates the data dir readable by its owner only (it holds the token and the notes),
 /// and makes an existing one so: a dir made 0755 or 0777 by hand, or by an older
 /// release, would let other users read every note.
+/// The page's address at `path` with a fresh one-time code each time it is asked for
+/// (the tray's Open inbox and Quick note…).
+fn page_url(
+    base: &str,
+    path: &'static str,
+    codes: web::Data<OpenCodes>,
+) -> Arc<dyn Fn() -> String + Send + Sync> {
+    let page = format!("{base}{path}");
+    Arc::new(move || match codes.mint(std::time::Instant::now()) {
+        Ok(code) => format!("{page}?code={code}"),
+        // The page then says how to open it.
+        Err(_) => page.clone(),
+    })
+}
+
 pub fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
