@@ -216,6 +216,13 @@ pub enum Command {
     /// (Claude Desktop, editors, agents): they can search, read and add notes through
     /// the running service. Started by the AI tool, not by hand (docs/MCP.md).
     Mcp,
+    /// The desktop shortcut (quick.shortcut, Ctrl+Alt+N) that opens the quick-capture
+    /// window: on, off, or status. GNOME, KDE and XFCE are set; elsewhere it prints the
+    /// command to bind.
+    Shortcut {
+        #[arg(value_enum)]
+        action: ShortcutAction,
+    },
     /// Start inkling when you log in: on, off, or status.
     Autostart {
         #[arg(value_enum)]
@@ -224,6 +231,13 @@ pub enum Command {
         #[arg(long)]
         systemd: bool,
     },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ShortcutAction {
+    On,
+    Off,
+    Status,
 }
 
 #[derive(Debug, Subcommand)]

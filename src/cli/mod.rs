@@ -6,9 +6,10 @@
 //!   service (`crate::client::ServiceClient`) and prints the answer: `notes.rs`
 //!   (capture, list, search, show, edit), `lifecycle.rs` (enrich, trash, restore, keep,
 //!   delete, the bulk moves), `ai.rs` (retry, the failed count, recheck, the model
-//!   download), `status.rs`, `tags.rs`, `sessions.rs` (open, logout), `usage.rs`
+//!   download), `status.rs`, `tags.rs`, `sessions.rs` (open, quick, logout), `usage.rs`
 //!   (stats, the usage log's export), `transfer.rs` (the notes' export and import),
-//!   `autostart.rs` (needs no service), `ask.rs` (a question asked of the notes);
+//!   `autostart.rs` and `shortcut.rs` (need no service), `ask.rs` (a question asked of
+//!   the notes);
 //! - `render.rs`: the answers as text for a terminal, plain functions;
 //! - `input.rs`: what a command reads from the person (standard input, the editor);
 //!   `clipboard.rs`: the desktop's clipboard (`capture --clipboard`);
@@ -28,6 +29,7 @@ mod notes;
 mod output;
 mod render;
 mod sessions;
+mod shortcut;
 mod status;
 mod tags;
 pub mod transfer;
@@ -35,9 +37,10 @@ mod usage;
 
 use std::path::PathBuf;
 
-pub use arguments::{exit, AutostartAction, Cli, Command, ListArgs, TagsAction};
+pub use arguments::{exit, AutostartAction, Cli, Command, ListArgs, ShortcutAction, TagsAction};
 pub use autostart::run_autostart;
 pub use embedder::pull_embedder;
+pub use shortcut::run_shortcut;
 
 use crate::client::{ClientError, ServiceClient};
 use crate::configuration::Settings;
@@ -77,8 +80,8 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
 /// Hands `command` to its group.
 async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), ClientError> {
     match command {
-        Command::Run | Command::Autostart { .. } | Command::Mcp => {
-            unreachable!("`run`, `autostart` and `mcp` are not client commands")
+        Command::Run | Command::Autostart { .. } | Command::Shortcut { .. } | Command::Mcp => {
+            unreachable!("`run`, `autostart`, `shortcut` and `mcp` are not client commands")
         }
         Command::Capture { text, clipboard } => notes::capture(run, text, clipboard).await,
         Command::List(args) => notes::list(run, &args).await,

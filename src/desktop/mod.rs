@@ -7,7 +7,9 @@
 //! - [`opener`]: a URL or a folder handed to the desktop's default application;
 //! - [`quick`]: the quick-capture window, the page's `/quick` in a browser app window
 //!   (its note goes through `POST /api/notes`, so it is committed, queued and announced
-//!   like any other).
+//!   like any other);
+//! - [`shortcut`]: the desktop shortcut that opens it, as data (which desktop, the
+//!   key's notations, the exact commands that bind it).
 //!
 //! `tests/layers.rs` keeps this layer above the use cases and below start-up, which
 //! wires it.
@@ -15,6 +17,7 @@
 pub mod autostart;
 pub mod opener;
 pub mod quick;
+pub mod shortcut;
 pub mod tray;
 
 pub use opener::open;
