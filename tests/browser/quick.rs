@@ -139,6 +139,23 @@ async fn the_quick_window_takes_typing_at_once_and_enter_saves_korean_and_closes
     wait_closed(&browser, &inbox, &quick).await;
     assert_eq!(notes(&browser).await, ["회의 끝나고 우유 사기\n그리고 빵"]);
 
+    // The inbox the windows were opened beside still works: its session was not ended
+    // (the windows used it rather than trade their codes for new ones).
+    browser
+        .client
+        .find(Locator::Id("capture-body"))
+        .await
+        .unwrap()
+        .send_keys("from the inbox")
+        .await
+        .unwrap();
+    browser.save_with_ctrl_enter().await;
+    browser
+        .wait_for_api("the inbox saved its note", "/api/notes", |notes| {
+            notes.as_array().is_some_and(|all| all.len() == 2)
+        })
+        .await;
+
     // Saved: the next window starts empty.
     let (quick, _) = open_quick(&browser).await;
     let value = browser
@@ -211,4 +228,37 @@ async fn a_save_that_fails_keeps_the_text_and_says_why() {
         .await;
     assert_eq!(kept, json!("잃으면 안 되는 생각"));
     assert!(browser.client.find(Locator::Id("quick-body")).await.is_ok());
+}
+
+#[actix_rt::test]
+async fn a_browser_with_no_session_signs_in_with_the_code_and_a_tab_says_it_saved() {
+    let browser = start(&[]).await;
+    // No inbox opened first: the window's code is this origin's only way in. Opened as
+    // an ordinary tab (a browser with no app mode), which a page may not close.
+    let code = browser.api("POST", "/api/open-code", Some(json!({}))).await;
+    let code = code["code"].as_str().expect("a code");
+    browser
+        .client
+        .goto(&format!("{}/quick?code={code}", browser.app_url))
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "the box has the focus",
+            "document.activeElement && document.activeElement.id === 'quick-body'",
+        )
+        .await;
+    type_keys(&browser, "탭에서 쓴 생각").await;
+    type_keys(&browser, ENTER).await;
+    browser
+        .wait_until(
+            "the tab says it saved",
+            "document.documentElement.dataset.saved === 'yes'",
+        )
+        .await;
+    assert_eq!(notes(&browser).await, ["탭에서 쓴 생각"]);
+    assert!(browser.text("#quick-status").await.contains("Saved"));
+    let address = browser.eval("return location.search;").await;
+    assert_eq!(address, json!(""), "the code is gone from the address");
+    browser.close().await;
 }

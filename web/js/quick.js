@@ -61,9 +61,23 @@ window.addEventListener("focus", focusBox);
 const params = new URLSearchParams(location.search);
 const code = params.get("code");
 if (params.has("code")) history.replaceState(null, "", "/quick");
-// The session first (a code is good for a minute), then the words and the service's
-// language; a save waits for the session, never for the words.
-const signedIn = (code ? api.openSession({ code }) : Promise.resolve()).catch(() => {});
+// The session first, then the words and the service's language; a save waits for the
+// session, never for the words. A session this origin already holds (the inbox's) is
+// used as it is, and the code only when it is not open: trading the code would end
+// that session, and with it the open inbox's live feed, at every quick note.
+async function signIn() {
+  if (!code) return;
+  if (await api.hasSession().catch(() => false)) {
+    try {
+      await api.status();
+      return;
+    } catch (failure) {
+      if (!(failure instanceof api.NoSession)) return;
+    }
+  }
+  await api.openSession({ code });
+}
+const signedIn = signIn().catch(() => {});
 const strings = api.strings();
 strings
   .then((all) => {
@@ -103,7 +117,8 @@ function close() {
   say(marks.saved ? t("quickSaved") : t("quickClosed"));
 }
 
-api.onSignedOut(() => say(t("quickNoSession"), true));
+// Said only once signing in is over: a held session found closed on the way is not news.
+signedIn.then(() => api.onSignedOut(() => say(t("quickNoSession"), true)));
 
 box.addEventListener("input", () => {
   if (box.value) localStorage.setItem(DRAFT_KEY, box.value);
