@@ -132,6 +132,12 @@ async fn the_quick_window_takes_typing_at_once_and_enter_saves_korean_and_closes
     );
 
     let (quick, _) = open_quick(&browser).await;
+    // The window's own memory, as far as a page can see it: its script heap (Chromium's
+    // `performance.memory`; the renderer process is shared with the inbox here).
+    let heap = browser
+        .eval("return performance.memory ? performance.memory.usedJSHeapSize : null;")
+        .await;
+    eprintln!("quick window: script heap {heap} bytes");
     type_keys(&browser, "회의 끝나고 우유 사기").await;
     type_keys(&browser, SHIFT_ENTER).await;
     type_keys(&browser, "그리고 빵").await;
