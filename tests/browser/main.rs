@@ -23,6 +23,7 @@ mod page;
 #[path = "../support/ports.rs"]
 mod ports;
 mod quick;
+mod quick_x11;
 mod related;
 mod search;
 #[path = "../support/service.rs"]
