@@ -105,12 +105,13 @@ fn inkling_quick(service: &Browser, display: &str, browser: &str) -> (f64, f64) 
 }
 
 /// Waits for a quick window not in `known` whose box has the focus; switches to it.
-/// Returns it and when its box took the focus (epoch ms, the page's clock).
+/// Returns it, when its page began (`performance.timeOrigin`) and when its box took the
+/// focus (epoch ms, the page's clock).
 async fn focused_quick_window(
     client: &Client,
     known: &[WindowHandle],
     profile: &Path,
-) -> (WindowHandle, f64) {
+) -> (WindowHandle, f64, f64) {
     for _ in 0..300 {
         for handle in client.windows().await.unwrap() {
             if known.contains(&handle) {
@@ -121,14 +122,15 @@ async fn focused_quick_window(
                 .execute(
                     "return location.pathname === '/quick' && document.activeElement \
                      && document.activeElement.id === 'quick-body' \
-                     ? performance.timeOrigin + Number(document.documentElement.dataset.focusedAt || NaN) \
+                     && document.documentElement.dataset.focusedAt \
+                     ? [performance.timeOrigin, Number(document.documentElement.dataset.focusedAt)] \
                      : null;",
                     vec![],
                 )
                 .await
                 .unwrap();
-            if let Some(at) = at.as_f64() {
-                return (handle, at);
+            if let (Some(origin), Some(focused)) = (at[0].as_f64(), at[1].as_f64()) {
+                return (handle, origin, origin + focused);
             }
         }
         actix_rt::time::sleep(Duration::from_millis(20)).await;
@@ -179,10 +181,11 @@ async fn on_a_real_x_server_inkling_quick_opens_a_focused_window_that_saves_kore
         }
     }
     let client = client.expect("WebDriver attached to the browser `inkling quick` started");
-    let (cold, at) = focused_quick_window(&client, &[], profile.path()).await;
+    let (cold, began, at) = focused_quick_window(&client, &[], profile.path()).await;
     eprintln!(
-        "quick window on X, browser not running: key press to focused box {:.0} ms (the command {command:.0} ms)",
-        at - pressed
+        "quick window on X, browser not running: key press to focused box {:.0} ms (the command {command:.0} ms, the page began at {:.0} ms)",
+        at - pressed,
+        began - pressed
     );
     let rect = client.get_window_rect().await.unwrap();
     assert_eq!((rect.2, rect.3), (520, 220), "the window's size");
@@ -190,10 +193,11 @@ async fn on_a_real_x_server_inkling_quick_opens_a_focused_window_that_saves_kore
     // Warm: the browser running; the address is handed to it, a new window opens.
     let known = client.windows().await.unwrap();
     let (pressed, command) = inkling_quick(&service, &display, &browser);
-    let (warm, at) = focused_quick_window(&client, &known, profile.path()).await;
+    let (warm, began, at) = focused_quick_window(&client, &known, profile.path()).await;
     eprintln!(
-        "quick window on X, browser running: key press to focused box {:.0} ms (the command {command:.0} ms)",
-        at - pressed
+        "quick window on X, browser running: key press to focused box {:.0} ms (the command {command:.0} ms, the page began at {:.0} ms)",
+        at - pressed,
+        began - pressed
     );
     // Esc closes it, nothing saved.
     let active = client.active_element().await.unwrap();
