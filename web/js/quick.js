@@ -79,9 +79,13 @@ async function signIn() {
 }
 const signedIn = signIn().catch(() => {});
 const strings = api.strings();
-strings
+// The words in the browser's language at once; the service's, once it has answered.
+const wordsReady = strings.then((all) => {
+  applyStrings(all, navigator.language && navigator.language.startsWith("ko") ? "ko" : "en");
+  return all;
+});
+wordsReady
   .then((all) => {
-    applyStrings(all, navigator.language && navigator.language.startsWith("ko") ? "ko" : "en");
     if (draft) say(t("quickDraftBack"));
     return signedIn.then(() => api.status()).then((service) => {
       applyStrings(all, service.locale);
@@ -96,8 +100,10 @@ async function save() {
   const body = box.value;
   if (!body.trim() || saving) return;
   saving = true;
-  say(t("quickSaving"));
   try {
+    // A save pressed before the words came says nothing in keys (a few ms at most).
+    await wordsReady.catch(() => {});
+    say(t("quickSaving"));
     await signedIn;
     await api.capture(body);
   } catch (failure) {
