@@ -160,6 +160,18 @@ impl Application {
         let server = server.start(app).context("cannot start the HTTP server")?;
         stop_if_damaged(integrity.clone(), server.handle());
 
+        if settings.quick.portal {
+            let quick_url = page_url(&settings.http.local_url(port), "/quick", tray_codes.clone());
+            let browser = settings.quick.browser.clone();
+            let opener = move || {
+                if let Err(e) = crate::desktop::quick::open_window(&quick_url(), &browser) {
+                    tracing::warn!(error = %e, "cannot open the quick-capture window");
+                }
+            };
+            if let Err(e) = crate::desktop::portal::start(None, &settings.quick.shortcut, opener) {
+                tracing::warn!(error = %e, "no desktop shortcut through the portal");
+            }
+        }
         if settings.tray.enabled {
             let failed = match services.repository.send(CountFailed).await {
                 Ok(Ok(count)) => count,

@@ -194,6 +194,10 @@ pub struct QuickSettings {
     /// The shortcut in the desktop's notation, `<Control><Alt>n` (GNOME's, which
     /// `inkling shortcut` translates for the others).
     pub shortcut: String,
+    /// Whether the running service binds `shortcut` through the desktop portal's
+    /// GlobalShortcuts (the desktop asks the person once).
+    #[serde(deserialize_with = "strict::boolean")]
+    pub portal: bool,
 }
 
 /// `inkling mcp`, the Model Context Protocol server for the person's AI tools

@@ -9,13 +9,16 @@
 //!   (its note goes through `POST /api/notes`, so it is committed, queued and announced
 //!   like any other);
 //! - [`shortcut`]: the desktop shortcut that opens it, as data (which desktop, the
-//!   key's notations, the exact commands that bind it).
+//!   key's notations, the exact commands that bind it);
+//! - [`portal`]: the same key bound by the running service through the desktop
+//!   portal's GlobalShortcuts (`quick.portal`), the window opened at each press.
 //!
 //! `tests/layers.rs` keeps this layer above the use cases and below start-up, which
 //! wires it.
 
 pub mod autostart;
 pub mod opener;
+pub mod portal;
 pub mod quick;
 pub mod shortcut;
 pub mod tray;

@@ -119,6 +119,22 @@ impl Key {
         self.angled("<Primary>")
     }
 
+    /// The desktop portal's (the XDG shortcuts specification): `CTRL+ALT+n`.
+    pub fn portal(&self) -> String {
+        let mut parts: Vec<&str> = self
+            .modifiers
+            .iter()
+            .map(|modifier| match modifier {
+                Modifier::Control => "CTRL",
+                Modifier::Alt => "ALT",
+                Modifier::Shift => "SHIFT",
+                Modifier::Super => "LOGO",
+            })
+            .collect();
+        parts.push(&self.key);
+        parts.join("+")
+    }
+
     /// KDE's and a person's: `Ctrl+Alt+N`.
     pub fn plus(&self) -> String {
         let mut parts: Vec<String> = self

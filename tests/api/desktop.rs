@@ -434,3 +434,27 @@ fn shortcut_on_a_desktop_inkling_cannot_set_prints_the_command_to_bind() {
         )
     );
 }
+
+/// `quick.portal = true` with no portal to be had (here no session bus at all): the
+/// service says why once, captures as ever, and stops cleanly on SIGTERM (the
+/// listener's thread and runtime do not hold it up or abort it).
+#[test]
+fn the_portal_shortcut_without_a_bus_costs_nothing_and_the_service_stops_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut service = ServiceProcess::start_with(
+        dir.path(),
+        port,
+        &[
+            ("INKLING_QUICK__PORTAL", "true"),
+            ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus"),
+        ],
+    );
+    let captured = service.cli(&["capture", "with the portal asked for"]);
+    assert!(captured.status.success(), "{}", stderr(&captured));
+    service.signal("TERM");
+    let status = service
+        .wait_for_exit(Duration::from_secs(10))
+        .expect("the service stops on SIGTERM");
+    assert!(status.success(), "{status}");
+}
