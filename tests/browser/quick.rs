@@ -254,6 +254,8 @@ async fn a_browser_with_no_session_signs_in_with_the_code_and_a_tab_says_it_save
             "document.activeElement && document.activeElement.id === 'quick-body'",
         )
         .await;
+    browser.assert_accessible("the quick-capture window").await;
+    browser.assert_plain_words().await;
     type_keys(&browser, "탭에서 쓴 생각").await;
     type_keys(&browser, ENTER).await;
     browser
