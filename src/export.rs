@@ -22,7 +22,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// another tool's may be longer).
 pub const MAX_IMPORTED_SUMMARY_CHARS: usize = 2000;
 /// The longest id a note may bring in (inkling's are UUIDs: 36).
-pub const MAX_ID_CHARS: usize = crate::api::ids::MAX_ID_CHARS;
+pub const MAX_ID_CHARS: usize = 64;
 
 /// The JSON export up to its first note.
 pub fn json_head(exported_at: &str) -> String {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use inkling::cli::{exit, pull_embedder, run_autostart, run_client, Cli, Command};
+use inkling::cli::{exit, pull_embedder, run_autostart, run_client, run_shortcut, Cli, Command};
 use inkling::clock::SystemClock;
 use inkling::configuration::Settings;
 use inkling::instance::LockError;
@@ -24,6 +24,11 @@ fn main() -> ExitCode {
         Some(Command::Autostart { action, systemd }) => {
             ExitCode::from(run_autostart(action, systemd, cli.config.as_deref()))
         }
+        Some(Command::Shortcut { action }) => ExitCode::from(run_shortcut(
+            action,
+            &settings.quick.shortcut,
+            cli.config.as_deref(),
+        )),
         Some(Command::PullModel {
             embedder: true,
             wheel,

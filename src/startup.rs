@@ -164,6 +164,18 @@ impl Application {
         let server = server.start(app).context("cannot start the HTTP server")?;
         stop_if_damaged(integrity.clone(), server.handle());
 
+        if settings.quick.portal {
+            let quick_url = page_url(&settings.http.local_url(port), "/quick", tray_codes.clone());
+            let browser = settings.quick.browser.clone();
+            let opener = move || {
+                if let Err(e) = crate::desktop::quick::open_window(&quick_url(), &browser) {
+                    tracing::warn!(error = %e, "cannot open the quick-capture window");
+                }
+            };
+            if let Err(e) = crate::desktop::portal::start(None, &settings.quick.shortcut, opener) {
+                tracing::warn!(error = %e, "no desktop shortcut through the portal");
+            }
+        }
         if settings.tray.enabled {
             let failed = match services.repository.send(CountFailed).await {
                 Ok(Ok(count)) => count,
@@ -179,16 +191,13 @@ impl Application {
                         actix_rt::spawn(server.stop(true));
                     })
                 },
-                inbox_url: {
-                    let page = settings.http.local_url(port);
-                    let codes = tray_codes;
-                    Arc::new(move || match codes.mint(std::time::Instant::now()) {
-                        Ok(code) => format!("{page}/?code={code}"),
-                        // The page then says how to open it.
-                        Err(_) => format!("{page}/"),
-                    })
-                },
+                inbox_url: page_url(&settings.http.local_url(port), "/", tray_codes.clone()),
                 opener: Arc::new(crate::desktop::open),
+                quick_url: page_url(&settings.http.local_url(port), "/quick", tray_codes),
+                quick_window: {
+                    let browser = settings.quick.browser.clone();
+                    Arc::new(move |url: &str| crate::desktop::quick::open_window(url, &browser))
+                },
             };
             let wording = tray::menu::Wording {
                 locale: settings.locale(),
@@ -314,6 +323,21 @@ fn listener_checks(
 /// Creates the data dir readable by its owner only (it holds the token and the notes),
 /// and makes an existing one so: a dir made 0755 or 0777 by hand, or by an older
 /// release, would let other users read every note.
+/// The page's address at `path` with a fresh one-time code each time it is asked for
+/// (the tray's Open inbox and Quick note…).
+fn page_url(
+    base: &str,
+    path: &'static str,
+    codes: web::Data<OpenCodes>,
+) -> Arc<dyn Fn() -> String + Send + Sync> {
+    let page = format!("{base}{path}");
+    Arc::new(move || match codes.mint(std::time::Instant::now()) {
+        Ok(code) => format!("{page}?code={code}"),
+        // The page then says how to open it.
+        Err(_) => page.clone(),
+    })
+}
+
 pub fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);

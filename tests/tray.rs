@@ -244,13 +244,14 @@ async fn the_tray_menu_on_a_real_bus_follows_the_service_and_its_clicks_work() {
         menu.iter().map(|i| i.label.as_str()).collect::<Vec<_>>()
             == [
                 "Open inbox",
+                "Quick note…",
                 "Export usage log…",
                 "Recheck Ollama",
                 "Process AI now (0 failed)",
                 "Quit",
             ]
             && menu.iter().map(|i| i.enabled).collect::<Vec<_>>()
-                == [true, true, false, false, true]
+                == [true, true, true, false, false, true]
     })
     .await;
 
@@ -265,19 +266,19 @@ async fn the_tray_menu_on_a_real_bus_follows_the_service_and_its_clicks_work() {
             .unwrap();
     }
     wait_for_menu(&desktop, &item, "two failed", |menu| {
-        menu[3].label == "Process AI now (2 failed)" && menu[3].enabled
+        menu[4].label == "Process AI now (2 failed)" && menu[4].enabled
     })
     .await;
 
     // Ollama goes down: Recheck is enabled.
     fake.stop();
     api(&url, &token, "POST", "/api/ollama/recheck").await;
-    wait_for_menu(&desktop, &item, "recheck enabled", |menu| menu[2].enabled).await;
+    wait_for_menu(&desktop, &item, "recheck enabled", |menu| menu[3].enabled).await;
 
     // "Process AI now", clicked like a desktop does: the notes go back to pending.
     click(&desktop, &item, "Process AI now").await;
     wait_for_menu(&desktop, &item, "nothing failed", |menu| {
-        menu[3].label == "Process AI now (0 failed)" && !menu[3].enabled
+        menu[4].label == "Process AI now (0 failed)" && !menu[4].enabled
     })
     .await;
     assert_eq!(

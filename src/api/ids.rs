@@ -12,7 +12,7 @@ pub const MOST_MATCHES: usize = 10;
 pub const MOST_SHORTENED: usize = 1000;
 /// The longest id a note may have: an imported note keeps its own (letters, digits,
 /// `-` and `_`; `crate::export`); the service's own are UUIDs, 36 characters.
-pub const MAX_ID_CHARS: usize = 64;
+pub const MAX_ID_CHARS: usize = crate::export::MAX_ID_CHARS;
 
 /// `GET /api/notes/ids` query string.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -237,6 +237,8 @@ pub enum Command {
     EmptyTrash,
     /// Open the inbox page in the default browser (and print its address).
     Open,
+    /// Open the quick-capture window: one box, Enter saves and closes, Esc closes.
+    Quick,
     /// Sign out every inbox page (each must be opened again with `inkling open`).
     Logout {
         /// Every page's session (the only kind there is: the CLI has none).
@@ -255,6 +257,13 @@ pub enum Command {
     /// (Claude Desktop, editors, agents): they can search, read and add notes through
     /// the running service. Started by the AI tool, not by hand (docs/MCP.md).
     Mcp,
+    /// The desktop shortcut (quick.shortcut, Ctrl+Alt+N) that opens the quick-capture
+    /// window: on, off, or status. GNOME, KDE and XFCE are set; elsewhere it prints the
+    /// command to bind.
+    Shortcut {
+        #[arg(value_enum)]
+        action: ShortcutAction,
+    },
     /// Start inkling when you log in: on, off, or status.
     Autostart {
         #[arg(value_enum)]
@@ -263,6 +272,13 @@ pub enum Command {
         #[arg(long)]
         systemd: bool,
     },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ShortcutAction {
+    On,
+    Off,
+    Status,
 }
 
 #[derive(Debug, Subcommand)]

@@ -17,4 +17,6 @@ pub(crate) struct Invocation<'a> {
     pub(super) max_body_bytes: usize,
     /// Where `export-notes` makes its folder without `--out`.
     pub(super) exports_dir: PathBuf,
+    /// `quick.browser`: what `inkling quick` opens its window with.
+    pub(super) quick_browser: String,
 }

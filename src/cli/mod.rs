@@ -6,10 +6,10 @@
 //!   service (`crate::client::ServiceClient`) and prints the answer: `notes.rs`
 //!   (capture, list, search, show, edit), `lifecycle.rs` (enrich, trash, restore, keep,
 //!   delete, the bulk moves), `ai.rs` (retry, the failed count, recheck, the model
-//!   download), `status.rs`, `tags.rs`, `sessions.rs` (open, logout), `usage.rs`
+//!   download), `status.rs`, `tags.rs`, `sessions.rs` (open, quick, logout), `usage.rs`
 //!   (stats, the usage log's export), `transfer.rs` (the notes' export and import),
-//!   `autostart.rs` (needs no service), `ask.rs` (a question asked of the notes),
-//!   `reminders.rs` (remind, today);
+//!   `autostart.rs` and `shortcut.rs` (need no service), `ask.rs` (a question asked of
+//!   the notes), `reminders.rs` (remind, today);
 //! - `render.rs`: the answers as text for a terminal, plain functions;
 //! - `input.rs`: what a command reads from the person (standard input, the editor);
 //!   `clipboard.rs`: the desktop's clipboard (`capture --clipboard`);
@@ -31,6 +31,7 @@ mod output;
 mod reminders;
 mod render;
 mod sessions;
+mod shortcut;
 mod status;
 mod tags;
 pub mod transfer;
@@ -38,9 +39,10 @@ mod usage;
 
 use std::path::PathBuf;
 
-pub use arguments::{exit, AutostartAction, Cli, Command, ListArgs, TagsAction};
+pub use arguments::{exit, AutostartAction, Cli, Command, ListArgs, ShortcutAction, TagsAction};
 pub use autostart::run_autostart;
 pub use embedder::pull_embedder;
+pub use shortcut::run_shortcut;
 
 use crate::client::{ClientError, ServiceClient};
 use crate::configuration::Settings;
@@ -58,6 +60,7 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
             json,
             max_body_bytes: settings.http.max_body_bytes,
             exports_dir: settings.data_dir().join("exports"),
+            quick_browser: settings.quick.browser.clone(),
         };
         execute(&mut run, command).await
     });
@@ -79,8 +82,8 @@ pub fn run_client(command: Command, settings: &Settings, json: bool) -> u8 {
 /// Hands `command` to its group.
 async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), ClientError> {
     match command {
-        Command::Run | Command::Autostart { .. } | Command::Mcp => {
-            unreachable!("`run`, `autostart` and `mcp` are not client commands")
+        Command::Run | Command::Autostart { .. } | Command::Shortcut { .. } | Command::Mcp => {
+            unreachable!("`run`, `autostart`, `shortcut` and `mcp` are not client commands")
         }
         Command::Capture { text, clipboard } => notes::capture(run, text, clipboard).await,
         Command::List(args) => notes::list(run, &args).await,
@@ -138,6 +141,7 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
             action: Some(TagsAction::Rename { old, new }),
         } => tags::rename(run, &old, &new).await,
         Command::Open => sessions::open(run).await,
+        Command::Quick => sessions::quick(run).await,
         Command::Logout { all: _ } => sessions::logout_all(run).await,
         Command::Pair => sessions::pair(run).await,
         Command::Sessions { action: None } => sessions::devices(run).await,

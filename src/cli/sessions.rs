@@ -1,6 +1,7 @@
 //! The inbox page and paired devices from the command line: `inkling open` (its
-//! address, with a one-time code, in the browser), `inkling logout --all` (every page
-//! signed out), `inkling pair` (a code that pairs a device such as the web clipper) and
+//! address, with a one-time code, in the browser), `inkling quick` (the quick-capture
+//! window, signed in the same way), `inkling logout --all` (every page signed out),
+//! `inkling pair` (a code that pairs a device such as the web clipper) and
 //! `inkling sessions [revoke ID]` (the paired devices, and unpairing one).
 
 use super::render::{device_lines, pairing_code_lines, signed_out_line};
@@ -12,6 +13,17 @@ pub async fn open(run: &mut Invocation<'_>) -> Result<(), ClientError> {
     let url = run.client.inbox_url().await?;
     run.out.line(&url)?;
     if let Err(e) = crate::desktop::open(&url) {
+        eprintln!("inkling: {e}; open the address above yourself");
+    }
+    Ok(())
+}
+
+/// `inkling quick`: the quick-capture window. Prints nothing when it opens (a desktop
+/// shortcut runs it); the address only when no window could be opened.
+pub async fn quick(run: &mut Invocation<'_>) -> Result<(), ClientError> {
+    let url = run.client.quick_url().await?;
+    if let Err(e) = crate::desktop::quick::open_window(&url, &run.quick_browser) {
+        run.out.line(&url)?;
         eprintln!("inkling: {e}; open the address above yourself");
     }
     Ok(())

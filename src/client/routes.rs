@@ -212,6 +212,12 @@ impl ServiceClient {
         Ok(format!("{}/?code={}", self.base_url, answer.code))
     }
 
+    /// The quick-capture window's address (`/quick`), signed in the same way.
+    pub async fn quick_url(&self) -> Result<String, ClientError> {
+        let answer: OpenCode = self.post("/api/open-code", &NO_BODY).await?;
+        Ok(format!("{}/quick?code={}", self.base_url, answer.code))
+    }
+
     /// `POST /api/sessions/end-all`: how many inbox pages were signed out.
     pub async fn end_all_sessions(&self) -> Result<Count, ClientError> {
         self.post("/api/sessions/end-all", &NO_BODY).await

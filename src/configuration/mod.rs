@@ -98,6 +98,7 @@ pub struct Settings {
     pub trash: TrashSettings,
     pub tray: TraySettings,
     pub reminders: ReminderSettings,
+    pub quick: QuickSettings,
     pub log: LogSettings,
     pub mcp: McpSettings,
 }
@@ -195,6 +196,23 @@ pub struct ReminderSettings {
     /// The daily review's time, `HH:MM` on the person's wall clock; `""`: none
     /// (`crate::reminders::review::parse_time`).
     pub daily_review: String,
+}
+
+/// The quick-capture window (`inkling quick`) and its desktop shortcut
+/// (`inkling shortcut on`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuickSettings {
+    /// A Chromium-family browser to open the window with (`--app=URL`); empty: the
+    /// first one found on PATH, else the default browser (a tab).
+    pub browser: String,
+    /// The shortcut in the desktop's notation, `<Control><Alt>n` (GNOME's, which
+    /// `inkling shortcut` translates for the others).
+    pub shortcut: String,
+    /// Whether the running service binds `shortcut` through the desktop portal's
+    /// GlobalShortcuts (the desktop asks the person once).
+    #[serde(deserialize_with = "strict::boolean")]
+    pub portal: bool,
 }
 
 /// `inkling mcp`, the Model Context Protocol server for the person's AI tools

@@ -6,18 +6,24 @@
 //! - [`autostart`]: start at login (an XDG autostart entry or a systemd user unit);
 //! - [`opener`]: a URL or a folder handed to the desktop's default application;
 //! - [`reminders`]: reminders as desktop notifications (`ReminderActor`, its
-//!   notifications' words and buttons, `org.freedesktop.Notifications`).
+//!   notifications' words and buttons, `org.freedesktop.Notifications`);
+//! - [`quick`]: the quick-capture window, the page's `/quick` in a browser app window
+//!   (its note goes through `POST /api/notes`, so it is committed, queued and announced
+//!   like any other);
+//! - [`shortcut`]: the desktop shortcut that opens it, as data (which desktop, the
+//!   key's notations, the exact commands that bind it);
+//! - [`portal`]: the same key bound by the running service through the desktop
+//!   portal's GlobalShortcuts (`quick.portal`), the window opened at each press.
 //!
-//! The coming global-shortcut quick capture goes here too, as a module of its own
-//! beside [`tray`]: the shortcut's registration with the desktop (a portal or the
-//! window system), and on a press the text captured through `Inbox::capture`, the
-//! same use case `POST /api/notes` calls, so a note captured this way is committed,
-//! queued and announced like any other. `tests/layers.rs` keeps this layer above the
-//! use cases and below start-up, which wires it.
+//! `tests/layers.rs` keeps this layer above the use cases and below start-up, which
+//! wires it.
 
 pub mod autostart;
 pub mod opener;
+pub mod portal;
+pub mod quick;
 pub mod reminders;
+pub mod shortcut;
 pub mod tray;
 
 pub use opener::open;

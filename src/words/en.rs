@@ -4,6 +4,7 @@ use super::table::Words;
 
 pub const EN: Words = Words {
     tray_open_notes: "Open inbox",
+    tray_quick_note: "Quick note…",
     tray_export_usage_log: "Export usage log…",
     tray_recheck_provider: "Recheck {server}",
     tray_model_server: "the model server",

@@ -4,6 +4,7 @@ use super::table::Words;
 
 pub const KO: Words = Words {
     tray_open_notes: "노트 열기",
+    tray_quick_note: "빠른 메모...",
     tray_export_usage_log: "사용 로그 내보내기...",
     tray_recheck_provider: "{server} 재확인",
     tray_model_server: "모델 서버",

@@ -22,6 +22,8 @@ macro_rules! words {
 words! {
     /// Tray: opens the notes page.
     tray_open_notes,
+    /// Tray: opens the quick-capture window (`inkling quick`).
+    tray_quick_note,
     /// Tray: writes the usage log to a file.
     tray_export_usage_log,
     /// Tray: asks the provider again now; `{server}` is "Ollama" or [`Words::tray_model_server`].

@@ -692,3 +692,65 @@ fn an_export_refused_creates_nothing() {
         );
     }
 }
+
+/// `inkling quick` opens `/quick` with a one-time code as an app window of the browser
+/// `quick.browser` names (here a script that writes down its arguments), prints nothing
+/// when it could, and returns without waiting for the browser.
+#[test]
+fn quick_opens_the_quick_window_as_an_app_window_with_a_one_time_code() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start(dir.path(), port);
+    let browser = dir.path().join("fake-browser");
+    let said = dir.path().join("browser-arguments");
+    std::fs::write(
+        &browser,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {}.part && mv {0}.part {0}\n",
+            said.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let started = std::time::Instant::now();
+    let output = crate::helpers::run_cli_with(
+        dir.path(),
+        port,
+        &["quick"],
+        None,
+        &[("INKLING_QUICK__BROWSER", browser.to_str().unwrap())],
+    );
+    let took = started.elapsed();
+    eprintln!("inkling quick ran in {} ms", took.as_millis());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        "",
+        "nothing printed when the window opens"
+    );
+
+    // The browser runs on its own: waiting for that process, not a timed rule.
+    let mut arguments = None;
+    for _ in 0..250 {
+        if let Ok(written) = std::fs::read_to_string(&said) {
+            arguments = Some(written);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let arguments = arguments.expect("the browser was started");
+    let lines: Vec<&str> = arguments.lines().collect();
+    let prefix = format!("--app=http://127.0.0.1:{port}/quick?code=");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with(&prefix), "{lines:?}");
+    assert_eq!(lines[1], "--window-size=520,220");
+    let token = service.token().unwrap();
+    assert!(!arguments.contains(&token), "the token is in the address");
+    let code = &lines[0][prefix.len()..];
+    let trade = format!(r#"{{"code":"{code}"}}"#);
+    let (status, _) =
+        crate::helpers::blocking_request(port, "POST", "/session", None, Some(&trade)).unwrap();
+    assert_eq!(status, 200, "the code opens a session");
+}

@@ -309,3 +309,159 @@ fn without_a_session_bus_the_service_runs_headless_and_says_so_once() {
         "{logs}"
     );
 }
+
+/// A stand-in `gsettings` on PATH: it writes down each call's arguments (separated by
+/// the unit separator, one call a line) and keeps what is set, per key name, so `get`
+/// answers what `set` wrote. The GNOME media-keys schema is not in Debian's test
+/// packages without GNOME's settings daemon, so the real one cannot be used here.
+fn fake_gsettings(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    let state = dir.join("gsettings-state");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&state).unwrap();
+    let log = dir.join("gsettings-calls");
+    let script = format!(
+        r#"#!/bin/sh
+for word in "$@"; do printf '%s\037' "$word"; done >> '{log}'
+echo >> '{log}'
+state='{state}'
+case "$1" in
+  get) if [ -f "$state/$3" ]; then cat "$state/$3"; elif [ "$3" = custom-keybindings ]; then echo '@as []'; else echo "''"; fi ;;
+  set) printf '%s\n' "$4" > "$state/$3" ;;
+  reset) rm -f "$state/$3" ;;
+esac
+"#,
+        log = log.display(),
+        state = state.display()
+    );
+    std::fs::write(bin.join("gsettings"), script).unwrap();
+    std::fs::set_permissions(
+        bin.join("gsettings"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    (bin, log)
+}
+
+#[test]
+fn shortcut_on_gnome_adds_a_custom_keybinding_that_runs_inkling_quick_and_off_takes_it_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, log) = fake_gsettings(dir.path());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [
+        ("PATH", path.as_str()),
+        ("XDG_CURRENT_DESKTOP", "ubuntu:GNOME"),
+    ];
+    // Another binding the person had: kept.
+    std::fs::write(
+        dir.path().join("gsettings-state/custom-keybindings"),
+        "['/org/gnome/settings-daemon/plugins/media-keys/custom-keybindings/custom0/']\n",
+    )
+    .unwrap();
+    let shortcut = |action: &str| {
+        crate::helpers::run_cli_with(dir.path(), free_port(), &["shortcut", action], None, &env)
+    };
+
+    let on = shortcut("on");
+    assert!(on.status.success(), "{}", stderr(&on));
+    assert_eq!(
+        String::from_utf8_lossy(&on.stdout).trim(),
+        "on: Ctrl+Alt+N opens a quick note (GNOME's keyboard settings, \"inkling quick note\")"
+    );
+    let calls: Vec<Vec<String>> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            line.split('\u{1f}')
+                .filter(|word| !word.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    let entry = "org.gnome.settings-daemon.plugins.media-keys.custom-keybinding:\
+                 /org/gnome/settings-daemon/plugins/media-keys/custom-keybindings/inkling-quick/";
+    let exe = inkling_binary();
+    let words = |all: &[&str]| all.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        calls,
+        vec![
+            words(&["get", "org.gnome.settings-daemon.plugins.media-keys", "custom-keybindings"]),
+            words(&["set", entry, "name", "'inkling quick note'"]),
+            words(&["set", entry, "command", &format!(r"'\'{exe}\' quick'")]),
+            words(&["set", entry, "binding", "'<Control><Alt>n'"]),
+            words(&[
+                "set",
+                "org.gnome.settings-daemon.plugins.media-keys",
+                "custom-keybindings",
+                "['/org/gnome/settings-daemon/plugins/media-keys/custom-keybindings/custom0/', \
+                 '/org/gnome/settings-daemon/plugins/media-keys/custom-keybindings/inkling-quick/']",
+            ]),
+        ]
+    );
+
+    let status = shortcut("status");
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout).trim(),
+        "on: <Control><Alt>n (GNOME)"
+    );
+    let off = shortcut("off");
+    assert!(off.status.success(), "{}", stderr(&off));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("gsettings-state/custom-keybindings")).unwrap(),
+        "['/org/gnome/settings-daemon/plugins/media-keys/custom-keybindings/custom0/']\n",
+        "the person's own binding stays"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&shortcut("status").stdout).trim(),
+        "off"
+    );
+}
+
+#[test]
+fn shortcut_on_a_desktop_inkling_cannot_set_prints_the_command_to_bind() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = crate::helpers::run_cli_with(
+        dir.path(),
+        free_port(),
+        &["shortcut", "on"],
+        None,
+        &[("XDG_CURRENT_DESKTOP", "sway")],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        format!(
+            "inkling cannot set this desktop's shortcuts; in its keyboard settings, bind Ctrl+Alt+N to:\n  '{}' quick",
+            inkling_binary()
+        )
+    );
+}
+
+/// `quick.portal = true` with no portal to be had (here no session bus at all): the
+/// service says why once, captures as ever, and stops cleanly on SIGTERM (the
+/// listener's thread and runtime do not hold it up or abort it).
+#[test]
+fn the_portal_shortcut_without_a_bus_costs_nothing_and_the_service_stops_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut service = ServiceProcess::start_with(
+        dir.path(),
+        port,
+        &[
+            ("INKLING_QUICK__PORTAL", "true"),
+            ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus"),
+        ],
+    );
+    let captured = service.cli(&["capture", "with the portal asked for"]);
+    assert!(captured.status.success(), "{}", stderr(&captured));
+    service.signal("TERM");
+    let status = service
+        .wait_for_exit(Duration::from_secs(10))
+        .expect("the service stops on SIGTERM");
+    assert!(status.success(), "{status}");
+}

@@ -268,6 +268,11 @@ async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Bro
 }
 
 impl Browser {
+    /// The service's data dir (its token is there: what the CLI reads).
+    pub fn data_dir(&self) -> std::path::PathBuf {
+        self.settings.data_dir()
+    }
+
     /// Stops the service and starts it again on the same port and data dir.
     pub async fn restart_service(&mut self) {
         self.stop_service().await;

@@ -24,6 +24,8 @@ mod other_user;
 mod page;
 #[path = "../support/ports.rs"]
 mod ports;
+mod quick;
+mod quick_x11;
 mod related;
 mod search;
 #[path = "../support/service.rs"]

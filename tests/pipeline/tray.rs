@@ -38,6 +38,7 @@ fn start_tray(p: &Pipeline) -> Tray {
     let shown = Recorded::default();
     let opened = Arc::new(Mutex::new(Vec::new()));
     let record = opened.clone();
+    let record_quick = opened.clone();
     let wiring = TrayWiring {
         inbox: p.services.inbox.clone(),
         monitor: p.services.monitor.clone(),
@@ -46,6 +47,14 @@ fn start_tray(p: &Pipeline) -> Tray {
         inbox_url: Arc::new(|| "http://127.0.0.1:1/?code=c".to_string()),
         opener: Arc::new(move |target: &str| {
             record.lock().unwrap().push(target.to_string());
+            Ok(())
+        }),
+        quick_url: Arc::new(|| "http://127.0.0.1:1/quick?code=q".to_string()),
+        quick_window: Arc::new(move |target: &str| {
+            record_quick
+                .lock()
+                .unwrap()
+                .push(format!("quick window: {target}"));
             Ok(())
         }),
     };
@@ -169,13 +178,17 @@ async fn open_inbox_and_export_hand_the_page_and_the_folder_to_the_desktop() {
     let tray = start_tray(&p);
 
     tray.addr.do_send(TrayClicked(TrayAction::OpenInbox));
+    tray.addr.do_send(TrayClicked(TrayAction::QuickNote));
     tray.addr.do_send(TrayClicked(TrayAction::ExportUsageLog));
 
-    p.settle_until("both opened", |_| tray.opened.lock().unwrap().len() == 2)
-        .await;
+    p.settle_until("all three opened", |_| {
+        tray.opened.lock().unwrap().len() == 3
+    })
+    .await;
     let opened = tray.opened.lock().unwrap().clone();
     assert_eq!(opened[0], "http://127.0.0.1:1/?code=c");
-    assert!(opened[1].contains("exports/inkling-usage-"), "{opened:?}");
+    assert_eq!(opened[1], "quick window: http://127.0.0.1:1/quick?code=q");
+    assert!(opened[2].contains("exports/inkling-usage-"), "{opened:?}");
     let menu = p.ask(&Mailbox::from(tray.addr.clone()), GetMenu).await;
-    assert_eq!(menu.entries.len(), 5);
+    assert_eq!(menu.entries.len(), 6);
 }

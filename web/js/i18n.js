@@ -41,7 +41,9 @@ export function applyStrings(all, wanted) {
   for (const element of document.querySelectorAll("[data-i18n-label]")) {
     element.setAttribute("aria-label", t(element.dataset.i18nLabel));
   }
+  // The help's keys: the inbox has them, the quick-capture window does not.
   const keys = document.getElementById("help-keys");
+  if (!keys) return;
   keys.replaceChildren();
   for (const [key, what] of strings.keys) {
     const term = document.createElement("dt");

@@ -1,6 +1,6 @@
 //! The tray menu as data: labels, enabled flags, order, and which icon to show.
 //!
-//! Open inbox · Export usage log… · Recheck Ollama (enabled only while the provider is
+//! Open inbox · Quick note… · Export usage log… · Recheck Ollama (enabled only while the provider is
 //! not ready; "Recheck the model server" for an OpenAI-compatible one) · Process AI now
 //! (N failed) (enabled only when N > 0) · Quit.
 
@@ -22,6 +22,7 @@ pub struct Wording {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum TrayAction {
     OpenInbox,
+    QuickNote,
     ExportUsageLog,
     RecheckProvider,
     ProcessAiNow,
@@ -82,6 +83,7 @@ pub fn build(failed: u64, health: Option<&ProviderHealth>, wording: Wording) -> 
     };
     let entries = vec![
         entry(TrayAction::OpenInbox, words.tray_open_notes, true),
+        entry(TrayAction::QuickNote, words.tray_quick_note, true),
         entry(
             TrayAction::ExportUsageLog,
             words.tray_export_usage_log,
@@ -192,21 +194,22 @@ mod tests {
             labels(&model),
             [
                 "Open inbox",
+                "Quick note…",
                 "Export usage log…",
                 "Recheck Ollama",
                 "Process AI now (0 failed)",
                 "Quit"
             ]
         );
-        assert_eq!(enabled(&model), [true, true, false, false, true]);
+        assert_eq!(enabled(&model), [true, true, true, false, false, true]);
         assert_eq!(model.icon, TrayIcon::Normal);
     }
 
     #[test]
     fn failed_notes_enable_process_ai_now_with_the_count_in_the_label() {
         let model = build(3, Some(&ProviderHealth::Ready), EN);
-        assert_eq!(model.entries[3].label, "Process AI now (3 failed)");
-        assert_eq!(enabled(&model), [true, true, false, true, true]);
+        assert_eq!(model.entries[4].label, "Process AI now (3 failed)");
+        assert_eq!(enabled(&model), [true, true, true, false, true, true]);
         assert_eq!(model.icon, TrayIcon::FailedNotes);
         assert!(model.is_enabled(TrayAction::ProcessAiNow));
     }
@@ -214,7 +217,7 @@ mod tests {
     #[test]
     fn a_provider_down_enables_recheck_and_wins_the_icon() {
         let model = build(2, Some(&down()), EN);
-        assert_eq!(enabled(&model), [true, true, true, true, true]);
+        assert_eq!(enabled(&model), [true, true, true, true, true, true]);
         assert_eq!(model.icon, TrayIcon::ProviderDown);
         let missing = ProviderHealth::ModelMissing {
             model: "llama3.2".into(),
@@ -258,6 +261,7 @@ mod tests {
             labels(&model),
             [
                 "노트 열기",
+                "빠른 메모...",
                 "사용 로그 내보내기...",
                 "Ollama 재확인",
                 "지금 AI 처리 (실패 4건)",
@@ -273,10 +277,10 @@ mod tests {
             server: ModelServer::OpenAiCompatible,
         };
         let model = build(0, Some(&down()), openai(Locale::En));
-        assert_eq!(model.entries[2].label, "Recheck the model server");
+        assert_eq!(model.entries[3].label, "Recheck the model server");
         assert_eq!(model.tooltip, "inkling: the model server is not available");
         let model = build(0, Some(&down()), openai(Locale::Ko));
-        assert_eq!(model.entries[2].label, "모델 서버 재확인");
+        assert_eq!(model.entries[3].label, "모델 서버 재확인");
         assert_eq!(model.tooltip, "inkling: 모델 서버 를 사용할 수 없습니다");
     }
 }

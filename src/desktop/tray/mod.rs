@@ -13,7 +13,7 @@
 //! arrives as `TrayClicked(action)` and does what the HTTP API does: the retry-all use
 //! case called on the [`Inbox`] directly (the tray sits in the desktop layer, above the
 //! use cases), `Recheck` to the monitor, `ExportUsageLog` to telemetry; Open inbox
-//! opens the page; Quit stops the service through the same graceful path as SIGTERM.
+//! opens the page; Quick note… opens the quick-capture window, as `inkling quick` does; Quit stops the service through the same graceful path as SIGTERM.
 //! A click on a disabled item does nothing, whatever the desktop sends.
 
 pub mod backend;
@@ -63,6 +63,11 @@ pub struct TrayWiring {
     /// The inbox page's address with a fresh one-time code (what `inkling open` opens).
     pub inbox_url: Arc<dyn Fn() -> String + Send + Sync>,
     pub opener: Opener,
+    /// The quick-capture window's address with a fresh one-time code.
+    pub quick_url: Arc<dyn Fn() -> String + Send + Sync>,
+    /// Opens that address as the quick window (`desktop::quick::open_window` with
+    /// `quick.browser`).
+    pub quick_window: Opener,
 }
 
 pub struct TrayActor {
@@ -173,6 +178,12 @@ impl Handler<TrayClicked> for TrayActor {
         tracing::info!(?action, "tray menu clicked");
         match action {
             TrayAction::OpenInbox => self.open(&(self.wiring.inbox_url)()),
+            TrayAction::QuickNote => {
+                let url = (self.wiring.quick_url)();
+                if let Err(e) = (self.wiring.quick_window)(&url) {
+                    tracing::warn!(error = %e, "cannot open the quick-capture window");
+                }
+            }
             TrayAction::ProcessAiNow => {
                 let inbox = self.wiring.inbox.clone();
                 let retry = async move { inbox.retry_all_failed().await };

@@ -136,6 +136,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
             web::scope("")
                 .wrap(from_fn(body::read_within_deadline))
                 .service(endpoint("/").route(web::get().to(page::index)))
+                .service(endpoint("/quick").route(web::get().to(page::quick)))
                 .service(endpoint("/assets/{name}").route(web::get().to(page::assets)))
                 .service(endpoint("/assets/{run}/{name}").route(web::get().to(page::run_assets)))
                 .service(endpoint("/session").route(web::post().to(sessions::open_session)))

@@ -1,6 +1,7 @@
 //! The inbox page: `GET /` and `GET /assets/{run}/{name}` (also `/assets/{name}`),
-//! embedded from `web/` (no build step, no CDN: the page works offline). The page's
-//! sessions are `sessions.rs`.
+//! embedded from `web/` (no build step, no CDN: the page works offline), and the
+//! quick-capture window, `GET /quick` (`inkling quick`: one box, the same assets and
+//! sessions). The page's sessions are `sessions.rs`.
 //!
 //! Everything is served with a Content-Security-Policy that allows only this origin's
 //! own scripts and styles, so even a note body full of markup cannot run code.
@@ -19,6 +20,8 @@ use crate::api::replies::Refusal;
 use crate::app_icon::APP_ICON_SVG;
 
 const INDEX_HTML: &str = include_str!("../../../web/index.html");
+const QUICK_HTML: &str = include_str!("../../../web/quick.html");
+const QUICK_CSS: &str = include_str!("../../../web/quick.css");
 const APP_JS: &str = include_str!("../../../web/app.js");
 const STYLE_CSS: &str = include_str!("../../../web/style.css");
 const I18N_JSON: &str = include_str!("../../../web/i18n.json");
@@ -51,6 +54,7 @@ const MODULES: &[(&str, &str)] = &[
     ("notes.js", include_str!("../../../web/js/notes.js")),
     ("preview.js", include_str!("../../../web/js/preview.js")),
     ("proof.js", include_str!("../../../web/js/proof.js")),
+    ("quick.js", include_str!("../../../web/js/quick.js")),
     ("related.js", include_str!("../../../web/js/related.js")),
     ("stats.js", include_str!("../../../web/js/stats.js")),
     ("store.js", include_str!("../../../web/js/store.js")),
@@ -76,13 +80,16 @@ fn asset(content_type: &str, body: &'static str) -> HttpResponse {
 #[derive(Debug, Clone)]
 pub struct PageAssets {
     index_html: String,
+    quick_html: String,
 }
 
 impl PageAssets {
     /// The page of a run whose asset path is `/assets/<run>/`.
     pub fn for_run(run: &str) -> PageAssets {
+        let under_run = |html: &str| html.replace("\"/assets/", &format!("\"/assets/{run}/"));
         PageAssets {
-            index_html: INDEX_HTML.replace("\"/assets/", &format!("\"/assets/{run}/")),
+            index_html: under_run(INDEX_HTML),
+            quick_html: under_run(QUICK_HTML),
         }
     }
 
@@ -95,11 +102,21 @@ impl PageAssets {
 
 /// `GET /`: the page. It holds no data; it asks the API once it has a session.
 pub async fn index(page: web::Data<PageAssets>) -> HttpResponse {
+    html(page.index_html.clone())
+}
+
+/// `GET /quick`: the quick-capture window. Like the page, it holds no data and signs in
+/// the same way (a one-time code in its address); it only ever adds a note.
+pub async fn quick(page: web::Data<PageAssets>) -> HttpResponse {
+    html(page.quick_html.clone())
+}
+
+fn html(body: String) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .insert_header((CONTENT_SECURITY_POLICY, CSP))
         .insert_header((CACHE_CONTROL, "no-cache"))
-        .body(page.index_html.clone())
+        .body(body)
 }
 
 /// `GET /assets/{run}/{name}`: what the page asks for. Any run is answered (the path
@@ -117,6 +134,7 @@ fn asset_named(name: &str) -> HttpResponse {
     match name {
         "app.js" => asset("text/javascript; charset=utf-8", APP_JS),
         "style.css" => asset("text/css; charset=utf-8", STYLE_CSS),
+        "quick.css" => asset("text/css; charset=utf-8", QUICK_CSS),
         "i18n.json" => asset("application/json", I18N_JSON),
         "icon.svg" => asset("image/svg+xml", APP_ICON_SVG),
         module => match MODULES.iter().find(|(file, _)| *file == module) {
@@ -128,7 +146,7 @@ fn asset_named(name: &str) -> HttpResponse {
 
 #[cfg(test)]
 mod tests {
-    use super::{PageAssets, I18N_JSON, INDEX_HTML};
+    use super::{PageAssets, I18N_JSON, INDEX_HTML, QUICK_HTML};
 
     #[test]
     fn the_page_names_every_asset_under_its_runs_path() {
@@ -139,6 +157,14 @@ mod tests {
             page.index_html.matches("\"/assets/0123abcd/").count()
         );
         assert!(page.index_html.contains("src=\"/assets/0123abcd/app.js\""));
+        assert!(QUICK_HTML.matches("\"/assets/").count() >= 3);
+        assert_eq!(
+            page.quick_html.matches("\"/assets/").count(),
+            page.quick_html.matches("\"/assets/0123abcd/").count()
+        );
+        assert!(page
+            .quick_html
+            .contains("src=\"/assets/0123abcd/quick.js\""));
         let (a, b) = (PageAssets::fresh().unwrap(), PageAssets::fresh().unwrap());
         assert_ne!(a.index_html, b.index_html);
     }
