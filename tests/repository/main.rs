@@ -8,6 +8,7 @@ use inkling::storage::{Job, Store, StoreResult};
 
 mod actor;
 mod changes;
+mod group_commit;
 mod integrity;
 mod invariants;
 mod nearest;

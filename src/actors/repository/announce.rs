@@ -1,6 +1,8 @@
 //! What a write changed, as the repository announces it: the counts ([`counts_after`]
-//! says when they can be known without counting) and the notes: which ones the change
-//! log says ([`Live`] is how a write tells the page of them), as [`NotesChange`].
+//! says when they can be known without counting, [`counts_of_group`] what each capture
+//! of a group commit announces) and the notes: which ones the change log says ([`Live`]
+//! is how a write tells the page of them, [`captured_in_log`] which of them a group of
+//! captures already holds), as [`NotesChange`].
 
 use crate::api::changes::{ChangeKind, NoteChange};
 use crate::domain::Note;
@@ -36,6 +38,52 @@ pub fn counts_after(last: Option<NoteCounts>, change: CountsChange) -> Option<No
         }),
         CountsChange::PendingAndFailed | CountsChange::All => None,
     }
+}
+
+/// What is known of the counts when a group of captures is announced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupCounts {
+    /// The counts last announced, from before the group's commit.
+    Before(NoteCounts),
+    /// None were known: the store counted after the commit, the whole group in it.
+    After(NoteCounts),
+}
+
+/// The counts each of `stored` captures of one commit announces, in the order they
+/// were stored: each one more pending than the one before, as `stored` captures one by
+/// one would have announced. From the counts known before the commit nothing is
+/// counted; from a count made after it, the group's later notes are taken off each
+/// earlier note's, so none is counted twice. A capture moves nothing else (a new note
+/// is neither failed nor expired).
+pub fn counts_of_group(known: GroupCounts, stored: usize) -> Vec<NoteCounts> {
+    let stored = stored as u64;
+    let (base, first) = match known {
+        GroupCounts::Before(last) => (last, last.pending + 1),
+        GroupCounts::After(counted) => (
+            counted,
+            counted.pending.saturating_sub(stored.saturating_sub(1)),
+        ),
+    };
+    (0..stored)
+        .map(|i| NoteCounts {
+            pending: first + i,
+            ..base
+        })
+        .collect()
+}
+
+/// The notes to announce from the changes a group of captures made, each with the note
+/// as the capture stored it (`None`: not one of `stored`, to be read from the store).
+/// The log says which notes and in what order ([`notes_to_announce`]); the captures
+/// hold what they stored, so a group's notes are never read back.
+pub fn captured_in_log<'a>(
+    changes: &'a [NoteChange],
+    stored: &[&'a Note],
+) -> Vec<(&'a str, Option<&'a Note>)> {
+    notes_to_announce(changes)
+        .into_iter()
+        .map(|id| (id, stored.iter().copied().find(|note| note.id == id)))
+        .collect()
 }
 
 /// How the live page hears of the notes a write changed, which the actor reads from the
@@ -99,6 +147,75 @@ mod tests {
             kind,
             at: String::new(),
         }
+    }
+
+    fn counts(pending: u64) -> NoteCounts {
+        NoteCounts {
+            pending,
+            failed: 2,
+            expired: 3,
+        }
+    }
+
+    #[test]
+    fn a_group_of_captures_announces_what_each_capture_alone_would_have() {
+        // Known before the commit: one more pending each, nothing counted.
+        assert_eq!(
+            counts_of_group(GroupCounts::Before(counts(10)), 3),
+            [counts(11), counts(12), counts(13)]
+        );
+        // Counted after the commit (the group in the count): the same figures, the
+        // last note's count being the count itself.
+        assert_eq!(
+            counts_of_group(GroupCounts::After(counts(13)), 3),
+            [counts(11), counts(12), counts(13)]
+        );
+        assert_eq!(
+            counts_of_group(GroupCounts::Before(counts(0)), 1),
+            [counts(1)]
+        );
+        assert!(counts_of_group(GroupCounts::After(counts(4)), 0).is_empty());
+        // A count that cannot hold the group (a note given up meanwhile) never goes
+        // below zero.
+        assert_eq!(
+            counts_of_group(GroupCounts::After(counts(1)), 3),
+            [counts(0), counts(1), counts(2)]
+        );
+    }
+
+    #[test]
+    fn a_group_announces_the_notes_the_log_names_as_the_captures_stored_them() {
+        let note = |id: &str| Note {
+            id: id.into(),
+            body: format!("body of {id}"),
+            title: None,
+            summary: None,
+            tags: Vec::new(),
+            ai_status: crate::domain::AiStatus::Pending,
+            ai_error: None,
+            created_at: String::new(),
+            updated_at: String::new(),
+            deleted_at: None,
+            kept_at: None,
+            title_set_by_user: false,
+            tags_set_by_user: false,
+            ai_read_chars: None,
+            edited_at: None,
+            remind_at: None,
+            remind_state: None,
+        };
+        let (a, b) = (note("a"), note("b"));
+        let changes = [
+            change(1, "b", ChangeKind::Captured),
+            change(2, "x", ChangeKind::Edited),
+            change(3, "a", ChangeKind::Captured),
+        ];
+        let announced = captured_in_log(&changes, &[&a, &b]);
+        assert_eq!(
+            announced,
+            [("b", Some(&b)), ("x", None), ("a", Some(&a))],
+            "in the log's order; a note not captured here is read from the store"
+        );
     }
 
     #[test]

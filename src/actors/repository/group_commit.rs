@@ -11,9 +11,16 @@
 //! empty and do nothing. The mailbox is first in, first out, so by the time a
 //! capture's own `CommitCaptures` is handled its note has been taken and answered.
 //!
-//! Should the shared transaction fail, each note is stored again on its own, so each
-//! gets its own answer (a full disk refuses them all; nothing else of one note can
-//! refuse another's). Each note is announced as a single capture's is.
+//! Should the shared transaction fail, none of its notes is stored (it is rolled back
+//! whole), and each note is stored again on its own, so each gets its own answer (a full
+//! disk refuses them all; nothing else of one note can refuse another's). No note is
+//! answered before the commit that holds it.
+//!
+//! Each note is announced as a single capture's is: its counts, then the note. What
+//! that costs is paid once per group, not per note (issue #38 point 3): the change log
+//! is read once for the whole group, the notes are announced as the capture stored them
+//! (the log names them, the capture holds them: none is read back), and the counts
+//! come from [`counts_of_group`], counted at most once.
 
 use std::sync::{Arc, Mutex};
 
@@ -21,7 +28,7 @@ use actix::Message;
 use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 
-use super::{CountsChange, Live, RepositoryActor};
+use super::{captured_in_log, counts_of_group, GroupCounts, NotesChange, RepositoryActor};
 use crate::domain::{Note, NoteBody};
 use crate::storage::{StoreError, StoreResult};
 
@@ -98,17 +105,72 @@ impl RepositoryActor {
                     .collect()
             }
         };
-        let stored = results.iter().all(Result::is_ok);
+        let stored: Vec<&Note> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+        let now = waiting.last().map_or_else(Utc::now, |w| w.now);
+        self.announce_captures(&stored, now);
+        let all_stored = stored.len() == results.len();
         for (capture, result) in waiting.into_iter().zip(results) {
-            if result.is_ok() {
-                // Its counts, then its note: the next change of the log.
-                self.announce(CountsChange::OnePending, capture.now);
-                self.follow_log(Live::Each, 1);
-            }
             // The asker may have gone (its connection closed): the note is stored all
             // the same, as a single capture's would be.
             let _ = capture.answer.send(result);
         }
-        stored
+        all_stored
+    }
+
+    /// Announces the notes a group of captures stored, each as a single capture's is:
+    /// its counts, then the note. The log is read once for the group; a note it names
+    /// that is not one of `stored` (none should be: the repository announces after every
+    /// write) is read from the store.
+    fn announce_captures(&mut self, stored: &[&Note], now: DateTime<Utc>) {
+        let Some(store) = self.store.as_ref() else {
+            return;
+        };
+        // Every change since the last announced: the group's own, and any a failed
+        // read left behind.
+        let changes = match store.changes_after(self.announced, usize::MAX) {
+            Ok(changes) => changes,
+            Err(e) => {
+                // The notes stand; the page hears of the next write.
+                tracing::warn!(error = %e, "cannot read the change log");
+                return;
+            }
+        };
+        let mut told: Vec<(bool, NotesChange)> = Vec::with_capacity(changes.len());
+        for (id, captured) in captured_in_log(&changes, stored) {
+            match captured {
+                Some(note) => told.push((true, NotesChange::one(note))),
+                None => match store.get(id) {
+                    Ok(note) => told.push((false, NotesChange::one(&note))),
+                    Err(StoreError::NotFound(_)) => {}
+                    Err(e) => tracing::warn!(error = %e, "cannot read a changed note"),
+                },
+            }
+        }
+        let captured = told.iter().filter(|(capture, _)| *capture).count();
+        let known = match self.counts {
+            Some(last) => Some(GroupCounts::Before(last)),
+            None => match store.counts(now) {
+                Ok(counted) => Some(GroupCounts::After(counted)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot count the notes");
+                    None
+                }
+            },
+        };
+        if let Some(last) = changes.last() {
+            self.announced = last.seq;
+        }
+        let mut counts = known
+            .map(|known| counts_of_group(known, captured))
+            .unwrap_or_default()
+            .into_iter();
+        for (capture, change) in told {
+            if capture {
+                if let Some(counts) = counts.next() {
+                    self.publish(counts);
+                }
+            }
+            self.tell(Some(change));
+        }
     }
 }

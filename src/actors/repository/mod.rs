@@ -58,7 +58,10 @@ mod announce;
 mod group_commit;
 mod messages;
 
-pub use announce::{counts_after, notes_to_announce, CountsChange, Live, NotesChange};
+pub use announce::{
+    captured_in_log, counts_after, counts_of_group, notes_to_announce, CountsChange, GroupCounts,
+    Live, NotesChange,
+};
 pub use group_commit::{Captures, CommitCaptures};
 pub use messages::*;
 

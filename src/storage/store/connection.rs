@@ -17,6 +17,10 @@ use super::nearest;
 use super::{StoreError, StoreResult};
 use crate::domain::timestamp;
 
+/// How many compiled statements the connection keeps: room for every one the store
+/// runs and the lists' and searches' usual shapes.
+const STATEMENT_CACHE: usize = 128;
+
 /// The one connection that writes.
 pub struct Store {
     pub(super) conn: Connection,
@@ -151,6 +155,12 @@ impl Store {
         conn.pragma_update(None, "secure_delete", true)?;
         // Another process (a backup tool, the sqlite3 shell) may hold a lock briefly.
         conn.busy_timeout(Duration::from_secs(5))?;
+        // Each statement the store runs is compiled once (`prepare_cached`). There are
+        // ~40 of them besides the lists' and searches' shapes, and rusqlite keeps 16 by
+        // default, so a capture's statements were compiled again after the worker, a
+        // list or a search had pushed them out (compiling the insert with its triggers
+        // cost ~0.1 ms, docs/PERFORMANCE.md).
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         // A migration writes: on an older file it waits for the check (start-up waits
         // then, once per upgrade); an up-to-date file needs no write to open.
         let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;

@@ -35,11 +35,22 @@ pub const COUNT_WITH_STATUS_SQL: &str =
 pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
      WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL";
 
+/// The columns [`note_from_row`] reads, in its order (a macro, so that constant SQL can
+/// be put together with `concat!`).
+macro_rules! note_columns {
+    () => {
+        "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
+         n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, \
+         n.tags_set_by_user, n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state"
+    };
+}
+
 /// The columns [`note_from_row`] reads, in its order.
-pub(super) const NOTE_COLUMNS: &str =
-    "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
-     n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, n.tags_set_by_user, \
-     n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state";
+pub(super) const NOTE_COLUMNS: &str = note_columns!();
+
+/// One note by its id: a constant, so its statement is compiled once per connection
+/// (the statement cache keys on the text; a `format!` per call built it anew).
+const GET_NOTE_SQL: &str = concat!("SELECT ", note_columns!(), " FROM notes n WHERE n.id = ?1");
 
 impl Store {
     /// Stores a new pending note and its job row in one transaction. Durable on return.
@@ -98,11 +109,8 @@ impl Store {
     /// One note, trashed or not.
     pub fn get(&self, id: &str) -> StoreResult<Note> {
         self.conn
-            .query_row(
-                &format!("SELECT {NOTE_COLUMNS} FROM notes n WHERE n.id = ?1"),
-                [id],
-                note_from_row,
-            )
+            .prepare_cached(GET_NOTE_SQL)?
+            .query_row([id], note_from_row)
             .optional()?
             .ok_or_else(|| StoreError::NotFound(id.to_string()))
     }
