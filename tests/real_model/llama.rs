@@ -4,7 +4,7 @@
 //! killed when dropped.
 //!
 //! The server ignores the model name a request carries and answers under the name given
-//! by `--alias` (/work/coord/llama-findings.md, "Models and context"): starting it under
+//! by `--alias` (docs/PLATFORM.md, "OpenAI-compatible servers"): starting it under
 //! another alias is how a test makes the configured model missing.
 
 use std::fs::File;
