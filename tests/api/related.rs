@@ -115,7 +115,12 @@ fn inkling_related_prints_each_related_note_with_its_similarity() {
         }));
     let line = printed.lines().next().unwrap();
     assert!(line.trim_start().starts_with("82 %"), "{printed}");
-    assert!(line.contains(&second) && line.contains("done"), "{printed}");
+    // `82 %  <the shortest start of its id>  done  …`
+    let shown = line.split_whitespace().nth(2).unwrap_or_default();
+    assert!(
+        shown.len() >= 8 && second.starts_with(shown) && line.contains("done"),
+        "{printed}"
+    );
 
     let unknown = service.cli(&["related", "no-such-note"]);
     assert_eq!(unknown.status.code(), Some(1));
