@@ -6,44 +6,16 @@
 
 #[path = "support/eventually.rs"]
 mod eventually;
+#[path = "support/session_bus.rs"]
+mod session_bus;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use inkling::desktop::portal::{listen, request_path, start};
 use inkling::desktop::shortcut::Key;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue, Value};
-
-struct Bus(Child);
-
-impl Drop for Bus {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A private session bus whose socket lives in `dir`.
-fn private_bus(dir: &std::path::Path) -> (Bus, String) {
-    let mut child = Command::new("dbus-daemon")
-        .args(["--session", "--nofork", "--print-address=1"])
-        .arg(format!(
-            "--address=unix:path={}",
-            dir.join("bus.sock").display()
-        ))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("dbus-daemon (Debian package dbus-daemon; scripts/test.sh installs it)");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("its output"))
-        .read_line(&mut line)
-        .expect("dbus-daemon says its address");
-    (Bus(child), line.trim().to_string())
-}
 
 /// What the stand-in portal was asked to bind: (id, description, preferred trigger).
 type Bound = Arc<Mutex<Vec<(String, String, String)>>>;
@@ -167,8 +139,8 @@ async fn press(portal: &zbus::Connection, id: &str) {
 
 #[actix_rt::test]
 async fn the_service_binds_the_key_at_the_portal_and_opens_the_window_on_each_press() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_bus, address) = private_bus(dir.path());
+    let bus = session_bus::SessionBus::start();
+    let address = bus.address.clone();
     let (portal, bound) = portal_on(&address, 0).await;
     let opened = Arc::new(AtomicUsize::new(0));
     let count = opened.clone();
@@ -210,8 +182,8 @@ async fn the_service_binds_the_key_at_the_portal_and_opens_the_window_on_each_pr
 
 #[actix_rt::test]
 async fn a_shortcut_the_person_did_not_allow_is_an_error_in_plain_words() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_bus, address) = private_bus(dir.path());
+    let bus = session_bus::SessionBus::start();
+    let address = bus.address.clone();
     let (_portal, _bound) = portal_on(&address, 1).await;
     let service = zbus::connection::Builder::address(address.as_str())
         .unwrap()
@@ -230,8 +202,8 @@ async fn a_shortcut_the_person_did_not_allow_is_an_error_in_plain_words() {
 
 #[actix_rt::test]
 async fn without_a_portal_listening_fails_saying_so() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_bus, address) = private_bus(dir.path());
+    let bus = session_bus::SessionBus::start();
+    let address = bus.address.clone();
     let service = zbus::connection::Builder::address(address.as_str())
         .unwrap()
         .build()

@@ -16,10 +16,10 @@ mod fake_ollama;
 mod ports;
 #[path = "support/service.rs"]
 mod service;
+#[path = "support/session_bus.rs"]
+mod session_bus;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,35 +28,6 @@ use inkling::clock::SystemClock;
 
 use serde_json::{json, Value};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue, Structure, Value as DbusValue};
-
-struct Bus(Child);
-
-impl Drop for Bus {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A private session bus whose socket lives in `dir` (a killed dbus-daemon leaves its
-/// socket behind; a temp dir takes it away).
-fn private_bus(dir: &std::path::Path) -> (Bus, String) {
-    let mut child = Command::new("dbus-daemon")
-        .args(["--session", "--nofork", "--print-address=1"])
-        .arg(format!(
-            "--address=unix:path={}",
-            dir.join("bus.sock").display()
-        ))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("dbus-daemon (Debian package dbus-daemon; scripts/test.sh installs it)");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (Bus(child), line.trim().to_string())
-}
 
 /// Just enough of `org.kde.StatusNotifierWatcher` for an item to register.
 struct FakeWatcher {
@@ -195,7 +166,8 @@ async fn api(url: &str, token: &str, method: &str, path: &str) -> Value {
 #[actix_rt::test]
 async fn the_tray_menu_on_a_real_bus_follows_the_service_and_its_clicks_work() {
     let dir = tempfile::tempdir().unwrap();
-    let (_bus, address) = private_bus(dir.path());
+    let bus = session_bus::SessionBus::start();
+    let address = bus.address.clone();
     // The only test in this binary, so no other test reads the variable meanwhile.
     std::env::set_var("DBUS_SESSION_BUS_ADDRESS", &address);
     let registered = Arc::new(Mutex::new(Vec::new()));

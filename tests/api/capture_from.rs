@@ -2,51 +2,17 @@
 //! clipboard (`--clipboard`, here on a real X server, Xvfb, with xclip as the program
 //! that copied). An empty note from any of them captures nothing and says so.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::Write;
+use std::process::{Command, Stdio};
 
 use crate::helpers::{free_port, run_cli, run_cli_with, ServiceProcess};
+use crate::x_server::XServer;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A private X server for one test, gone when dropped (and with it every client of it,
-/// such as the xclip that owns the clipboard).
-struct XServer {
-    process: Child,
-    display: String,
-}
-
 impl XServer {
-    fn start() -> XServer {
-        // -displayfd: Xvfb picks a free display number and writes it once it accepts
-        // clients, so neither a fixed number nor a wait is needed.
-        let mut process = Command::new("Xvfb")
-            .args([
-                "-displayfd",
-                "1",
-                "-nolisten",
-                "tcp",
-                "-screen",
-                "0",
-                "640x480x24",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb is missing: scripts/test.sh installs it (Debian package xvfb)");
-        let mut line = String::new();
-        BufReader::new(process.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert!(!line.trim().is_empty(), "Xvfb did not start");
-        XServer {
-            process,
-            display: format!(":{}", line.trim()),
-        }
-    }
-
     /// Copies `note` as a person's program would: xclip owns the CLIPBOARD selection
     /// and serves it. Returns once another client reads it back (a round trip through
     /// the X server, so the copy is in place).
@@ -73,13 +39,6 @@ impl XServer {
             .output()
             .unwrap();
         assert_eq!(text(&pasted.stdout), note);
-    }
-}
-
-impl Drop for XServer {
-    fn drop(&mut self) {
-        let _ = self.process.kill();
-        let _ = self.process.wait();
     }
 }
 
@@ -120,7 +79,7 @@ fn the_clipboard_is_captured_on_x11_and_an_empty_one_captures_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let service = ServiceProcess::start(dir.path(), port);
-    let x = XServer::start();
+    let x = XServer::start("640x480x24");
     let on_desktop = [("DISPLAY", x.display.as_str())];
 
     // Nothing copied yet: no owner of the clipboard, so no text.

@@ -36,6 +36,7 @@ mod auth;
 mod capture_from;
 mod changes;
 mod cli;
+mod cli_transfer;
 mod damage;
 mod delete;
 mod desktop;
@@ -78,5 +79,7 @@ mod slots;
 mod small_disk;
 mod transfer;
 mod usage;
+#[path = "../support/x_server.rs"]
+mod x_server;
 #[path = "../support/xorshift.rs"]
 mod xorshift;

@@ -32,3 +32,5 @@ mod search;
 mod service;
 mod squatter;
 mod untrusted;
+#[path = "../support/x_server.rs"]
+mod x_server;

@@ -6,7 +6,6 @@
 //! clock, so attaching late changes nothing. Measured twice: the browser not running
 //! (a cold start), then running (the address handed to it, a new window).
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -17,6 +16,7 @@ use serde_json::json;
 
 use crate::harness::{start, Browser};
 use crate::ports::free_port;
+use crate::x_server::XServer;
 
 /// A child process killed when dropped.
 struct Killed(Child);
@@ -26,32 +26,6 @@ impl Drop for Killed {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// A private X server; its display name.
-fn x_server() -> (Killed, String) {
-    // -displayfd: Xvfb picks a free display and writes its number once it accepts
-    // clients, so neither a fixed number nor a wait is needed.
-    let mut process = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-nolisten",
-            "tcp",
-            "-screen",
-            "0",
-            "1280x800x24",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("Xvfb is missing: scripts/test.sh installs it (Debian package xvfb)");
-    let mut line = String::new();
-    BufReader::new(process.stdout.take().expect("Xvfb's output"))
-        .read_line(&mut line)
-        .expect("Xvfb says its display");
-    assert!(!line.trim().is_empty(), "Xvfb did not start");
-    (Killed(process), format!(":{}", line.trim()))
 }
 
 fn epoch_ms() -> f64 {
@@ -144,7 +118,8 @@ async fn focused_quick_window(
 #[actix_rt::test]
 async fn on_a_real_x_server_inkling_quick_opens_a_focused_window_that_saves_korean_with_enter() {
     let service = start(&[]).await;
-    let (_x, display) = x_server();
+    let x = XServer::start("1280x800x24");
+    let display = x.display.clone();
     let profile = tempfile::tempdir().unwrap();
     let debug_port = free_port();
     let browser = browser_script(profile.path(), debug_port);
