@@ -8,7 +8,7 @@ use super::render::{answer_note, cited_line, printable, removed_line};
 use super::Invocation;
 use crate::api::ask::AskEvent;
 use crate::client::ClientError;
-use crate::domain::Note;
+use crate::domain::{Note, NoteKind};
 
 /// `inkling ask`.
 pub async fn ask(
@@ -74,7 +74,7 @@ pub async fn ask(
     }
     let note = run
         .client
-        .capture(&answer_note(&question, &answer, &notes))
+        .capture_kind(&answer_note(&question, &answer, &notes), NoteKind::Answer)
         .await?;
     if json {
         run.out.json(&note)

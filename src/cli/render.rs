@@ -248,17 +248,27 @@ pub fn removed_line(citation: &str) -> String {
 }
 
 /// An answer saved as a note: the question, the answer, and the notes it was made
-/// from by their numbers (the page's "Save as note" writes the same, `web/js/ask.js`).
+/// from as a numbered list of links by title, `[n]` of the answer the n-th (the page's
+/// "Save as note" writes the same, `web/js/ask.js`). A link is the note's address on
+/// the page (`/?note=ID`), which the page opens as the note.
 pub fn answer_note(question: &str, answer: &str, notes: &[Note]) -> String {
     let sources: Vec<String> = notes
         .iter()
         .enumerate()
         .map(|(index, note)| {
-            let heading = note
-                .title
-                .clone()
-                .unwrap_or_else(|| note.body.lines().next().unwrap_or("").to_string());
-            format!("[{}] {} ({})", index + 1, heading.trim(), note.id)
+            let heading = note.title.clone().unwrap_or_else(|| {
+                note.body
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .to_string()
+            });
+            format!(
+                "{}. [{}](/?note={})",
+                index + 1,
+                link_text(heading.trim()),
+                note.id
+            )
         })
         .collect();
     format!(
@@ -269,6 +279,19 @@ pub fn answer_note(question: &str, answer: &str, notes: &[Note]) -> String {
     )
     .trim_end()
     .to_string()
+}
+
+/// A title as a Markdown link's text: its backslashes and brackets escaped, so a
+/// bracket in a title cannot end the link early.
+fn link_text(title: &str) -> String {
+    let mut text = String::with_capacity(title.len());
+    for c in title.chars() {
+        if matches!(c, '\\' | '[' | ']') {
+            text.push('\\');
+        }
+        text.push(c);
+    }
+    text
 }
 
 /// What `inkling search` says on standard error when its limit left notes out.

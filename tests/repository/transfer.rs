@@ -25,6 +25,7 @@ fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
         edited_at: None,
         remind_at: None,
         remind_state: None,
+        kind: inkling::domain::NoteKind::Note,
     }
 }
 
