@@ -165,7 +165,8 @@ async fn a_search_says_it_shows_the_first_hundred_and_brings_the_rest_on_scroll_
         browser
             .wait_until(
                 "the first hundred hits",
-                "document.querySelectorAll('#notes .note .snippet').length === 100",
+                "document.querySelectorAll('#notes .note').length === 100 && \
+                 document.querySelectorAll('#notes .note mark, #notes .note .found-by').length >= 100",
             )
             .await;
         browser.wait_visible("search-count").await;
