@@ -295,7 +295,7 @@ async fn the_open_note_has_its_title_biggest_and_once_and_its_summary_before_the
                  const size = (e) => parseFloat(getComputedStyle(e).fontSize);\
                  const headings = [...detail.querySelectorAll('.rendered :is(h1,h2,h3,h4,h5,h6)')];\
                  const saying = [...detail.querySelectorAll('*')]\
-                   .filter((e) => e.children.length === 0 && e.textContent.includes('Garden plan') && !e.closest('.ai-section'));\
+                   .filter((e) => e.children.length === 0 && e.textContent.includes('Garden plan'));\
                  const summary = detail.querySelector('.summary');\
                  const rendered = detail.querySelector('.rendered');\
                  return {\
@@ -321,8 +321,9 @@ async fn the_open_note_has_its_title_biggest_and_once_and_its_summary_before_the
             }),
             "{screen:?}"
         );
-        let ai = browser.text("#note-detail .ai-section").await;
-        assert!(ai.contains("Garden plan (set by you)"), "{screen:?}: {ai}");
+        // The heading is the title: where it came from is said under it.
+        let when = browser.text("#note-detail h2 + .hint").await;
+        assert!(when.contains("Title: set by you"), "{screen:?}: {when}");
         browser.assert_accessible(&format!("{screen:?}")).await;
     }
     browser.close().await;

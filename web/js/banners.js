@@ -175,7 +175,7 @@ let undo = null; // {timer, onAction} while the toast shows
 function putAwayUndo() {
   if (!undo) return;
   timers.cancel(undo.timer);
-  document.removeEventListener("pointerdown", undo.onAction, true);
+  document.removeEventListener("click", undo.onAction, true);
   document.removeEventListener("keydown", undo.onAction, true);
   undo = null;
   $("undo-toast").hidden = true;
@@ -191,7 +191,9 @@ export function offerUndo(text, ids, restore) {
     putAwayUndo();
   };
   undo = { timer: timers.later(putAwayUndo, UNDO_MS), onAction };
-  document.addEventListener("pointerdown", onAction, true);
+  // A click, not a press: the toast going moves what is under it, and a press that
+  // moved its button away would lose its click.
+  document.addEventListener("click", onAction, true);
   document.addEventListener("keydown", onAction, true);
   $("undo").onclick = guarded(async () => {
     putAwayUndo();

@@ -82,6 +82,15 @@ const ctx = {
   },
 };
 
+/// Where a value came from: the person, or the AI (from the note's beginning, when it
+/// read only that).
+function source(note, byUser) {
+  if (byUser) return t("byYou");
+  return note.ai_read_chars != null ? `${t("byAi")}, ${t("fromFirst", { n: note.ai_read_chars })}` : t("byAi");
+}
+
+const titleSource = (note) => source(note, note.title_set_by_user);
+
 /// What the AI made of the note and where its work stands.
 function aiSection(note, ctx) {
   const ai = document.createElement("section");
@@ -97,16 +106,14 @@ function aiSection(note, ctx) {
     if (source) description.append(" ", Object.assign(document.createElement("span"), { className: "source", textContent: `(${source})` }));
     facts.append(term, description);
   };
-  const fromAi = (byUser) => {
-    if (byUser) return t("byYou");
-    return note.ai_read_chars != null ? `${t("byAi")}, ${t("fromFirst", { n: note.ai_read_chars })}` : t("byAi");
-  };
-  // Each value said with where it came from. The heading above is the note's own
-  // words where it has them (detailHeading), so the AI's title is said here, once;
-  // the summary is the lead above the body, said there once.
-  if (note.title) {
+  const fromAi = (byUser) => source(note, byUser);
+  // Each value said once, with where it came from. The heading above is the note's
+  // own words where it has them (detailHeading): the title, when it is not the heading,
+  // is said here; when it is, the line under the heading says where it came from. The
+  // summary is the lead above the body.
+  if (note.title && note.title !== detailHeading(note)) {
     const title = markLanguage(Object.assign(document.createElement("span"), { dir: "auto", textContent: note.title }), note.title);
-    fact(t("aiTitle"), title, fromAi(note.title_set_by_user));
+    fact(t("aiTitle"), title, titleSource(note));
   }
   const tags = document.createElement("span");
   for (const tag of note.tags) tags.append(tagButton(tag, ctx.filterTag), " ");
@@ -143,6 +150,7 @@ export function detailView(note, ctx) {
   // Edited by a person (`edited_at`), not merely written to: the AI's answer, a trash
   // or a keep move `updated_at` too, and none of them is an edit.
   if (note.edited_at) when.append(` · ${t("edited", { when: relativeTime(note.edited_at) })}`);
+  if (note.title && note.title === name) when.append(` · ${t("aiTitle")}: ${titleSource(note)}`);
 
   // The body as the service rendered and cleaned it. Each tick is an edit of the body.
   const rendered = document.createElement("div");
