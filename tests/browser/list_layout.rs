@@ -57,12 +57,22 @@ async fn the_list_is_one_column_newest_first_down_the_page_with_no_holes_on_both
                 "const cards = [...document.querySelectorAll('#notes .note')];\
                  for (const card of cards) card.style.contentVisibility = 'visible';\
                  return cards.map((card) => { const r = card.getBoundingClientRect();\
-                   return [card.dataset.id, r.left, r.width, r.top, r.bottom]; });",
+                   const title = card.querySelector('h3').getBoundingClientRect();\
+                   const meta = card.querySelector('.meta').getBoundingClientRect();\
+                   const apart = title.right <= meta.left + 0.5 || title.bottom <= meta.top + 0.5;\
+                   return [card.dataset.id, r.left, r.width, r.top, r.bottom, apart]; });",
             )
             .await;
         let cards = cards.as_array().unwrap();
         let ids: Vec<&str> = cards.iter().map(|c| c[0].as_str().unwrap()).collect();
         assert_eq!(ids, newest_first, "{screen:?}: newest first, down the page");
+        for card in cards {
+            assert_eq!(
+                card[5],
+                json!(true),
+                "{screen:?}: the title over the labels: {card}"
+            );
+        }
         let number = |card: &Value, at: usize| card[at].as_f64().unwrap();
         for pair in cards.windows(2) {
             let (above, below) = (&pair[0], &pair[1]);
