@@ -197,9 +197,10 @@ async fn the_answer_comes_first_within_the_first_screen_and_its_notes_are_the_li
             .await;
         browser
             .wait_until(
-                "the card shows the tick",
+                "the card shows the tick, the focus kept on its box",
                 &format!(
-                    "document.querySelector(\"{card} .preview input[data-task='0']\").checked === {first}"
+                    "document.querySelector(\"{card} .preview input[data-task='0']\").checked === {first} && \
+                     document.activeElement === document.querySelector(\"{card} .preview input[data-task='0']\")"
                 ),
             )
             .await;

@@ -209,9 +209,19 @@ const cardContext = {
 // now; its number stays.
 onNoteChanged((note) => {
   const notes = state.ask && state.ask.notes;
-  if (!notes || !notes.some((n) => n.id === note.id)) return;
+  // A card being edited is left as it is (the form, what is typed) until it closes.
+  if (!notes || state.editing === note.id || !notes.some((n) => n.id === note.id)) return;
   update((s) => (s.ask = { ...s.ask, notes: s.ask.notes.map((n) => (n.id === note.id ? note : n)) }));
 });
+
+/// A selector for what stands where `focused` stood among the sources once they are
+/// drawn again: its card's checklist box, or its title; null when the focus is elsewhere.
+function sourceSpot(focused) {
+  const item = focused && focused.closest && focused.closest("#ask-notes li.note");
+  if (!item) return null;
+  const card = `li.note[data-id="${CSS.escape(item.dataset.id)}"]`;
+  return focused.dataset.task !== undefined ? `${card} input[data-task="${focused.dataset.task}"]` : `${card} a.open`;
+}
 
 /// Closes the panel; an answer still streaming is stopped.
 export function closeAsk() {
@@ -233,7 +243,10 @@ onRender((s) => {
   panel.dataset.state = ask.phase;
   if (ask.question !== before.question) $("ask-question").textContent = ask.question;
   if (ask.notes !== before.notes) {
+    // A source drawn again (a tick on its card) keeps the focus where it was.
+    const spot = sourceSpot(document.activeElement);
     $("ask-notes").replaceChildren(...(ask.notes && ask.notes.length ? [askNotesView(ask.notes, { ...cardContext, maxAttempts: s.service.maxAttempts })] : []));
+    if (spot) $("ask-notes").querySelector(spot)?.focus();
   }
   if (ask.answer !== before.answer || ask.notes !== before.notes) {
     $("ask-answer").replaceChildren(...answerNodes(ask.answer, ask.notes || []));
