@@ -171,15 +171,16 @@ impl ServiceClient {
     /// `POST /api/ask`: a question asked of the notes; each event of the answer as it
     /// comes, given to `on_event` (the notes first, then the answer's pieces, then
     /// `done`). Stopping early (an error from `on_event`) hangs up, which stops the
-    /// model.
+    /// model. `include_answers`: answers saved as notes may be among the notes.
     pub async fn ask(
         &self,
         question: &str,
+        include_answers: bool,
         mut on_event: impl FnMut(AskEvent) -> Result<(), ClientError>,
     ) -> Result<(), ClientError> {
         let request = AskRequest {
             question: question.into(),
-            include_answers: false,
+            include_answers,
         };
         // The model may take minutes on a CPU: the answer's own deadlines are the
         // service's (the first piece, a stall).

@@ -464,6 +464,24 @@ fn inkling_ask_prints_the_notes_then_the_answer_and_saves_it_only_when_asked() {
         "{bodies:?}"
     );
     assert_eq!(saved["kind"], "answer");
+    // Asked again, the saved answer is not one of the notes, unless asked for.
+    let notes_listed = |args: &[&str]| {
+        let printed = service.cli(args);
+        let out = String::from_utf8_lossy(&printed.stdout).into_owned();
+        assert!(printed.status.success(), "{out}");
+        out.lines().take_while(|l| l.starts_with('[')).count()
+    };
+    assert_eq!(notes_listed(&["ask", "tomato"]), 1);
+    assert_eq!(notes_listed(&["ask", "tomato", "--include-answers"]), 2);
+    // Asked again, the saved answer is not one of the notes, unless asked for.
+    let notes_listed = |args: &[&str]| {
+        let printed = service.cli(args);
+        let out = String::from_utf8_lossy(&printed.stdout).into_owned();
+        assert!(printed.status.success(), "{out}");
+        out.lines().take_while(|l| l.starts_with('[')).count()
+    };
+    assert_eq!(notes_listed(&["ask", "tomato"]), 1);
+    assert_eq!(notes_listed(&["ask", "tomato", "--include-answers"]), 2);
 }
 
 /// Before (issue #43 point 1): with a model server that streamed for ever and a client
