@@ -470,6 +470,29 @@ fn is_bidi_control(c: char) -> bool {
 mod tests {
     use super::*;
 
+    /// The same text as the page's "Save as note" writes (web/js/ask.js `answerNote`,
+    /// checked with the same notes by the browser test of the Ask state).
+    #[test]
+    fn a_saved_answer_links_its_notes_by_title_with_brackets_escaped() {
+        let note = |id: &str, title: Option<&str>, body: &str| -> Note {
+            serde_json::from_value(serde_json::json!({
+                "id": id, "body": body, "title": title, "summary": null, "tags": [],
+                "ai_status": "done", "ai_error": null,
+                "created_at": "2026-12-06T00:00:00.000Z", "updated_at": "2026-12-06T00:00:00.000Z",
+                "deleted_at": null, "kept_at": null,
+            }))
+            .expect("a note")
+        };
+        let notes = [
+            note("a", Some("Bill [2026]"), "x"),
+            note("b", None, "\n# first line\nmore"),
+        ];
+        assert_eq!(
+            answer_note(" Q? ", "A [1] and [2].\n", &notes),
+            "Q: Q?\n\nA [1] and [2].\n\n1. [Bill \\[2026\\]](/?note=a)\n2. [# first line](/?note=b)"
+        );
+    }
+
     #[test]
     fn the_status_says_in_words_when_the_vectors_do_not_tell_notes_apart() {
         let status: ServiceStatus = serde_json::from_value(serde_json::json!({

@@ -406,10 +406,13 @@ async fn the_ask_state_follows_the_streams_events() {
              ]) ask = withEvent(ask, event);\
              const failed = askFailed(asked(2, 'Why?'), 'inkling is down');\
              const unanswered = withEvent(asked(3, 'What?'), {{ type: 'done', answered: false, why: 'no model' }});\
+             const saved = (await import({})).answerNote(' Q? ', 'A [1] and [2].\\n', [\
+               {{ id: 'a', title: 'Bill [2026]', body: 'x' }}, {{ id: 'b', title: null, body: '\\n# first line\\nmore' }}]);\
              return [first,\
                      [ask.phase, ask.notes.length, ask.answer, ask.removed, ask.status, ask.saveShown],\
                      [failed.phase, failed.status],\
-                     [unanswered.phase, unanswered.status, unanswered.saveShown]];",
+                     [unanswered.phase, unanswered.status, unanswered.saveShown], saved];",
+            crate::harness::module("ask.js"),
             crate::harness::module("ask.js")
         ))
         .await;
@@ -419,7 +422,9 @@ async fn the_ask_state_follows_the_streams_events() {
             ["asking", true, false],
             ["answered", 1, "On Sunday [1]", ["[9]"], "", true],
             ["failed", "inkling is down"],
-            ["unanswered", "no model", false]
+            ["unanswered", "no model", false],
+            // As `inkling ask --save` writes it (src/cli/render.rs, its unit test).
+            "Q: Q?\n\nA [1] and [2].\n\n1. [Bill \\[2026\\]](/?note=a)\n2. [# first line](/?note=b)"
         ])
     );
     browser.close().await;
