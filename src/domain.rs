@@ -35,6 +35,39 @@ impl AiStatus {
     }
 }
 
+/// What a note is: a person's own note, or an answer saved from Ask (migration 0011).
+/// An answer is left out of a question's notes unless the question asks for them: it
+/// is the model's words about other notes, and would come back as its own source.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoteKind {
+    #[default]
+    Note,
+    Answer,
+}
+
+impl NoteKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoteKind::Note => "note",
+            NoteKind::Answer => "answer",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "note" => Some(NoteKind::Note),
+            "answer" => Some(NoteKind::Answer),
+            _ => None,
+        }
+    }
+
+    /// Serde's test for leaving the field out: a note says nothing of its kind.
+    pub fn is_note(&self) -> bool {
+        *self == NoteKind::Note
+    }
+}
+
 /// A stored note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Note {
@@ -71,6 +104,9 @@ pub struct Note {
     /// Where its reminder stands; present exactly when `remind_at` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remind_state: Option<crate::reminders::ReminderState>,
+    /// An answer saved from Ask, or (absent) a note.
+    #[serde(default, skip_serializing_if = "NoteKind::is_note")]
+    pub kind: NoteKind,
 }
 
 impl Note {
@@ -412,6 +448,7 @@ mod tests {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            kind: crate::domain::NoteKind::Note,
         };
         let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
         assert_eq!(note.expires_at(30), Some(at("2026-01-31T00:00:00Z")));

@@ -89,6 +89,9 @@ pub struct ImportedNote {
     /// Its reminder's state (absent with a time: open).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remind_state: Option<crate::reminders::ReminderState>,
+    /// An answer saved from Ask; absent, a note.
+    #[serde(default, skip_serializing_if = "crate::domain::NoteKind::is_note")]
+    pub kind: crate::domain::NoteKind,
 }
 
 /// Why a note cannot come in.
@@ -177,6 +180,7 @@ impl ImportedNote {
             remind_at,
             title,
             tags,
+            kind: self.kind,
         })
     }
 }
@@ -201,6 +205,7 @@ impl From<Note> for ImportedNote {
             edited_at: note.edited_at,
             remind_at: note.remind_at,
             remind_state: note.remind_state,
+            kind: note.kind,
         }
     }
 }
@@ -497,6 +502,7 @@ mod tests {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            kind: crate::domain::NoteKind::Note,
         }
     }
 

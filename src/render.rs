@@ -7,7 +7,9 @@
 //! links: a picture from the internet would be fetched each time the note is shown,
 //! telling a stranger when you read your notes. Links open in a new tab with
 //! `rel="noopener noreferrer"`, and only absolute ones are kept (a relative link would
-//! point into inkling's own API). A single line break is kept as a line break, as
+//! point into inkling's own API), but for one: a note's own address on the page,
+//! `/?note=ID` (an answer saved from Ask links its sources so), which the page opens
+//! as that note. A single line break is kept as a line break, as
 //! people type notes, not CommonMark's space. A bare `http(s)://` address in the text is
 //! a link (found by `linkify`, which leaves a sentence's closing punctuation out): "a
 //! link and a comment" is the most common note, and nobody writes `<…>` around it.
@@ -34,11 +36,22 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         .set_tag_attribute_value("input", "type", "checkbox")
         .set_tag_attribute_value("a", "target", "_blank")
         .rm_tags(["img"])
-        .url_relative(ammonia::UrlRelative::Deny)
+        .url_relative(ammonia::UrlRelative::Custom(Box::new(note_address)))
         .url_schemes(["http", "https", "mailto"].into())
         .link_rel(Some("noopener noreferrer"));
     builder
 });
+
+/// A relative link kept: a note's address on the page (`/?note=ID`, an id as an import
+/// may give it: letters, digits, `-` and `_`), and nothing else.
+fn note_address(url: &str) -> Option<std::borrow::Cow<'_, str>> {
+    let id = url.strip_prefix("/?note=")?;
+    let valid = (1..=64).contains(&id.len())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    valid.then_some(std::borrow::Cow::Borrowed(url))
+}
 
 /// The body as safe HTML. Checklist items come out as disabled checkboxes, in the
 /// order [`set_task`] counts them.
@@ -295,6 +308,12 @@ mod tests {
         assert!(!html.contains("javascript:"), "{html}");
         assert!(!html.contains(r#"href="/api"#), "{html}");
         assert!(html.contains(r#"href="https://auto.example""#), "{html}");
+        // A note's own address on the page is the one relative link kept.
+        let html = body_html(
+            "[water](/?note=0197a2b3-59e2) [odd](/?note=a/../../api) [api](/api/notes?note=x)",
+        );
+        assert!(html.contains(r#"href="/?note=0197a2b3-59e2""#), "{html}");
+        assert_eq!(html.matches("href=").count(), 1, "{html}");
     }
 
     #[test]

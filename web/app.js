@@ -24,7 +24,7 @@ import { wireBanners } from "./banners.js";
 import { restoreDraft, wireCapture } from "./capture.js";
 import { wireKeys } from "./keys.js";
 import { connectLive } from "./live.js";
-import { goBack, readAddress, setSearch, showView } from "./navigation.js";
+import { goBack, readAddress, setSearch, showView, wireNoteLinks } from "./navigation.js";
 import { beginListLoad, showList, wireNotes } from "./notes.js";
 import { wireTransfer } from "./transfer.js";
 import { wireTrash } from "./trash.js";
@@ -68,6 +68,7 @@ function wireControls() {
   wireTransfer();
   wireKeys();
   wireAsk();
+  wireNoteLinks();
   // Results as you type: the list follows the box once typing pauses.
   let typing = null;
   $("search").addEventListener("input", () => {

@@ -47,6 +47,7 @@ pub(crate) fn tagged_notes(filler: &str) -> Vec<inkling::domain::Note> {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            kind: inkling::domain::NoteKind::Note,
         })
         .collect()
 }
@@ -175,6 +176,7 @@ pub(crate) async fn rename() {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            kind: inkling::domain::NoteKind::Note,
         })
         .collect();
     store.import(&notes, Utc::now()).unwrap();

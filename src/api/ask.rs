@@ -35,6 +35,11 @@ pub const MAX_ANSWER_BYTES: usize = 64 << 10;
 #[serde(deny_unknown_fields)]
 pub struct AskRequest {
     pub question: String,
+    /// Answers saved as notes (`"kind": "answer"`) among the notes the answer is made
+    /// from. Left out by default: a saved answer is the model's words about other notes,
+    /// and would come back as its own source.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_answers: bool,
 }
 
 /// A question as taken: trimmed, not empty, within [`MAX_QUESTION_CHARS`], no control

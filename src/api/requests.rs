@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{AiStatus, ListFilter};
+use crate::domain::{AiStatus, ListFilter, NoteKind};
 use crate::export::ImportedNote;
 
 /// The largest request body any route takes: room for a note of `max_body_bytes` with
@@ -19,6 +19,10 @@ pub fn body_limit(max_body_bytes: usize) -> usize {
 #[serde(deny_unknown_fields)]
 pub struct CaptureRequest {
     pub body: String,
+    /// `"answer"`: an answer saved from Ask (the page's "Save as note", `inkling ask
+    /// --save`), left out of a question's notes unless it asks for them. Absent: a note.
+    #[serde(default, skip_serializing_if = "NoteKind::is_note")]
+    pub kind: NoteKind,
 }
 
 /// `GET /api/notes` query string.

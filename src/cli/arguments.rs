@@ -113,9 +113,13 @@ pub enum Command {
         /// The question.
         #[arg(required = true, num_args = 1..)]
         question: Vec<String>,
-        /// Save a complete answer as a note (the question, the answer, its notes).
+        /// Save a complete answer as a note, marked as an answer (the question, the
+        /// answer, its notes as links by title); a later question leaves it out.
         #[arg(long)]
         save: bool,
+        /// Let answers saved as notes be among the notes the answer is made from.
+        #[arg(long)]
+        include_answers: bool,
     },
     /// Send every failed note back to the AI now; prints how many.
     RetryFailed,

@@ -1,20 +1,23 @@
-//! `inkling ask QUESTION… [--save]`: the notes that match, at once, numbered as the
-//! answer cites them, then the model's answer as it streams, then a line saying why
-//! when no (complete) answer came. With `--save`, a complete answer is captured as a
-//! note (the question, the answer and the notes it cites: `render::answer_note`);
-//! otherwise nothing is stored. With `--json`, each event as the service sent it.
+//! `inkling ask QUESTION… [--save] [--include-answers]`: the notes that match, at once,
+//! numbered as the answer cites them, then the model's answer as it streams, then a
+//! line saying why when no (complete) answer came. With `--save`, a complete answer is
+//! captured as an answer (the question, the answer and its notes as links by title:
+//! `render::answer_note`), which a later question leaves out of its notes unless
+//! `--include-answers`; otherwise nothing is stored. With `--json`, each event as the
+//! service sent it.
 
 use super::render::{answer_note, cited_line, printable, removed_line};
 use super::Invocation;
 use crate::api::ask::AskEvent;
 use crate::client::ClientError;
-use crate::domain::Note;
+use crate::domain::{Note, NoteKind};
 
 /// `inkling ask`.
 pub async fn ask(
     run: &mut Invocation<'_>,
     question: &[String],
     save: bool,
+    include_answers: bool,
 ) -> Result<(), ClientError> {
     let question = question.join(" ");
     let json = run.json;
@@ -23,7 +26,7 @@ pub async fn ask(
     let mut answer = String::new();
     let mut answered = false;
     run.client
-        .ask(&question, |event| {
+        .ask(&question, include_answers, |event| {
             if json {
                 return out.line(serde_json::to_string(&event).unwrap_or_default());
             }
@@ -74,7 +77,7 @@ pub async fn ask(
     }
     let note = run
         .client
-        .capture(&answer_note(&question, &answer, &notes))
+        .capture_kind(&answer_note(&question, &answer, &notes), NoteKind::Answer)
         .await?;
     if json {
         run.out.json(&note)

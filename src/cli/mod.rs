@@ -91,7 +91,11 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
         Command::Show { id } => notes::show(run, &ids::resolve(run.client, &id).await?).await,
         Command::Related { id } => notes::related(run, &ids::resolve(run.client, &id).await?).await,
         Command::Changes { since, limit } => notes::changes(run, since, limit).await,
-        Command::Ask { question, save } => ask::ask(run, &question, save).await,
+        Command::Ask {
+            question,
+            save,
+            include_answers,
+        } => ask::ask(run, &question, save, include_answers).await,
         Command::Edit {
             id,
             title,

@@ -248,17 +248,27 @@ pub fn removed_line(citation: &str) -> String {
 }
 
 /// An answer saved as a note: the question, the answer, and the notes it was made
-/// from by their numbers (the page's "Save as note" writes the same, `web/js/ask.js`).
+/// from as a numbered list of links by title, `[n]` of the answer the n-th (the page's
+/// "Save as note" writes the same, `web/js/ask.js`). A link is the note's address on
+/// the page (`/?note=ID`), which the page opens as the note.
 pub fn answer_note(question: &str, answer: &str, notes: &[Note]) -> String {
     let sources: Vec<String> = notes
         .iter()
         .enumerate()
         .map(|(index, note)| {
-            let heading = note
-                .title
-                .clone()
-                .unwrap_or_else(|| note.body.lines().next().unwrap_or("").to_string());
-            format!("[{}] {} ({})", index + 1, heading.trim(), note.id)
+            let heading = note.title.clone().unwrap_or_else(|| {
+                note.body
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .to_string()
+            });
+            format!(
+                "{}. [{}](/?note={})",
+                index + 1,
+                link_text(heading.trim()),
+                note.id
+            )
         })
         .collect();
     format!(
@@ -269,6 +279,19 @@ pub fn answer_note(question: &str, answer: &str, notes: &[Note]) -> String {
     )
     .trim_end()
     .to_string()
+}
+
+/// A title as a Markdown link's text: its backslashes and brackets escaped, so a
+/// bracket in a title cannot end the link early.
+fn link_text(title: &str) -> String {
+    let mut text = String::with_capacity(title.len());
+    for c in title.chars() {
+        if matches!(c, '\\' | '[' | ']') {
+            text.push('\\');
+        }
+        text.push(c);
+    }
+    text
 }
 
 /// What `inkling search` says on standard error when its limit left notes out.
@@ -446,6 +469,29 @@ fn is_bidi_control(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same text as the page's "Save as note" writes (web/js/ask.js `answerNote`,
+    /// checked with the same notes by the browser test of the Ask state).
+    #[test]
+    fn a_saved_answer_links_its_notes_by_title_with_brackets_escaped() {
+        let note = |id: &str, title: Option<&str>, body: &str| -> Note {
+            serde_json::from_value(serde_json::json!({
+                "id": id, "body": body, "title": title, "summary": null, "tags": [],
+                "ai_status": "done", "ai_error": null,
+                "created_at": "2026-12-06T00:00:00.000Z", "updated_at": "2026-12-06T00:00:00.000Z",
+                "deleted_at": null, "kept_at": null,
+            }))
+            .expect("a note")
+        };
+        let notes = [
+            note("a", Some("Bill [2026]"), "x"),
+            note("b", None, "\n# first line\nmore"),
+        ];
+        assert_eq!(
+            answer_note(" Q? ", "A [1] and [2].\n", &notes),
+            "Q: Q?\n\nA [1] and [2].\n\n1. [Bill \\[2026\\]](/?note=a)\n2. [# first line](/?note=b)"
+        );
+    }
 
     #[test]
     fn the_status_says_in_words_when_the_vectors_do_not_tell_notes_apart() {

@@ -20,7 +20,7 @@ use crate::api::requests::{
 };
 use crate::api::search::SearchAnswer;
 use crate::api::status::{ProviderHealth, ServiceStatus};
-use crate::domain::Note;
+use crate::domain::{Note, NoteKind};
 use crate::export::ImportedNote;
 
 /// What a route with nothing to be told is sent: `{}` (the routes take JSON).
@@ -32,7 +32,15 @@ const NO_BODY: NoBody = NoBody {};
 impl ServiceClient {
     /// `POST /api/notes`: the note, stored.
     pub async fn capture(&self, body: &str) -> Result<Note, ClientError> {
-        let request = CaptureRequest { body: body.into() };
+        self.capture_kind(body, NoteKind::Note).await
+    }
+
+    /// `POST /api/notes` of a note of `kind` (an answer saved from Ask).
+    pub async fn capture_kind(&self, body: &str, kind: NoteKind) -> Result<Note, ClientError> {
+        let request = CaptureRequest {
+            body: body.into(),
+            kind,
+        };
         self.post("/api/notes", &request).await
     }
 
@@ -163,14 +171,16 @@ impl ServiceClient {
     /// `POST /api/ask`: a question asked of the notes; each event of the answer as it
     /// comes, given to `on_event` (the notes first, then the answer's pieces, then
     /// `done`). Stopping early (an error from `on_event`) hangs up, which stops the
-    /// model.
+    /// model. `include_answers`: answers saved as notes may be among the notes.
     pub async fn ask(
         &self,
         question: &str,
+        include_answers: bool,
         mut on_event: impl FnMut(AskEvent) -> Result<(), ClientError>,
     ) -> Result<(), ClientError> {
         let request = AskRequest {
             question: question.into(),
+            include_answers,
         };
         // The model may take minutes on a CPU: the answer's own deadlines are the
         // service's (the first piece, a stall).

@@ -29,15 +29,27 @@ pub struct Asked {
 
 impl Inbox {
     /// The notes that match `question`, best first, at most [`crate::ai::ask::ASK_NOTES`]: its words
-    /// and its meaning, each ranked, merged (`crate::search::retrieve`).
-    pub async fn notes_for_question(&self, question: &Question) -> StoreResult<Vec<Note>> {
-        self.retriever.for_question(question).await
+    /// and its meaning, each ranked, merged (`crate::search::retrieve`). Answers saved
+    /// as notes only with `include_answers`.
+    pub async fn notes_for_question(
+        &self,
+        question: &Question,
+        include_answers: bool,
+    ) -> StoreResult<Vec<Note>> {
+        self.retriever.for_question(question, include_answers).await
     }
 
     /// Asks `question` of the notes: the notes that match, and the answer's channel.
-    /// `asker` (a page's session) is replaced by its own next question.
-    pub async fn ask(&self, question: Question, asker: Option<String>) -> StoreResult<Asked> {
-        let notes = self.notes_for_question(&question).await?;
+    /// `asker` (a page's session) is replaced by its own next question. A saved answer
+    /// is among the notes only with `include_answers` (it would otherwise come back as
+    /// the source of the question it answered).
+    pub async fn ask(
+        &self,
+        question: Question,
+        asker: Option<String>,
+        include_answers: bool,
+    ) -> StoreResult<Asked> {
+        let notes = self.notes_for_question(&question, include_answers).await?;
         if notes.is_empty() {
             return Ok(Asked {
                 notes,

@@ -6,15 +6,20 @@ use super::{unavailable, Inbox};
 use crate::actors::ai_worker::Enqueue;
 use crate::actors::repository::CommitCaptures;
 use crate::actors::telemetry::Emit;
-use crate::domain::{Note, NoteBody};
+use crate::domain::{Note, NoteBody, NoteKind};
 use crate::storage::{StoreError, StoreResult};
 use crate::telemetry::events::{NoFields, UsageEvent};
 
 impl Inbox {
     /// Stores the note and its job row (durable), then `note_captured`, then queues it.
     pub async fn capture(&self, body: NoteBody) -> StoreResult<Note> {
+        self.capture_kind(body, NoteKind::Note).await
+    }
+
+    /// [`Inbox::capture`] of a note of `kind`: an answer saved from Ask is marked so.
+    pub async fn capture_kind(&self, body: NoteBody, kind: NoteKind) -> StoreResult<Note> {
         let now = self.clock.now();
-        let answered = self.captures.wait_for_commit(body, now);
+        let answered = self.captures.wait_for_commit(body, kind, now);
         self.repository
             .send(CommitCaptures(self.captures.clone()))
             .await

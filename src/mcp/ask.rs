@@ -12,7 +12,8 @@ pub async fn ask(client: &ServiceClient, question: &str) -> Result<AskReply, Cli
     let mut gathering = AskGathering::default();
     let mut cut = false;
     let asked = client
-        .ask(question, |event| {
+        // A saved answer is not a source: as the page and the CLI ask.
+        .ask(question, false, |event| {
             if gathering.take(event) {
                 return Ok(());
             }

@@ -346,6 +346,7 @@ mod tests {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            kind: crate::domain::NoteKind::Note,
         }
     }
 

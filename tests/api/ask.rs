@@ -56,10 +56,15 @@ impl Asking {
 /// Asks `question` with `bearer` (the token, or a page's access): the status, and the
 /// answer's stream when it is 200 (else the refusal's body).
 async fn ask_with(app: &TestApp, bearer: &str, question: &str) -> Result<Asking, (u16, Value)> {
+    ask_body(app, bearer, json!({ "question": question })).await
+}
+
+/// [`ask_with`] of a whole request body (`include_answers`, say).
+async fn ask_body(app: &TestApp, bearer: &str, body: Value) -> Result<Asking, (u16, Value)> {
     let mut response = awc::Client::new()
         .post(format!("{}/api/ask", app.address))
         .bearer_auth(bearer)
-        .send_json(&json!({ "question": question }))
+        .send_json(&body)
         .await
         .expect("the service answers");
     if response.status() != 200 {
@@ -266,6 +271,51 @@ async fn an_answer_that_only_says_the_question_back_ends_as_no_answer_with_its_l
         .contains("said the question or its instructions back"));
 }
 
+/// Before (issue #42 point 3): an answer saved as a note came back as sources [1] and
+/// [2] of the same question. Now it is stored as an answer and left out of a
+/// question's notes, unless the question asks for answers.
+#[actix_rt::test]
+async fn a_saved_answer_is_not_a_source_of_a_question_unless_it_asks_for_answers() {
+    let fake = FakeOllama::start_new().await;
+    let app = spawn_app_with(&[("INKLING_OLLAMA__URL", &fake.url())]).await;
+    let (water, _) = garden(&app).await;
+    let body = format!(
+        "Q: When do I water the tomato plants?\n\nOn Sunday morning [1].\n\n\
+         1. [Water the tomato plants](/?note={water})"
+    );
+    let (status, saved) = app
+        .post_json("/api/notes", &json!({ "body": body, "kind": "answer" }))
+        .await;
+    assert_eq!(status, 201, "{saved}");
+    assert_eq!(saved["kind"], "answer");
+    let answer = saved["id"].as_str().unwrap().to_string();
+    let shown = app.note(&answer).await;
+    assert_eq!(shown["kind"], "answer", "stored as an answer");
+    // A note says nothing of its kind.
+    let note = app.note(&water).await;
+    assert_eq!(note.get("kind"), None);
+
+    let question = "When do I water the tomato plants?";
+    let events = ask(&app, question).await.rest().await;
+    let sources = ids(&events[0]);
+    assert_eq!(sources.first(), Some(&water), "{sources:?}");
+    assert!(
+        !sources.contains(&answer),
+        "the saved answer is a source: {sources:?}"
+    );
+
+    let asked = ask_body(
+        &app,
+        &app.token,
+        json!({ "question": question, "include_answers": true }),
+    )
+    .await
+    .expect("asked");
+    let sources = ids(&asked.rest().await[0]);
+    assert!(sources.contains(&answer), "asked for answers: {sources:?}");
+    assert!(sources.contains(&water), "{sources:?}");
+}
+
 #[actix_rt::test]
 async fn a_question_no_note_matches_says_so_and_asks_no_model() {
     let fake = FakeOllama::start_new().await;
@@ -397,13 +447,41 @@ fn inkling_ask_prints_the_notes_then_the_answer_and_saves_it_only_when_asked() {
         .iter()
         .map(|n| n["body"].as_str().unwrap())
         .collect();
+    // Its notes as links by title, and stored as an answer.
+    let saved = notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| {
+            n["body"]
+                .as_str()
+                .unwrap()
+                .starts_with("Q: tomato\n\nFrom your notes: water them on Sunday [1].\n\n1. [")
+        })
+        .unwrap_or_else(|| panic!("{bodies:?}"));
     assert!(
-        bodies
-            .iter()
-            .any(|b| b
-                .starts_with("Q: tomato\n\nFrom your notes: water them on Sunday [1].\n\n[1] ")),
+        saved["body"].as_str().unwrap().contains("](/?note="),
         "{bodies:?}"
     );
+    assert_eq!(saved["kind"], "answer");
+    // Asked again, the saved answer is not one of the notes, unless asked for.
+    let notes_listed = |args: &[&str]| {
+        let printed = service.cli(args);
+        let out = String::from_utf8_lossy(&printed.stdout).into_owned();
+        assert!(printed.status.success(), "{out}");
+        out.lines().take_while(|l| l.starts_with('[')).count()
+    };
+    assert_eq!(notes_listed(&["ask", "tomato"]), 1);
+    assert_eq!(notes_listed(&["ask", "tomato", "--include-answers"]), 2);
+    // Asked again, the saved answer is not one of the notes, unless asked for.
+    let notes_listed = |args: &[&str]| {
+        let printed = service.cli(args);
+        let out = String::from_utf8_lossy(&printed.stdout).into_owned();
+        assert!(printed.status.success(), "{out}");
+        out.lines().take_while(|l| l.starts_with('[')).count()
+    };
+    assert_eq!(notes_listed(&["ask", "tomato"]), 1);
+    assert_eq!(notes_listed(&["ask", "tomato", "--include-answers"]), 2);
 }
 
 /// Before (issue #43 point 1): with a model server that streamed for ever and a client

@@ -201,7 +201,7 @@ async fn a_saved_edit_shows_at_once_in_the_open_note_even_when_the_live_event_co
             .wait_until(
                 "the new words shown",
                 "document.querySelector('#note-detail .rendered') && \
-                 document.querySelector('#note-detail .rendered').textContent.includes('New words')",
+                 document.querySelector('#note-detail h2').textContent.includes('New words')",
             )
             .await;
         // Every load the save and its event set off has come back (the barrier: no
@@ -212,7 +212,14 @@ async fn a_saved_edit_shows_at_once_in_the_open_note_even_when_the_live_event_co
                 "window.patchesAnswered === 1 && window.requestsOpen === 0",
             )
             .await;
-        let shown = browser.text("#note-detail .rendered").await;
+        // A one-line note is its own heading (the body's line not said again under it).
+        let shown = browser
+            .eval(
+                "return document.querySelector('#note-detail h2').textContent + ' ' + \
+                          document.querySelector('#note-detail .rendered').textContent;",
+            )
+            .await;
+        let shown = shown.as_str().unwrap_or_default();
         assert!(
             shown.contains("New words") && !shown.contains("Old words"),
             "{screen:?}: {shown}"

@@ -321,8 +321,9 @@ async fn the_open_note_has_its_title_biggest_and_once_and_its_summary_before_the
             }),
             "{screen:?}"
         );
-        let ai = browser.text("#note-detail .ai-section").await;
-        assert!(ai.contains("set by you"), "{screen:?}: {ai}");
+        // The heading is the title: where it came from is said under it.
+        let when = browser.text("#note-detail h2 + .hint").await;
+        assert!(when.contains("Title: set by you"), "{screen:?}: {when}");
         browser.assert_accessible(&format!("{screen:?}")).await;
     }
     browser.close().await;

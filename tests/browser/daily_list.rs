@@ -165,7 +165,8 @@ async fn a_search_says_it_shows_the_first_hundred_and_brings_the_rest_on_scroll_
         browser
             .wait_until(
                 "the first hundred hits",
-                "document.querySelectorAll('#notes .note .snippet').length === 100",
+                "document.querySelectorAll('#notes .note').length === 100 && \
+                 document.querySelectorAll('#notes .note mark, #notes .note .found-by').length >= 100",
             )
             .await;
         browser.wait_visible("search-count").await;
@@ -487,7 +488,7 @@ async fn a_card_shows_the_body_formatted_and_its_checklist_ticks_from_the_list_o
 
 /// Notes as a person keeps them (issue #28's realistic set): checklists, a meeting
 /// note, links with a comment, a quote, an article, Korean, code, one-liners.
-const REALISTIC: &[&str] = &[
+pub(crate) const REALISTIC: &[&str] = &[
     "Call mom",
     "Shopping\n- [ ] tomatoes\n- [ ] basil\n- [ ] garlic\n- [ ] olive oil\n- [ ] bread\n- [ ] milk\n- [x] eggs",
     "https://example.org/blog/sqlite-wal good explanation of checkpoints, read before the migration",

@@ -19,6 +19,8 @@ mod fake_http;
 mod fake_ollama;
 mod harness;
 mod inbox;
+mod list_layout;
+mod note_view;
 #[path = "../support/other_user.rs"]
 mod other_user;
 mod page;

@@ -40,7 +40,7 @@ async fn a_question_waits_for_the_call_in_flight_goes_before_the_next_note_and_t
     // The notes come at once, while the model is busy with the first note.
     let question = Question::parse("When do I water the tomato plants?").unwrap();
     let asked = p
-        .run(p.services.inbox.ask(question, None))
+        .run(p.services.inbox.ask(question, None, false))
         .await
         .expect("the notes are read");
     let ids: Vec<&str> = asked.notes.iter().map(|n| n.id.as_str()).collect();
@@ -97,7 +97,10 @@ async fn hanging_up_while_waiting_drops_the_question_and_nothing_is_asked() {
         .await;
     p.capture("Buy compost for the tomato bed").await;
     let question = Question::parse("tomato").unwrap();
-    let asked = p.run(p.services.inbox.ask(question, None)).await.unwrap();
+    let asked = p
+        .run(p.services.inbox.ask(question, None, false))
+        .await
+        .unwrap();
     drop(asked.updates);
     p.advance(Duration::from_secs(10)).await;
     // The second note's call is the barrier: a question still waiting would have gone
@@ -122,7 +125,10 @@ async fn an_answer_that_never_ends_is_cut_at_its_time_and_the_notes_go_on() {
     answers.set_pace_seconds(10);
 
     let question = Question::parse("When do I water the tomato plants?").unwrap();
-    let asked = p.run(p.services.inbox.ask(question, None)).await.unwrap();
+    let asked = p
+        .run(p.services.inbox.ask(question, None, false))
+        .await
+        .unwrap();
     let mut updates = asked.updates.expect("the model is asked");
     // The person reads as the pieces come.
     let read = std::rc::Rc::new(std::cell::RefCell::new((String::new(), None)));

@@ -282,14 +282,15 @@ async fn captures_that_wait_together_share_one_commit_and_each_is_answered_and_a
     // One capture alone, twice (the first one writes the pages of an empty database):
     // what one commit writes to the log.
     for text in ["first", "alone"] {
-        let answered = captures.wait_for_commit(body(text), t0());
+        let answered = captures.wait_for_commit(body(text), inkling::domain::NoteKind::Note, t0());
         commit(&captures).await.unwrap();
         assert_eq!(answered.await.unwrap().unwrap().body, text);
     }
     let before = wal_frames(&path);
     let alone = {
         let at = wal_frames(&path);
-        let answered = captures.wait_for_commit(body("alone again"), t0());
+        let answered =
+            captures.wait_for_commit(body("alone again"), inkling::domain::NoteKind::Note, t0());
         commit(&captures).await.unwrap();
         answered.await.unwrap().unwrap();
         wal_frames(&path) - at
@@ -300,7 +301,13 @@ async fn captures_that_wait_together_share_one_commit_and_each_is_answered_and_a
     // all, each answered with its own note; the messages of the other four find
     // nothing left to do.
     let answers: Vec<_> = (0..5)
-        .map(|i| captures.wait_for_commit(body(&format!("together {i}")), t0()))
+        .map(|i| {
+            captures.wait_for_commit(
+                body(&format!("together {i}")),
+                inkling::domain::NoteKind::Note,
+                t0(),
+            )
+        })
         .collect();
     let at = wal_frames(&path);
     commit(&captures).await.unwrap();

@@ -121,7 +121,13 @@ async fn a_group_is_on_disk_before_any_capture_in_it_is_answered_and_each_announ
     let captures = Captures::default();
     for (round, size) in [(0, 4), (1, 3)] {
         let answers: Vec<_> = (0..size)
-            .map(|i| captures.wait_for_commit(body(&format!("group {round} note {i}")), t0()))
+            .map(|i| {
+                captures.wait_for_commit(
+                    body(&format!("group {round} note {i}")),
+                    inkling::domain::NoteKind::Note,
+                    t0(),
+                )
+            })
             .collect();
         running
             .repository
@@ -178,7 +184,13 @@ async fn a_failed_commit_fails_every_capture_in_it_and_leaves_nothing_half_writt
     .await;
     let captures = Captures::default();
     let answers: Vec<_> = (0..3)
-        .map(|i| captures.wait_for_commit(body(&format!("refused {i}")), t0()))
+        .map(|i| {
+            captures.wait_for_commit(
+                body(&format!("refused {i}")),
+                inkling::domain::NoteKind::Note,
+                t0(),
+            )
+        })
         .collect();
     running
         .repository
@@ -201,7 +213,12 @@ async fn a_failed_commit_fails_every_capture_in_it_and_leaves_nothing_half_writt
     // and each note is stored again on its own.
     let answers: Vec<_> = ["kept 1", "refused 4", "kept 2"]
         .into_iter()
-        .map(|text| (text, captures.wait_for_commit(body(text), t0())))
+        .map(|text| {
+            (
+                text,
+                captures.wait_for_commit(body(text), inkling::domain::NoteKind::Note, t0()),
+            )
+        })
         .collect();
     running
         .repository

@@ -136,6 +136,7 @@ fn tagged_notes(store: &mut Store, count: usize, tags: &[&str]) {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            kind: inkling::domain::NoteKind::Note,
         })
         .collect();
     store.import(&notes, t0()).unwrap();

@@ -25,6 +25,7 @@ fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
         edited_at: None,
         remind_at: None,
         remind_state: None,
+        kind: inkling::domain::NoteKind::Note,
     }
 }
 
@@ -82,5 +83,31 @@ fn an_import_that_cannot_finish_stores_nothing() {
     assert!(store.list(&ListFilter::default(), t0()).unwrap().is_empty());
     assert_eq!(job_row(&store, "first"), None);
     assert!(store.tags(None).unwrap().is_empty());
+    assert_invariants(&store);
+}
+
+/// An answer saved from Ask (issue #42 point 3) is stored as one, read back as one, and
+/// an export carries it so an import keeps it one; a note says nothing of its kind.
+#[test]
+fn an_answer_stays_an_answer_through_a_capture_an_export_and_an_import() {
+    use inkling::domain::{NoteBody, NoteKind};
+    use inkling::export::ImportedNote;
+    let mut store = store();
+    let body = NoteBody::parse("Q: when?\n\nOn Sunday [1].".into(), 1000).unwrap();
+    let answer = store.capture_kind(&body, NoteKind::Answer, t0()).unwrap();
+    assert_eq!(answer.kind, NoteKind::Answer);
+    assert_eq!(store.get(&answer.id).unwrap(), answer, "stored as it was");
+    let note = capture(&mut store, "a note", t0());
+    assert_eq!(store.get(&note).unwrap().kind, NoteKind::Note);
+
+    let file = serde_json::to_value(ImportedNote::from(store.get(&answer.id).unwrap())).unwrap();
+    assert_eq!(file["kind"], "answer");
+    let plain = serde_json::to_value(ImportedNote::from(store.get(&note).unwrap())).unwrap();
+    assert_eq!(plain.get("kind"), None);
+
+    let mut moved = exported("an-answer", "Q: why?\n\nBecause [1].", AiStatus::Done);
+    moved.kind = NoteKind::Answer;
+    store.import(&[moved], t0()).unwrap();
+    assert_eq!(store.get("an-answer").unwrap().kind, NoteKind::Answer);
     assert_invariants(&store);
 }

@@ -168,7 +168,8 @@ export const notes = (query) => call(`/api/notes?${queryString(query)}`);
 /// `before`; the answer is {hits, keyword_only}.
 export const search = (query) => call(`/api/search?${queryString(query)}`);
 
-export const capture = (body) => post("/api/notes", { body });
+/// `kind`: "answer" for an answer saved from Ask (left out of a question's notes).
+export const capture = (body, kind) => post("/api/notes", kind ? { body, kind } : { body });
 export const noteDetail = (id) => call(note(id));
 export const related = (id) => call(`${note(id)}/related`);
 export const editNote = (id, change) => call(note(id), { method: "PATCH", json: change });

@@ -1,11 +1,12 @@
 // Ask your notes (POST /api/ask, docs/DESIGN.md "Ask your notes"): the question from the
-// search box (the Ask button, or Ctrl+Enter in the box), the notes that match as cards
-// at once, numbered as the answer cites them, then the answer streaming under them, its
-// citations links to those notes. A citation the service took out is said; an answer
-// that could not come says why in one line. "Save as note" captures the question, the
-// answer and its notes (as `inkling ask --save` does); nothing is stored otherwise. A
-// new question stops the one still streaming (its request is aborted: the service
-// drops the model's work).
+// search box (the Ask button, or Ctrl+Enter in the box), the answer first, streaming,
+// its citations links to its notes, and under it the notes it is made from, numbered as
+// it cites them, each the list's card (they come at once, before the answer). A
+// citation the service took out is said; an answer that could not come says why in
+// one line. "Save as note" captures the question, the answer and its notes as links by
+// title, marked as an answer (as `inkling ask --save` does), so a later question does
+// not take it for a source; nothing is stored otherwise. A new question stops the one
+// still streaming (its request is aborted: the service drops the model's work).
 //
 // The question and its answer are `state.ask` (store.js). `asked`, `withEvent`,
 // `askFailed` and `answerNote` are pure values of it; `askNotesView` and `answerNodes`
@@ -15,6 +16,9 @@
 import * as api from "./api.js";
 import { t } from "./i18n.js";
 import { $, headline, markLanguage, noteAddress } from "./dom.js";
+import { card } from "./card.js";
+import { editNote } from "./edit.js";
+import { actions, answered, onNoteChanged } from "./notes.js";
 import { openNote } from "./navigation.js";
 import { state, update, onRender } from "./store.js";
 
@@ -73,27 +77,20 @@ function noteLink(note, text) {
   return link;
 }
 
-/// The notes an answer is made from, as numbered cards ([1] first), each a link.
-export function askNotesView(notes) {
+/// The notes an answer is made from, a numbered list ([1] first) under the answer,
+/// each the list's own card (card.js: its body rendered, its checklist tickable, its
+/// title opening the note) with its number before its title. `ctx`: the card's
+/// actions (notes.js).
+export function askNotesView(notes, ctx) {
   const list = document.createElement("ol");
-  list.className = "ask-notes";
+  list.className = "ask-notes notes";
   for (const [index, note] of notes.entries()) {
-    const item = document.createElement("li");
-    item.className = "ask-note";
-    item.dataset.id = note.id;
+    const item = card(note, ctx, document.createElement("li"));
+    item.classList.add("ask-note");
     const number = document.createElement("span");
     number.className = "ask-number";
     number.textContent = `[${index + 1}]`;
-    const title = noteLink(note, headline(note));
-    markLanguage(title, headline(note));
-    item.append(number, " ", title);
-    if (note.summary) {
-      const summary = document.createElement("p");
-      summary.className = "hint";
-      summary.dir = "auto";
-      summary.textContent = note.summary;
-      item.append(summary);
-    }
+    item.querySelector("h3").prepend(number, " ");
     list.append(item);
   }
   return list;
@@ -126,10 +123,14 @@ export function answerNodes(text, notes) {
   return nodes;
 }
 
-/// An answer saved as a note: the question, the answer, its notes by number (the same
-/// as `inkling ask --save`, src/cli/render.rs `answer_note`).
+/// A title as a Markdown link's text: its backslashes and brackets escaped.
+const linkText = (title) => title.replace(/[\\[\]]/g, (c) => `\\${c}`);
+
+/// An answer saved as a note: the question, the answer, its notes as a numbered list of
+/// links by title to their addresses, which the page opens as the notes (the same as
+/// `inkling ask --save`, src/cli/render.rs `answer_note`).
 export function answerNote(question, answer, notes) {
-  const sources = notes.map((note, index) => `[${index + 1}] ${headline(note).trim()} (${note.id})`);
+  const sources = notes.map((note, index) => `${index + 1}. [${linkText(headline(note).trim())}](${noteAddress(note.id)})`);
   return `Q: ${question.trim()}\n\n${answer.trim()}\n\n${sources.join("\n")}`.trimEnd();
 }
 
@@ -185,11 +186,41 @@ async function save() {
     });
   change({ saving: true });
   try {
-    await api.capture(answerNote(shown.question, shown.answer, shown.notes || []));
+    // Stored as an answer: a later question does not take it for a source.
+    await api.capture(answerNote(shown.question, shown.answer, shown.notes || []), "answer");
     change({ saving: false, saveShown: false, status: t("askSaved") });
   } catch (error) {
     change({ saving: false, status: error.message });
   }
+}
+
+// What a source's card does: what a list card does, but an edit is made in the card
+// here and, closed, the sources are drawn again.
+const cardContext = {
+  ...actions,
+  edit: (item, note) =>
+    editNote(item, note, {
+      saved: answered,
+      closed: () => update((s) => s.ask && (s.ask = { ...s.ask, notes: [...(s.ask.notes || [])] })),
+    }),
+};
+
+// A source that changed (ticked, edited, trashed, its AI's answer) is shown as it is
+// now; its number stays.
+onNoteChanged((note) => {
+  const notes = state.ask && state.ask.notes;
+  // A card being edited is left as it is (the form, what is typed) until it closes.
+  if (!notes || state.editing === note.id || !notes.some((n) => n.id === note.id)) return;
+  update((s) => (s.ask = { ...s.ask, notes: s.ask.notes.map((n) => (n.id === note.id ? note : n)) }));
+});
+
+/// A selector for what stands where `focused` stood among the sources once they are
+/// drawn again: its card's checklist box, or its title; null when the focus is elsewhere.
+function sourceSpot(focused) {
+  const item = focused && focused.closest && focused.closest("#ask-notes li.note");
+  if (!item) return null;
+  const card = `li.note[data-id="${CSS.escape(item.dataset.id)}"]`;
+  return focused.dataset.task !== undefined ? `${card} input[data-task="${focused.dataset.task}"]` : `${card} a.open`;
 }
 
 /// Closes the panel; an answer still streaming is stopped.
@@ -212,7 +243,10 @@ onRender((s) => {
   panel.dataset.state = ask.phase;
   if (ask.question !== before.question) $("ask-question").textContent = ask.question;
   if (ask.notes !== before.notes) {
-    $("ask-notes").replaceChildren(...(ask.notes ? [askNotesView(ask.notes)] : []));
+    // A source drawn again (a tick on its card) keeps the focus where it was.
+    const spot = sourceSpot(document.activeElement);
+    $("ask-notes").replaceChildren(...(ask.notes && ask.notes.length ? [askNotesView(ask.notes, { ...cardContext, maxAttempts: s.service.maxAttempts })] : []));
+    if (spot) $("ask-notes").querySelector(spot)?.focus();
   }
   if (ask.answer !== before.answer || ask.notes !== before.notes) {
     $("ask-answer").replaceChildren(...answerNodes(ask.answer, ask.notes || []));

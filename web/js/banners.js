@@ -162,17 +162,41 @@ export function showRecoveryToast() {
   }, 4000);
 }
 
-// "Moved to the trash. Undo": for 8 s, Undo restores what was just trashed.
-let undoTimer = null;
+// "Moved to the trash. Undo": for a few seconds (UNDO_MS), or until the person does
+// something else (a click or a key elsewhere: the next action), Undo restores what was
+// just trashed. `timers` is the toast's clock: a test puts its own in its place to see
+// the toast go without waiting.
+export const UNDO_MS = 6000;
+export const timers = { later: (run, ms) => setTimeout(run, ms), cancel: (id) => clearTimeout(id) };
+// Keys that move to the toast or hold a modifier: reaching Undo is not another action.
+const NOT_AN_ACTION = new Set(["Tab", "Shift", "Control", "Alt", "Meta"]);
+let undo = null; // {timer, onAction} while the toast shows
+
+function putAwayUndo() {
+  if (!undo) return;
+  timers.cancel(undo.timer);
+  document.removeEventListener("click", undo.onAction, true);
+  document.removeEventListener("keydown", undo.onAction, true);
+  undo = null;
+  $("undo-toast").hidden = true;
+}
+
 export function offerUndo(text, ids, restore) {
+  putAwayUndo();
   const toast = $("undo-toast");
   toast.querySelector(".text").textContent = text;
   toast.hidden = false;
-  clearTimeout(undoTimer);
-  undoTimer = setTimeout(() => (toast.hidden = true), 8000);
+  const onAction = (event) => {
+    if (toast.contains(event.target) || NOT_AN_ACTION.has(event.key)) return;
+    putAwayUndo();
+  };
+  undo = { timer: timers.later(putAwayUndo, UNDO_MS), onAction };
+  // A click, not a press: the toast going moves what is under it, and a press that
+  // moved its button away would lose its click.
+  document.addEventListener("click", onAction, true);
+  document.addEventListener("keydown", onAction, true);
   $("undo").onclick = guarded(async () => {
-    clearTimeout(undoTimer);
-    toast.hidden = true;
+    putAwayUndo();
     for (const id of ids) await restore(id);
   });
 }

@@ -9,7 +9,7 @@
 
 import { t } from "./i18n.js";
 import { button, confirmingButton, details, headline, isolated, markLanguage, noteAddress, paragraph, tagButton, timeElement } from "./dom.js";
-import { appendPreview, blocks } from "./preview.js";
+import { appendPreview, blocks, markWords, matchedWords } from "./preview.js";
 
 // A one-line note this short is its own heading: a title would only say it again
 // ("Call mom / Call mom"). Longer, it reads better as a body under a title.
@@ -101,15 +101,21 @@ function snippetElement(snippet) {
   return element;
 }
 
+// A wide screen: the list's one column of compact cards (style.css).
+const WIDE = matchMedia("(min-width: 1100px)");
+
 /// The body, a few lines of it rendered (web/js/preview.js: its formatting, its
 /// links, its checklist items, tickable by `tick(index, done)`), with "Show more"
-/// when it is longer. A checklist shows six lines, so its first items are there to tick.
+/// when it is longer. A checklist shows more lines (six, three in the wide column), so
+/// its first items are there to tick.
 function preview(body, tick) {
   const element = document.createElement("div");
   element.className = "preview";
   markLanguage(element, body);
   const tasks = appendPreview(element, body, tick);
-  const shows = tasks > 0 ? 6 : 3;
+  // The lines shown (style.css clamps the same): fewer in the one wide column, where
+  // a card's width holds more of each line.
+  const shows = WIDE.matches ? (tasks > 0 ? 3 : 2) : tasks > 0 ? 6 : 3;
   const rows = blocks(body).reduce((sum, block) => sum + (block.kind === "code" ? block.text.split("\n").length : 1), 0);
   if (rows <= shows && body.length <= shows * 80) return [element];
   element.classList.add("clamped");
@@ -172,12 +178,22 @@ export function card(note, ctx, item = document.createElement("li")) {
   }
   // A hit found by its meaning alone has none of the words marked: it says why it is here.
   if (note.found_by === "meaning") item.append(paragraph("found-by", t("foundByMeaning")));
-  if (note.snippet) item.append(snippetElement(note.snippet));
-  // The body, whatever the AI said: the same text before its answer and after.
-  else if (heading.preview) {
+  // The body, whatever the AI said: the same text before its answer and after. A
+  // search hit is the same card, its body rendered and its checklist tickable, the
+  // words that matched marked in it.
+  if (heading.preview) {
     // Ticks count the items of the whole body: a preview without its heading line
     // has none above its first item, so its indexes are the body's.
-    item.append(...preview(heading.preview, !ctx.inTrash && ctx.tick && ((index, done) => ctx.tick(note, index, done))));
+    const shown = preview(heading.preview, !ctx.inTrash && ctx.tick && ((index, done) => ctx.tick(note, index, done)));
+    item.append(...shown);
+  }
+  if (note.snippet) {
+    const words = matchedWords(note.snippet);
+    const body = item.querySelector(".preview");
+    const marked = markWords(open, words) + (body ? markWords(body, words) : 0);
+    // Matched further in than the card shows (or by a form of the word): the piece of
+    // the body that matched, as a line of text under it, says why the note is here.
+    if (!marked && words.length) item.append(snippetElement(note.snippet));
   }
 
   const slow = note.ai_status === "pending" && ctx.slow;
@@ -208,7 +224,8 @@ export function card(note, ctx, item = document.createElement("li")) {
     labels.append(badge);
   }
   for (const tag of note.tags) labels.append(tagButton(tag, ctx.filterTag));
-  labels.append(timeElement(note.created_at));
+  // The time beside the labels, never cut: the labels give way to it.
+  meta.insertBefore(timeElement(note.created_at), actions);
   const named = { title: isolated(name) };
   if (ctx.inTrash) {
     actions.append(button(t("restore"), () => ctx.action(note.id, "restore"), "restore", t("restoreNote", named)));

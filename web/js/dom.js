@@ -132,6 +132,13 @@ export function noteAddress(id) {
   return `/?${params}`;
 }
 
+/// The note a link's address names (`/?note=ID`, as `noteAddress` writes it, the one
+/// relative link a rendered body keeps: src/render.rs), or null.
+export function noteOfAddress(href) {
+  const match = /^\/\?note=([A-Za-z0-9_-]{1,64})$/.exec(href || "");
+  return match ? match[1] : null;
+}
+
 /// A title inside a sentence (an aria-label): between Unicode's isolate marks (FSI …
 /// PDI), the text form of <bdi>, so that a right-to-left override in it (U+202E) cannot
 /// reorder the words around it.

@@ -82,6 +82,18 @@ export function openNote(id) {
   showView("note", { push: true });
 }
 
+/// A link to a note's address (`data-note`: an answer saved from Ask links its sources
+/// so) opens the note in the page, as a card's title does; with a modifier, or a
+/// middle click, the browser opens the address as it would.
+export function wireNoteLinks() {
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("a[data-note]");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    openNote(link.dataset.note);
+  });
+}
+
 /// Back to the list: the browser's Back when the list is what came before, or the
 /// list itself when the note was opened from its address.
 export function goBack() {

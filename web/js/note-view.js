@@ -6,8 +6,8 @@
 
 import * as api from "./api.js";
 import { t, relativeTime } from "./i18n.js";
-import { $, button, details, guarded, headline, isolated, markLanguage, paragraph, tagButton } from "./dom.js";
-import { aiButton, deleteButton, failureText } from "./card.js";
+import { $, button, details, guarded, headline, isolated, markLanguage, noteOfAddress, paragraph, tagButton } from "./dom.js";
+import { aiButton, cardHeading, deleteButton, failureText } from "./card.js";
 import { editNote } from "./edit.js";
 import { answered, noteAction, onNoteChanged, trashNote } from "./notes.js";
 import { filterByTag, goBack, whenShown } from "./navigation.js";
@@ -41,11 +41,30 @@ export async function loadDetail({ keep = false } = {}) {
 function showDetail() {
   const note = state.detail.note;
   const article = $("note-detail");
+  // Where the focus was (a checklist box just ticked, an action, the edit form just
+  // closed): the note drawn again puts it back there, so a keyboard's place is kept.
+  const spot = focusSpot(article, document.activeElement);
   article.dataset.id = note.id;
   article.dataset.status = note.ai_status;
   const related = document.createElement("section");
   article.replaceChildren(...detailView(note, ctx), related);
   showRelated(related, note.id);
+  if (spot) article.querySelector(spot)?.focus();
+}
+
+/// A selector for the element of a note drawn again that stands where `focused` stood
+/// in `article`: the same checklist box (by its place), the same action, the Edit
+/// button for a focus in the edit form (it closed); null when the focus was elsewhere.
+export function focusSpot(article, focused) {
+  if (!focused || !article.contains(focused)) return null;
+  if (focused.closest("form.edit")) return "button.edit";
+  if (focused.matches(".rendered input[type=checkbox]")) {
+    const index = [...article.querySelectorAll(".rendered input[type=checkbox]")].indexOf(focused);
+    return `.rendered input[type=checkbox][data-task="${index}"]`;
+  }
+  if (focused.matches(".detail-actions button") && focused.classList.length) return `.detail-actions button.${focused.classList[0]}`;
+  if (focused.matches("h2")) return "h2";
+  return null;
 }
 
 // What the open note's buttons do.
@@ -63,6 +82,15 @@ const ctx = {
   },
 };
 
+/// Where a value came from: the person, or the AI (from the note's beginning, when it
+/// read only that).
+function source(note, byUser) {
+  if (byUser) return t("byYou");
+  return note.ai_read_chars != null ? `${t("byAi")}, ${t("fromFirst", { n: note.ai_read_chars })}` : t("byAi");
+}
+
+const titleSource = (note) => source(note, note.title_set_by_user);
+
 /// What the AI made of the note and where its work stands.
 function aiSection(note, ctx) {
   const ai = document.createElement("section");
@@ -78,18 +106,19 @@ function aiSection(note, ctx) {
     if (source) description.append(" ", Object.assign(document.createElement("span"), { className: "source", textContent: `(${source})` }));
     facts.append(term, description);
   };
-  const fromAi = (byUser) => {
-    if (byUser) return t("byYou");
-    return note.ai_read_chars != null ? `${t("byAi")}, ${t("fromFirst", { n: note.ai_read_chars })}` : t("byAi");
-  };
-  // The title and the summary are shown above (the heading, the lead): here only
-  // where they came from, so neither is said twice.
-  if (note.title) fact(t("aiTitle"), fromAi(note.title_set_by_user));
+  const fromAi = (byUser) => source(note, byUser);
+  // Each value said once, with where it came from. The heading above is the note's
+  // own words where it has them (detailHeading): the title, when it is not the heading,
+  // is said here; when it is, the line under the heading says where it came from. The
+  // summary is the lead above the body.
+  if (note.title && note.title !== detailHeading(note)) {
+    const title = markLanguage(Object.assign(document.createElement("span"), { dir: "auto", textContent: note.title }), note.title);
+    fact(t("aiTitle"), title, titleSource(note));
+  }
   const tags = document.createElement("span");
   for (const tag of note.tags) tags.append(tagButton(tag, ctx.filterTag), " ");
   if (!note.tags.length) tags.textContent = t("noTags");
   fact(t("aiTags"), tags, note.tags.length ? fromAi(note.tags_set_by_user) : null);
-  if (note.summary) fact(t("aiSummary"), fromAi(false));
   ai.append(aiHeading, facts);
   const progress = note.ai;
   if (note.ai_status === "done") ai.append(paragraph("hint", t("aiDoneState")));
@@ -110,8 +139,8 @@ function aiSection(note, ctx) {
 
 /// The open note's elements, from the note alone; its buttons call `ctx`'s functions.
 export function detailView(note, ctx) {
-  const name = headline(note);
-  const named = { title: isolated(name) };
+  const name = detailHeading(note);
+  const named = { title: isolated(headline(note)) };
   const heading = document.createElement("h2");
   heading.dir = "auto";
   heading.textContent = name;
@@ -121,15 +150,25 @@ export function detailView(note, ctx) {
   // Edited by a person (`edited_at`), not merely written to: the AI's answer, a trash
   // or a keep move `updated_at` too, and none of them is an edit.
   if (note.edited_at) when.append(` · ${t("edited", { when: relativeTime(note.edited_at) })}`);
+  if (note.title && note.title === name) when.append(` · ${t("aiTitle")}: ${titleSource(note)}`);
 
   // The body as the service rendered and cleaned it. Each tick is an edit of the body.
   const rendered = document.createElement("div");
   rendered.className = "rendered";
   rendered.innerHTML = note.body_html;
   markLanguage(rendered, note.body);
+  // A link to a note's address (a saved answer's sources) opens that note in the page
+  // (navigation.js, wireNoteLinks), not a new tab.
+  for (const link of rendered.querySelectorAll("a[href]")) {
+    const linked = noteOfAddress(link.getAttribute("href"));
+    if (!linked) continue;
+    link.dataset.note = linked;
+    link.removeAttribute("target");
+  }
   [...rendered.querySelectorAll("input[type=checkbox]")].forEach((box, index) => {
     box.disabled = Boolean(note.deleted_at);
     box.setAttribute("aria-label", (box.parentElement.textContent || "").trim() || String(index + 1));
+    box.dataset.task = String(index);
     box.addEventListener("change", guarded(() => ctx.tick(note, index, box.checked)));
   });
 
@@ -162,6 +201,13 @@ export function detailView(note, ctx) {
     );
   }
   return [heading, when, ...(lead ? [lead] : []), rendered, aiSection(note, ctx), actions];
+}
+
+/// The open note's heading: the card's (cardHeading: the person's title, the body's
+/// own heading or first line, else the AI's title), so a note whose body has a heading
+/// shows that one heading, not the AI's title over it.
+export function detailHeading(note) {
+  return cardHeading(note).text;
 }
 
 /// Whether two lines say the same words (a Markdown heading's marks, case and spacing

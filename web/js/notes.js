@@ -260,8 +260,9 @@ export function editInCard(item, note) {
 }
 
 // What a card's buttons do. A note opened from its card is the list's place: Back
-// returns to it, and the next `j` goes on from it.
-const actions = {
+// returns to it, and the next `j` goes on from it. Ask's cards of its sources do the
+// same (ask.js).
+export const actions = {
   open: (id) => {
     mark(id);
     openNote(id);

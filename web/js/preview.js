@@ -11,6 +11,7 @@
 // differently, so there the boxes only show.
 
 import { appendLinkedText } from "./links.js";
+import { noteOfAddress } from "./dom.js";
 
 const FENCE = /^\s{0,3}(```|~~~)/;
 const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
@@ -18,9 +19,11 @@ const TASK = /^(\s*)(?:[-*+]|\d{1,9}[.)])\s+\[([ xX])\]\s+(.*)$/;
 const BULLET = /^(\s*)[-*+]\s+(.*)$/;
 const ORDERED = /^(\s*)(\d{1,9}[.)])\s+(.*)$/;
 const QUOTE = /^\s{0,3}>\s?(.*)$/;
-// Inline: `code`, **bold**, __bold__, *emphasis*, ~~struck~~, [text](http(s) address).
+// Inline: `code`, **bold**, __bold__, *emphasis*, ~~struck~~, [text](http(s) address
+// or a note's address, /?note=ID: a saved answer's sources). A link's text may hold
+// an escaped bracket (\] in a title).
 const INLINE =
-  /`([^`\n]+)`|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\s][^*\n]*)\*|~~([^~\n]+)~~|\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g;
+  /`([^`\n]+)`|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\s][^*\n]*)\*|~~([^~\n]+)~~|\[((?:[^\]\\\n]|\\.)+)\]\((https?:\/\/[^\s)]+|\/\?note=[A-Za-z0-9_-]{1,64})\)/g;
 
 /// The lines of `body` as blocks: `{kind, text, …}`; a fenced code block is one block.
 export function blocks(body) {
@@ -77,9 +80,14 @@ export function appendInline(element, text) {
     } else if (label !== undefined) {
       node = document.createElement("a");
       node.href = url;
-      node.target = "_blank";
-      node.rel = "noopener noreferrer";
-      node.textContent = label;
+      const note = noteOfAddress(url);
+      // A note's address opens in the page (navigation.js, wireNoteLinks).
+      if (note) node.dataset.note = note;
+      else {
+        node.target = "_blank";
+        node.rel = "noopener noreferrer";
+      }
+      node.textContent = label.replace(/\\(.)/g, "$1");
     } else {
       node = document.createElement(struck !== undefined ? "s" : em !== undefined ? "em" : "strong");
       appendLinkedText(node, bold ?? bold2 ?? em ?? struck);
@@ -133,4 +141,41 @@ export function appendPreview(element, body, tick) {
     element.append(line);
   }
   return task;
+}
+
+/// The words a search's snippet marked as matched (`[{text, matched}]`), each once.
+export function matchedWords(snippet) {
+  const words = snippet.filter((part) => part.matched && part.text.trim()).map((part) => part.text.toLocaleLowerCase());
+  return [...new Set(words)];
+}
+
+/// Marks each place `element`'s text says one of `words` (case aside) with a `<mark>`
+/// made here (the text split around it, never parsed): a search hit's card shows the
+/// note as any card does, its matched words marked. How many were marked.
+export function markWords(element, words) {
+  if (!words.length) return 0;
+  const escaped = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(escaped.join("|"), "giu");
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const texts = [];
+  while (walker.nextNode()) texts.push(walker.currentNode);
+  let marked = 0;
+  for (const node of texts) {
+    const text = node.textContent;
+    const parts = [];
+    let done = 0;
+    for (const match of text.matchAll(pattern)) {
+      if (!match[0]) continue;
+      if (match.index > done) parts.push(document.createTextNode(text.slice(done, match.index)));
+      const mark = document.createElement("mark");
+      mark.textContent = match[0];
+      parts.push(mark);
+      done = match.index + match[0].length;
+    }
+    if (!parts.length) continue;
+    if (done < text.length) parts.push(document.createTextNode(text.slice(done)));
+    marked += parts.filter((part) => part.nodeName === "MARK").length;
+    node.replaceWith(...parts);
+  }
+  return marked;
 }

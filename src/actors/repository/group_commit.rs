@@ -29,12 +29,13 @@ use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 
 use super::{captured_in_log, counts_of_group, GroupCounts, NotesChange, RepositoryActor};
-use crate::domain::{Note, NoteBody};
+use crate::domain::{Note, NoteBody, NoteKind};
 use crate::storage::{StoreError, StoreResult};
 
 /// A capture waiting for the next commit, and where its answer goes.
 struct Waiting {
     body: NoteBody,
+    kind: NoteKind,
     now: DateTime<Utc>,
     answer: oneshot::Sender<StoreResult<Note>>,
 }
@@ -51,10 +52,16 @@ impl Captures {
     pub fn wait_for_commit(
         &self,
         body: NoteBody,
+        kind: NoteKind,
         now: DateTime<Utc>,
     ) -> oneshot::Receiver<StoreResult<Note>> {
         let (answer, answered) = oneshot::channel();
-        self.lock().push(Waiting { body, now, answer });
+        self.lock().push(Waiting {
+            body,
+            kind,
+            now,
+            answer,
+        });
         answered
     }
 
@@ -92,8 +99,8 @@ impl RepositoryActor {
             }
             return false;
         };
-        let notes: Vec<(&NoteBody, DateTime<Utc>)> =
-            waiting.iter().map(|w| (&w.body, w.now)).collect();
+        let notes: Vec<(&NoteBody, NoteKind, DateTime<Utc>)> =
+            waiting.iter().map(|w| (&w.body, w.kind, w.now)).collect();
         let results: Vec<StoreResult<Note>> = match store.capture_all(&notes) {
             Ok(stored) => stored.into_iter().map(Ok).collect(),
             Err(e) if waiting.len() == 1 => vec![Err(e)],
@@ -101,7 +108,7 @@ impl RepositoryActor {
                 tracing::warn!(error = %e, notes = waiting.len(), "a shared capture commit failed; storing each note on its own");
                 waiting
                     .iter()
-                    .map(|w| store.capture(&w.body, w.now))
+                    .map(|w| store.capture_kind(&w.body, w.kind, w.now))
                     .collect()
             }
         };

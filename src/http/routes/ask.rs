@@ -43,7 +43,11 @@ pub async fn ask(
         _ => None,
     };
     let question_text = question.as_str().to_string();
-    let asked = state.services.inbox.ask(question, asker).await?;
+    let asked = state
+        .services
+        .inbox
+        .ask(question, asker, body.include_answers)
+        .await?;
     let count = asked.notes.len();
     let notes = asked
         .notes

@@ -16,13 +16,19 @@ use crate::http::state::AppState;
 use crate::reminders::ReminderChange;
 use crate::storage::SearchQuery;
 
-/// `POST /api/notes` → 201 with the stored note.
+/// `POST /api/notes` → 201 with the stored note (`"kind": "answer"`: an answer saved
+/// from Ask, left out of a question's notes).
 pub async fn capture(
     state: web::Data<AppState>,
     request: web::Json<CaptureRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = NoteBody::parse(request.into_inner().body, state.max_body_bytes)?;
-    let note = state.services.inbox.capture(body).await?;
+    let request = request.into_inner();
+    let body = NoteBody::parse(request.body, state.max_body_bytes)?;
+    let note = state
+        .services
+        .inbox
+        .capture_kind(body, request.kind)
+        .await?;
     tracing::info!(note_id = %note.id, "note captured");
     Ok(HttpResponse::Created().json(state.note_view(note)))
 }

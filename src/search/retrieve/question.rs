@@ -14,15 +14,21 @@ use super::retriever::{unavailable, Retriever};
 use crate::actors::repository::SearchEachWord;
 use crate::ai::ask::ASK_NOTES;
 use crate::api::ask::Question;
-use crate::domain::{ListFilter, Note};
+use crate::domain::{ListFilter, Note, NoteKind};
 use crate::search::fusion::{fuse, fuse_counted};
 use crate::search::question::{retrieval_words, HITS_PER_WORD, WORDS_SEARCHED};
 use crate::storage::{SearchQuery, StoreResult};
 
 impl Retriever {
     /// The notes that match `question`, best first, at most [`ASK_NOTES`]: its words
-    /// and its meaning, each ranked, merged.
-    pub async fn for_question(&self, question: &Question) -> StoreResult<Vec<Note>> {
+    /// and its meaning, each ranked, merged. Answers saved as notes are left out of both
+    /// rankings before they are merged (so the notes kept are the best of the rest),
+    /// unless `include_answers`.
+    pub async fn for_question(
+        &self,
+        question: &Question,
+        include_answers: bool,
+    ) -> StoreResult<Vec<Note>> {
         let now = self.clock.now();
         let filter = ListFilter {
             limit: Some(HITS_PER_WORD),
@@ -36,9 +42,17 @@ impl Retriever {
         );
         let (by_words, by_meaning) =
             join(self.with_the_words(question, filter, now), by_meaning).await;
-        let (words_ranked, mut notes) = by_words?;
+        let (mut words_ranked, mut notes) = by_words?;
         // Without the meaning (it said why), the words alone.
-        let by_meaning = by_meaning.unwrap_or_default();
+        let mut by_meaning = by_meaning.unwrap_or_default();
+        if !include_answers {
+            by_meaning.retain(|note| note.kind != NoteKind::Answer);
+            words_ranked.retain(|id| {
+                notes
+                    .get(id)
+                    .is_some_and(|note| note.kind != NoteKind::Answer)
+            });
+        }
         let meaning_ranked: Vec<String> = by_meaning.iter().map(|note| note.id.clone()).collect();
         for note in by_meaning {
             notes.entry(note.id.clone()).or_insert(note);

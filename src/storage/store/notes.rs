@@ -10,7 +10,7 @@ use super::tags::{tags_in_use, to_json};
 use super::{Store, StoreError, StoreResult};
 use crate::api::changes::ChangeKind;
 use crate::api::notes::NoteCounts;
-use crate::domain::{timestamp, AiStatus, ListFilter, Note, NoteBody, NoteEdit};
+use crate::domain::{timestamp, AiStatus, ListFilter, Note, NoteBody, NoteEdit, NoteKind};
 use crate::reminders::ReminderState;
 
 /// A note after an edit, with what it was before.
@@ -41,7 +41,7 @@ macro_rules! note_columns {
     () => {
         "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
          n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, \
-         n.tags_set_by_user, n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state"
+         n.tags_set_by_user, n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state, n.kind"
     };
 }
 
@@ -55,7 +55,17 @@ const GET_NOTE_SQL: &str = concat!("SELECT ", note_columns!(), " FROM notes n WH
 impl Store {
     /// Stores a new pending note and its job row in one transaction. Durable on return.
     pub fn capture(&mut self, body: &NoteBody, now: DateTime<Utc>) -> StoreResult<Note> {
-        let mut notes = self.capture_all(&[(body, now)])?;
+        self.capture_kind(body, NoteKind::Note, now)
+    }
+
+    /// [`Store::capture`] of a note of `kind` (an answer saved from Ask).
+    pub fn capture_kind(
+        &mut self,
+        body: &NoteBody,
+        kind: NoteKind,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Note> {
+        let mut notes = self.capture_all(&[(body, kind, now)])?;
         notes
             .pop()
             .ok_or_else(|| StoreError::Unavailable("a capture stored no note".into()))
@@ -64,22 +74,25 @@ impl Store {
     /// Stores new pending notes, each with its job row, all in one transaction (group
     /// commit: one fsync for the notes that arrived while the last commit was on the
     /// disk). Durable on return; on an error none is stored.
-    pub fn capture_all(&mut self, notes: &[(&NoteBody, DateTime<Utc>)]) -> StoreResult<Vec<Note>> {
+    pub fn capture_all(
+        &mut self,
+        notes: &[(&NoteBody, NoteKind, DateTime<Utc>)],
+    ) -> StoreResult<Vec<Note>> {
         self.write(|w| {
             let mut stored = Vec::with_capacity(notes.len());
             // Cached: the insert compiles the search index's triggers with it, which
             // cost a capture ~0.1 ms of parsing each time (docs/PERFORMANCE.md).
             let mut note_row = w.prepare_cached(
-                "INSERT INTO notes (id, body, ai_status, created_at, updated_at)
-                 VALUES (?1, ?2, 'pending', ?3, ?3)",
+                "INSERT INTO notes (id, body, ai_status, created_at, updated_at, kind)
+                 VALUES (?1, ?2, 'pending', ?3, ?3, ?4)",
             )?;
             let mut job_row = w.prepare_cached(
                 "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
             )?;
-            for (body, now) in notes {
+            for (body, kind, now) in notes {
                 let id = uuid::Uuid::now_v7().to_string();
                 let at = timestamp(*now);
-                note_row.execute(params![id, body.as_str(), at])?;
+                note_row.execute(params![id, body.as_str(), at, kind.as_str()])?;
                 job_row.execute(params![id, at])?;
                 w.record(&id, ChangeKind::Captured, *now)?;
                 stored.push(Note {
@@ -100,6 +113,7 @@ impl Store {
                     edited_at: None,
                     remind_at: None,
                     remind_state: None,
+                    kind: *kind,
                 });
             }
             Ok(stored)
@@ -349,6 +363,11 @@ pub(super) fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
                     conversion(16, format!("unknown remind_state {state}").into())
                 })?)
             }
+        },
+        kind: {
+            let kind: String = r.get(17)?;
+            NoteKind::parse(&kind)
+                .ok_or_else(|| conversion(17, format!("unknown kind {kind}").into()))?
         },
     })
 }

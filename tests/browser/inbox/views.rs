@@ -113,7 +113,7 @@ async fn searching_on_the_page_shows_the_hits_as_you_type_with_the_words_marked(
         .wait_until(
             "one hit, its word marked",
             "document.querySelectorAll('#notes .note').length === 1 && \
-             document.querySelector('#notes .snippet mark')?.textContent === 'tomat'",
+             document.querySelector('#notes .note mark')?.textContent === 'tomat'",
         )
         .await;
 
@@ -128,7 +128,7 @@ async fn searching_on_the_page_shows_the_hits_as_you_type_with_the_words_marked(
     browser
         .wait_until(
             "the Korean note",
-            "document.querySelector('#notes .snippet mark')?.textContent === '사과'",
+            "document.querySelector('#notes .note mark')?.textContent === '사과'",
         )
         .await;
     search.send_keys("\u{E00C}zzzz").await.unwrap();
