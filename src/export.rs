@@ -175,6 +175,8 @@ impl ImportedNote {
                     .unwrap_or(crate::reminders::ReminderState::Open)
             }),
             remind_at,
+            // The import sets its own time: an export's is the other install's.
+            imported_at: None,
             title,
             tags,
         })
@@ -497,6 +499,7 @@ mod tests {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            imported_at: None,
         }
     }
 

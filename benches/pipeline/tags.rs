@@ -47,6 +47,7 @@ pub(crate) fn tagged_notes(filler: &str) -> Vec<inkling::domain::Note> {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            imported_at: None,
         })
         .collect()
 }
@@ -175,6 +176,7 @@ pub(crate) async fn rename() {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            imported_at: None,
         })
         .collect();
     store.import(&notes, Utc::now()).unwrap();
@@ -182,7 +184,7 @@ pub(crate) async fn rename() {
     let hub = inkling::actors::mailbox::Mailbox::from(actix::Actor::start(
         inkling::actors::hub::Hub::default(),
     ));
-    let repository = RepositoryActor::start(store, path.clone(), 30, hub);
+    let repository = RepositoryActor::start(store, path.clone(), hub);
 
     // One client capturing note after note for as long as the rename runs.
     let renaming = Rc::new(std::cell::Cell::new(true));

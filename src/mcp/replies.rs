@@ -346,6 +346,7 @@ mod tests {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            imported_at: None,
         }
     }
 

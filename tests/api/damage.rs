@@ -35,6 +35,7 @@ fn done_notes() -> Vec<Note> {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            imported_at: None,
         })
         .collect()
 }

@@ -8,6 +8,7 @@ use inkling::storage::{Job, Store, StoreResult};
 
 mod actor;
 mod changes;
+mod expiry;
 mod group_commit;
 mod integrity;
 mod invariants;
@@ -136,6 +137,7 @@ fn tagged_notes(store: &mut Store, count: usize, tags: &[&str]) {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            imported_at: None,
         })
         .collect();
     store.import(&notes, t0()).unwrap();

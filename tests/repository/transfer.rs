@@ -6,7 +6,7 @@ use inkling::domain::{timestamp, AiStatus, ListFilter, Note};
 use crate::{assert_invariants, capture, due, job_row, store, t0};
 
 /// A note as an export file holds it.
-fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
+pub(super) fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
     Note {
         id: id.into(),
         body: text.into(),
@@ -25,6 +25,7 @@ fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
         edited_at: None,
         remind_at: None,
         remind_state: None,
+        imported_at: None,
     }
 }
 

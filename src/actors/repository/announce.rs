@@ -203,6 +203,7 @@ mod tests {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            imported_at: None,
         };
         let (a, b) = (note("a"), note("b"));
         let changes = [

@@ -105,6 +105,7 @@ pub fn note(id: &str, status: crate::domain::AiStatus) -> Note {
         edited_at: None,
         remind_at: None,
         remind_state: None,
+        imported_at: None,
     }
 }
 
