@@ -107,24 +107,31 @@ pub struct Note {
     /// An answer saved from Ask, or (absent) a note.
     #[serde(default, skip_serializing_if = "NoteKind::is_note")]
     pub kind: NoteKind,
+    /// When it was imported into this inkling (RFC 3339, UTC); absent: written here.
+    /// Its expiry counts from then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_at: Option<String>,
 }
 
 impl Note {
-    /// When this note becomes expired: `expiry_days` after it was written, unless it
-    /// is kept or in the trash (then never). The same rule as the store's expired
-    /// filter and count (`created_at` older than `expiry.days`, never kept, active).
-    pub fn expires_at(&self, expiry_days: u32) -> Option<DateTime<Utc>> {
+    /// When this note becomes expired: `expiry_days` after it came into this inkling
+    /// (written here, or imported: an old note imported today does not expire today),
+    /// unless it is kept or in the trash (then never), or expiry is off (`None` days).
+    /// The same rule as the store's expired filter and count.
+    pub fn expires_at(&self, expiry_days: Option<u32>) -> Option<DateTime<Utc>> {
+        let days = expiry_days?;
         if self.kept_at.is_some() || self.deleted_at.is_some() {
             return None;
         }
-        let created = DateTime::parse_from_rfc3339(&self.created_at).ok()?;
-        created
+        let arrived = self.imported_at.as_deref().unwrap_or(&self.created_at);
+        let arrived = DateTime::parse_from_rfc3339(arrived).ok()?;
+        arrived
             .with_timezone(&Utc)
-            .checked_add_signed(chrono::Duration::days(i64::from(expiry_days)))
+            .checked_add_signed(chrono::Duration::days(i64::from(days)))
     }
 
     /// Whether this note is expired at `now`.
-    pub fn is_expired(&self, expiry_days: u32, now: DateTime<Utc>) -> bool {
+    pub fn is_expired(&self, expiry_days: Option<u32>, now: DateTime<Utc>) -> bool {
         self.expires_at(expiry_days).is_some_and(|at| at < now)
     }
 }
@@ -429,7 +436,7 @@ mod tests {
     }
 
     #[test]
-    fn a_note_expires_its_expiry_days_after_it_was_written_unless_kept_or_trashed() {
+    fn a_note_expires_its_expiry_days_after_it_came_unless_kept_or_trashed_or_expiry_is_off() {
         let note = Note {
             id: "n1".into(),
             body: "b".into(),
@@ -449,22 +456,36 @@ mod tests {
             remind_at: None,
             remind_state: None,
             kind: crate::domain::NoteKind::Note,
+            imported_at: None,
         };
         let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
-        assert_eq!(note.expires_at(30), Some(at("2026-01-31T00:00:00Z")));
-        assert!(!note.is_expired(30, at("2026-01-31T00:00:00Z")));
-        assert!(note.is_expired(30, at("2026-01-31T00:00:00.001Z")));
+        assert_eq!(note.expires_at(Some(30)), Some(at("2026-01-31T00:00:00Z")));
+        assert!(!note.is_expired(Some(30), at("2026-01-31T00:00:00Z")));
+        assert!(note.is_expired(Some(30), at("2026-01-31T00:00:00.001Z")));
         let kept = Note {
             kept_at: Some("2026-01-02T00:00:00.000Z".into()),
             ..note.clone()
         };
-        assert_eq!(kept.expires_at(30), None);
-        assert!(!kept.is_expired(30, at("2027-01-01T00:00:00Z")));
+        assert_eq!(kept.expires_at(Some(30)), None);
+        assert!(!kept.is_expired(Some(30), at("2027-01-01T00:00:00Z")));
         let trashed = Note {
             deleted_at: Some("2026-01-02T00:00:00.000Z".into()),
+            ..note.clone()
+        };
+        assert!(!trashed.is_expired(Some(30), at("2027-01-01T00:00:00Z")));
+        // Expiry off: nothing expires, however old.
+        assert_eq!(note.expires_at(None), None);
+        assert!(!note.is_expired(None, at("2027-01-01T00:00:00Z")));
+        // Imported on 2026-03-01: its days count from then, not from when it was written.
+        let imported = Note {
+            imported_at: Some("2026-03-01T00:00:00.000Z".into()),
             ..note
         };
-        assert!(!trashed.is_expired(30, at("2027-01-01T00:00:00Z")));
+        assert_eq!(
+            imported.expires_at(Some(30)),
+            Some(at("2026-03-31T00:00:00Z"))
+        );
+        assert!(!imported.is_expired(Some(30), at("2026-03-01T00:00:00Z")));
     }
 
     #[test]

@@ -178,6 +178,8 @@ impl ImportedNote {
                     .unwrap_or(crate::reminders::ReminderState::Open)
             }),
             remind_at,
+            // The import sets its own time: an export's is the other install's.
+            imported_at: None,
             title,
             tags,
             kind: self.kind,
@@ -503,6 +505,7 @@ mod tests {
             remind_at: None,
             remind_state: None,
             kind: crate::domain::NoteKind::Note,
+            imported_at: None,
         }
     }
 

@@ -13,6 +13,7 @@
 //!   declared), the Ollama and OpenAI-compatible clients, the enrichment schema,
 //!   `classify_reason`, a model's measured speed.
 //! - [`api`]: the wire types: what the HTTP API takes and answers, the live events.
+//! - [`expiry`]: whether notes expire: the person's choice, asked once, held in one handle.
 //! - [`export`]: notes as files: the JSON export, Markdown notes, what may come in.
 //! - [`events`]: notifications several actors hear (`FailedCountChanged`, …).
 //! - [`telemetry`]: the local usage log: event schema, files, stats.md.
@@ -54,6 +55,7 @@ pub mod desktop;
 pub mod devices;
 pub mod domain;
 pub mod events;
+pub mod expiry;
 pub mod export;
 pub mod http;
 pub mod identity;

@@ -33,6 +33,8 @@ pub struct Services {
     pub worker: Mailbox<AiWorkerActor>,
     pub inbox: Inbox,
     pub model_pull: Mailbox<ModelPullActor>,
+    /// Whether notes expire (the person's choice), as every answer reads it.
+    pub expiry: crate::expiry::Expiry,
     /// The one clock of the service: the wall clock as confirmed
     /// (`crate::clock::confirmed`), which the routes read too.
     pub clock: SharedClock,
@@ -50,17 +52,13 @@ impl Services {
         capabilities: Capabilities,
     ) -> StoreResult<Self> {
         let jobs = store.all_jobs()?;
+        let expiry = store.expiry();
         // Every timestamp and every purge goes by the confirmed clock: a wall clock
         // that jumps ahead neither dates notes in the future nor purges the trash.
         let confirmed = Arc::new(ConfirmedClock::new(clock, store.newest_time()?));
         let clock: SharedClock = confirmed.clone();
         let hub = Mailbox::from(Hub::default().start());
-        let repository = Mailbox::from(RepositoryActor::start(
-            store,
-            db_path,
-            settings.expiry.days,
-            hub.clone(),
-        ));
+        let repository = Mailbox::from(RepositoryActor::start(store, db_path, hub.clone()));
         let telemetry = Mailbox::from(TelemetryActor::new(settings, clock.clone()).start());
         let monitor = Mailbox::from(
             ProviderMonitorActor::new(
@@ -113,6 +111,7 @@ impl Services {
         });
         crate::inbox::lifecycle::purge_hourly(inbox.clone());
         Ok(Services {
+            expiry,
             repository,
             hub,
             telemetry,

@@ -67,8 +67,11 @@ impl Application {
         make_database_private(&db_path)?;
         // After the files are made private: the check's connection may create `-shm`.
         let integrity = check_the_database_in_background(&db_path)?;
-        let store = Store::open_checked(&db_path, settings.expiry.days, integrity.clone())
+        let mut store = Store::open_checked(&db_path, settings.expiry.days, integrity.clone())
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
+        store
+            .take_expiry_choice(settings.expiry.choice)
+            .with_context(|| format!("cannot read the database {}", db_path.display()))?;
         let (check, embedding_check) = listener_checks(&settings)?;
         let capabilities = guard(crate::ai::provider_for(&settings), check, embedding_check);
         // The built-in embedder is in this process: no listener to check.
@@ -116,7 +119,7 @@ impl Application {
             max_body_bytes: settings.http.max_body_bytes,
             max_attempts: settings.worker.max_attempts,
             locale: settings.locale(),
-            expiry_days: settings.expiry.days,
+            expiry: services.expiry.clone(),
             model_server,
             model: settings.provider_calls().model,
             embedding_model: settings.embedding_calls().map(|calls| calls.model),

@@ -53,6 +53,8 @@ const LAYERS: &[&[&str]] = &[
         "api_token",
         // A reminder's state, a time in words, which reminders to show when.
         "reminders",
+        // Whether notes expire: the choice and when to ask.
+        "expiry",
         // Reads /proc/net/tcp and the user database; the settings check user names.
         "socket_owner",
     ],

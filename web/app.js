@@ -44,6 +44,7 @@ function applyStatus(status) {
   update(({ service }) => {
     service.counts = status.counts;
     service.expiryDays = status.expiry_days;
+    if (status.expiry) service.expiry = status.expiry;
     service.maxAttempts = status.max_attempts || service.maxAttempts;
     service.limits = status.limits;
     if (status.provider) service.health = status.provider;

@@ -36,7 +36,7 @@ pub(crate) async fn capture() {
     let hub = inkling::actors::mailbox::Mailbox::from(actix::Actor::start(
         inkling::actors::hub::Hub::default(),
     ));
-    let repository = RepositoryActor::start(Store::open(&path, 30).unwrap(), path, 30, hub);
+    let repository = RepositoryActor::start(Store::open(&path, 30).unwrap(), path, hub);
     let mut samples = Vec::with_capacity(CAPTURES);
     let started = Instant::now();
     for i in 0..CAPTURES {

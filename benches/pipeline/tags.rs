@@ -48,6 +48,7 @@ pub(crate) fn tagged_notes(filler: &str) -> Vec<inkling::domain::Note> {
             remind_at: None,
             remind_state: None,
             kind: inkling::domain::NoteKind::Note,
+            imported_at: None,
         })
         .collect()
 }
@@ -177,6 +178,7 @@ pub(crate) async fn rename() {
             remind_at: None,
             remind_state: None,
             kind: inkling::domain::NoteKind::Note,
+            imported_at: None,
         })
         .collect();
     store.import(&notes, Utc::now()).unwrap();
@@ -184,7 +186,7 @@ pub(crate) async fn rename() {
     let hub = inkling::actors::mailbox::Mailbox::from(actix::Actor::start(
         inkling::actors::hub::Hub::default(),
     ));
-    let repository = RepositoryActor::start(store, path.clone(), 30, hub);
+    let repository = RepositoryActor::start(store, path.clone(), hub);
 
     // One client capturing note after note for as long as the rename runs.
     let renaming = Rc::new(std::cell::Cell::new(true));

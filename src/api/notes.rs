@@ -42,8 +42,9 @@ pub struct NoteView {
 }
 
 impl NoteView {
-    /// `note` as seen at `now`, with notes expiring after `expiry_days`.
-    pub fn new(note: Note, expiry_days: u32, now: DateTime<Utc>) -> Self {
+    /// `note` as seen at `now`, with notes expiring after `expiry_days` (`None`: expiry
+    /// is off).
+    pub fn new(note: Note, expiry_days: Option<u32>, now: DateTime<Utc>) -> Self {
         NoteView {
             expired: note.is_expired(expiry_days, now),
             expires_at: note.expires_at(expiry_days).map(timestamp),
@@ -61,7 +62,7 @@ pub struct SearchHitView {
 }
 
 impl SearchHitView {
-    pub fn new(hit: SearchHit, expiry_days: u32, now: DateTime<Utc>) -> Self {
+    pub fn new(hit: SearchHit, expiry_days: Option<u32>, now: DateTime<Utc>) -> Self {
         SearchHitView {
             note: NoteView::new(hit.note, expiry_days, now),
             snippet: hit.snippet,

@@ -200,3 +200,11 @@ pub struct MarkdownFile {
     #[serde(default)]
     pub modified_at: Option<String>,
 }
+
+/// `POST /api/expiry`: the person's answer to "should notes you never kept expire?".
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpiryAnswer {
+    /// `true`: notes never kept expire after `expiry.days`; `false`: they never do.
+    pub on: bool,
+}

@@ -99,6 +99,15 @@ impl VectorSpread {
     }
 }
 
+/// Whether notes expire (docs/DESIGN.md, "Expiry").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExpiryStatus {
+    /// `ask` (not answered yet: off), `on` or `off`.
+    pub choice: crate::expiry::ExpiryChoice,
+    /// Ask the person now: not answered yet, and a month of use behind them.
+    pub ask: bool,
+}
+
 /// The service as a whole, right now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServiceStatus {
@@ -106,8 +115,11 @@ pub struct ServiceStatus {
     pub version: String,
     /// The language the service writes in.
     pub locale: Locale,
-    /// A note older than this many days that was never kept is expired.
+    /// A note older than this many days that was never kept is expired (when expiry is on).
     pub expiry_days: u32,
+    /// Whether notes expire, and whether the page should ask now.
+    #[serde(default)]
+    pub expiry: ExpiryStatus,
     /// `worker.max_attempts`: a failed note used this many tries.
     #[serde(default)]
     pub max_attempts: u32,
@@ -197,6 +209,7 @@ mod tests {
             version: "0.1.0".into(),
             locale: Locale::Ko,
             expiry_days: 30,
+            expiry: ExpiryStatus::default(),
             max_attempts: 3,
             limits: Limits {
                 body_bytes: 65_536,
@@ -270,6 +283,7 @@ mod tests {
                 version: "0".into(),
                 locale: Locale::En,
                 expiry_days: 30,
+                expiry: ExpiryStatus::default(),
                 max_attempts: 3,
                 limits: Limits::default(),
                 counts: NoteCounts::default(),

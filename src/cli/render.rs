@@ -12,6 +12,7 @@ use crate::api::status::{
 };
 use crate::api::worker::EmbeddingsState;
 use crate::domain::Note;
+use crate::expiry::ExpiryChoice;
 
 /// `inkling status`: the version and address, the counts, the provider, the worker, its
 /// slow notes and the per-actor counters.
@@ -19,10 +20,17 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str, verbose: bool) -> Ve
     let counts = &status.counts;
     let mut lines = vec![
         format!("inkling {} at {base_url}", status.version),
-        format!(
-            "notes: {} pending, {} failed, {} expired",
-            counts.pending, counts.failed, counts.expired
-        ),
+        match status.expiry.choice {
+            ExpiryChoice::On => format!(
+                "notes: {} pending, {} failed, {} expired",
+                counts.pending, counts.failed, counts.expired
+            ),
+            // Off, or not answered yet: "0 expired" would hint at a rule that is not on.
+            ExpiryChoice::Ask | ExpiryChoice::Off => format!(
+                "notes: {} pending, {} failed (expiry is off: notes never expire)",
+                counts.pending, counts.failed
+            ),
+        },
         format!(
             "{}: {}",
             match status.model_server {

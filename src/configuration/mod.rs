@@ -168,6 +168,10 @@ pub struct TelemetrySettings {
 pub struct ExpirySettings {
     #[serde(deserialize_with = "strict::whole")]
     pub days: u32,
+    /// Whether notes expire: `ask` (the page asks once, after a month of use; off until
+    /// then), `on` or `off` (decided here; nothing is asked).
+    #[serde(default)]
+    pub choice: crate::expiry::ExpiryChoice,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -18,8 +18,9 @@ pub struct AppState {
     pub max_attempts: u32,
     /// The language of the inbox page.
     pub locale: crate::configuration::Locale,
-    /// `expiry.days`: the page tells an expired note from one that is not.
-    pub expiry_days: u32,
+    /// Whether notes expire and after how many days: the page tells an expired note from
+    /// one that is not.
+    pub expiry: crate::expiry::Expiry,
     /// The kind of model server configured, and its model (`/api/status`).
     pub model_server: crate::api::provider::ModelServer,
     pub model: String,
@@ -36,6 +37,6 @@ pub struct AppState {
 impl AppState {
     /// A note as the answers carry it: with its expiry facts as of now.
     pub fn note_view(&self, note: crate::domain::Note) -> crate::api::notes::NoteView {
-        crate::api::notes::NoteView::new(note, self.expiry_days, self.clock.now())
+        crate::api::notes::NoteView::new(note, self.expiry.active_days(), self.clock.now())
     }
 }

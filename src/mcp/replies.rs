@@ -347,6 +347,7 @@ mod tests {
             remind_at: None,
             remind_state: None,
             kind: crate::domain::NoteKind::Note,
+            imported_at: None,
         }
     }
 

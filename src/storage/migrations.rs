@@ -60,6 +60,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0011_answers.sql",
         sql: include_str!("../../migrations/0011_answers.sql"),
     },
+    Migration {
+        name: "0012_expiry_opt_in.sql",
+        sql: include_str!("../../migrations/0012_expiry_opt_in.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

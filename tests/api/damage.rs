@@ -36,6 +36,7 @@ fn done_notes() -> Vec<Note> {
             remind_at: None,
             remind_state: None,
             kind: inkling::domain::NoteKind::Note,
+            imported_at: None,
         })
         .collect()
 }

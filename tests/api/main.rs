@@ -13,6 +13,7 @@
 //! - `desktop`: one instance per data dir, autostart, graceful stop.
 //! - `disk`: a full disk under a running service (a real tmpfs, filled).
 //! - `usage`: trash, restore, keep; the usage report and export.
+//! - `expiry`: whether notes expire: off until asked and answered, imports age from today.
 //! - `delete`: notes deleted for good leave no trace in the database files.
 //! - `edit`: editing notes and tidying tags over HTTP.
 //! - `transfer`: the notes export and import, round trip included.
@@ -45,6 +46,7 @@ mod disk;
 mod edit;
 #[path = "../support/eventually.rs"]
 mod eventually;
+mod expiry;
 #[path = "../support/fake_http.rs"]
 mod fake_http;
 #[path = "../support/fake_ollama.rs"]

@@ -23,7 +23,7 @@ async fn capture_returns_201_with_a_pending_note_that_is_stored() {
 
 #[actix_rt::test]
 async fn status_counts_pending_failed_and_expired_notes() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(&[("INKLING_EXPIRY__CHOICE", "on")]).await;
     app.capture("one").await;
     app.capture("two").await;
     app.clock.advance(chrono::Duration::days(31));
@@ -226,7 +226,7 @@ async fn one_notes_ai_is_asked_for_again_and_a_trashed_or_unknown_note_is_refuse
 async fn every_note_the_api_returns_says_whether_it_is_expired_and_when_it_expires() {
     // docs/DESIGN.md: a note older than `expiry.days` (30 in the tests) that was never
     // kept is expired; the page reads these facts instead of computing them.
-    let app = spawn_app().await;
+    let app = spawn_app_with(&[("INKLING_EXPIRY__CHOICE", "on")]).await;
     let note = app.capture("renew the passport").await;
     let id = note["id"].as_str().unwrap().to_string();
     assert_eq!(note["expired"], false);

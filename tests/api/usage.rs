@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, spawn_app_with, TestApp};
 
 fn events(app: &TestApp) -> Vec<(String, Value)> {
     let dir = app.data_dir.path().join("telemetry");
@@ -78,7 +78,7 @@ async fn trash_and_restore_move_a_note_and_log_it_once() {
 
 #[actix_rt::test]
 async fn keep_takes_a_note_out_of_the_expired_count() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(&[("INKLING_EXPIRY__CHOICE", "on")]).await;
     let note = app.capture("old but precious").await;
     app.clock.advance(chrono::Duration::days(40));
     let (_, status) = app.get("/api/status").await;
@@ -160,7 +160,7 @@ async fn export_writes_a_new_folder_with_the_log_and_stats_and_logs_itself() {
 
 #[actix_rt::test]
 async fn trash_expired_moves_all_expired_notes_in_one_call() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(&[("INKLING_EXPIRY__CHOICE", "on")]).await;
     let one = app.capture("old one").await;
     let two = app.capture("old two").await;
     app.clock.advance(chrono::Duration::days(31));
@@ -190,7 +190,7 @@ async fn trash_expired_moves_all_expired_notes_in_one_call() {
 
 #[actix_rt::test]
 async fn keep_expired_keeps_every_note_past_expiry_in_one_call() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(&[("INKLING_EXPIRY__CHOICE", "on")]).await;
     let one = app.capture("old one").await;
     app.clock.advance(chrono::Duration::days(31));
     let fresh = app.capture("fresh").await;

@@ -231,7 +231,14 @@ async fn a_saved_edit_shows_at_once_in_the_open_note_even_when_the_live_event_co
 #[actix_rt::test]
 async fn notes_past_expiry_are_asked_about_calmly_once_a_week_and_keep_all_keeps_them() {
     // Expiry after 0 days: every note stored is past it.
-    let browser = start_with_notes(&[("INKLING_EXPIRY__DAYS", "0")], 2).await;
+    let browser = start_with_notes(
+        &[
+            ("INKLING_EXPIRY__CHOICE", "on"),
+            ("INKLING_EXPIRY__DAYS", "0"),
+        ],
+        2,
+    )
+    .await;
     for screen in [Screen::Desktop, Screen::Phone] {
         browser.emulate(screen, Scheme::Light).await;
         browser.open_inbox().await;
@@ -303,5 +310,47 @@ async fn notes_past_expiry_are_asked_about_calmly_once_a_week_and_keep_all_keeps
         ))
         .await;
     assert_eq!(due, json!([true, false, false, true]));
+    browser.close().await;
+}
+
+#[actix_rt::test]
+async fn after_a_month_of_use_the_page_asks_once_whether_notes_expire_and_yes_takes_at_once() {
+    // Notes written 31 days ago, expiry not answered: nothing is expired yet, and the
+    // page asks.
+    let browser = crate::harness::start_with_old_notes(&[], 2, chrono::Duration::days(31)).await;
+    for screen in [Screen::Desktop, Screen::Phone] {
+        browser.emulate(screen, Scheme::Light).await;
+        browser.open_inbox().await;
+        browser.wait_visible("expiry-question").await;
+        let asked = browser.text("#expiry-question .text").await;
+        assert!(
+            asked.contains("never kept") && asked.contains("30 days"),
+            "{screen:?}: the question in plain words: {asked}"
+        );
+        assert!(
+            !browser.is_shown("expiry-banner").await,
+            "{screen:?}: nothing is expired before the answer"
+        );
+        browser
+            .assert_accessible(&format!("{screen:?} the expiry question"))
+            .await;
+    }
+
+    browser.click("#expiry-yes").await;
+    browser
+        .wait_until(
+            "the question answered",
+            "document.getElementById('expiry-question').hidden",
+        )
+        .await;
+    // On at once: the two old notes are expired, and the review banner offers them.
+    browser.wait_visible("expiry-banner").await;
+    let status = browser.api("GET", "/api/status", None).await;
+    assert_eq!(status["expiry"], json!({ "choice": "on", "ask": false }));
+    assert_eq!(status["counts"]["expired"], 2);
+    // Answered for good: a reload does not ask again.
+    browser.open_inbox().await;
+    browser.wait_visible("expiry-banner").await;
+    assert!(!browser.is_shown("expiry-question").await);
     browser.close().await;
 }

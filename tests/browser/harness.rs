@@ -202,16 +202,30 @@ pub async fn start(extra: &[(&str, &str)]) -> Browser {
 
 /// Like [`start`], with `notes` notes already in the database (done, so the AI is idle).
 pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
-    start_with(extra, notes, true).await
+    start_with(extra, notes, true, chrono::Duration::hours(1)).await
+}
+
+/// Like [`start_with_notes`], the notes written `age` ago (a month of use, say).
+pub async fn start_with_old_notes(
+    extra: &[(&str, &str)],
+    notes: usize,
+    age: chrono::Duration,
+) -> Browser {
+    start_with(extra, notes, true, age).await
 }
 
 /// Like [`start`], with `notes` notes already in the database waiting for the AI: a
 /// backlog the worker works through once the service starts.
 pub async fn start_with_backlog(notes: usize) -> Browser {
-    start_with(&[], notes, false).await
+    start_with(&[], notes, false, chrono::Duration::hours(1)).await
 }
 
-async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Browser {
+async fn start_with(
+    extra: &[(&str, &str)],
+    notes: usize,
+    enriched: bool,
+    age: chrono::Duration,
+) -> Browser {
     let driver = Driver::start();
     let fake = FakeOllama::start_new().await;
     let data_dir = tempfile::tempdir().unwrap();
@@ -228,7 +242,7 @@ async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Bro
     let settings = test_settings(data_dir.path(), &env);
     if notes > 0 {
         let mut store = inkling::storage::Store::open(&settings.database_path(), 30).unwrap();
-        let start = chrono::Utc::now() - chrono::Duration::hours(1);
+        let start = chrono::Utc::now() - age;
         for i in 0..notes {
             let body = inkling::domain::NoteBody::parse(format!("stored note {i}"), 1000).unwrap();
             let id = store

@@ -25,9 +25,16 @@ async fn wait_for_status(browser: &Browser, id: &str, status: &str) {
         .await;
 }
 
-/// Every state a banner can show at once: a note failed, one waiting, two older than
-/// `expiry.days` (imported from Markdown files last changed 45 days ago), and the model
-/// missing.
+/// What [`every_banner`] needs of the service: expiry on (the person said yes), after
+/// 0 days, so every note is past it.
+const EVERY_BANNER: [(&str, &str); 2] = [
+    ("INKLING_EXPIRY__CHOICE", "on"),
+    ("INKLING_EXPIRY__DAYS", "0"),
+];
+
+/// Every state a banner can show at once (start the service with [`EVERY_BANNER`]): a
+/// note failed, one waiting, notes past `expiry.days` (two imported from Markdown files
+/// last changed 45 days ago among them), and the model missing.
 async fn every_banner(browser: &Browser) {
     let old = (chrono::Utc::now() - chrono::Duration::days(45)).to_rfc3339();
     let files: Vec<_> = [
@@ -172,7 +179,7 @@ async fn try_every_view(browser: &Browser, screen: Screen, scheme: Scheme, shot:
 
 #[actix_rt::test]
 async fn every_view_passes_the_accessibility_scan_in_plain_words_on_both_screens_light_and_dark() {
-    let browser = start(&[]).await;
+    let browser = start(&EVERY_BANNER).await;
     every_banner(&browser).await;
     try_every_view(
         &browser,
@@ -206,7 +213,7 @@ async fn every_view_passes_the_accessibility_scan_in_plain_words_on_both_screens
 
 #[actix_rt::test]
 async fn the_korean_page_is_translated_breaks_between_words_and_passes_the_scan() {
-    let browser = start(&[("INKLING_LOCALE", "ko")]).await;
+    let browser = start(&[EVERY_BANNER[0], EVERY_BANNER[1], ("INKLING_LOCALE", "ko")]).await;
     every_banner(&browser).await;
     try_every_view(
         &browser,

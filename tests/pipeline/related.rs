@@ -296,6 +296,7 @@ async fn notes_imported_as_done_get_their_vectors_too() {
         remind_at: None,
         remind_state: None,
         kind: inkling::domain::NoteKind::Note,
+        imported_at: None,
         deleted_at: None,
         kept_at: None,
         title_set_by_user: false,

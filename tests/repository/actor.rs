@@ -25,7 +25,7 @@ async fn the_actor_serves_every_message_in_order_from_its_own_thread() {
     let path = dir.path().join("inkling.db");
     let store = Store::open(&path, EXPIRY_DAYS).unwrap();
     let hub = Mailbox::from(Hub::default().start());
-    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub);
+    let repository = RepositoryActor::start(store, path, hub);
 
     let captures: Vec<_> = (0..100)
         .map(|i| {
@@ -104,7 +104,7 @@ async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_th
     hub.send(Subscribe(listener.recipient::<FailedCountChanged>()))
         .await
         .unwrap();
-    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
+    let repository = RepositoryActor::start(store, path, hub.clone());
     let now = t0() + Duration::days(31);
     let capture = |text: &str, at| CaptureNote {
         body: body(text),
@@ -275,7 +275,7 @@ async fn captures_that_wait_together_share_one_commit_and_each_is_answered_and_a
     ))
     .await
     .unwrap();
-    let repository = RepositoryActor::start(store, path.clone(), EXPIRY_DAYS, hub.clone());
+    let repository = RepositoryActor::start(store, path.clone(), hub.clone());
     let captures = Captures::default();
     let commit = |captures: &Captures| repository.send(CommitCaptures(captures.clone()));
 
@@ -380,7 +380,7 @@ async fn a_persons_writes_announce_the_notes_they_changed_and_only_when_they_did
     let store = Store::open(&path, EXPIRY_DAYS).unwrap();
     let hub = Mailbox::from(Hub::default().start());
     let (heard, listener) = NotesHeard::listening(&hub).await;
-    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
+    let repository = RepositoryActor::start(store, path, hub.clone());
     let now = t0();
     // What was heard since the last call: the repository sent it to the hub before
     // replying, the hub is first in, first out, and so is the listener.
@@ -504,7 +504,7 @@ async fn a_tag_rename_lets_a_capture_through_between_its_slices_and_says_when_it
     crate::tagged_notes(&mut store, total, &["recipes"]);
     let hub = Mailbox::from(Hub::default().start());
     let (heard, listener) = NotesHeard::listening(&hub).await;
-    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
+    let repository = RepositoryActor::start(store, path, hub.clone());
 
     let (done, ended) = tokio::sync::oneshot::channel();
     let rename = RenameTag {
@@ -578,7 +578,7 @@ async fn a_tag_rename_cut_short_by_a_crash_is_finished_when_the_repository_start
     }
     let store = Store::open(&path, EXPIRY_DAYS).unwrap();
     let hub = Mailbox::from(Hub::default().start());
-    let repository = RepositoryActor::start(store, path.clone(), EXPIRY_DAYS, hub);
+    let repository = RepositoryActor::start(store, path.clone(), hub);
     // Each round trip through the mailbox lets the slice queued ahead of it run: the
     // three slices left (the last finds no note and drops the record) are done within
     // a few, the first of which may come before the actor's start queued the rename.
@@ -622,7 +622,7 @@ async fn the_live_feed_follows_the_change_log_from_where_the_actor_started() {
     let before = store.capture(&body("before"), t0()).unwrap();
     let hub = Mailbox::from(Hub::default().start());
     let (heard, listener) = NotesHeard::listening(&hub).await;
-    let repository = RepositoryActor::start(store, path, EXPIRY_DAYS, hub.clone());
+    let repository = RepositoryActor::start(store, path, hub.clone());
 
     let vectors = SaveVectors {
         model: "m".into(),

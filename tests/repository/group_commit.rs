@@ -80,7 +80,7 @@ impl Running {
         hub.send(Subscribe(to.recipient::<NoteChanged>()))
             .await
             .unwrap();
-        let repository = RepositoryActor::start(store, path.clone(), EXPIRY_DAYS, hub.clone());
+        let repository = RepositoryActor::start(store, path.clone(), hub.clone());
         let reader = rusqlite::Connection::open(&path).unwrap();
         Running {
             repository,

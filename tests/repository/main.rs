@@ -8,6 +8,7 @@ use inkling::storage::{Job, Store, StoreResult};
 
 mod actor;
 mod changes;
+mod expiry;
 mod group_commit;
 mod integrity;
 mod invariants;
@@ -137,6 +138,7 @@ fn tagged_notes(store: &mut Store, count: usize, tags: &[&str]) {
             remind_at: None,
             remind_state: None,
             kind: inkling::domain::NoteKind::Note,
+            imported_at: None,
         })
         .collect();
     store.import(&notes, t0()).unwrap();

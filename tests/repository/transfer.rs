@@ -6,7 +6,7 @@ use inkling::domain::{timestamp, AiStatus, ListFilter, Note};
 use crate::{assert_invariants, capture, due, job_row, store, t0};
 
 /// A note as an export file holds it.
-fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
+pub(super) fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
     Note {
         id: id.into(),
         body: text.into(),
@@ -26,6 +26,7 @@ fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
         remind_at: None,
         remind_state: None,
         kind: inkling::domain::NoteKind::Note,
+        imported_at: None,
     }
 }
 

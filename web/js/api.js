@@ -186,6 +186,8 @@ export const emptyTrash = () => post("/api/trash/empty");
 export const retryAllFailed = () => post("/api/inbox/retry-all-failed");
 export const trashExpired = () => post("/api/inbox/trash-expired");
 export const keepExpired = () => post("/api/inbox/keep-expired");
+/// The person's answer to whether notes they never kept expire.
+export const chooseExpiry = (on) => post("/api/inbox/expiry", { on });
 export const pullModel = () => post("/api/provider/pull");
 export const recheckProvider = () => post("/api/provider/recheck");
 export const stats = () => call("/api/stats?format=json");

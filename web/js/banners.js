@@ -9,6 +9,7 @@ import { $, setDetail, guarded } from "./dom.js";
 import { onRender, update, flush, state } from "./store.js";
 import * as api from "./api.js";
 import * as expiry from "./expiry.js";
+import { loadNotes } from "./notes.js";
 
 /// Shows a banner unless it was dismissed while saying the same (`says`).
 function showBanner(dismissed, id, visible, says) {
@@ -138,6 +139,9 @@ function renderBanners(state) {
   setText("failed-banner", t(again ? "failedAgain" : "failed", { n: failed }));
   showBanner(banners.dismissed, "failed-banner", failed > 0, String(failed));
 
+  // Asked once, after a month of use (docs/DESIGN.md, "Expiry"); answered, it is gone.
+  setText("expiry-question", t("expiryQuestion", { days: service.expiryDays }));
+  $("expiry-question").hidden = !service.expiry.ask;
   setText("expiry-banner", t("expired", { n: expired, days: service.expiryDays }));
   setDetail($("expiry-banner"), t("expiredDetail", { days: service.expiryDays }));
   // Asked at most once a week (web/js/expiry.js): put away, it stays away.
@@ -211,6 +215,14 @@ export function wireBanners() {
       update((s) => s.banners.dismissed.set(banner.id, banner.dataset.says));
       banner.hidden = true;
     });
+  }
+  for (const [button, on] of [["expiry-yes", true], ["expiry-no", false]]) {
+    $(button).addEventListener("click", guarded(async () => {
+      const answer = await api.chooseExpiry(on);
+      update((s) => (s.service.expiry = answer));
+      // Every note's expiry moved with the answer: the list is read again with it.
+      if (on) await loadNotes();
+    }));
   }
   $("retry").addEventListener("click", guarded(async () => {
     // Optimistic (docs/DESIGN.md, "The inbox page"): the banner goes at once, and the

@@ -17,6 +17,8 @@ export const state = {
     slow: new Map(), // note id → {timeouts, request_timeout_ms, next_deadline_ms}
     pull: null, // {state: "running" | "done" | "failed", status, completed, total, error}
     expiryDays: 30,
+    // Whether notes expire ("ask": not answered yet, so off) and whether to ask now.
+    expiry: { choice: "ask", ask: false },
     maxAttempts: 3,
     limits: null, // /api/status `limits`, when the service sends them
     offline: false,

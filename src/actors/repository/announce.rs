@@ -204,6 +204,7 @@ mod tests {
             remind_at: None,
             remind_state: None,
             kind: crate::domain::NoteKind::Note,
+            imported_at: None,
         };
         let (a, b) = (note("a"), note("b"));
         let changes = [

@@ -98,6 +98,21 @@ pub struct GetCounts {
     pub now: DateTime<Utc>,
 }
 
+/// The person's answer to whether notes expire (`Store::choose_expiry`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<()>")]
+pub struct ChooseExpiry {
+    pub on: bool,
+    pub now: DateTime<Utc>,
+}
+
+/// Whether the page should ask now whether notes expire (`crate::expiry::should_ask`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<bool>")]
+pub struct AskAboutExpiry {
+    pub now: DateTime<Utc>,
+}
+
 /// Every failed active note back to pending with a fresh job row, in one transaction
 /// (docs/DESIGN.md, "Retry-all"). Replies with their ids. The write at the heart of
 /// the retry-all use case (`crate::inbox`), which the tray and the page trigger.

@@ -94,12 +94,18 @@ impl RepositoryActor {
     /// The store is opened by the caller so that an unusable database stops start-up
     /// with its error. Should the arbiter ever call the factory again (it does when the
     /// actor stops), the database is reopened from `path`.
-    pub fn start(store: Store, path: PathBuf, expiry_days: u32, hub: Mailbox<Hub>) -> Addr<Self> {
+    pub fn start(store: Store, path: PathBuf, hub: Mailbox<Hub>) -> Addr<Self> {
         let integrity = store.integrity();
+        // A store opened again reads the rule through the same handle as the routes.
+        let expiry = store.expiry();
         let first = Arc::new(Mutex::new(Some(store)));
         SyncArbiter::start(1, move || {
             let taken = first.lock().unwrap_or_else(|p| p.into_inner()).take();
-            let reopened = || Store::open_checked(&path, expiry_days, integrity.clone());
+            let reopened = || {
+                let mut store = Store::open_checked(&path, expiry.days(), integrity.clone())?;
+                store.share_expiry(expiry.clone());
+                Ok::<_, crate::storage::store::StoreError>(store)
+            };
             let store = taken.or_else(|| match reopened() {
                 Ok(store) => Some(store),
                 Err(e) => {
@@ -418,6 +424,15 @@ handle_write!(TrashExpiredNotes => Vec<String>,
     counts: |ids| (!ids.is_empty()).then_some(CountsChange::All),
     live: Live::Many,
     |store, msg| store.trash_expired(msg.now));
+// Every note's expiry moves with the answer: the counts, and the lists as they are read.
+handle_write!(ChooseExpiry => (),
+    counts: |_| Some(CountsChange::All),
+    live: Live::Quiet,
+    |store, msg| store.choose_expiry(msg.on, msg.now));
+handle_with_store!(AskAboutExpiry => bool, |store, msg| {
+    let oldest = store.oldest_written_here()?;
+    Ok(crate::expiry::should_ask(store.expiry().choice(), oldest, msg.now))
+});
 handle_write!(KeepExpiredNotes => Vec<String>,
     counts: |ids| (!ids.is_empty()).then_some(CountsChange::All),
     live: Live::Many,

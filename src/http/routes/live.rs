@@ -45,7 +45,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(30);
 struct LiveFeed {
     out: UnboundedSender<Bytes>,
     /// A changed note goes out with its expiry facts as of when it is sent.
-    expiry_days: u32,
+    expiry: crate::expiry::Expiry,
     clock: crate::clock::SharedClock,
 }
 
@@ -99,7 +99,11 @@ impl Handler<NoteChanged> for LiveFeed {
     fn handle(&mut self, msg: NoteChanged, ctx: &mut Context<Self>) {
         let event = LiveEvent::NoteChanged {
             id: msg.note.id.clone(),
-            note: Box::new(NoteView::new(msg.note, self.expiry_days, self.clock.now())),
+            note: Box::new(NoteView::new(
+                msg.note,
+                self.expiry.active_days(),
+                self.clock.now(),
+            )),
         };
         self.send(Bytes::from(event.frame()), ctx);
     }
@@ -138,7 +142,7 @@ pub async fn events(request: actix_web::HttpRequest, state: web::Data<AppState>)
     // what is queued for it (src/actors/mailbox.rs).
     let feed = LiveFeed {
         out,
-        expiry_days: state.expiry_days,
+        expiry: state.expiry.clone(),
         clock: state.clock.clone(),
     }
     .start();

@@ -113,6 +113,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                     endpoint("/inbox/trash-expired").route(web::post().to(inbox::trash_expired)),
                 )
                 .service(endpoint("/inbox/keep-expired").route(web::post().to(inbox::keep_expired)))
+                .service(endpoint("/inbox/expiry").route(web::post().to(inbox::choose_expiry)))
                 .service(endpoint("/provider/recheck").route(web::post().to(provider::recheck)))
                 .service(endpoint("/provider/pull").route(web::post().to(provider::pull_model)))
                 // The names these two had when Ollama was the only provider: aliases, kept

@@ -56,7 +56,7 @@ pub async fn list(
         let notes = repository.send(ListNotes { filter, now }).await??;
         let notes: Vec<NoteView> = notes
             .into_iter()
-            .map(|note| NoteView::new(note, state.expiry_days, now))
+            .map(|note| NoteView::new(note, state.expiry.active_days(), now))
             .collect();
         return Ok(HttpResponse::Ok().json(notes));
     };
@@ -66,7 +66,7 @@ pub async fn list(
         .await??;
     let hits: Vec<SearchHitView> = hits
         .into_iter()
-        .map(|hit| SearchHitView::new(hit, state.expiry_days, now))
+        .map(|hit| SearchHitView::new(hit, state.expiry.active_days(), now))
         .collect();
     Ok(HttpResponse::Ok().json(hits))
 }

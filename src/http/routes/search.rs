@@ -35,7 +35,7 @@ pub async fn search(
         .hits
         .into_iter()
         .map(|(hit, found_by)| HybridHitView {
-            hit: SearchHitView::new(hit, state.expiry_days, now),
+            hit: SearchHitView::new(hit, state.expiry.active_days(), now),
             found_by,
         })
         .collect();

@@ -6,10 +6,10 @@ use actix_web::{web, HttpResponse};
 
 use crate::actors::ai_worker::GetWorkerStatus;
 use crate::actors::provider_monitor::GetProviderHealth;
-use crate::actors::repository::{GetCounts, GetVectorSpread};
+use crate::actors::repository::{AskAboutExpiry, GetCounts, GetVectorSpread};
 use crate::api::replies::IdentityProof;
 use crate::api::requests::{body_limit, IdentityQuery};
-use crate::api::status::{Limits, ServiceStatus};
+use crate::api::status::{ExpiryStatus, Limits, ServiceStatus};
 use crate::http::auth::ApiToken;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
@@ -26,6 +26,12 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
             now: state.clock.now(),
         })
         .await??;
+    let ask = services
+        .repository
+        .send(AskAboutExpiry {
+            now: state.clock.now(),
+        })
+        .await??;
     let provider = services.monitor.send(GetProviderHealth).await?;
     let worker = services.worker.send(GetWorkerStatus).await?;
     let vectors = services.repository.send(GetVectorSpread).await??;
@@ -36,7 +42,11 @@ pub async fn status(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
     Ok(HttpResponse::Ok().json(ServiceStatus {
         version: env!("CARGO_PKG_VERSION").to_string(),
         locale: state.locale,
-        expiry_days: state.expiry_days,
+        expiry_days: state.expiry.days(),
+        expiry: ExpiryStatus {
+            choice: state.expiry.choice(),
+            ask,
+        },
         max_attempts: state.max_attempts,
         limits: Limits {
             body_bytes: state.max_body_bytes,

@@ -24,6 +24,7 @@
 //! - `queue.rs`: the durable AI queue: job rows, and the worker's writes (an answer
 //!   saved, a failure counted or final, retries);
 //! - `trash.rs`: trash and restore, keep and expiry, deleting for good;
+//! - `expiry.rs`: whether notes expire (the person's answer) and when to ask;
 //! - `tags.rs`: the tag list, and how a note's tags are stored;
 //! - `tag_rename.rs`: renaming a tag everywhere, in slices that let other work in;
 //! - `search.rs`: full-text search (what a query means is `storage/search.rs`);
@@ -37,6 +38,7 @@
 mod changes;
 mod connection;
 mod error;
+mod expiry;
 mod ids;
 mod integrity;
 mod invariants;

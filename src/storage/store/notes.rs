@@ -31,9 +31,10 @@ pub struct Edited {
 pub const COUNT_WITH_STATUS_SQL: &str =
     "SELECT COUNT(*) FROM notes WHERE ai_status = ?1 AND deleted_at IS NULL";
 
-/// Active notes created before ?1 and never kept.
+/// Active notes that came (were written here, or imported) before ?1 and were never
+/// kept. `coalesce(imported_at, created_at)` as migration 0012's index has it.
 pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
-     WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL";
+     WHERE deleted_at IS NULL AND coalesce(imported_at, created_at) < ?1 AND kept_at IS NULL";
 
 /// The columns [`note_from_row`] reads, in its order (a macro, so that constant SQL can
 /// be put together with `concat!`).
@@ -41,7 +42,8 @@ macro_rules! note_columns {
     () => {
         "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
          n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, \
-         n.tags_set_by_user, n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state, n.kind"
+         n.tags_set_by_user, n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state, n.kind, \
+         n.imported_at"
     };
 }
 
@@ -114,6 +116,7 @@ impl Store {
                     remind_at: None,
                     remind_state: None,
                     kind: *kind,
+                    imported_at: None,
                 });
             }
             Ok(stored)
@@ -182,8 +185,16 @@ impl Store {
             args.push(Value::Text(status.as_str().into()));
         }
         if filter.expired {
-            sql.push_str(" AND n.created_at < ? AND n.kept_at IS NULL");
-            args.push(Value::Text(self.expired_before(now)));
+            match self.expired_before(now) {
+                Some(edge) => {
+                    sql.push_str(
+                        " AND coalesce(n.imported_at, n.created_at) < ? AND n.kept_at IS NULL",
+                    );
+                    args.push(Value::Text(edge));
+                }
+                // Expiry is off: no note is expired.
+                None => sql.push_str(" AND 0"),
+            }
         }
     }
 
@@ -205,10 +216,13 @@ impl Store {
 
     /// Active notes older than `expiry.days` that were never kept.
     pub fn count_expired(&self, now: DateTime<Utc>) -> StoreResult<u64> {
+        let Some(edge) = self.expired_before(now) else {
+            return Ok(0);
+        };
         let count: i64 = self
             .conn
             .prepare_cached(COUNT_EXPIRED_SQL)?
-            .query_row([self.expired_before(now)], |r| r.get(0))?;
+            .query_row([edge], |r| r.get(0))?;
         Ok(count as u64)
     }
 
@@ -369,5 +383,6 @@ pub(super) fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
             NoteKind::parse(&kind)
                 .ok_or_else(|| conversion(17, format!("unknown kind {kind}").into()))?
         },
+        imported_at: r.get(18)?,
     })
 }

@@ -35,9 +35,10 @@ impl Store {
                 let stored = tx.execute(
                 "INSERT OR IGNORE INTO notes (id, body, title, summary, tags, ai_status, ai_error,
                      created_at, updated_at, deleted_at, kept_at, title_set_by_user,
-                     tags_set_by_user, ai_read_chars, edited_at, remind_at, remind_state, kind)
+                     tags_set_by_user, ai_read_chars, edited_at, remind_at, remind_state, kind,
+                     imported_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                     ?16, ?17, ?18)",
+                     ?16, ?17, ?18, ?19)",
                 params![
                     id,
                     note.body,
@@ -57,6 +58,8 @@ impl Store {
                     note.remind_at,
                     note.remind_state.map(crate::reminders::ReminderState::as_str),
                     note.kind.as_str(),
+                    // Its expiry counts from today, not from when it was written.
+                    timestamp(now),
                 ],
             )?;
                 if stored == 0 {
@@ -71,7 +74,11 @@ impl Store {
                 }
                 // Its tag rows follow the log.
                 tx.record(&id, ChangeKind::Imported, now)?;
-                imported.notes.push(Note { id, ..note.clone() });
+                imported.notes.push(Note {
+                    id,
+                    imported_at: Some(timestamp(now)),
+                    ..note.clone()
+                });
             }
             Ok(imported)
         })

@@ -81,7 +81,7 @@ impl Store {
     pub fn trash_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
         let trashed = self.update_expired(
             "UPDATE notes SET deleted_at = ?2, updated_at = ?2
-             WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
+             WHERE deleted_at IS NULL AND coalesce(imported_at, created_at) < ?1 AND kept_at IS NULL
              RETURNING id",
             ChangeKind::Trashed,
             now,
@@ -94,7 +94,7 @@ impl Store {
     pub fn keep_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
         self.update_expired(
             "UPDATE notes SET kept_at = ?2, updated_at = ?2
-             WHERE deleted_at IS NULL AND created_at < ?1 AND kept_at IS NULL
+             WHERE deleted_at IS NULL AND coalesce(imported_at, created_at) < ?1 AND kept_at IS NULL
              RETURNING id",
             ChangeKind::Kept,
             now,
@@ -109,7 +109,9 @@ impl Store {
         kind: ChangeKind,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<String>> {
-        let edge = self.expired_before(now);
+        let Some(edge) = self.expired_before(now) else {
+            return Ok(Vec::new());
+        };
         self.write(|w| {
             let ids = {
                 let mut stmt = w.prepare_cached(sql)?;

@@ -111,7 +111,11 @@ async fn the_korean_page_shows_the_seed_strings() {
 #[actix_rt::test]
 async fn the_banners_stack_in_the_seed_order() {
     // Every note counts as expired at once, so the expiry banner shows too.
-    let browser = start(&[("INKLING_EXPIRY__DAYS", "0")]).await;
+    let browser = start(&[
+        ("INKLING_EXPIRY__CHOICE", "on"),
+        ("INKLING_EXPIRY__DAYS", "0"),
+    ])
+    .await;
     failed_notes(&browser, 1).await;
     browser.fake.set_default(Reply::Hang);
     browser

@@ -263,7 +263,14 @@ async fn the_page_reconnects_by_itself_after_the_service_restarts() {
 #[actix_rt::test]
 async fn the_expired_view_follows_live_changes() {
     // Expiry after 0 days: the notes stored an hour ago are expired.
-    let browser = start_with_notes(&[("INKLING_EXPIRY__DAYS", "0")], 3).await;
+    let browser = start_with_notes(
+        &[
+            ("INKLING_EXPIRY__CHOICE", "on"),
+            ("INKLING_EXPIRY__DAYS", "0"),
+        ],
+        3,
+    )
+    .await;
     browser.open_inbox().await;
     browser.wait_visible("expiry-banner").await;
     browser.click("#review-expired").await;

@@ -106,6 +106,7 @@ pub fn note(id: &str, status: crate::domain::AiStatus) -> Note {
         remind_at: None,
         remind_state: None,
         kind: crate::domain::NoteKind::Note,
+        imported_at: None,
     }
 }
 
