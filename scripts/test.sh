@@ -18,6 +18,8 @@ declare -A needed=(
   [mount]=mount
   [chromium]=chromium
   [chromedriver]=chromium-driver
+  # The web clipper is tested in Firefox too (tests/browser/clipper_firefox.rs).
+  [firefox-esr]=firefox-esr
   [dbus-daemon]=dbus-daemon
   [curl]=curl
   # The tests of what another real user cannot do (tests/api/other_users.rs) make the
@@ -80,6 +82,23 @@ scripts/real-model-tools.sh
 set -a
 . "${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools/env"
 set +a
+
+# geckodriver, Firefox's WebDriver, for the clipper's Firefox test: not a Debian
+# package, so built once from its crates.io sources (`cargo install --locked`: the
+# crate and every dependency checked against the checksums crates.io publishes) into
+# the same cache outside the clone, and exported as GECKODRIVER; without it that test
+# fails saying what is missing.
+gecko_version=0.36.0
+gecko_root="${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools/geckodriver-$gecko_version"
+if [ ! -x "$gecko_root/bin/geckodriver" ]; then
+  echo "==> building geckodriver $gecko_version (once, ~5 min; cached in $gecko_root)"
+  rm -rf "$gecko_root.partial"
+  CARGO_TARGET_DIR="$gecko_root.build" cargo install --quiet --locked \
+    --version "$gecko_version" --root "$gecko_root.partial" geckodriver
+  rm -rf "$gecko_root.build"
+  mv "$gecko_root.partial" "$gecko_root"
+fi
+export GECKODRIVER="$gecko_root/bin/geckodriver"
 
 # The MCP tests (tests/mcp) drive `inkling mcp` with the official MCP Python SDK (PyPI
 # `mcp`): scripts/mcp-test-tools.sh installs it once into a venv of the same cache and

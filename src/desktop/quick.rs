@@ -4,8 +4,9 @@
 //! browser window rather than a native toolkit: Korean input works as in any page, and
 //! a browser that is already running opens a window in a few hundred milliseconds).
 //!
-//! Which command opens it is a plain function of the configured browser and what is on
-//! PATH ([`window_command`]); [`open_window`] only runs it.
+//! Which command opens it is a plain function of the configured browser, what is on
+//! PATH and whether the browser is running ([`window_command`]); [`open_window`] only
+//! finds those facts and runs it.
 
 use std::path::Path;
 
@@ -24,14 +25,68 @@ pub const APP_BROWSERS: &[&str] = &[
     "vivaldi",
 ];
 
+/// A launcher script a distribution puts on PATH in front of a browser's program, and
+/// the program it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launcher {
+    /// The name on PATH.
+    pub name: &'static str,
+    /// The program the script ends by starting.
+    pub program: &'static str,
+    /// The browser's default profile, under `$XDG_CONFIG_HOME` (`~/.config`): where its
+    /// `SingletonLock` says it is running.
+    pub profile: &'static str,
+}
+
+/// The launchers whose program may be started directly. Debian's `/usr/bin/chromium`
+/// reads `/etc/chromium.d` and probes the memory before every start, 60–120 ms of a
+/// 300 ms budget (docs/PERFORMANCE.md, "The quick-capture window"), even when the second
+/// process it starts only hands the address to the browser already running; Google's
+/// `google-chrome` is a script too.
+pub const LAUNCHERS: &[Launcher] = &[
+    Launcher {
+        name: "chromium",
+        program: "/usr/lib/chromium/chromium",
+        profile: "chromium",
+    },
+    Launcher {
+        name: "google-chrome",
+        program: "/opt/google/chrome/chrome",
+        profile: "google-chrome",
+    },
+    Launcher {
+        name: "google-chrome-stable",
+        program: "/opt/google/chrome/chrome",
+        profile: "google-chrome",
+    },
+];
+
 /// The command (program first) that opens `url` as the quick window: the configured
 /// browser if any (`quick.browser`, words split at white space), else the first of
 /// [`APP_BROWSERS`] that `on_path` finds, as an app window; else the default browser.
-pub fn window_command(url: &str, configured: &str, on_path: impl Fn(&str) -> bool) -> Vec<String> {
+///
+/// A found browser behind a [`Launcher`] script is started by its program directly when
+/// `running_program` gives it (the browser is running, so the new process only hands the
+/// address over: the script's flags are the running browser's already). A browser that
+/// is not running goes through the script, flags and all.
+pub fn window_command(
+    url: &str,
+    configured: &str,
+    on_path: impl Fn(&str) -> bool,
+    running_program: impl Fn(&Launcher) -> bool,
+) -> Vec<String> {
     let configured: Vec<String> = configured.split_whitespace().map(String::from).collect();
     let browser = if configured.is_empty() {
         match APP_BROWSERS.iter().find(|name| on_path(name)) {
-            Some(name) => vec![name.to_string()],
+            Some(name) => {
+                let direct = LAUNCHERS
+                    .iter()
+                    .find(|launcher| launcher.name == *name)
+                    .filter(|launcher| running_program(launcher));
+                vec![direct
+                    .map_or(*name, |launcher| launcher.program)
+                    .to_string()]
+            }
             None => return vec![default_opener().to_string(), url.to_string()],
         }
     } else {
@@ -64,10 +119,47 @@ pub fn on_path(name: &str) -> bool {
     })
 }
 
+/// Whether `launcher`'s browser is running on its default profile and its program is
+/// there to start: the profile's `SingletonLock` (a link to `host-pid`) names a process of
+/// this machine that is alive.
+pub fn running_program(launcher: &Launcher) -> bool {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")));
+    config.is_some_and(|config| running_program_in(&config, launcher))
+}
+
+/// [`running_program`] with the profiles under `config` (the person's
+/// `$XDG_CONFIG_HOME`).
+pub fn running_program_in(config: &Path, launcher: &Launcher) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let program_there = std::fs::metadata(launcher.program)
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0);
+    if !program_there {
+        return false;
+    }
+    let Ok(lock) = std::fs::read_link(config.join(launcher.profile).join("SingletonLock")) else {
+        return false;
+    };
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    lock_names_a_live_process(&lock.to_string_lossy(), host.trim(), |pid| {
+        Path::new("/proc").join(pid.to_string()).exists()
+    })
+}
+
+/// Whether a `SingletonLock`'s target (`host-pid`) names a live process of `host`.
+pub fn lock_names_a_live_process(target: &str, host: &str, alive: impl Fn(u32) -> bool) -> bool {
+    let Some((lock_host, pid)) = target.rsplit_once('-') else {
+        return false;
+    };
+    lock_host == host && pid.parse::<u32>().is_ok_and(alive)
+}
+
 /// Opens the quick window on `url` (an address with a one-time code) without waiting
 /// for the browser. Returns why it could not.
 pub fn open_window(url: &str, configured_browser: &str) -> Result<(), String> {
-    let command = window_command(url, configured_browser, on_path);
+    let command = window_command(url, configured_browser, on_path, running_program);
     let (program, arguments) = command
         .split_first()
         .ok_or_else(|| "no command to open the window with".to_string())?;
@@ -82,46 +174,5 @@ pub fn open_window(url: &str, configured_browser: &str) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const URL: &str = "http://127.0.0.1:7373/quick?code=abc";
-
-    #[test]
-    fn the_first_chromium_family_browser_on_path_opens_an_app_window() {
-        let command = window_command(URL, "", |name| name == "google-chrome");
-        assert_eq!(
-            command,
-            [
-                "google-chrome",
-                "--app=http://127.0.0.1:7373/quick?code=abc",
-                "--window-size=520,220"
-            ]
-        );
-        let both = window_command(URL, "", |name| {
-            name == "chromium" || name == "brave-browser"
-        });
-        assert_eq!(both[0], "chromium");
-    }
-
-    #[test]
-    fn a_configured_browser_wins_with_its_own_arguments() {
-        let command = window_command(URL, "  flatpak run org.chromium.Chromium ", |_| true);
-        assert_eq!(
-            command,
-            [
-                "flatpak",
-                "run",
-                "org.chromium.Chromium",
-                "--app=http://127.0.0.1:7373/quick?code=abc",
-                "--window-size=520,220"
-            ]
-        );
-    }
-
-    #[test]
-    fn without_an_app_browser_the_default_browser_gets_a_tab() {
-        let command = window_command(URL, "", |_| false);
-        assert_eq!(command, [default_opener(), URL]);
-    }
-}
+#[path = "quick_tests.rs"]
+mod tests;

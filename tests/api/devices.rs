@@ -443,3 +443,93 @@ fn inkling_pair_shows_a_code_and_inkling_sessions_lists_and_revokes_the_device()
         text(&again.stderr)
     );
 }
+
+#[actix_rt::test]
+async fn an_extensions_preflight_is_answered_and_its_answers_name_it_for_cors_alone() {
+    // Firefox holds a Manifest V3 extension to CORS: without these headers it could
+    // neither pair nor clip (tests/browser/clipper_firefox.rs).
+    let app = spawn_app().await;
+    let (_, token) = pair(&app, "Firefox clipper").await;
+    let firefox = "moz-extension://0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+    let header = |response: &awc::ClientResponse<_>, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+
+    for path in ["/api/clip", "/pair"] {
+        let preflight = app
+            .http
+            .request(
+                actix_web::http::Method::OPTIONS,
+                format!("{}{path}", app.address),
+            )
+            .insert_header(("Origin", firefox))
+            .insert_header(("Access-Control-Request-Method", "POST"))
+            .insert_header((
+                "Access-Control-Request-Headers",
+                "authorization,content-type",
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(preflight.status(), 204, "{path}: no credential needed");
+        assert_eq!(
+            header(&preflight, "access-control-allow-origin").as_deref(),
+            Some(firefox)
+        );
+        let methods = header(&preflight, "access-control-allow-methods").unwrap();
+        assert!(methods.contains("POST"), "{methods}");
+        let allowed = header(&preflight, "access-control-allow-headers").unwrap();
+        assert!(
+            allowed.contains("authorization") && allowed.contains("content-type"),
+            "{allowed}"
+        );
+    }
+
+    // Its answers name it, a refusal too (so it can read the words).
+    let clip = json!({ "url": "https://example.com/", "title": "Example", "selection": "" });
+    for bearer in [token.as_str(), "not-a-token"] {
+        let answer = app
+            .http
+            .post(format!("{}/api/clip", app.address))
+            .insert_header(("Origin", firefox))
+            .bearer_auth(bearer)
+            .send_json(&clip)
+            .await
+            .unwrap();
+        assert_eq!(
+            header(&answer, "access-control-allow-origin").as_deref(),
+            Some(firefox),
+            "status {}",
+            answer.status()
+        );
+        assert_eq!(header(&answer, "vary").as_deref(), Some("origin"));
+    }
+
+    // A web page's preflight is refused, and the page's own answers carry no CORS.
+    let page = app
+        .http
+        .request(
+            actix_web::http::Method::OPTIONS,
+            format!("{}/api/clip", app.address),
+        )
+        .insert_header(("Origin", "https://evil.example"))
+        .insert_header(("Access-Control-Request-Method", "POST"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 403);
+    assert_eq!(header(&page, "access-control-allow-origin"), None);
+    let own = app
+        .http
+        .get(format!("{}/api/status", app.address))
+        .bearer_auth(&app.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(own.status(), 200);
+    assert_eq!(header(&own, "access-control-allow-origin"), None);
+    assert_eq!(app.note_count_in_db(), 1, "one clip saved, none refused");
+}

@@ -21,7 +21,7 @@ pub struct TestApp {
     pub data_dir: tempfile::TempDir,
     pub clock: ManualClock,
     pub handle: ServerHandle,
-    http: awc::Client,
+    pub http: awc::Client,
 }
 
 pub fn start_time() -> DateTime<Utc> {

@@ -111,23 +111,73 @@ async fn eval(client: &Client, script: &str) -> Value {
 }
 
 /// Asks the extension's worker, from its options page, to save the tab showing `url`:
-/// what the toolbar button does.
+/// what the toolbar button does. (The tab is found among all of them: Firefox's match
+/// patterns, which `tabs.query`'s `url` takes, have no port.)
 async fn clip_tab_of(client: &Client, url: &str) -> Value {
     let script = format!(
         "const done = arguments[arguments.length - 1];
-         chrome.tabs.query({{ url: {url:?} }})
+         chrome.tabs.query({{}})
+           .then((all) => all.filter((tab) => tab.url === {url:?}))
            .then((tabs) => chrome.runtime.sendMessage({{ kind: 'clip-tab', tabId: tabs[0].id }}))
            .then(done, (e) => done({{ ok: false, error: 'test: ' + e }}));"
     );
     client.execute_async(&script, vec![]).await.unwrap()
 }
 
+/// How the test has the extension save the page's tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HowToClip {
+    /// Its options page asks its worker to (`clip-tab`), the function the button calls:
+    /// WebDriver cannot click Chromium's toolbar, and `activeTab` comes only with a click.
+    AskTheWorker,
+    /// Its toolbar button, pressed in the browser's own window (Firefox's chrome context,
+    /// `clipper_firefox::press_button`): `activeTab` granted as by a person's click.
+    PressTheButton,
+}
+
+/// The two tabs of the test: the extension's options page and the page to clip.
+pub struct Tabs {
+    pub options: fantoccini::wd::WindowHandle,
+    pub page: fantoccini::wd::WindowHandle,
+}
+
+/// Has the extension save the tab showing `url`, `how`; answers its outcome, `{ok,
+/// error}`, with the options page's tab current again.
+async fn clip(client: &Client, how: HowToClip, tabs: &Tabs, url: &str) -> Value {
+    match how {
+        HowToClip::AskTheWorker => {
+            client.switch_to_window(tabs.options.clone()).await.unwrap();
+            clip_tab_of(client, url).await
+        }
+        HowToClip::PressTheButton => {
+            client.switch_to_window(tabs.options.clone()).await.unwrap();
+            let before = client.execute_async(LAST_CLIP, vec![]).await.unwrap();
+            client.switch_to_window(tabs.page.clone()).await.unwrap();
+            crate::clipper_firefox::press_button(client).await;
+            client.switch_to_window(tabs.options.clone()).await.unwrap();
+            eventually_within(Duration::from_secs(20), "the button's outcome", || {
+                let (client, before) = (client.clone(), before.clone());
+                async move {
+                    let last = client.execute_async(LAST_CLIP, vec![]).await.unwrap();
+                    (last != before && !last.is_null()).then_some(last)
+                }
+            })
+            .await
+        }
+    }
+}
+
+/// The outcome the worker kept of its last clip (`chrome.storage.local`'s `lastClip`).
+const LAST_CLIP: &str = "const done = arguments[arguments.length - 1];
+    chrome.storage.local.get('lastClip').then((kept) => done(kept.lastClip || null));";
+
 /// The button's badge and tooltip on the tab showing `url`: how the button says what
 /// happened.
 async fn badge_of(client: &Client, url: &str) -> (String, String) {
     let script = format!(
         "const done = arguments[arguments.length - 1];
-         chrome.tabs.query({{ url: {url:?} }})
+         chrome.tabs.query({{}})
+           .then((all) => all.filter((tab) => tab.url === {url:?}))
            .then((tabs) => Promise.all([
              chrome.action.getBadgeText({{ tabId: tabs[0].id }}),
              chrome.action.getTitle({{ tabId: tabs[0].id }}),
@@ -141,8 +191,19 @@ async fn badge_of(client: &Client, url: &str) -> (String, String) {
     )
 }
 
-#[actix_rt::test]
-async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
+/// The service, the test page and the extension's copy, the same for either browser.
+pub struct Setup {
+    pub service: crate::service::RunningService,
+    pub service_port: u16,
+    pub page: FakeListener,
+    pub page_url: String,
+    pub extension: std::path::PathBuf,
+    pub work: tempfile::TempDir,
+    _fake: FakeOllama,
+    _data_dir: tempfile::TempDir,
+}
+
+pub async fn setup() -> Setup {
     let fake = FakeOllama::start_new().await;
     let data_dir = tempfile::tempdir().unwrap();
     let port = free_port().to_string();
@@ -156,27 +217,64 @@ async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
         ],
     );
     let service = start_service(&settings, Arc::new(SystemClock)).await;
-    let (base, token) = (service.address.clone(), service.token.clone());
-    let service_port: u16 = base.rsplit(':').next().unwrap().parse().unwrap();
-
+    let service_port: u16 = service.address.rsplit(':').next().unwrap().parse().unwrap();
     let page = serve_page().await;
     let page_url = format!("{}/article.html", page.url());
     let work = tempfile::tempdir().unwrap();
     let extension = extension_copy(work.path(), service_port, &page.url());
-    let id = unpacked_extension_id(&extension);
+    Setup {
+        service,
+        service_port,
+        page,
+        page_url,
+        extension,
+        work,
+        _fake: fake,
+        _data_dir: data_dir,
+    }
+}
 
+#[actix_rt::test]
+async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
+    let setup = setup().await;
+    let id = unpacked_extension_id(&setup.extension);
     let driver = Driver::start();
-    let profile = work.path().join("profile");
+    let profile = setup.work.path().join("profile");
     let client = driver
         .open_browser_with(
             &profile,
             &[
-                format!("--load-extension={}", extension.display()),
-                format!("--disable-extensions-except={}", extension.display()),
+                format!("--load-extension={}", setup.extension.display()),
+                format!("--disable-extensions-except={}", setup.extension.display()),
             ],
         )
         .await;
+    let options = format!("chrome-extension://{id}/options.html");
+    pairs_and_saves(
+        &client,
+        setup,
+        Some(&options),
+        "Chromium clipper",
+        HowToClip::AskTheWorker,
+    )
+    .await;
+    let _ = client.close().await;
+    drop(driver);
+}
 
+/// The clipper's whole life in a browser whose extension's options page is at
+/// `options` (`None`: the browser shows it already): paired, a page saved with its selection and enriched, then refused in
+/// plain words once revoked and once inkling is stopped. `device`: the name the options
+/// page gives the browser.
+pub async fn pairs_and_saves(
+    client: &Client,
+    setup: Setup,
+    options: Option<&str>,
+    device: &str,
+    how: HowToClip,
+) {
+    let (base, token) = (setup.service.address.clone(), setup.service.token.clone());
+    let (service_port, page_url) = (setup.service_port, setup.page_url.clone());
     // Pair: the code `inkling pair` shows, entered in the options page.
     let code = api(
         &base,
@@ -187,8 +285,9 @@ async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
     )
     .await;
     let code = code["code"].as_str().expect("a pairing code").to_owned();
-    let options = format!("chrome-extension://{id}/options.html");
-    client.goto(&options).await.unwrap();
+    if let Some(options) = options {
+        client.goto(options).await.unwrap();
+    }
     eventually_within(Duration::from_secs(20), "the options page is ready", || {
         let client = client.clone();
         async move {
@@ -224,15 +323,18 @@ async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
     .await;
     assert!(result.starts_with("Paired."), "{result}");
     let devices = api(&base, &token, "GET", "/api/devices", None).await;
-    assert_eq!(devices[0]["name"], "Chromium clipper", "{devices}");
+    assert_eq!(devices[0]["name"], device, "{devices}");
 
     // The page, with words selected, in a tab of its own.
     let options_tab = client.window().await.unwrap();
     let page_tab = client.new_window(true).await.unwrap();
-    client.switch_to_window(page_tab.handle).await.unwrap();
+    client
+        .switch_to_window(page_tab.handle.clone())
+        .await
+        .unwrap();
     client.goto(&page_url).await.unwrap();
     eval(
-        &client,
+        client,
         "const range = document.createRange();
          range.selectNodeContents(document.getElementById('quote'));
          getSelection().removeAllRanges(); getSelection().addRange(range);
@@ -240,17 +342,20 @@ async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
     )
     .await;
 
-    // The button's work, asked of the worker.
-    client.switch_to_window(options_tab.clone()).await.unwrap();
-    let outcome = clip_tab_of(&client, &page_url).await;
+    // The button's work.
+    let tabs = Tabs {
+        options: options_tab.clone(),
+        page: page_tab.handle.clone(),
+    };
+    let outcome = clip(client, how, &tabs, &page_url).await;
     assert_eq!(outcome["ok"], true, "{outcome}");
-    let note_id = outcome["note"]["id"].as_str().unwrap().to_owned();
     let expected = format!("[Clip test page]({page_url})\n\n> the words worth keeping");
     let notes = api(&base, &token, "GET", "/api/notes", None).await;
     assert_eq!(notes.as_array().unwrap().len(), 1, "{notes}");
+    let note_id = notes[0]["id"].as_str().unwrap().to_owned();
     assert_eq!(notes[0]["body"], expected.as_str());
     assert_eq!(
-        badge_of(&client, &page_url).await,
+        badge_of(client, &page_url).await,
         ("✓".to_owned(), "Saved to inkling".to_owned())
     );
 
@@ -274,7 +379,7 @@ async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
         None,
     )
     .await;
-    let outcome = clip_tab_of(&client, &page_url).await;
+    let outcome = clip(client, how, &tabs, &page_url).await;
     assert_eq!(outcome["ok"], false);
     let error = outcome["error"].as_str().unwrap();
     assert!(
@@ -282,7 +387,7 @@ async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
         "{error}"
     );
     assert_eq!(
-        badge_of(&client, &page_url).await,
+        badge_of(client, &page_url).await,
         ("!".to_owned(), error.to_owned())
     );
     assert_eq!(
@@ -295,11 +400,10 @@ async fn the_extension_pairs_and_saves_a_page_with_its_selection() {
     );
 
     // inkling stopped: says how to start it.
-    service.handle.stop(true).await;
-    let outcome = clip_tab_of(&client, &page_url).await;
+    setup.service.handle.stop(true).await;
+    let outcome = clip(client, how, &tabs, &page_url).await;
     let error = outcome["error"].as_str().unwrap();
     assert!(error.contains("inkling isn't running"), "{error}");
 
-    let _ = client.close().await;
-    drop(driver);
+    drop(setup.page);
 }

@@ -3,11 +3,13 @@
 //!
 //! Needs Debian's `chromium` and `chromium-driver`; `scripts/test.sh` installs them.
 //! Set `INKLING_SCREENSHOTS=1` to write the README's screenshots to `docs/`.
-//! `clipper` loads the web clipper extension (`extension/`) into the same Chromium.
+//! `clipper` loads the web clipper extension (`extension/`) into the same Chromium;
+//! `clipper_firefox` into headless Firefox (`firefox-esr`, geckodriver).
 
 mod ask;
 mod benchmark;
 mod clipper;
+mod clipper_firefox;
 mod daily;
 mod daily_details;
 mod daily_list;

@@ -14,6 +14,8 @@ use fantoccini::wd::WindowHandle;
 use fantoccini::{Client, ClientBuilder};
 use serde_json::json;
 
+use inkling::desktop::quick::{running_program_in, LAUNCHERS};
+
 use crate::harness::{start, Browser};
 use crate::ports::free_port;
 use crate::x_server::XServer;
@@ -54,6 +56,64 @@ fn browser_script(profile: &Path, debug_port: u16) -> String {
     .unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     script.display().to_string()
+}
+
+/// The proportional set size (KiB) of every process of the browser running on
+/// `profile`: its memory as the kernel shares it out, so a new window's cost is the
+/// difference.
+fn profile_memory_kib(profile: &Path) -> u64 {
+    let marker = format!("--user-data-dir={}", profile.display());
+    let mut total = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let dir = entry.path();
+        let Ok(command) = std::fs::read(dir.join("cmdline")) else {
+            continue;
+        };
+        let command = String::from_utf8_lossy(&command).replace('\0', " ");
+        // Its helpers (renderers, GPU, utility) are started with the same profile.
+        if !command.contains(&marker) && !command.contains("--type=") {
+            continue;
+        }
+        if !command.contains(&marker) && !is_child_of_profile(&dir, &marker) {
+            continue;
+        }
+        let rollup = std::fs::read_to_string(dir.join("smaps_rollup")).unwrap_or_default();
+        for line in rollup.lines() {
+            if let Some(kib) = line.strip_prefix("Pss:") {
+                total += kib
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+/// Whether a process descends from one started on the profile (a zygote's children
+/// do not repeat `--user-data-dir`).
+fn is_child_of_profile(dir: &Path, marker: &str) -> bool {
+    let mut at = dir.to_path_buf();
+    for _ in 0..8 {
+        let Ok(status) = std::fs::read_to_string(at.join("status")) else {
+            return false;
+        };
+        let Some(parent) = status
+            .lines()
+            .find_map(|line| line.strip_prefix("PPid:"))
+            .map(|pid| pid.trim().to_string())
+        else {
+            return false;
+        };
+        at = Path::new("/proc").join(&parent);
+        let command = std::fs::read(at.join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&command).contains(marker) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Runs the real `inkling quick` against the test's service. Returns when it pressed
@@ -120,9 +180,19 @@ async fn on_a_real_x_server_inkling_quick_opens_a_focused_window_that_saves_kore
     let service = start(&[]).await;
     let x = XServer::start("1280x800x24");
     let display = x.display.clone();
-    let profile = tempfile::tempdir().unwrap();
+    // The browser's profile where Chromium keeps its default one, under a config
+    // directory of the test's own: how inkling tells the browser is running.
+    let config = tempfile::tempdir().unwrap();
+    let profile = config.path().join("chromium");
+    std::fs::create_dir(&profile).unwrap();
+    let profile = profile.as_path();
     let debug_port = free_port();
-    let browser = browser_script(profile.path(), debug_port);
+    let browser = browser_script(profile, debug_port);
+    let chromium = &LAUNCHERS[0];
+    assert!(
+        !running_program_in(config.path(), chromium),
+        "not running before it starts"
+    );
 
     // Cold: no browser running; `inkling quick` starts it.
     let (pressed, command) = inkling_quick(&service, &display, &browser);
@@ -156,7 +226,7 @@ async fn on_a_real_x_server_inkling_quick_opens_a_focused_window_that_saves_kore
         }
     }
     let client = client.expect("WebDriver attached to the browser `inkling quick` started");
-    let (cold, began, at) = focused_quick_window(&client, &[], profile.path()).await;
+    let (cold, began, at) = focused_quick_window(&client, &[], profile).await;
     eprintln!(
         "quick window on X, browser not running: key press to focused box {:.0} ms (the command {command:.0} ms, the page began at {:.0} ms)",
         at - pressed,
@@ -165,14 +235,28 @@ async fn on_a_real_x_server_inkling_quick_opens_a_focused_window_that_saves_kore
     let rect = client.get_window_rect().await.unwrap();
     assert_eq!((rect.2, rect.3), (520, 220), "the window's size");
 
+    // Running, as its profile's lock says: unnamed, inkling would hand the address over
+    // with Chromium's own program, not Debian's script (src/desktop/quick.rs; as root
+    // Chromium refuses a process without --no-sandbox, so this test names the browser).
+    assert!(
+        running_program_in(config.path(), chromium)
+            == std::path::Path::new(chromium.program).exists(),
+        "the running browser is seen by its profile's lock"
+    );
+
     // Warm: the browser running; the address is handed to it, a new window opens.
     let known = client.windows().await.unwrap();
+    let before = profile_memory_kib(profile);
     let (pressed, command) = inkling_quick(&service, &display, &browser);
-    let (warm, began, at) = focused_quick_window(&client, &known, profile.path()).await;
+    let (warm, began, at) = focused_quick_window(&client, &known, profile).await;
+    let after = profile_memory_kib(profile);
     eprintln!(
-        "quick window on X, browser running: key press to focused box {:.0} ms (the command {command:.0} ms, the page began at {:.0} ms)",
+        "quick window on X, browser running: key press to focused box {:.0} ms (the command {command:.0} ms, the page began at {:.0} ms); the browser's processes {} → {} KiB PSS ({:+} KiB)",
         at - pressed,
-        began - pressed
+        began - pressed,
+        before,
+        after,
+        after as i64 - before as i64
     );
     // Esc closes it, nothing saved.
     let active = client.active_element().await.unwrap();

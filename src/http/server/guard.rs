@@ -12,13 +12,20 @@
 //!   only, marked [`ExtensionOrigin`] so that the credential check (`http/auth.rs`)
 //!   admits it with a paired device's capture-only token alone (docs/SECURITY.md).
 //!
+//!   Its requests are answered with CORS headers naming it ([`with_extension_cors`]), and
+//!   its preflights (`OPTIONS` with `Access-Control-Request-Method`) are answered here,
+//!   before any credential is asked for (a preflight carries none): Firefox holds a
+//!   Manifest V3 extension's requests to CORS even where it has host permissions, and
+//!   without these it could not pair or clip. No other origin gets them.
+//!
 //! Programs (the CLI, curl) send no `Origin` and pass on their token alone.
 
 use std::net::IpAddr;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{HOST, ORIGIN};
+use actix_web::http::header::{self, HeaderValue, HOST, ORIGIN};
+use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpResponse};
 
@@ -85,6 +92,38 @@ fn extension_may_ask(path: &str) -> bool {
     path == "/pair" || path.starts_with("/api/")
 }
 
+/// What an extension's requests may use (`Access-Control-Allow-*`): its routes' methods,
+/// and the two headers it sends.
+const EXTENSION_METHODS: &str = "GET, POST, DELETE";
+const EXTENSION_HEADERS: &str = "authorization, content-type";
+
+/// The headers that let the extension at `origin` read an answer: the origin itself (never
+/// `*`), and `Vary: Origin` so no cache hands the answer to another.
+pub fn with_extension_cors(headers: &mut header::HeaderMap, origin: &HeaderValue) {
+    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+    headers.insert(header::VARY, HeaderValue::from_static("origin"));
+}
+
+/// The answer to an extension's preflight: what it may send, for ten minutes.
+fn extension_preflight(origin: &HeaderValue) -> HttpResponse {
+    let mut answer = HttpResponse::NoContent().finish();
+    let headers = answer.headers_mut();
+    with_extension_cors(headers, origin);
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static(EXTENSION_METHODS),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static(EXTENSION_HEADERS),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("600"),
+    );
+    answer
+}
+
 fn forbidden(reason: &str) -> HttpResponse {
     HttpResponse::Forbidden().json(Refusal::new(reason))
 }
@@ -104,10 +143,20 @@ pub async fn check_host_and_origin(
             "this service answers only to 127.0.0.1 and localhost on its own port",
         )));
     }
-    if let Some(origin) = req.headers().get(ORIGIN) {
-        let origin = origin.to_str().unwrap_or("");
+    if let Some(value) = req.headers().get(ORIGIN).cloned() {
+        let origin = value.to_str().unwrap_or("");
         if is_extension_origin(origin) && extension_may_ask(req.path()) {
+            let preflight = req.method() == Method::OPTIONS
+                && req
+                    .headers()
+                    .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+            if preflight {
+                return Ok(req.into_response(extension_preflight(&value)));
+            }
             req.extensions_mut().insert(ExtensionOrigin);
+            let mut answer = next.call(req).await?.map_into_boxed_body();
+            with_extension_cors(answer.headers_mut(), &value);
+            return Ok(answer);
         } else if !allowed.origin_allowed(origin) {
             tracing::warn!(%origin, path = %req.path(), "cross-origin request refused");
             return Ok(req.into_response(forbidden(
