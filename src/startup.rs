@@ -143,6 +143,7 @@ impl Application {
             settings.http.bind,
         ));
         let max_body_bytes = settings.http.max_body_bytes;
+        let max_audio_bytes = settings.transcription.max_audio_bytes;
         let app = move || {
             App::new()
                 // Inside the guard: a worker script's fetch for a foreign Host is refused.
@@ -164,7 +165,7 @@ impl Application {
                 .app_data(challenges.clone())
                 .app_data(page_assets.clone())
                 .app_data(origins.clone())
-                .configure(|cfg| http::configure(cfg, max_body_bytes))
+                .configure(|cfg| http::configure(cfg, max_body_bytes, max_audio_bytes))
         };
         // One thread: requests only hop to actors, and SQLite's single writer is the
         // bottleneck, not HTTP. Not actix-web's HttpServer: see src/http/server/listener.rs.
