@@ -7,7 +7,9 @@ use actix::prelude::*;
 use chrono::{DateTime, Utc};
 
 use super::core::{Effect, TranscriberCore, TranscriberRules};
-use super::messages::{GetTranscriptionStatus, ReloadVoiceJobs, TranscribeVoiceNote};
+use super::messages::{
+    GetTranscriptionStatus, IsTranscribing, ReloadVoiceJobs, TranscribeVoiceNote,
+};
 use crate::actors::ai_worker::{AiWorkerActor, Enqueue};
 use crate::actors::handling;
 use crate::actors::hub::Hub;
@@ -42,6 +44,8 @@ pub struct TranscriberActor {
     recording: Option<Recording>,
     health: Option<ProviderHealth>,
     wake: Option<SpawnHandle>,
+    /// The stored jobs are being read.
+    loading: bool,
 }
 
 impl TranscriberActor {
@@ -52,6 +56,7 @@ impl TranscriberActor {
             recording: None,
             health: None,
             wake: None,
+            loading: false,
         }
     }
 
@@ -206,7 +211,20 @@ impl TranscriberActor {
     /// The stored jobs read again (at start, after a retry or a restore).
     fn load(&mut self, ctx: &mut Context<Self>) {
         let read = self.with.repository.send(GetVoiceJobs);
-        ctx.spawn(read.into_actor(self).map(|jobs, act, ctx| match jobs {
+        self.loading = true;
+        ctx.spawn(read.into_actor(self).map(|jobs, act, ctx| {
+            act.loading = false;
+            act.loaded(jobs, ctx);
+        }));
+    }
+
+    fn loaded(
+        &mut self,
+        jobs: Result<crate::storage::StoreResult<Vec<crate::storage::Job>>, MailboxError>,
+        ctx: &mut Context<Self>,
+    ) {
+        let act = self;
+        match jobs {
             Ok(Ok(jobs)) => {
                 let now = act.now();
                 let effects = act.core.loaded(jobs, now);
@@ -218,7 +236,7 @@ impl TranscriberActor {
                 tracing::error!(error = %e, "cannot read the voice notes waiting for their words")
             }
             Err(e) => tracing::error!(error = %e, "the repository did not answer"),
-        }));
+        }
     }
 }
 
@@ -266,5 +284,14 @@ impl Handler<GetTranscriptionStatus> for TranscriberActor {
             max_audio_bytes: self.with.max_audio_bytes,
             waiting: self.core.waiting() as u64,
         })
+    }
+}
+
+impl Handler<IsTranscribing> for TranscriberActor {
+    type Result = bool;
+
+    fn handle(&mut self, _: IsTranscribing, _: &mut Context<Self>) -> bool {
+        let _handled = handling!("IsTranscribing", actor = "transcriber");
+        self.core.busy() || self.loading
     }
 }

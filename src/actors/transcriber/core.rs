@@ -113,6 +113,11 @@ impl TranscriberCore {
         self.jobs.len()
     }
 
+    /// A recording is being read, sent or saved, or the health asked.
+    pub fn busy(&self) -> bool {
+        self.in_flight.is_some() || self.checking
+    }
+
     /// Why the worker is parked, if it is.
     pub fn parked(&self) -> Option<&Parked> {
         self.parked.as_ref()

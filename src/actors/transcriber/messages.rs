@@ -21,3 +21,9 @@ pub struct ReloadVoiceJobs;
 #[derive(Debug, Message)]
 #[rtype(result = "TranscriptionStatus")]
 pub struct GetTranscriptionStatus;
+
+/// Whether a recording is being read, sent or saved, or the health asked (the tests'
+/// barrier: "nothing in flight" shown by a round trip, never by a wait).
+#[derive(Debug, Message)]
+#[rtype(result = "bool")]
+pub struct IsTranscribing;

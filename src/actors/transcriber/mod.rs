@@ -9,4 +9,6 @@ pub mod core;
 pub mod messages;
 
 pub use self::actor::{TranscriberActor, TranscriberWiring};
-pub use self::messages::{GetTranscriptionStatus, ReloadVoiceJobs, TranscribeVoiceNote};
+pub use self::messages::{
+    GetTranscriptionStatus, IsTranscribing, ReloadVoiceJobs, TranscribeVoiceNote,
+};

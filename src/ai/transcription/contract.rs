@@ -5,10 +5,14 @@
 //! turned into the `ProviderError` the voice notes' worker reads (an outage or the
 //! note's own failure), and the server's health read from its `/health` and `/models`.
 //!
-//! What the servers do (whisper.cpp's `whisper-server`, Speaches, LocalAI, vLLM):
-//! `json` answers `{"text": "…"}` (whisper.cpp's adds nothing else; a silent
-//! recording's words are `[BLANK_AUDIO]`); whisper.cpp's `/health` answers 503
-//! `{"status":"loading model"}` until its model is in memory; a key refused is 401.
+//! What whisper.cpp's `whisper-server` (1.8.5) was seen to do: `json` answers
+//! `{"text": " … \n"}` (a leading space, a trailing newline; a silent recording's words
+//! are `[BLANK_AUDIO]`); it refuses connections while it loads its model, then
+//! `GET /health` is 200 `{"status":"ok"}` (503 `{"status":"loading model"}` only while
+//! `POST /load` swaps it); it has no `/v1/models` (404) and checks no key; audio it
+//! cannot decode (WebM and Ogg Opus without `--convert` and ffmpeg) is 400 `text/plain`
+//! `Invalid request`, a failure inside the model 500 `{"error":"failed to process
+//! audio"}`. Speaches, LocalAI and vLLM list their models and may want a key (401).
 
 use serde_json::Value;
 
@@ -102,13 +106,15 @@ pub fn read_transcript(
                  /v1/audio/transcriptions)"
             )))
         }
-        // whisper.cpp's server without ffmpeg (`--convert`) reads WAV alone.
-        400 | 415 | 422 if format != AudioFormat::Wav && reads_no_such_audio(&message) => {
+        // whisper.cpp's server without ffmpeg (`--convert`) cannot decode Opus (a
+        // browser's WebM or Ogg): it answers 400 `Invalid request`, nothing more.
+        400 | 415 | 422 if matches!(format, AudioFormat::WebmOpus | AudioFormat::OggOpus) => {
             return Err(ProviderError::Status {
                 code: status,
                 message: format!(
-                    "{message} (the server cannot read {}: start whisper-server with --convert, \
-                     which needs ffmpeg, or record WAV)",
+                    "{message} (the server could not read the {} recording: whisper-server \
+                     reads WebM and Ogg Opus only when started with --convert, which needs \
+                     ffmpeg; WAV it always reads)",
                     format.content_type()
                 ),
             })
@@ -160,11 +166,6 @@ fn words_of(text: &str) -> String {
         text = text.replace(marker, "");
     }
     text.trim().to_string()
-}
-
-fn reads_no_such_audio(message: &str) -> bool {
-    let message = message.to_lowercase();
-    message.contains("audio") || message.contains("wav") || message.contains("format")
 }
 
 /// The health from the server's `GET /health` (whisper.cpp, Speaches; `None` when it
