@@ -106,7 +106,7 @@ async fn each_bad_answer_is_the_notes_and_each_state_of_the_server_an_outage() {
         (Reply::Garbage, FailureReason::Schema),
         (Reply::Failed, FailureReason::Other),
     ] {
-        fake.push(&[reply.clone()]);
+        fake.push(std::slice::from_ref(&reply));
         let error = client.transcribe(wav()).await.expect_err("refused");
         assert_eq!(classify_reason(&error), reason, "{reply:?}: {error}");
     }
