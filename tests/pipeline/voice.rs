@@ -173,3 +173,24 @@ async fn a_voice_note_is_transcribed_before_the_backlog_of_older_notes_is_enrich
         Some("enrich")
     );
 }
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_voice_note_typed_into_before_its_words_came_keeps_what_was_typed() {
+    let mut p = Pipeline::start_voice(&[]).await;
+    p.whisper_mut().stop();
+    let id = p.capture_voice(tone_wav(200)).await;
+    p.settle().await;
+    let edit =
+        inkling::domain::NoteEdit::parse(Some("typed instead".into()), None, None, 65536).unwrap();
+    p.run(p.services.inbox.edit(id.clone(), edit)).await.unwrap();
+    p.settle_until("enriched from what was typed", |p| {
+        p.note(&id).status == "done"
+    })
+    .await;
+    // The server back: nothing is sent, the person's words stand.
+    p.whisper_mut().start().await;
+    p.advance(Duration::from_secs(2)).await;
+    assert_eq!(p.note_column::<String>(&id, "body"), "typed instead");
+    assert!(p.whisper().calls().is_empty());
+    assert_eq!(job(&p, &id), None);
+}
