@@ -182,7 +182,9 @@ async fn a_voice_note_typed_into_before_its_words_came_keeps_what_was_typed() {
     p.settle().await;
     let edit =
         inkling::domain::NoteEdit::parse(Some("typed instead".into()), None, None, 65536).unwrap();
-    p.run(p.services.inbox.edit(id.clone(), edit)).await.unwrap();
+    p.run(p.services.inbox.edit(id.clone(), edit))
+        .await
+        .unwrap();
     p.settle_until("enriched from what was typed", |p| {
         p.note(&id).status == "done"
     })

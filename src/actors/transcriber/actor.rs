@@ -21,7 +21,7 @@ use crate::ai::{ProviderHealth, TranscribePlan, Transcription};
 use crate::api::voice::TranscriptionStatus;
 use crate::clock::SharedClock;
 use crate::events::JobFailed;
-use crate::storage::{Recording, StoreError};
+use crate::storage::{Job, Recording, StoreError, StoreResult};
 
 /// What the voice notes' worker is made of.
 pub struct TranscriberWiring {
@@ -218,19 +218,20 @@ impl TranscriberActor {
         }));
     }
 
+    /// The stored jobs read: taken in, and the worker resumed at once (a retry means
+    /// "try now").
     fn loaded(
         &mut self,
-        jobs: Result<crate::storage::StoreResult<Vec<crate::storage::Job>>, MailboxError>,
+        jobs: Result<StoreResult<Vec<Job>>, MailboxError>,
         ctx: &mut Context<Self>,
     ) {
-        let act = self;
         match jobs {
             Ok(Ok(jobs)) => {
-                let now = act.now();
-                let effects = act.core.loaded(jobs, now);
-                let resumed = act.core.resume(now);
-                act.run(effects, ctx);
-                act.run(resumed, ctx);
+                let now = self.now();
+                let effects = self.core.loaded(jobs, now);
+                let resumed = self.core.resume(now);
+                self.run(effects, ctx);
+                self.run(resumed, ctx);
             }
             Ok(Err(e)) => {
                 tracing::error!(error = %e, "cannot read the voice notes waiting for their words")
