@@ -34,6 +34,7 @@ function showRecording(on) {
   const button = $("capture-voice");
   button.setAttribute("aria-pressed", String(on));
   button.textContent = on ? t("voiceStop") : t("voiceRecord");
+  button.setAttribute("aria-label", on ? t("voiceStopLabel") : t("voiceRecordLabel"));
   $("voice-time").hidden = !on;
 }
 
