@@ -274,17 +274,23 @@ impl Handler<ReloadVoiceJobs> for TranscriberActor {
     }
 }
 
+/// Asked fresh each time (a cheap local GET): with no voice note waiting, nothing else
+/// asks the server, and a state heard at start would be said for ever.
 impl Handler<GetTranscriptionStatus> for TranscriberActor {
-    type Result = MessageResult<GetTranscriptionStatus>;
+    type Result = ResponseActFuture<Self, TranscriptionStatus>;
 
     fn handle(&mut self, _: GetTranscriptionStatus, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("GetTranscriptionStatus", actor = "transcriber");
-        MessageResult(TranscriptionStatus {
-            enabled: true,
-            health: self.health.clone(),
-            max_audio_bytes: self.with.max_audio_bytes,
-            waiting: self.core.waiting() as u64,
-        })
+        let check = self.with.server.health.health();
+        Box::pin(check.into_actor(self).map(|health, act, _| {
+            act.health = Some(health);
+            TranscriptionStatus {
+                enabled: true,
+                health: act.health.clone(),
+                max_audio_bytes: act.with.max_audio_bytes,
+                waiting: act.core.waiting() as u64,
+            }
+        }))
     }
 }
 
