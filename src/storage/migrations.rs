@@ -64,6 +64,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0012_expiry_opt_in.sql",
         sql: include_str!("../../migrations/0012_expiry_opt_in.sql"),
     },
+    Migration {
+        name: "0013_voice.sql",
+        sql: include_str!("../../migrations/0013_voice.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

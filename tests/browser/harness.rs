@@ -200,9 +200,15 @@ pub async fn start(extra: &[(&str, &str)]) -> Browser {
     start_with_notes(extra, 0).await
 }
 
+/// Like [`start`], the browser started with more of Chromium's switches (a fake
+/// microphone: `--use-file-for-fake-audio-capture`).
+pub async fn start_with_browser_args(extra: &[(&str, &str)], args: &[String]) -> Browser {
+    start_with(extra, 0, true, chrono::Duration::hours(1), args).await
+}
+
 /// Like [`start`], with `notes` notes already in the database (done, so the AI is idle).
 pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
-    start_with(extra, notes, true, chrono::Duration::hours(1)).await
+    start_with(extra, notes, true, chrono::Duration::hours(1), &[]).await
 }
 
 /// Like [`start_with_notes`], the notes written `age` ago (a month of use, say).
@@ -211,13 +217,13 @@ pub async fn start_with_old_notes(
     notes: usize,
     age: chrono::Duration,
 ) -> Browser {
-    start_with(extra, notes, true, age).await
+    start_with(extra, notes, true, age, &[]).await
 }
 
 /// Like [`start`], with `notes` notes already in the database waiting for the AI: a
 /// backlog the worker works through once the service starts.
 pub async fn start_with_backlog(notes: usize) -> Browser {
-    start_with(&[], notes, false, chrono::Duration::hours(1)).await
+    start_with(&[], notes, false, chrono::Duration::hours(1), &[]).await
 }
 
 async fn start_with(
@@ -225,6 +231,7 @@ async fn start_with(
     notes: usize,
     enriched: bool,
     age: chrono::Duration,
+    browser_args: &[String],
 ) -> Browser {
     let driver = Driver::start();
     let fake = FakeOllama::start_new().await;
@@ -267,7 +274,11 @@ async fn start_with(
     let (app_url, handle, token) = (service.address, service.handle, service.token);
 
     let profile = tempfile::tempdir().unwrap();
-    let client = driver.open_browser(profile.path()).await;
+    let client = if browser_args.is_empty() {
+        driver.open_browser(profile.path()).await
+    } else {
+        driver.open_browser_with(profile.path(), browser_args).await
+    };
     Browser {
         client,
         settings,
