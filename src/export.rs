@@ -175,6 +175,11 @@ impl ImportedNote {
                     .unwrap_or(crate::reminders::ReminderState::Open)
             }),
             remind_at,
+            // The AI's suggestion and whether a note was opened are this inbox's view
+            // of it, not the note: an import starts without them.
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
             title,
             tags,
         })
@@ -497,6 +502,9 @@ mod tests {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         }
     }
 

@@ -47,6 +47,9 @@ pub(crate) fn tagged_notes(filler: &str) -> Vec<inkling::domain::Note> {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         })
         .collect()
 }
@@ -87,6 +90,7 @@ pub(crate) async fn tags() {
         tags: vec!["Topic-1".into(), "topic 17".into(), "brand new".into()],
         summary: "A summary.".into(),
         read_chars: None,
+        remind_phrase: None,
     };
     let mut saves = Vec::new();
     let started = Instant::now();
@@ -175,6 +179,9 @@ pub(crate) async fn rename() {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         })
         .collect();
     store.import(&notes, Utc::now()).unwrap();

@@ -346,6 +346,9 @@ mod tests {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         }
     }
 

@@ -35,6 +35,9 @@ fn done_notes() -> Vec<Note> {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         })
         .collect()
 }

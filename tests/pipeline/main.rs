@@ -67,6 +67,7 @@ mod small_disk;
 mod sprawl;
 #[path = "../support/sprawl.rs"]
 mod sprawl_measure;
+mod suggestions;
 mod tray;
 mod worker;
 #[path = "../support/xorshift.rs"]

@@ -66,6 +66,7 @@ fn enrichment(tags: &[&str]) -> Enrichment {
         tags: tags.iter().map(|t| t.to_string()).collect(),
         summary: "A summary.".into(),
         read_chars: None,
+        remind_phrase: None,
     }
 }
 
@@ -75,6 +76,7 @@ fn enriched(title: &str, tags: &[&str]) -> Enrichment {
         tags: tags.iter().map(|t| t.to_string()).collect(),
         summary: "A summary.".into(),
         read_chars: None,
+        remind_phrase: None,
     }
 }
 
@@ -136,6 +138,9 @@ fn tagged_notes(store: &mut Store, count: usize, tags: &[&str]) {
             edited_at: None,
             remind_at: None,
             remind_state: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         })
         .collect();
     store.import(&notes, t0()).unwrap();

@@ -25,6 +25,9 @@ fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
         edited_at: None,
         remind_at: None,
         remind_state: None,
+        remind_suggested_at: None,
+        remind_suggestion_dismissed: false,
+        opened_at: None,
     }
 }
 

@@ -41,7 +41,8 @@ macro_rules! note_columns {
     () => {
         "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
          n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, \
-         n.tags_set_by_user, n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state"
+         n.tags_set_by_user, n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state, \
+         n.remind_suggested_at, n.remind_suggestion_dismissed, n.opened_at"
     };
 }
 
@@ -100,6 +101,9 @@ impl Store {
                     edited_at: None,
                     remind_at: None,
                     remind_state: None,
+                    remind_suggested_at: None,
+                    remind_suggestion_dismissed: false,
+                    opened_at: None,
                 });
             }
             Ok(stored)
@@ -350,5 +354,8 @@ pub(super) fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
                 })?)
             }
         },
+        remind_suggested_at: r.get(17)?,
+        remind_suggestion_dismissed: r.get(18)?,
+        opened_at: r.get(19)?,
     })
 }
