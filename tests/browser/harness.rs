@@ -243,6 +243,7 @@ async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Bro
                 tags: vec!["bulk".into()],
                 summary: "Stored before the test.".into(),
                 read_chars: None,
+                remind_phrase: None,
             };
             store
                 .save_enrichment(&id, body.as_str(), &enrichment, start)

@@ -31,6 +31,7 @@ mod search;
 #[path = "../support/service.rs"]
 mod service;
 mod squatter;
+mod today;
 mod untrusted;
 #[path = "../support/x_server.rs"]
 mod x_server;

@@ -56,9 +56,11 @@ const MODULES: &[(&str, &str)] = &[
     ("proof.js", include_str!("../../../web/js/proof.js")),
     ("quick.js", include_str!("../../../web/js/quick.js")),
     ("related.js", include_str!("../../../web/js/related.js")),
+    ("reminder.js", include_str!("../../../web/js/reminder.js")),
     ("stats.js", include_str!("../../../web/js/stats.js")),
     ("store.js", include_str!("../../../web/js/store.js")),
     ("tags.js", include_str!("../../../web/js/tags.js")),
+    ("today.js", include_str!("../../../web/js/today.js")),
     ("transfer.js", include_str!("../../../web/js/transfer.js")),
     ("trash.js", include_str!("../../../web/js/trash.js")),
 ];
