@@ -115,6 +115,15 @@ copied exactly as the note writes them (for example \"friday 3pm\" or \"다음 �
 or \"\" when the note says no time. Write in the note's language. Do not add any other \
 field or any text outside the JSON.";
 
+/// The system prompt's sentence about `when`, as it reads there. Its words are left out
+/// of [`fixed_instructions`]: "time", "day", "friday" are everyday topics, and a tag
+/// that is an instruction word goes even when the note says it; a tag copied from
+/// these words for a note that does not say them is still dropped (`guard`'s rule for
+/// tags copied from the prompt).
+pub const WHEN_FIELD: &str = "and \"when\": the words of the note that say a day or time \
+to act on it, copied exactly as the note writes them (for example \"friday 3pm\" or \
+\"다음 주 화요일\"), or \"\" when the note says no time.";
+
 /// The tags a note's prompt carries besides the note: the user's most used ones (at
 /// most [`crate::tags::VOCABULARY_IN_PROMPT`]; [`prompt`] keeps only those the note's
 /// text supports) and those of the notes really near this one (`crate::tags::neighbours`;
@@ -177,7 +186,7 @@ const ANSWER_AGAIN: &str = "Answer again with only one JSON object with the fiel
 /// ever a tag (`crate::tags::guards::guard`).
 pub fn fixed_instructions() -> String {
     [
-        SYSTEM_PROMPT,
+        SYSTEM_PROMPT.replacen(WHEN_FIELD, "", 1).as_str(),
         NEIGHBOURS_TAGGED,
         IN_USE,
         USE_WHEN_FITS,
