@@ -3,7 +3,8 @@
 //! note's words, as a model answering the schema's `when` does) and one click makes it
 //! the reminder; the Today view, from the navigation, lists the overdue, those due
 //! later today and yesterday's notes never opened, with Done and Snooze 1 h on each
-//! reminder; opening a note from yesterday takes it off the list.
+//! reminder; opening a note from yesterday takes it off the list; the address a
+//! notification's Open gives for many notes lands on Today.
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
@@ -216,5 +217,15 @@ async fn the_ai_s_suggestion_is_one_click_and_today_lists_what_is_due_and_unopen
              && document.querySelector('#today-content').childElementCount > 0",
         )
         .await;
+
+    // The address a reminders summary's or the daily review's Open gives lands on Today.
+    let code = browser.api("POST", "/api/open-code", Some(json!({}))).await;
+    let code = code["code"].as_str().expect("a one-time code");
+    browser
+        .client
+        .goto(&format!("{}/?code={code}&view=today", browser.app_url))
+        .await
+        .unwrap();
+    browser.wait_visible("today-view").await;
     browser.close().await;
 }
