@@ -111,6 +111,17 @@ pub struct Note {
     /// Its expiry counts from then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported_at: Option<String>,
+    /// A reminder the AI read in the note's words (RFC 3339, UTC), for the person to
+    /// accept or dismiss; never the reminder itself (`crate::reminders::suggestion`).
+    /// Absent: none to offer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_suggested_at: Option<String>,
+    /// The person dismissed a suggestion: this note is offered none again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub remind_suggestion_dismissed: bool,
+    /// When a person last opened the note (the page's note view). Absent: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opened_at: Option<String>,
 }
 
 impl Note {
@@ -312,6 +323,11 @@ pub struct Enrichment {
     /// The note was cut to fit the model's context: the model read its first this many
     /// characters. `None`: the whole note.
     pub read_chars: Option<u32>,
+    /// The words of the note that say when to be reminded ("tomorrow at 9"), as the
+    /// model quoted them and the answer's guard found them in the note; the store
+    /// resolves them against the note's capture time (`crate::reminders::suggestion`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_phrase: Option<String>,
 }
 
 /// The one timestamp format of the database and the API: RFC 3339, UTC, milliseconds,
@@ -457,6 +473,9 @@ mod tests {
             remind_state: None,
             kind: crate::domain::NoteKind::Note,
             imported_at: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         };
         let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
         assert_eq!(note.expires_at(Some(30)), Some(at("2026-01-31T00:00:00Z")));

@@ -180,6 +180,11 @@ impl ImportedNote {
             remind_at,
             // The import sets its own time: an export's is the other install's.
             imported_at: None,
+            // The AI's suggestion and whether a note was opened are this inbox's view
+            // of it, not the note: an import starts without them.
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
             title,
             tags,
             kind: self.kind,
@@ -506,6 +511,9 @@ mod tests {
             remind_state: None,
             kind: crate::domain::NoteKind::Note,
             imported_at: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         }
     }
 

@@ -221,8 +221,11 @@ impl Application {
         if settings.reminders.notify {
             let page = settings.http.local_url(port);
             let codes = reminder_codes;
+            // One note's Open shows the note; a summary's or the daily review's, the
+            // page's Today view (what is due, and yesterday's notes never opened).
             let page_url = Arc::new(move |note: Option<&str>| {
-                let note = note.map(|id| format!("&note={id}")).unwrap_or_default();
+                let note =
+                    note.map_or_else(|| "&view=today".to_string(), |id| format!("&note={id}"));
                 match codes.mint(std::time::Instant::now()) {
                     Ok(code) => format!("{page}/?code={code}{note}"),
                     Err(_) => format!("{page}/?{}", note.trim_start_matches('&')),

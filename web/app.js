@@ -9,8 +9,10 @@
 // schedules a render), api.js (the session and every API path), i18n.js (words),
 // navigation.js (the view and the address), keyed-list.js (the one list renderer),
 // card.js (a note's card, a pure view), notes.js (the list and its paging), note-view.js
-// (one note), related.js (a note's related notes), ask.js (the Ask box), edit.js,
-// capture.js, voice.js (the microphone button) and wav.js (a recording as WAV), banners.js, trash.js, tags.js, stats.js, transfer.js, live.js (the live
+// (one note), reminder.js (a note's reminder and the AI's suggestion), today.js (the
+// Today view), related.js (a note's related notes), ask.js (the Ask box), edit.js,
+// capture.js, voice.js (the microphone button) and wav.js (a recording as WAV),
+// banners.js, trash.js, tags.js, stats.js, transfer.js, live.js (the live
 // feed), keys.js, facts.js (the service's rules, as it sends them), dom.js (element
 // makers), proof.js (the page's key, the proofs it trades with the service, no service
 // workers).
@@ -30,6 +32,7 @@ import { wireTransfer } from "./transfer.js";
 import { wireTrash } from "./trash.js";
 import { wireVoice } from "./voice.js";
 import "./note-view.js";
+import "./today.js";
 import "./stats.js";
 import "./tags.js";
 import { state, update } from "./store.js";

@@ -49,6 +49,9 @@ pub(crate) fn tagged_notes(filler: &str) -> Vec<inkling::domain::Note> {
             remind_state: None,
             kind: inkling::domain::NoteKind::Note,
             imported_at: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         })
         .collect()
 }
@@ -89,6 +92,7 @@ pub(crate) async fn tags() {
         tags: vec!["Topic-1".into(), "topic 17".into(), "brand new".into()],
         summary: "A summary.".into(),
         read_chars: None,
+        remind_phrase: None,
     };
     let mut saves = Vec::new();
     let started = Instant::now();
@@ -179,6 +183,9 @@ pub(crate) async fn rename() {
             remind_state: None,
             kind: inkling::domain::NoteKind::Note,
             imported_at: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         })
         .collect();
     store.import(&notes, Utc::now()).unwrap();

@@ -12,7 +12,9 @@
 //! guards that hold for any model (`crate::tags::guards`): no schema word nor word of
 //! the instructions as a tag, no number the note does not say, no tag copied from the
 //! prompt that the note's own text does not support, and a title with no word of the
-//! note gives way to the note's first line too. Only an
+//! note gives way to the note's first line too. The optional `when`, the words of the
+//! note that say a time to act, is kept only when the note says them
+//! (`crate::reminders::suggestion::quoted`); the store reads the time from them. Only an
 //! answer with no usable object (none, cut off, a field of the wrong type) is a
 //! `schema` failure.
 
@@ -20,6 +22,7 @@ use serde_json::{json, Value};
 
 use super::{ChatMessage, Prompt, RefusedAnswer, Role, Sampling};
 use crate::domain::Enrichment;
+use crate::reminders::suggestion::{quoted, MAX_PHRASE_CHARS};
 use crate::tags::guards::{fitting, guard, title_told_by};
 
 pub const MAX_TITLE_CHARS: usize = 80;
@@ -107,8 +110,19 @@ pub fn context_length(show: &Value) -> Option<u32> {
 pub const SYSTEM_PROMPT: &str = "You file short personal notes. Read the note and answer \
 with JSON only, matching the given schema: \"title\" (a few words, at most 80 characters), \
 \"tags\" (0 to 5 short lowercase topic words), \"summary\" (one sentence, at most 240 \
-characters). Write in the note's language. Do not add any other field or any text \
-outside the JSON.";
+characters), and \"when\": the words of the note that say a day or time to act on it, \
+copied exactly as the note writes them (for example \"friday 3pm\" or \"다음 주 화요일\"), \
+or \"\" when the note says no time. Write in the note's language. Do not add any other \
+field or any text outside the JSON.";
+
+/// The system prompt's sentence about `when`, as it reads there. Its words are left out
+/// of [`fixed_instructions`]: "time", "day", "friday" are everyday topics, and a tag
+/// that is an instruction word goes even when the note says it; a tag copied from
+/// these words for a note that does not say them is still dropped (`guard`'s rule for
+/// tags copied from the prompt).
+pub const WHEN_FIELD: &str = "and \"when\": the words of the note that say a day or time \
+to act on it, copied exactly as the note writes them (for example \"friday 3pm\" or \
+\"다음 주 화요일\"), or \"\" when the note says no time.";
 
 /// The tags a note's prompt carries besides the note: the user's most used ones (at
 /// most [`crate::tags::VOCABULARY_IN_PROMPT`]; [`prompt`] keeps only those the note's
@@ -165,13 +179,14 @@ const REFUSED: &str = "That answer could not be used:";
 const CUT_OFF: &str =
     "It stopped before the JSON was complete: keep the summary to one short sentence.";
 const ANSWER_AGAIN: &str = "Answer again with only one JSON object with the fields \"title\" \
-    (text), \"tags\" (a list of text) and \"summary\" (text), and nothing before or after it.";
+    (text), \"tags\" (a list of text), \"summary\" (text) and \"when\" (text), and nothing \
+    before or after it.";
 
 /// Every fixed word the model is told, whatever the note and its tags: none of them is
 /// ever a tag (`crate::tags::guards::guard`).
 pub fn fixed_instructions() -> String {
     [
-        SYSTEM_PROMPT,
+        SYSTEM_PROMPT.replacen(WHEN_FIELD, "", 1).as_str(),
         NEIGHBOURS_TAGGED,
         IN_USE,
         USE_WHEN_FITS,
@@ -289,9 +304,13 @@ pub fn format_schema() -> Value {
                 "items": { "type": "string", "maxLength": MAX_TAG_CHARS },
                 "maxItems": MAX_TAGS
             },
-            "summary": { "type": "string", "maxLength": MAX_SUMMARY_CHARS }
+            "summary": { "type": "string", "maxLength": MAX_SUMMARY_CHARS },
+            // "" when the note says no time. Required all the same: a strict
+            // `json_schema` (OpenAI's) takes only schemas with every property required,
+            // and an answer without it is read as none anyway.
+            "when": { "type": "string", "maxLength": MAX_PHRASE_CHARS }
         },
-        "required": ["title", "tags", "summary"],
+        "required": ["title", "tags", "summary", "when"],
         "additionalProperties": false
     })
 }
@@ -361,7 +380,29 @@ pub fn parse_enrichment(content: &str, prompt: &Prompt) -> Result<Enrichment, St
         tags,
         summary,
         read_chars: None,
+        remind_phrase: remind_phrase(answer.get("when"), body),
     })
+}
+
+/// The answer's `when`, when the note says those words: an optional field, so one of
+/// the wrong type, or words the note does not say (the model's invention, or its own
+/// arithmetic), is dropped and logged, never a failure of the whole answer.
+fn remind_phrase(when: Option<&Value>, body: &str) -> Option<String> {
+    let phrase = match when? {
+        Value::String(phrase) => phrase,
+        Value::Null => return None,
+        other => {
+            tracing::info!(when = %other, "the answer's \"when\" is not text; dropped");
+            return None;
+        }
+    };
+    match quoted(phrase, body) {
+        Ok(phrase) => phrase,
+        Err(why) => {
+            tracing::info!(when = %phrase, %why, "the answer's \"when\" dropped");
+            None
+        }
+    }
 }
 
 /// Model text as one line, by the rule of a person's title (`domain::parse_title`: no

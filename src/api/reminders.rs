@@ -1,6 +1,8 @@
 //! Reminders on the wire: `GET /api/reminders?until=…`'s query and answer (docs/API.md,
 //! "Reminders"). A reminder is set through `PATCH /api/notes/{id}` (`remind_at`,
-//! `remind_state` in [`super::requests::EditRequest`]); the notes carry theirs.
+//! `remind_state` in [`super::requests::EditRequest`]), the AI's suggestion taken or
+//! declined with `POST /api/notes/{id}/reminder/accept` and `…/dismiss` (no body, the
+//! note back); the notes carry theirs.
 
 use serde::{Deserialize, Serialize};
 
@@ -17,7 +19,9 @@ pub struct RemindersQuery {
 }
 
 /// `GET /api/reminders`: the reminders not done up to `until`, earliest first (the
-/// overdue first, then the due, then those still to come before `until`).
+/// overdue first, then the due, then those still to come before `until`), and the
+/// notes captured yesterday that nobody has opened: the page's and `inkling today`'s
+/// Today, and what the daily review counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RemindersAnswer {
     /// The time asked for (RFC 3339, UTC).
@@ -25,4 +29,8 @@ pub struct RemindersAnswer {
     /// The time of the answer: a reminder at or before it is due (RFC 3339, UTC).
     pub now: String,
     pub reminders: Vec<NoteView>,
+    /// Active notes captured yesterday (in the service's time zone) never opened,
+    /// oldest first. Absent in an older service's answer: none.
+    #[serde(default)]
+    pub unopened: Vec<NoteView>,
 }

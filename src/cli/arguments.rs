@@ -215,7 +215,8 @@ pub enum Command {
         #[arg(long)]
         done: bool,
     },
-    /// The reminders due today and the overdue ones, earliest first.
+    /// The reminders due today and the overdue ones, earliest first, then yesterday's
+    /// notes not opened yet.
     Today,
     /// List the tags with how many notes have each, most used first; `rename` renames
     /// one (merging it into another when the new name is in use).

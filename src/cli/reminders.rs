@@ -1,4 +1,5 @@
 //! `inkling remind ID WHEN`, `inkling remind ID --clear | --done` and `inkling today`
+//! (the reminders due and yesterday's notes never opened)
 //! (docs/DESIGN.md, "Reminders"). The words of WHEN are read here, against this
 //! machine's clock and time zone (the person's), by `crate::reminders::when`; the
 //! service is sent the instant. Words it cannot read, or a time gone, change nothing
@@ -65,14 +66,16 @@ pub async fn remind(
     run.out.line(line)
 }
 
-/// `inkling today`: the reminders not done up to the end of today, the overdue first.
+/// `inkling today`: the reminders not done up to the end of today, the overdue first,
+/// then the notes captured yesterday that were never opened (what the daily review
+/// counts).
 pub async fn today(run: &mut Invocation<'_>) -> Result<(), ClientError> {
     let answer = run.client.reminders(None).await?;
     if run.json {
         return run.out.json(&answer);
     }
     if answer.reminders.is_empty() {
-        return run.out.line("nothing due today");
+        run.out.line("nothing due today")?;
     }
     let now = DateTime::parse_from_rfc3339(&answer.now)
         .map(|at| at.with_timezone(&Utc))
@@ -80,12 +83,26 @@ pub async fn today(run: &mut Invocation<'_>) -> Result<(), ClientError> {
     let ids: Vec<String> = answer
         .reminders
         .iter()
+        .chain(&answer.unopened)
         .map(|view| view.note.id.clone())
         .collect();
     let short = super::ids::short_forms(run.client, &ids).await;
     for view in &answer.reminders {
         let id = super::ids::shown(&short, &view.note.id);
         run.out.line(today_line(&view.note, id, now))?;
+    }
+    if !answer.unopened.is_empty() {
+        run.out.line(format!(
+            "from yesterday, not opened yet ({}):",
+            answer.unopened.len()
+        ))?;
+        for view in &answer.unopened {
+            let id = super::ids::shown(&short, &view.note.id);
+            run.out.line(format!(
+                "         {}",
+                printable(&list_line(&view.note, id), false)
+            ))?;
+        }
     }
     Ok(())
 }

@@ -1,13 +1,14 @@
-//! Reminders by hand: a note's reminder set, cleared, done or snoozed, and the
-//! reminders up to a time (docs/DESIGN.md, "Reminders"). What a change means is
+//! Reminders by hand: a note's reminder set, cleared, done or snoozed (or the AI's
+//! suggestion accepted or dismissed), the reminders up to a time, and Today's notes
+//! from yesterday never opened (docs/DESIGN.md, "Reminders"). What a change means is
 //! `crate::reminders::ReminderChange`; the store keeps it.
 
 use chrono::{DateTime, Utc};
 
 use super::{unavailable, Inbox};
 use crate::actors::repository::{
-    GetPendingReminders, GetReviewFacts, ListReminders, MarkRemindersShown, MarkReviewShown,
-    SetReminder,
+    GetPendingReminders, GetReviewFacts, ListReminders, ListUnopened, MarkOpened,
+    MarkRemindersShown, MarkReviewShown, SetReminder,
 };
 use crate::domain::Note;
 use crate::reminders::due::Pending;
@@ -30,6 +31,27 @@ impl Inbox {
     pub async fn reminders_until(&self, until: DateTime<Utc>) -> StoreResult<Vec<Note>> {
         self.repository
             .send(ListReminders { until })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// The notes captured from `from` up to `to` (yesterday) that nobody opened.
+    pub async fn unopened_between(
+        &self,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<Note>> {
+        self.repository
+            .send(ListUnopened { from, to })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// Keeps that a person opened the note now (the page's note view).
+    pub async fn mark_opened(&self, id: String) -> StoreResult<Note> {
+        let now = self.clock.now();
+        self.repository
+            .send(MarkOpened { id, now })
             .await
             .map_err(unavailable)?
     }

@@ -141,13 +141,14 @@ impl NoteReply {
 }
 
 /// `list_reminders`: the reminders not done up to `until`, earliest first (the
-/// overdue first).
+/// overdue first), and yesterday's notes never opened (Today's other half).
 #[derive(Debug, Serialize)]
 pub struct RemindersReply {
     pub until: String,
     /// A reminder at or before this is due.
     pub now: String,
     pub reminders: Vec<NoteReply>,
+    pub unopened: Vec<NoteReply>,
 }
 
 impl RemindersReply {
@@ -157,6 +158,11 @@ impl RemindersReply {
             now: answer.now,
             reminders: answer
                 .reminders
+                .into_iter()
+                .map(|view| NoteReply::from_note(view.note))
+                .collect(),
+            unopened: answer
+                .unopened
                 .into_iter()
                 .map(|view| NoteReply::from_note(view.note))
                 .collect(),
@@ -348,6 +354,9 @@ mod tests {
             remind_state: None,
             kind: crate::domain::NoteKind::Note,
             imported_at: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         }
     }
 

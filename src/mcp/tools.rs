@@ -210,8 +210,9 @@ impl InklingTools {
     #[tool(
         description = "List the person's reminders not done yet up to a time (default: the \
 end of today), earliest first, so the overdue come first: each note with its id, title, \
-`remind_at` (UTC) and `remind_state`. `until` may be words (\"tomorrow\", \"in 3 days\") or \
-an RFC 3339 time.",
+`remind_at` (UTC) and `remind_state`; then `unopened`, the notes written yesterday that the \
+person has not opened yet. `until` may be words (\"tomorrow\", \"in 3 days\") or an RFC \
+3339 time.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_reminders(

@@ -2,11 +2,13 @@
 //! reminder state, the words a person gives for a time ([`when`]), and which reminders
 //! to show at a moment ([`due`]). No I/O and no runtime: the store keeps the times, the
 //! CLI and the service read words with [`when::parse`], and the reminder actor carries
-//! out what [`due::decide`] says.
+//! out what [`due::decide`] says. The AI's suggestion of a time the note states is
+//! [`suggestion`]'s.
 
 pub mod due;
 pub mod review;
 mod state;
+pub mod suggestion;
 #[cfg(test)]
 pub(crate) mod test_zone;
 pub mod when;

@@ -59,6 +59,11 @@ pub enum ReminderChange {
     Reopen,
     /// Put off until this time.
     Snooze(DateTime<Utc>),
+    /// The AI's suggested time taken as the reminder (open), the one click of
+    /// `POST /api/notes/{id}/reminder/accept`.
+    AcceptSuggestion,
+    /// The AI's suggestion declined: gone, and none offered on this note again.
+    DismissSuggestion,
 }
 
 /// Why a reminder change was refused.

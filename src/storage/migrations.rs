@@ -68,6 +68,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0013_voice.sql",
         sql: include_str!("../../migrations/0013_voice.sql"),
     },
+    Migration {
+        name: "0014_reminder_suggestions.sql",
+        sql: include_str!("../../migrations/0014_reminder_suggestions.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -37,6 +37,9 @@ fn done_notes() -> Vec<Note> {
             remind_state: None,
             kind: inkling::domain::NoteKind::Note,
             imported_at: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         })
         .collect()
 }

@@ -235,6 +235,25 @@ fn inkling_remind_and_today_from_the_command_line() {
         .any(|word| word.len() >= 8 && soon_id.starts_with(word));
     assert!(shown || end_of_day_close, "{plain}");
 
+    // A note written yesterday and never opened (imported with yesterday's date) is
+    // listed after the reminders.
+    let vault = tempfile::tempdir().unwrap();
+    let yesterday = (Utc::now() - Duration::days(1)).to_rfc3339();
+    std::fs::write(
+        vault.path().join("boiler.md"),
+        format!("---\ndate: {yesterday}\n---\nAsk the landlord about the boiler.\n"),
+    )
+    .unwrap();
+    assert!(service
+        .cli(&["import", vault.path().to_str().unwrap()])
+        .status
+        .success());
+    let plain = text(&service.cli(&["today"]).stdout);
+    assert!(
+        plain.contains("from yesterday, not opened yet (1):") && plain.contains("boiler"),
+        "{plain}"
+    );
+
     let done = service.cli(&["remind", soon_id, "--done"]);
     assert!(
         text(&done.stdout).contains("done"),
@@ -249,4 +268,84 @@ fn inkling_remind_and_today_from_the_command_line() {
     assert!(shown.get("remind_at").is_none(), "{shown}");
     // No time and no option is a usage error.
     assert_eq!(service.cli(&["remind", id]).status.code(), Some(2));
+}
+
+fn unopened(answer: &Value) -> Vec<String> {
+    answer["unopened"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|note| note["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[actix_rt::test]
+async fn today_lists_yesterday_s_notes_until_they_are_opened() {
+    // Captured on 1 March at 12:00 UTC; "today" is 2 March (the test zone is UTC, and
+    // any zone from UTC-11 to UTC+11 puts both on the same days).
+    let app = spawn_app().await;
+    let first = captured(&app, "the plumber's number").await;
+    let second = captured(&app, "a book Mina liked").await;
+    let trashed = captured(&app, "never mind").await;
+    app.post_json(&format!("/api/notes/{trashed}/trash"), &json!({}))
+        .await;
+    app.clock.advance(Duration::days(1));
+    let fresh = captured(&app, "written today").await;
+
+    let (status, today) = app.get("/api/reminders").await;
+    assert_eq!(status, 200, "{today}");
+    assert_eq!(unopened(&today), [first.clone(), second.clone()], "{today}");
+
+    let (_, before) = app.get("/api/changes?since=0&limit=500").await;
+    let note = app.note(&first).await;
+    let (status, opened) = app
+        .post_json(&format!("/api/notes/{first}/opened"), &json!({}))
+        .await;
+    assert_eq!(status, 200, "{opened}");
+    assert_eq!(opened["opened_at"], "2026-03-02T12:00:00.000Z");
+    assert_eq!(
+        opened["updated_at"], note["updated_at"],
+        "a view is no edit"
+    );
+    let (_, after) = app.get("/api/changes?since=0&limit=500").await;
+    assert_eq!(before["changes"], after["changes"], "nor in the change log");
+
+    let (_, today) = app.get("/api/reminders").await;
+    assert_eq!(unopened(&today), std::slice::from_ref(&second));
+    assert!(!unopened(&today).contains(&fresh));
+    let (status, _) = app
+        .post_json("/api/notes/no-such-note/opened", &json!({}))
+        .await;
+    assert_eq!(status, 404);
+}
+
+#[actix_rt::test]
+async fn a_suggestion_is_accepted_or_dismissed_only_where_there_is_one() {
+    let app = spawn_app().await;
+    let id = captured(&app, "no time said here").await;
+    let before = app.note(&id).await;
+    let (status, refused) = app
+        .post_json(&format!("/api/notes/{id}/reminder/accept"), &json!({}))
+        .await;
+    assert_eq!(status, 409, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("no suggested reminder"),
+        "{refused}"
+    );
+    assert_eq!(app.note(&id).await, before, "nothing changed");
+
+    // Dismissed with none offered: no suggestion is ever offered on it.
+    let (status, dismissed) = app
+        .post_json(&format!("/api/notes/{id}/reminder/dismiss"), &json!({}))
+        .await;
+    assert_eq!(status, 200, "{dismissed}");
+    assert_eq!(dismissed["remind_suggestion_dismissed"], true);
+    assert!(dismissed.get("remind_at").is_none());
+    let (status, _) = app
+        .post_json("/api/notes/no-such-note/reminder/dismiss", &json!({}))
+        .await;
+    assert_eq!(status, 404);
 }

@@ -264,6 +264,7 @@ async fn start_with(
                 tags: vec!["bulk".into()],
                 summary: "Stored before the test.".into(),
                 read_chars: None,
+                remind_phrase: None,
             };
             store
                 .save_enrichment(&id, body.as_str(), &enrichment, start)

@@ -37,6 +37,7 @@ mod search;
 #[path = "../support/service.rs"]
 mod service;
 mod squatter;
+mod today;
 mod untrusted;
 mod voice;
 #[path = "../support/x_server.rs"]

@@ -147,7 +147,7 @@ async fn try_every_view(browser: &Browser, screen: Screen, scheme: Scheme, shot:
     no_sideways_scrolling(browser, &format!("{what} one note")).await;
     browser.assert_accessible(&format!("{what} one note")).await;
 
-    for view in ["stats", "tags", "trash"] {
+    for view in ["today", "stats", "tags", "trash"] {
         browser
             .click(&format!("#views button[data-view={view}]"))
             .await;

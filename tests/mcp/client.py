@@ -174,6 +174,7 @@ async def running(session):
     check(reminded["remind_state"] == "open" and reminded["remind_at"], "set_reminder", reminded)
     listed = await ok(session, "list_reminders", {"until": "in 3 hours"})
     check([n["id"] for n in listed["reminders"]] == [captured["id"]], "list_reminders", listed)
+    check(listed["unopened"] == [], "list_reminders says yesterday's unopened notes (none)", listed)
     await refused(session, "set_reminder", {"id": captured["id"], "when": "someday"}, "cannot read")
     await refused(session, "set_reminder", {"id": captured["id"], "when": "2020-01-01 9:00"}, "has passed")
     await refused(session, "set_reminder", {"id": "no-such-note", "when": "tomorrow"}, "no-such-note")

@@ -72,6 +72,7 @@ mod small_disk;
 mod sprawl;
 #[path = "../support/sprawl.rs"]
 mod sprawl_measure;
+mod suggestions;
 mod transcription_client;
 mod tray;
 mod voice;

@@ -58,7 +58,7 @@ async fn a_note_is_done_with_one_call_asking_for_the_schema_of_the_configured_mo
     assert_eq!(request["response_format"]["type"], "json_schema");
     assert_eq!(
         request["response_format"]["json_schema"]["schema"]["required"],
-        serde_json::json!(["title", "tags", "summary"])
+        serde_json::json!(["title", "tags", "summary", "when"])
     );
     assert!(request["max_tokens"].as_u64().is_some_and(|n| n > 0));
     assert_eq!(

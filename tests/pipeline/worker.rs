@@ -232,7 +232,7 @@ async fn the_request_asks_for_json_by_schema_at_temperature_0_without_streaming(
     assert_eq!(request["format"]["type"], "object");
     assert_eq!(
         request["format"]["required"],
-        json!(["title", "tags", "summary"])
+        json!(["title", "tags", "summary", "when"])
     );
     assert_eq!(
         request["messages"][1]["content"],

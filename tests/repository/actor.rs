@@ -156,6 +156,7 @@ async fn every_write_that_moves_the_counts_announces_them_as_the_database_has_th
         tags: vec![],
         summary: "S".into(),
         read_chars: None,
+        remind_phrase: None,
     };
     write_then_check!(SaveEnrichment {
         note_id: a.id.clone(),

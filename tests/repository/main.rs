@@ -67,6 +67,7 @@ fn enrichment(tags: &[&str]) -> Enrichment {
         tags: tags.iter().map(|t| t.to_string()).collect(),
         summary: "A summary.".into(),
         read_chars: None,
+        remind_phrase: None,
     }
 }
 
@@ -76,6 +77,7 @@ fn enriched(title: &str, tags: &[&str]) -> Enrichment {
         tags: tags.iter().map(|t| t.to_string()).collect(),
         summary: "A summary.".into(),
         read_chars: None,
+        remind_phrase: None,
     }
 }
 
@@ -139,6 +141,9 @@ fn tagged_notes(store: &mut Store, count: usize, tags: &[&str]) {
             remind_state: None,
             kind: inkling::domain::NoteKind::Note,
             imported_at: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         })
         .collect();
     store.import(&notes, t0()).unwrap();

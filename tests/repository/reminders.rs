@@ -98,10 +98,11 @@ fn a_reminder_is_pending_until_shown_for_its_time_and_again_for_a_new_one() {
 }
 
 #[test]
-fn the_daily_review_counts_today_s_reminders_and_yesterday_s_notes_and_keeps_its_day() {
+fn the_daily_review_counts_today_s_reminders_and_yesterday_s_unopened_notes_and_keeps_its_day() {
     let mut store = store();
     capture(&mut store, "yesterday one", t0());
     capture(&mut store, "yesterday two", t0() + Duration::hours(3));
+    let opened = capture(&mut store, "yesterday, opened", t0() + Duration::hours(4));
     let today = t0() + Duration::days(1);
     let due = capture(&mut store, "today", today);
     store
@@ -114,7 +115,24 @@ fn the_daily_review_counts_today_s_reminders_and_yesterday_s_notes_and_keeps_its
             today - Duration::hours(12),
         )
         .unwrap();
-    assert_eq!((facts.last_day, facts.due, facts.captured), (None, 1, 2));
+    assert_eq!((facts.last_day, facts.due, facts.unopened), (None, 1, 3));
+    let before = store.get(&opened).unwrap();
+    let seen = store.mark_opened(&opened, today).unwrap();
+    assert_eq!(seen.updated_at, before.updated_at, "a view is no edit");
+    let facts = store
+        .review_facts(
+            today + Duration::hours(11),
+            t0() - Duration::hours(12),
+            today - Duration::hours(12),
+        )
+        .unwrap();
+    assert_eq!(facts.unopened, 2, "an opened note is not counted");
+    // Today lists the same notes the review counts.
+    let listed = store
+        .unopened_between(t0() - Duration::hours(12), today - Duration::hours(12))
+        .unwrap();
+    assert_eq!(listed.len(), 2);
+    assert!(listed.iter().all(|note| note.id != opened));
     store.mark_review_shown("2026-03-02").unwrap();
     store.mark_review_shown("2026-03-03").unwrap();
     let facts = store.review_facts(today, today, today).unwrap();
@@ -137,4 +155,40 @@ fn an_export_and_import_carry_a_reminder() {
     assert_eq!(imported.notes[0].remind_at, Some(timestamp(at)));
     assert_eq!(imported.notes[0].remind_state, Some(ReminderState::Open));
     assert_invariants(&other);
+}
+
+#[test]
+fn the_answer_s_time_is_read_in_the_zone_given_and_never_moves_a_reminder() {
+    let seoul = chrono::FixedOffset::east_opt(9 * 3600).unwrap();
+    let mut store = store();
+    // t0 is 2026-03-01T12:00Z: 21:00 on 1 March in Seoul.
+    let answer = |phrase: &str| inkling::domain::Enrichment {
+        remind_phrase: Some(phrase.into()),
+        ..crate::enrichment(&[])
+    };
+    let saved = |store: &mut inkling::storage::Store, id: &str, phrase: &str| {
+        let body = store.get(id).unwrap().body;
+        store
+            .save_enrichment_in(id, &body, &answer(phrase), t0(), &seoul)
+            .unwrap()
+    };
+    let id = capture(&mut store, "내일 오전 9시 치과", t0());
+    let note = saved(&mut store, &id, "내일 오전 9시");
+    // 09:00 on 2 March in Seoul.
+    assert_eq!(
+        note.remind_suggested_at.as_deref(),
+        Some("2026-03-02T00:00:00.000Z")
+    );
+    assert_eq!(note.remind_at, None);
+
+    // A reminder set by hand: the next answer offers nothing and changes nothing.
+    let by_hand = t0() + Duration::days(3);
+    store
+        .set_reminder(&id, ReminderChange::Set(by_hand), t0())
+        .unwrap();
+    store.request_enrichment(&id, t0()).unwrap();
+    let note = saved(&mut store, &id, "내일 오전 9시");
+    assert_eq!(note.remind_at, Some(timestamp(by_hand)));
+    assert_eq!(note.remind_suggested_at, None);
+    assert_invariants(&store);
 }

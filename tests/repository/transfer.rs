@@ -27,6 +27,9 @@ pub(super) fn exported(id: &str, text: &str, ai_status: AiStatus) -> Note {
         remind_state: None,
         kind: inkling::domain::NoteKind::Note,
         imported_at: None,
+        remind_suggested_at: None,
+        remind_suggestion_dismissed: false,
+        opened_at: None,
     }
 }
 

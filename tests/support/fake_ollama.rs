@@ -106,6 +106,8 @@ struct State {
     models: Vec<String>,
     /// The tags a valid enrichment gives (`set_tags`).
     tags: Vec<String>,
+    /// The `when` a valid enrichment gives (`set_when`): "" at first.
+    when: String,
     calls: Vec<ChatCall>,
     health_checks: usize,
     /// `Hang` calls whose client is still connected, and slow answers or loads still
@@ -151,6 +153,7 @@ impl FakeOllama {
             script: VecDeque::new(),
             models: vec!["llama3.2:latest".into(), "embeddinggemma:latest".into()],
             tags: vec!["fake".into(), "test".into()],
+            when: String::new(),
             calls: Vec::new(),
             health_checks: 0,
             held: 0,
@@ -204,6 +207,12 @@ impl FakeOllama {
     }
 
     /// The tags every valid enrichment gives from now on.
+    /// The words a valid enrichment quotes as the note's time (`when`), as a model
+    /// would copy them from the note ("" for none).
+    pub fn set_when(&self, when: &str) {
+        self.state.lock().unwrap().when = when.to_string();
+    }
+
     pub fn set_tags(&self, tags: &[&str]) {
         self.state.lock().unwrap().tags = tags.iter().map(|t| t.to_string()).collect();
     }
@@ -285,13 +294,14 @@ fn chat_answer(model: &str, content: &str, done: bool, done_reason: Option<&str>
     answer.to_string()
 }
 
-fn enrichment_for(request: &serde_json::Value, tags: &[String]) -> String {
+fn enrichment_for(request: &serde_json::Value, tags: &[String], when: &str) -> String {
     let text = request["messages"][1]["content"].as_str().unwrap_or("");
     let title: String = text.chars().take(40).collect();
     serde_json::json!({
         "title": format!("About: {}", title.trim()),
         "tags": tags,
         "summary": "A note the fake model read.",
+        "when": when,
     })
     .to_string()
 }
@@ -501,7 +511,7 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         }
         ("POST", "/api/chat") => {
             let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-            let (reply, tags) = {
+            let (reply, tags, when) = {
                 let mut state = state.lock().unwrap();
                 let reply = state.script.pop_front().unwrap_or(state.default);
                 state.calls.push(ChatCall {
@@ -509,9 +519,10 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                     request: request.clone(),
                     reply,
                 });
-                (reply, state.tags.clone())
+                (reply, state.tags.clone(), state.when.clone())
             };
-            let enrichment_for = |request: &serde_json::Value| enrichment_for(request, &tags);
+            let enrichment_for =
+                |request: &serde_json::Value| enrichment_for(request, &tags, &when);
             let model = request["model"].as_str().unwrap_or("").to_string();
             match reply {
                 Reply::Simulated => simulated_chat(&mut stream, &state, &request).await,

@@ -96,6 +96,9 @@ struct State {
     /// does not stop): the next chat waits for its slot until then.
     goes_on_after_hang_up: u64,
     busy_until: Option<tokio::time::Instant>,
+    /// The `when` a valid enrichment gives (`set_when`): "" at first, a note with no
+    /// time.
+    when: String,
 }
 
 pub struct FakeOpenAi {
@@ -124,6 +127,7 @@ impl FakeOpenAi {
             hang_ups: Vec::new(),
             goes_on_after_hang_up: 0,
             busy_until: None,
+            when: String::new(),
         }));
         let held = HeldCount::default();
         let (serving, holding) = (state.clone(), held.clone());
@@ -191,6 +195,12 @@ impl FakeOpenAi {
 
     pub fn set_default(&self, reply: Reply) {
         self.state.lock().unwrap().default = reply;
+    }
+
+    /// The words a valid enrichment quotes as the note's time (`when`), as a model
+    /// would copy them from the note ("" for none).
+    pub fn set_when(&self, when: &str) {
+        self.state.lock().unwrap().when = when.to_string();
     }
 
     /// Queues replies for the next calls taken, before the default applies again.
@@ -346,7 +356,11 @@ async fn handle(mut stream: TcpStream, state: Arc<Mutex<State>>, held: HeldCount
                 });
                 answered
             };
-            let context = state.lock().unwrap().context;
+            let (context, when) = {
+                let state = state.lock().unwrap();
+                (state.context, state.when.clone())
+            };
+            let enrichment_for = |body: &Value| enrichment_for(body, &when);
             match answered {
                 Answered::Unauthorised => unauthorised(&mut stream).await,
                 Answered::Loading => loading_answer(&mut stream).await,
@@ -522,12 +536,13 @@ fn note_of(request: &Value) -> String {
         .to_string()
 }
 
-fn enrichment_for(request: &Value) -> String {
+fn enrichment_for(request: &Value, when: &str) -> String {
     let title: String = note_of(request).chars().take(40).collect();
     json!({
         "title": format!("About: {}", title.trim()),
         "tags": ["fake", "test"],
         "summary": "A note the fake model read.",
+        "when": when,
     })
     .to_string()
 }

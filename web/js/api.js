@@ -182,6 +182,14 @@ export const deleteNote = (id) => call(note(id), { method: "DELETE" });
 /// trash, restore, keep, enrich.
 export const noteAction = (id, action) => post(`${note(id)}/${action}`);
 export const tickTask = (id, index, done) => post(`${note(id)}/tasks/${index}`, { done });
+/// The AI's suggested reminder taken (`accept`) or declined for good (`dismiss`).
+export const reminderSuggestion = (id, answer) => post(`${note(id)}/reminder/${answer}`);
+/// A reminder dealt with (`done`) or put off an hour (`snoozed`).
+export const reminderState = (id, remindState) => editNote(id, { remind_state: remindState });
+/// The note view shows a note: it is no longer one "never opened".
+export const markOpened = (id) => post(`${note(id)}/opened`);
+/// Today: the reminders up to the end of today and yesterday's notes never opened.
+export const today = () => call("/api/reminders");
 export const importNotes = (batch) => post("/api/notes/import", batch);
 export const tags = () => call("/api/tags");
 // The tag in the body: a tag named "." or ".." is a dot segment in a path, which the

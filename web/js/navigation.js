@@ -1,6 +1,6 @@
-// Where the page is: the view shown (notes, one note, tags, trash, stats), the tag or
-// expired filter and the search, and the address that says the same (`?note=ID`,
-// `?view=trash|tags|stats`, `?tag=cooking`, `?expired=1`, `?q=words`), so Back, reload
+// Where the page is: the view shown (notes, today, one note, tags, trash, stats), the
+// tag or expired filter and the search, and the address that says the same (`?note=ID`,
+// `?view=today|trash|tags|stats`, `?tag=cooking`, `?expired=1`, `?q=words`), so Back, reload
 // and bookmarks work. Each feature says what it does when its view is shown
 // (`whenShown`); the notes list says how it reloads when the filter or the search
 // changes (`onListChange`).
@@ -8,7 +8,7 @@
 import { $ } from "./dom.js";
 import { state, update } from "./store.js";
 
-const VIEWS = ["inbox", "tags", "trash", "stats", "note"];
+const VIEWS = ["inbox", "today", "tags", "trash", "stats", "note"];
 const shownHandlers = new Map();
 let reloadList = () => {};
 
@@ -26,7 +26,7 @@ export function readAddress() {
   const place = state.place;
   place.open = params.get("note");
   const view = params.get("view");
-  place.view = place.open ? "note" : ["tags", "trash", "stats"].includes(view) ? view : "inbox";
+  place.view = place.open ? "note" : ["today", "tags", "trash", "stats"].includes(view) ? view : "inbox";
   place.filter = { tag: params.get("tag"), expired: params.get("expired") === "1" };
   place.search = (params.get("q") || "").trim();
   $("search").value = place.search;

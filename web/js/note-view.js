@@ -1,7 +1,8 @@
 // One note, at its own address (?note=ID): its rendered body (the one HTML the page
 // inserts, made by the service with pulldown-cmark and cleaned with ammonia,
-// src/render.rs) with checklist items that tick, what the AI made of it and where it
-// stands, and its actions. `detailView(note, ctx)` is the pure view; this module
+// src/render.rs) with checklist items that tick, its reminder or the AI's suggestion
+// of one (reminder.js), what the AI made of it and where it stands, and its actions.
+// Showing a note tells the service it was opened (Today's "never opened"). `detailView(note, ctx)` is the pure view; this module
 // loads the note, and loads it again when a live event says it changed.
 
 import * as api from "./api.js";
@@ -12,6 +13,7 @@ import { editNote } from "./edit.js";
 import { answered, noteAction, onNoteChanged, trashNote } from "./notes.js";
 import { filterByTag, goBack, whenShown } from "./navigation.js";
 import { showRelated } from "./related.js";
+import { remind, reminderSection } from "./reminder.js";
 import { state } from "./store.js";
 
 /// Loads the open note and shows it. Loads overlap (a live event's, the end of an
@@ -73,6 +75,7 @@ const ctx = {
   action: noteAction,
   trash: trashNote,
   tick: async (note, index, done) => answered(await api.tickTask(note.id, index, done)),
+  remind: async (note, action) => answered(await remind(note, action)),
   // When the form closes (saved or not) the note is loaded again: the save's answer
   // has no rendered body, and changes that came while editing were not shown.
   edit: () => editNote($("note-detail"), state.detail.note, { saved: answered, closed: () => loadDetail({ keep: true }) }),
@@ -200,7 +203,8 @@ export function detailView(note, ctx) {
       button(t("trash"), () => ctx.trash(note), "trash", t("trashNote", named)),
     );
   }
-  return [heading, when, ...(lead ? [lead] : []), rendered, aiSection(note, ctx), actions];
+  const reminder = reminderSection(note, named, ctx);
+  return [heading, when, ...(lead ? [lead] : []), ...(reminder ? [reminder] : []), rendered, aiSection(note, ctx), actions];
 }
 
 /// The open note's heading: the card's (cardHeading: the person's title, the body's
@@ -227,6 +231,9 @@ onNoteChanged((note) => {
 
 whenShown("note", () => {
   $("note-detail").replaceChildren();
+  // Opened: no longer one of yesterday's notes never looked at. Nothing to show for
+  // it, and a failure only leaves the note on Today's list.
+  api.markOpened(state.place.open).catch(() => {});
   loadDetail().then(() => {
     const heading = $("note-detail").querySelector("h2");
     if (heading) heading.focus();

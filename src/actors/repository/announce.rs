@@ -205,6 +205,9 @@ mod tests {
             remind_state: None,
             kind: crate::domain::NoteKind::Note,
             imported_at: None,
+            remind_suggested_at: None,
+            remind_suggestion_dismissed: false,
+            opened_at: None,
         };
         let (a, b) = (note("a"), note("b"));
         let changes = [

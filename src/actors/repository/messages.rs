@@ -457,3 +457,20 @@ pub struct SaveTranscript {
     pub keep_audio: bool,
     pub now: DateTime<Utc>,
 }
+
+/// The notes captured in a span (yesterday) that nobody opened
+/// (`Store::unopened_between`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Note>>")]
+pub struct ListUnopened {
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+}
+
+/// Keeps that a person opened a note (`Store::mark_opened`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct MarkOpened {
+    pub id: String,
+    pub now: DateTime<Utc>,
+}

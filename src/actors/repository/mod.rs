@@ -387,6 +387,11 @@ handle_with_store!(GetReviewFacts => ReviewFacts, |store, msg| {
     store.review_facts(msg.due_until, msg.from, msg.to)
 });
 handle_with_store!(MarkReviewShown => (), |store, msg| store.mark_review_shown(&msg.day));
+handle_with_store!(ListUnopened => Vec<Note>, |store, msg| {
+    store.unopened_between(msg.from, msg.to)
+});
+// Opening is not the note's data: no change logged, nothing announced.
+handle_with_store!(MarkOpened => Note, |store, msg| store.mark_opened(&msg.id, msg.now));
 handle_write!(ImportNotes => Imported,
     counts: |imported| (!imported.notes.is_empty()).then_some(CountsChange::All),
     live: Live::Many,

@@ -280,3 +280,49 @@ fn control_and_bidi_characters_in_the_models_fields_are_cleaned_like_a_persons_t
     let e = parse_enrichment(r#"{"title": ""}"#, &note("\u{1b}]0;x\u{7} milk\u{202E}\n")).unwrap();
     assert_eq!(e.title, "]0;x milk");
 }
+
+#[test]
+fn the_when_field_is_kept_only_in_the_note_s_own_words() {
+    let plumber = note("Call the plumber   tomorrow at 9");
+    let answer = |when: &str| {
+        format!(r#"{{"title": "Plumber", "tags": [], "summary": "S", "when": {when}}}"#)
+    };
+    let phrase = |when: &str| {
+        parse_enrichment(&answer(when), &plumber)
+            .unwrap()
+            .remind_phrase
+    };
+    assert_eq!(phrase(r#""Tomorrow at 9""#), Some("tomorrow at 9".into()));
+    assert_eq!(phrase(r#""""#), None);
+    assert_eq!(phrase("null"), None);
+    // Invented, or the model's own date: dropped, the rest of the answer kept.
+    assert_eq!(phrase(r#""tomorrow at 9:00 AM""#), None);
+    assert_eq!(phrase(r#""2026-03-02T09:00""#), None);
+    // Of the wrong type: an optional field, so not a failure of the answer.
+    assert_eq!(phrase("9"), None);
+    assert_eq!(phrase(r#"["tomorrow"]"#), None);
+    // An answer without it (an older model's habit) is whole.
+    let without = r#"{"title": "Plumber", "tags": [], "summary": "S"}"#;
+    assert_eq!(
+        parse_enrichment(without, &plumber).unwrap().remind_phrase,
+        None
+    );
+}
+
+#[test]
+fn the_when_sentence_s_examples_are_no_instruction_words() {
+    assert!(SYSTEM_PROMPT.contains(WHEN_FIELD));
+    let fixed = fixed_instructions();
+    assert!(
+        !fixed.contains("friday") && !fixed.contains("화요일"),
+        "{fixed}"
+    );
+    // A note about Friday may be tagged so.
+    let e = parse_enrichment(
+        r#"{"title": "Dentist", "tags": ["friday", "dentist"], "summary": "S", "when": "friday at 3pm"}"#,
+        &note("Dentist on friday at 3pm"),
+    )
+    .unwrap();
+    assert_eq!(e.tags, ["friday", "dentist"]);
+    assert_eq!(e.remind_phrase.as_deref(), Some("friday at 3pm"));
+}

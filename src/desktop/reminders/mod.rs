@@ -243,11 +243,11 @@ async fn daily_review(
     }
     tracing::info!(
         due = facts.due,
-        captured = facts.captured,
+        unopened = facts.unopened,
         "daily review shown"
     );
     match notifier
-        .show(&notification::review(facts.due, facts.captured, words))
+        .show(&notification::review(facts.due, facts.unopened, words))
         .await
     {
         Ok(id) => Some(id),

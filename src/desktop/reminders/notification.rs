@@ -68,12 +68,12 @@ where
     }
 }
 
-/// The daily review: `due` reminders due today, `captured` notes from yesterday; its
-/// one button opens the page.
-pub fn review(due: u64, captured: u64, words: &Words) -> Notification {
+/// The daily review: `due` reminders due today, `unopened` notes from yesterday never
+/// opened; its one button opens the page.
+pub fn review(due: u64, unopened: u64, words: &Words) -> Notification {
     Notification {
         summary: words.review_title.to_string(),
-        body: fill(words.review_body, &[("due", &due), ("captured", &captured)]),
+        body: fill(words.review_body, &[("due", &due), ("captured", &unopened)]),
         actions: vec![(OPEN.to_string(), words.reminder_open.to_string())],
         notes: Vec::new(),
     }

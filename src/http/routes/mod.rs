@@ -113,6 +113,15 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize, max_audio_
                 .service(endpoint("/notes/{id}/restore").route(web::post().to(trash::restore)))
                 .service(endpoint("/notes/{id}/keep").route(web::post().to(notes::keep)))
                 .service(endpoint("/notes/{id}/enrich").route(web::post().to(notes::enrich)))
+                .service(endpoint("/notes/{id}/opened").route(web::post().to(notes::opened)))
+                .service(
+                    endpoint("/notes/{id}/reminder/accept")
+                        .route(web::post().to(reminders::accept_suggestion)),
+                )
+                .service(
+                    endpoint("/notes/{id}/reminder/dismiss")
+                        .route(web::post().to(reminders::dismiss_suggestion)),
+                )
                 .service(endpoint("/notes/{id}/related").route(web::get().to(related::related)))
                 .service(
                     endpoint("/notes/{id}/tasks/{index}").route(web::post().to(notes::tick_task)),

@@ -156,6 +156,17 @@ pub async fn keep(
     Ok(HttpResponse::Ok().json(state.note_view(note)))
 }
 
+/// `POST /api/notes/{id}/opened` → the note, marked as opened now (the page's note
+/// view says so when it shows one): Today's "from yesterday" lists only notes nobody
+/// opened. Not an edit: not in the change log, `updated_at` kept.
+pub async fn opened(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let note = state.services.inbox.mark_opened(id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(state.note_view(note)))
+}
+
 /// `POST /api/notes/{id}/enrich` → 202 with the note, pending with attempts 0 at the
 /// front of the queue (from done, failed or pending; 409 for a note in the trash).
 pub async fn enrich(

@@ -32,6 +32,11 @@ impl Store {
                 "SELECT COUNT(*) FROM notes WHERE (remind_at IS NULL) <> (remind_state IS NULL)",
             ),
             (
+                "suggested reminders beside a reminder, or after a dismissal",
+                "SELECT COUNT(*) FROM notes WHERE remind_suggested_at IS NOT NULL
+                   AND (remind_at IS NOT NULL OR remind_suggestion_dismissed)",
+            ),
+            (
                 "failed notes without an error",
                 "SELECT COUNT(*) FROM notes WHERE ai_status = 'failed' AND ai_error IS NULL",
             ),

@@ -43,7 +43,7 @@ macro_rules! note_columns {
         "n.id, n.body, n.title, n.summary, n.tags, n.ai_status, n.ai_error, \
          n.created_at, n.updated_at, n.deleted_at, n.kept_at, n.title_set_by_user, \
          n.tags_set_by_user, n.ai_read_chars, n.edited_at, n.remind_at, n.remind_state, n.kind, \
-         n.imported_at"
+         n.imported_at, n.remind_suggested_at, n.remind_suggestion_dismissed, n.opened_at"
     };
 }
 
@@ -117,6 +117,9 @@ impl Store {
                     remind_state: None,
                     kind: *kind,
                     imported_at: None,
+                    remind_suggested_at: None,
+                    remind_suggestion_dismissed: false,
+                    opened_at: None,
                 });
             }
             Ok(stored)
@@ -392,5 +395,8 @@ pub(super) fn note_from_row(r: &Row) -> rusqlite::Result<Note> {
                 .ok_or_else(|| conversion(17, format!("unknown kind {kind}").into()))?
         },
         imported_at: r.get(18)?,
+        remind_suggested_at: r.get(19)?,
+        remind_suggestion_dismissed: r.get(20)?,
+        opened_at: r.get(21)?,
     })
 }

@@ -4,7 +4,7 @@
 //! back in line: all of them or those the missing model failed, and one note by hand.
 //! A status change and its job row change share one transaction.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeZone, Utc};
 use rusqlite::{params, params_from_iter, OptionalExtension, Row};
 
 use super::error::found;
@@ -12,6 +12,7 @@ use super::tags::{tags_in_use, to_json};
 use super::{Store, StoreError, StoreResult};
 use crate::api::changes::ChangeKind;
 use crate::domain::{timestamp, AiStatus, Enrichment, Note, WaitReason};
+use crate::reminders::suggestion;
 
 /// A row of the durable AI queue, for an active (not trashed) pending note.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -300,8 +301,11 @@ impl Store {
     /// Saves the AI's answer for `body_read`, the body it was asked about: status
     /// `done`, job row deleted, one transaction. A title or tags the user set stay (the
     /// answer's are dropped); the answer's tags are stored under the spellings already
-    /// in use ([`Vocabulary::tidy`]). A note edited since the AI read it is not
-    /// touched ([`StoreError::Stale`]): its new job stands. Returns the note as it is now.
+    /// in use ([`Vocabulary::tidy`]). The time the answer's words name, if any, is the
+    /// note's suggested reminder, read in this machine's time zone (the person's: the
+    /// service runs on their desktop); see [`Store::save_enrichment_in`]. A note edited
+    /// since the AI read it is not touched ([`StoreError::Stale`]): its new job stands.
+    /// Returns the note as it is now.
     pub fn save_enrichment(
         &mut self,
         note_id: &str,
@@ -309,10 +313,25 @@ impl Store {
         enrichment: &Enrichment,
         now: DateTime<Utc>,
     ) -> StoreResult<Note> {
+        self.save_enrichment_in(note_id, body_read, enrichment, now, &chrono::Local)
+    }
+
+    /// [`Store::save_enrichment`] with the person's time zone given: the answer's
+    /// `remind_phrase` is resolved against the note's capture time in `zone`
+    /// (`crate::reminders::suggestion`), and offered unless the note has a reminder or
+    /// its suggestion was dismissed.
+    pub fn save_enrichment_in<Tz: TimeZone>(
+        &mut self,
+        note_id: &str,
+        body_read: &str,
+        enrichment: &Enrichment,
+        now: DateTime<Utc>,
+        zone: &Tz,
+    ) -> StoreResult<Note> {
         self.write(|tx| {
             let tags = tags_in_use(tx)?.tidy(enrichment.tags.clone());
             let tags_json = to_json(&tags)?;
-            let saved: Option<bool> = tx
+            let saved: Option<(String, bool, bool)> = tx
                 .query_row(
                     "UPDATE notes SET
                      title = CASE WHEN title_set_by_user THEN title ELSE ?2 END,
@@ -320,7 +339,7 @@ impl Store {
                      tags = CASE WHEN tags_set_by_user THEN tags ELSE ?4 END,
                      ai_status = 'done', ai_error = NULL, updated_at = ?5, ai_read_chars = ?7
                  WHERE id = ?1 AND ai_status = 'pending' AND body = ?6
-                 RETURNING tags_set_by_user",
+                 RETURNING created_at, remind_at IS NOT NULL, remind_suggestion_dismissed",
                     params![
                         note_id,
                         enrichment.title,
@@ -330,10 +349,10 @@ impl Store {
                         body_read,
                         enrichment.read_chars
                     ],
-                    |r| r.get(0),
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                 )
                 .optional()?;
-            if saved.is_none() {
+            let Some((created_at, has_reminder, dismissed)) = saved else {
                 let still_pending: Option<String> = tx
                     .query_row(
                         "SELECT id FROM notes WHERE id = ?1 AND ai_status = 'pending'",
@@ -345,7 +364,28 @@ impl Store {
                     Some(_) => StoreError::Stale(note_id.to_string()),
                     None => StoreError::NotFound(note_id.to_string()),
                 });
-            }
+            };
+            let proposed = enrichment.remind_phrase.as_deref().and_then(|phrase| {
+                let captured = parse_timestamp(&created_at, 0).ok()?;
+                match suggestion::resolve(phrase, captured, now, zone) {
+                    Ok(at) => Some(at),
+                    Err(why) => {
+                        tracing::info!(note_id, %why, "the AI's reminder phrase gives no suggestion");
+                        None
+                    }
+                }
+            });
+            let standing = suggestion::Standing {
+                has_reminder,
+                dismissed,
+            };
+            tx.execute(
+                "UPDATE notes SET remind_suggested_at = ?2 WHERE id = ?1",
+                params![
+                    note_id,
+                    suggestion::offered(standing, proposed).map(timestamp)
+                ],
+            )?;
             // The tag index follows the log (a user's tags stay as they were).
             tx.execute("DELETE FROM pending_jobs WHERE note_id = ?1", [note_id])?;
             tx.record(note_id, ChangeKind::Enriched, now)

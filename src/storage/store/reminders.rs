@@ -3,7 +3,8 @@
 //! `reminded`); the reminders up to a time, due and overdue first
 //! ([`Store::reminders_until`]); and, for the reminder actor, those not yet shown for
 //! their time and which time each was shown for (`reminder_shown`, not the note's
-//! data: not logged).
+//! data: not logged). Also Today's other half (migration 0014): the notes captured
+//! yesterday that nobody opened, and the mark a note's opening leaves (`opened_at`).
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
@@ -20,8 +21,9 @@ pub const PENDING_LIMIT: u32 = 500;
 
 impl Store {
     /// Changes a note's reminder; replies with the note as it is now. A note in the
-    /// trash, or done, reopened or snoozed without a reminder, is a conflict and
-    /// nothing is written. A change that changes nothing writes nothing.
+    /// trash, or done, reopened or snoozed without a reminder, or a suggestion accepted
+    /// where there is none, is a conflict and nothing is written. A change that changes
+    /// nothing writes nothing. A reminder set by hand or accepted ends the suggestion.
     pub fn set_reminder(
         &mut self,
         note_id: &str,
@@ -43,24 +45,54 @@ impl Store {
                 "note {note_id} has no reminder; set one with remind_at first"
             )));
         }
+        let kept = (before.remind_at.clone(), before.remind_state);
         let (at, state) = match change {
             ReminderChange::Set(at) => (Some(timestamp(at)), Some(ReminderState::Open)),
             ReminderChange::Clear => (None, None),
             ReminderChange::Done => (before.remind_at.clone(), Some(ReminderState::Done)),
             ReminderChange::Reopen => (before.remind_at.clone(), Some(ReminderState::Open)),
             ReminderChange::Snooze(until) => (Some(timestamp(until)), Some(ReminderState::Snoozed)),
+            ReminderChange::AcceptSuggestion => match &before.remind_suggested_at {
+                Some(at) => (Some(at.clone()), Some(ReminderState::Open)),
+                None => {
+                    return Err(StoreError::Conflict(format!(
+                        "note {note_id} has no suggested reminder to accept; set one with remind_at"
+                    )))
+                }
+            },
+            ReminderChange::DismissSuggestion => kept.clone(),
         };
-        if at == before.remind_at && state == before.remind_state {
+        // Any reminder a person sets or accepts ends the suggestion; a dismissal ends
+        // it for good. Clearing, done, reopening and snoozing leave it as it is (there
+        // is none beside a reminder).
+        let (suggested, dismissed) = match change {
+            ReminderChange::Set(_) | ReminderChange::AcceptSuggestion => {
+                (None, before.remind_suggestion_dismissed)
+            }
+            ReminderChange::DismissSuggestion => (None, true),
+            _ => (
+                before.remind_suggested_at.clone(),
+                before.remind_suggestion_dismissed,
+            ),
+        };
+        if (at.clone(), state) == kept
+            && suggested == before.remind_suggested_at
+            && dismissed == before.remind_suggestion_dismissed
+        {
             return Ok(before);
         }
         self.write(|w| {
             w.execute(
-                "UPDATE notes SET remind_at = ?2, remind_state = ?3, updated_at = ?4 WHERE id = ?1",
+                "UPDATE notes SET remind_at = ?2, remind_state = ?3, updated_at = ?4,
+                     remind_suggested_at = ?5, remind_suggestion_dismissed = ?6
+                 WHERE id = ?1",
                 params![
                     note_id,
                     at,
                     state.map(ReminderState::as_str),
-                    timestamp(now)
+                    timestamp(now),
+                    suggested,
+                    dismissed
                 ],
             )?;
             w.record(note_id, ChangeKind::Reminded, now)?;
@@ -156,13 +188,14 @@ pub struct ReviewFacts {
     pub last_day: Option<String>,
     /// Reminders not done due by the end of today (the overdue included).
     pub due: u64,
-    /// Active notes captured yesterday.
-    pub captured: u64,
+    /// Active notes captured yesterday and never opened ([`Store::unopened_between`]'s
+    /// rule): the ones the review is there to bring back.
+    pub unopened: u64,
 }
 
 impl Store {
     /// The daily review's facts: reminders due up to `due_until`, active notes
-    /// captured from `from` up to `to`.
+    /// captured from `from` up to `to` and never opened.
     pub fn review_facts(
         &self,
         due_until: DateTime<Utc>,
@@ -183,17 +216,51 @@ impl Store {
             [timestamp(due_until)],
             |r| r.get(0),
         )?;
-        let captured: i64 = self.conn.query_row(
-            "SELECT COUNT(*) FROM notes WHERE deleted_at IS NULL
-               AND created_at >= ?1 AND created_at < ?2",
+        let unopened: i64 = self.conn.query_row(
+            &format!("SELECT COUNT(*) FROM notes n WHERE {UNOPENED}"),
             params![timestamp(from), timestamp(to)],
             |r| r.get(0),
         )?;
         Ok(ReviewFacts {
             last_day,
             due: u64::try_from(due).unwrap_or(0),
-            captured: u64::try_from(captured).unwrap_or(0),
+            unopened: u64::try_from(unopened).unwrap_or(0),
         })
+    }
+
+    /// Today's "from yesterday": the active notes captured from `from` up to `to` that
+    /// nobody has opened, oldest first (at most [`UNOPENED_LIMIT`]).
+    pub fn unopened_between(
+        &self,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<Note>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {NOTE_COLUMNS} FROM notes n WHERE {UNOPENED}
+             ORDER BY n.created_at, n.id LIMIT ?3"
+        ))?;
+        let notes = stmt
+            .query_map(
+                params![timestamp(from), timestamp(to), UNOPENED_LIMIT],
+                note_from_row,
+            )?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(notes)
+    }
+
+    /// Keeps that a person opened the note now (the page's note view); replies with
+    /// the note. A view, not an edit: not in the change log, `updated_at` kept.
+    pub fn mark_opened(&mut self, note_id: &str, now: DateTime<Utc>) -> StoreResult<Note> {
+        let changed = self.write(|w| {
+            Ok(w.execute(
+                "UPDATE notes SET opened_at = ?2 WHERE id = ?1",
+                params![note_id, timestamp(now)],
+            )?)
+        })?;
+        if changed == 0 {
+            return Err(StoreError::NotFound(note_id.to_string()));
+        }
+        self.get(note_id)
     }
 
     /// Keeps the day the daily review was shown (`YYYY-MM-DD`).
@@ -208,6 +275,15 @@ impl Store {
         })
     }
 }
+
+/// The rule of "from yesterday, never opened", on `notes n` with ?1 and ?2 the day's
+/// bounds: one rule for Today and the daily review's count.
+const UNOPENED: &str = "n.deleted_at IS NULL AND n.opened_at IS NULL
+     AND n.created_at >= ?1 AND n.created_at < ?2";
+
+/// The most of yesterday's unopened notes Today lists: a day's capture, and past this
+/// many a list is no longer a review.
+pub const UNOPENED_LIMIT: u32 = 200;
 
 /// A note's first line, for a notification's title (at most 80 characters).
 fn first_line(text: &str) -> String {

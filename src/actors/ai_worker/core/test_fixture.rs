@@ -82,6 +82,7 @@ pub fn enrichment() -> Enrichment {
         tags: vec!["tag".into()],
         summary: "A summary.".into(),
         read_chars: None,
+        remind_phrase: None,
     }
 }
 
@@ -107,6 +108,9 @@ pub fn note(id: &str, status: crate::domain::AiStatus) -> Note {
         remind_state: None,
         kind: crate::domain::NoteKind::Note,
         imported_at: None,
+        remind_suggested_at: None,
+        remind_suggestion_dismissed: false,
+        opened_at: None,
     }
 }
 

@@ -18,7 +18,7 @@ fn the_request_asks_for_the_schema_and_steps_down_to_json_then_plain() {
     assert_eq!(first["response_format"]["type"], "json_schema");
     assert_eq!(
         first["response_format"]["json_schema"]["schema"]["required"],
-        json!(["title", "tags", "summary"])
+        json!(["title", "tags", "summary", "when"])
     );
     assert_eq!(
         (first["temperature"].clone(), first["max_tokens"].clone()),
