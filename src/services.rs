@@ -16,6 +16,8 @@ use crate::actors::model_pull::{models_to_pull, ModelPullActor};
 use crate::actors::provider_monitor::ProviderMonitorActor;
 use crate::actors::repository::RepositoryActor;
 use crate::actors::telemetry::TelemetryActor;
+use crate::actors::transcriber::core::TranscriberRules;
+use crate::actors::transcriber::{TranscriberActor, TranscriberWiring};
 use crate::ai::Capabilities;
 use crate::clock::{ConfirmedClock, SharedClock};
 use crate::configuration::Settings;
@@ -33,6 +35,10 @@ pub struct Services {
     pub worker: Mailbox<AiWorkerActor>,
     pub inbox: Inbox,
     pub model_pull: Mailbox<ModelPullActor>,
+    /// The voice notes' worker; `None` when `[transcription]` names no server.
+    pub transcriber: Option<Mailbox<TranscriberActor>>,
+    /// The settings of voice notes (whether on, the largest recording).
+    pub voice: crate::configuration::TranscriptionSettings,
     /// The one clock of the service: the wall clock as confirmed
     /// (`crate::clock::confirmed`), which the routes read too.
     pub clock: SharedClock,
@@ -101,11 +107,33 @@ impl Services {
             )
             .start(),
         );
+        let transcriber = capabilities.transcription.map(|server| {
+            let voice = &settings.transcription;
+            Mailbox::from(
+                TranscriberActor::new(TranscriberWiring {
+                    repository: repository.clone(),
+                    worker: worker.clone(),
+                    hub: hub.clone(),
+                    server,
+                    clock: clock.clone(),
+                    rules: TranscriberRules {
+                        deadline: voice.request_timeout(),
+                        health_interval: voice.health_interval(),
+                        language: voice.language(),
+                        worker: settings.worker.clone(),
+                    },
+                    keep_audio: voice.keep_audio,
+                    max_audio_bytes: voice.max_audio_bytes,
+                })
+                .start(),
+            )
+        });
         hub.do_send(Subscribe(worker.recipient::<ProviderStatusChanged>()));
         hub.do_send(Subscribe(telemetry.recipient::<JobFailed>()));
         let inbox = Inbox::new(InboxWiring {
             repository: repository.clone(),
             worker: worker.clone(),
+            transcriber: transcriber.clone(),
             telemetry: telemetry.clone(),
             clock: confirmed,
             trash_retention_days: settings.trash.retention_days,
@@ -120,6 +148,8 @@ impl Services {
             worker,
             inbox,
             model_pull,
+            transcriber,
+            voice: settings.transcription.clone(),
             clock,
         })
     }

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use crate::actors::repository::{Checkpoint, CountFailed};
 use crate::actors::telemetry::FlushUsageLog;
 use crate::ai::listener::ListenerTrust;
-use crate::ai::listener_guard::{guard, ListenerCheck};
+use crate::ai::listener_guard::{guard, guard_transcription, ListenerCheck};
 use crate::ai::ModelServer;
 use crate::api_token;
 use crate::clock::SharedClock;
@@ -69,8 +69,15 @@ impl Application {
         let integrity = check_the_database_in_background(&db_path)?;
         let store = Store::open_checked(&db_path, settings.expiry.days, integrity.clone())
             .with_context(|| format!("cannot open the database {}", db_path.display()))?;
-        let (check, embedding_check) = listener_checks(&settings)?;
-        let capabilities = guard(crate::ai::provider_for(&settings), check, embedding_check);
+        let checks = listener_checks(&settings)?;
+        let transcription = crate::ai::transcription_for(&settings)
+            .map(|server| guard_transcription(server, checks.transcription));
+        let capabilities = guard(
+            crate::ai::provider_for(&settings),
+            checks.model,
+            checks.embedding,
+        )
+        .with_transcription(transcription);
         // The built-in embedder is in this process: no listener to check.
         let capabilities = crate::ai::with_builtin_embedder(capabilities, &settings);
         let services = Services::start(
@@ -136,6 +143,7 @@ impl Application {
             settings.http.bind,
         ));
         let max_body_bytes = settings.http.max_body_bytes;
+        let max_audio_bytes = settings.transcription.max_audio_bytes;
         let app = move || {
             App::new()
                 // Inside the guard: a worker script's fetch for a foreign Host is refused.
@@ -157,7 +165,7 @@ impl Application {
                 .app_data(challenges.clone())
                 .app_data(page_assets.clone())
                 .app_data(origins.clone())
-                .configure(|cfg| http::configure(cfg, max_body_bytes))
+                .configure(|cfg| http::configure(cfg, max_body_bytes, max_audio_bytes))
         };
         // One thread: requests only hop to actors, and SQLite's single writer is the
         // bottleneck, not HTTP. Not actix-web's HttpServer: see src/http/server/listener.rs.
@@ -287,12 +295,19 @@ impl Application {
     }
 }
 
-/// The checks of who listens on the model server's port and the embedding server's,
+/// The listener checks of each server inkling sends to, `None` for one not on this
+/// machine (or not configured).
+struct ListenerChecks {
+    model: Option<ListenerCheck>,
+    embedding: Option<ListenerCheck>,
+    transcription: Option<ListenerCheck>,
+}
+
+/// The checks of who listens on the model server's port, the embedding server's and
+/// the speech-to-text server's,
 /// when their URLs are on this machine (`crate::ai::listener`): this user, root,
 /// `ollama` and `ai.trusted_listeners`.
-fn listener_checks(
-    settings: &Settings,
-) -> anyhow::Result<(Option<ListenerCheck>, Option<ListenerCheck>)> {
+fn listener_checks(settings: &Settings) -> anyhow::Result<ListenerChecks> {
     let trusted = settings
         .ai
         .trusted_listener_uids()
@@ -305,19 +320,35 @@ fn listener_checks(
     let server = crate::ai::model_server_of(settings);
     let url = match server {
         ModelServer::Ollama => &settings.ollama.url,
-        ModelServer::OpenAiCompatible => &settings.openai.url,
+        ModelServer::OpenAiCompatible | ModelServer::SpeechToText => &settings.openai.url,
     };
     let check = ListenerCheck::for_url(url, trust.clone(), server);
     if check.is_none() {
         tracing::info!(%url, "the model server is on another machine: whose program answers there is not checked");
     }
     let embedding_check = match server {
-        ModelServer::OpenAiCompatible => {
-            ListenerCheck::for_url(settings.openai.embedding_base(), trust, server)
+        ModelServer::OpenAiCompatible | ModelServer::SpeechToText => {
+            ListenerCheck::for_url(settings.openai.embedding_base(), trust.clone(), server)
         }
         ModelServer::Ollama => check.clone(),
     };
-    Ok((check, embedding_check))
+    // The speech-to-text server gets the same look before each recording is sent.
+    let transcription_check = settings
+        .transcription
+        .enabled()
+        .then(|| {
+            ListenerCheck::for_url(
+                settings.transcription.base(),
+                trust,
+                ModelServer::SpeechToText,
+            )
+        })
+        .flatten();
+    Ok(ListenerChecks {
+        model: check,
+        embedding: embedding_check,
+        transcription: transcription_check,
+    })
 }
 
 /// Creates the data dir readable by its owner only (it holds the token and the notes),

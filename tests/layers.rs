@@ -471,7 +471,7 @@ fn a_use_group_is_read_as_one_path_per_name_in_it() {
 /// Folders that are a functional core: plain data and the decisions over it, with no
 /// runtime and no I/O, so every rule is unit-tested without either. Their actor (the
 /// imperative shell) carries out what they return.
-const CORES: &[&str] = &["actors/ai_worker/core"];
+const CORES: &[&str] = &["actors/ai_worker/core", "actors/transcriber/core"];
 
 /// What a core never names: the actor runtime, the HTTP client, the database, the
 /// async runtime, the file system, the network, threads.

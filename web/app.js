@@ -10,7 +10,7 @@
 // navigation.js (the view and the address), keyed-list.js (the one list renderer),
 // card.js (a note's card, a pure view), notes.js (the list and its paging), note-view.js
 // (one note), related.js (a note's related notes), ask.js (the Ask box), edit.js,
-// capture.js, banners.js, trash.js, tags.js, stats.js, transfer.js, live.js (the live
+// capture.js, voice.js (the microphone button) and wav.js (a recording as WAV), banners.js, trash.js, tags.js, stats.js, transfer.js, live.js (the live
 // feed), keys.js, facts.js (the service's rules, as it sends them), dom.js (element
 // makers), proof.js (the page's key, the proofs it trades with the service, no service
 // workers).
@@ -28,6 +28,7 @@ import { goBack, readAddress, setSearch, showView } from "./navigation.js";
 import { beginListLoad, showList, wireNotes } from "./notes.js";
 import { wireTransfer } from "./transfer.js";
 import { wireTrash } from "./trash.js";
+import { wireVoice } from "./voice.js";
 import "./note-view.js";
 import "./stats.js";
 import "./tags.js";
@@ -62,6 +63,7 @@ function wireControls() {
   $("help-close").addEventListener("click", () => $("help").close());
   $("back").addEventListener("click", goBack);
   wireCapture();
+  wireVoice();
   wireBanners();
   wireNotes();
   wireTrash();

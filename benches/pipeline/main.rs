@@ -37,6 +37,9 @@ mod fake_ollama;
 // The pipeline harness needs it; the benches use the Ollama fake.
 #[path = "../../tests/support/fake_openai.rs"]
 mod fake_openai;
+// The pipeline harness's speech-to-text fake (voice notes).
+#[path = "../../tests/support/fake_whisper.rs"]
+mod fake_whisper;
 #[path = "../../tests/support/ports.rs"]
 mod ports;
 #[path = "../../tests/support/service.rs"]

@@ -27,6 +27,7 @@ pub mod model_pull;
 pub mod provider_monitor;
 pub mod repository;
 pub mod telemetry;
+pub mod transcriber;
 pub mod usage_log;
 
 /// The first line of every handler: `let _handled = handling!("MessageType");`. When the

@@ -1,8 +1,10 @@
 //! What a model server can do, one trait a capability, and [`Capabilities`], the set
 //! the service runs on: who chats, who embeds, whose health is watched, who downloads
-//! models. A server implements only what it does: Ollama's and the OpenAI-compatible
-//! clients all four; a speech-to-text server [`super::transcribe::Transcribe`] alone;
-//! an embedder inside the process (no server at all) [`Embed`] alone.
+//! models, and who turns voice notes into words. A server implements only what it
+//! does: Ollama's and the OpenAI-compatible clients the first four; a speech-to-text
+//! server [`super::transcribe::Transcribe`] and [`Health`] ([`Transcription`], present
+//! only when `[transcription]` names one); an embedder inside the process (no server
+//! at all) [`Embed`] alone.
 //!
 //! Each is a stateless transport that carries out a plan made elsewhere (the worker's
 //! core decides a call's deadline, prompt and cut): it decides nothing about a call.
@@ -82,14 +84,35 @@ pub struct PullProgress {
     pub total: Option<u64>,
 }
 
+/// The speech-to-text server of voice notes: its transcriptions, and its own health
+/// (a server apart from the chat model's, watched by the voice notes' worker).
+#[derive(Clone)]
+pub struct Transcription {
+    pub transcribe: Rc<dyn super::Transcribe>,
+    pub health: Rc<dyn Health>,
+}
+
+impl Transcription {
+    /// One server that does both (every speech-to-text client).
+    pub fn of_one_server<S: super::Transcribe + Health + 'static>(server: S) -> Self {
+        let server = Rc::new(server);
+        Transcription {
+            transcribe: server.clone(),
+            health: server,
+        }
+    }
+}
+
 /// The capabilities the service runs on, each held on its own: the worker takes
-/// `chat` and `embed`, the monitor `health`, the model download `pull`.
+/// `chat` and `embed`, the monitor `health`, the model download `pull`, the voice
+/// notes' worker `transcription` (`None`: voice notes are off).
 #[derive(Clone)]
 pub struct Capabilities {
     pub chat: Rc<dyn Chat>,
     pub embed: Rc<dyn Embed>,
     pub health: Rc<dyn Health>,
     pub pull: Rc<dyn Pull>,
+    pub transcription: Option<Transcription>,
 }
 
 impl Capabilities {
@@ -101,6 +124,15 @@ impl Capabilities {
             embed: server.clone(),
             health: server.clone(),
             pull: server,
+            transcription: None,
+        }
+    }
+
+    /// The same, with voice notes transcribed by `transcription` (`None`: off).
+    pub fn with_transcription(self, transcription: Option<Transcription>) -> Self {
+        Capabilities {
+            transcription,
+            ..self
         }
     }
 

@@ -19,10 +19,12 @@ use futures_util::stream::{self, LocalBoxStream};
 use futures_util::FutureExt;
 use futures_util::StreamExt as _;
 
+use super::capabilities::Transcription;
 use super::listener::{judge, target_of, ListenerTrust, LoopbackTarget, Verdict};
 use super::{
     CallPlan, CallReply, Capabilities, Chat, ChatPlan, Embed, EmbedPlan, Health, LoadPlan,
-    ModelServer, ProviderError, ProviderHealth, Pull, PullProgress,
+    ModelServer, ProviderError, ProviderHealth, Pull, PullProgress, Transcribe, TranscribePlan,
+    Transcript,
 };
 use crate::socket_owner;
 
@@ -124,6 +126,26 @@ pub fn guard(
             Some(guarded) => Rc::new(guarded),
             None => server.pull,
         },
+        transcription: server.transcription,
+    }
+}
+
+/// The speech-to-text server's capabilities behind the check of its own port, as
+/// [`guard`] puts the model server's: a refused listener is its health's state, and an
+/// outage to the voice notes' worker (no attempt counted).
+pub fn guard_transcription(server: Transcription, check: Option<ListenerCheck>) -> Transcription {
+    match check {
+        None => server,
+        Some(check) => Transcription {
+            transcribe: Rc::new(Guarded {
+                inner: server.transcribe,
+                check: check.clone(),
+            }),
+            health: Rc::new(Guarded {
+                inner: server.health,
+                check,
+            }),
+        },
     }
 }
 
@@ -180,6 +202,18 @@ impl Embed for Guarded<dyn Embed> {
         match self.refused_call() {
             Some(error) => ready(Err(error)).boxed_local(),
             None => self.inner.embed(plan),
+        }
+    }
+}
+
+impl Transcribe for Guarded<dyn Transcribe> {
+    fn transcribe(
+        &self,
+        plan: TranscribePlan,
+    ) -> LocalBoxFuture<'static, Result<Transcript, ProviderError>> {
+        match self.refused_call() {
+            Some(error) => ready(Err(error)).boxed_local(),
+            None => self.inner.transcribe(plan),
         }
     }
 }

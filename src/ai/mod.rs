@@ -11,7 +11,8 @@
 //! - [`speed`]: the model's measured speed, and the deadline a long note gets from it;
 //! - [`capabilities`]: what a model server can do, one trait a capability ([`Chat`],
 //!   [`Embed`], [`Health`], [`Pull`]), and [`Capabilities`], the set the actors run on;
-//!   [`transcribe`]: speech to text, declared for the server a later issue adds;
+//!   [`transcribe`]: speech to text, a capability of its own, and [`transcription`],
+//!   the client of an OpenAI-compatible speech-to-text server (voice notes);
 //! - [`ollama`]: the awc client for Ollama's HTTP API, and [`openai`]'s for any
 //!   OpenAI-compatible server, each implementing the four;
 //!   [`provider_for`] picks the one the settings name.
@@ -39,6 +40,7 @@ pub mod plan;
 pub mod speed;
 pub mod streaming;
 pub mod transcribe;
+pub mod transcription;
 pub mod transport;
 
 pub use crate::api::provider::{ModelServer, ProviderHealth};
@@ -46,7 +48,7 @@ pub use classify::{classify_reason, FailureReason, ProviderError, RefusedAnswer}
 
 use crate::configuration::{ProviderKind, Settings};
 pub use ask::ChatPlan;
-pub use capabilities::{Capabilities, Chat, Embed, Health, Pull, PullProgress};
+pub use capabilities::{Capabilities, Chat, Embed, Health, Pull, PullProgress, Transcription};
 pub use embedding::EmbedPlan;
 pub use plan::{CallPlan, CallReply, ChatMessage, LoadPlan, Prompt, Role, Sampling, Usage};
 pub use transcribe::{Transcribe, TranscribePlan, Transcript};
@@ -63,6 +65,16 @@ pub fn provider_for(settings: &Settings) -> Capabilities {
             settings.openai_api_key().clone(),
         )),
     }
+}
+
+/// The speech-to-text server `[transcription]` names, or `None` (voice notes off).
+pub fn transcription_for(settings: &Settings) -> Option<Transcription> {
+    settings.transcription.enabled().then(|| {
+        Transcription::of_one_server(transcription::TranscriptionClient::new(
+            &settings.transcription,
+            settings.transcription_api_key().clone(),
+        ))
+    })
 }
 
 /// The capabilities with the notes' vectors made by the built-in embedder when the

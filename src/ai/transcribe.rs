@@ -1,12 +1,13 @@
 //! Speech to text, as a capability of its own: what a speech-to-text server (whisper.cpp's
-//! server, an OpenAI-compatible `/audio/transcriptions`) will implement, and nothing
-//! else of the chat server's.
+//! `whisper-server`, Speaches, LocalAI, vLLM: the OpenAI-compatible
+//! `POST /v1/audio/transcriptions`) does for inkling, and nothing else of the chat
+//! server's. Its client is [`super::transcription::TranscriptionClient`]; the voice
+//! notes' worker (`crate::actors::transcriber`) holds it through this trait, beside the
+//! server's [`super::Health`], as [`super::Capabilities::transcription`] carries them.
 //!
-//! **Declared, not implemented.** Nothing in inkling implements [`Transcribe`] yet and
-//! nothing calls it: the trait and its request and answer are here so that the server
-//! that comes next (a later issue: voice notes) plugs in beside [`super::Chat`] and
-//! [`super::Embed`] without touching them. When it comes, its client implements this
-//! trait alone, and [`super::Capabilities`] gains the field that holds it.
+//! The recording's format is the wire type [`AudioFormat`] (`crate::api::voice`): the
+//! route that takes a recording, the CLI that sends one and the client that uploads it
+//! read it the same way.
 
 use std::time::Duration;
 
@@ -14,16 +15,7 @@ use futures_util::future::LocalBoxFuture;
 
 use super::ProviderError;
 
-/// The recording's encoding, as the server is told it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AudioFormat {
-    /// RIFF WAVE, 16-bit PCM (what whisper.cpp's server reads without converting).
-    Wav,
-    /// Ogg with Opus (what a browser's `MediaRecorder` makes).
-    OggOpus,
-    /// WebM with Opus (Chromium's `MediaRecorder`).
-    WebmOpus,
-}
+pub use crate::api::voice::AudioFormat;
 
 /// One recording to turn into text, as the caller decided it: plain data that any
 /// speech-to-text server carries out as it is.
@@ -48,8 +40,7 @@ pub struct Transcript {
     pub duration: Option<Duration>,
 }
 
-/// A speech-to-text server. See the module's header: declared for the server a later
-/// issue adds; no implementation exists yet.
+/// A speech-to-text server.
 pub trait Transcribe {
     /// The recording's words, under the plan's deadline.
     fn transcribe(

@@ -20,7 +20,9 @@
 //! - [`changes`]: `GET /api/changes`, the change log a page at a time;
 //! - [`devices`]: scopes, pairing a device (the web clipper), a clipped page;
 //! - [`ids`]: a note named by the start of its id, and short ids;
-//! - [`reminders`]: `GET /api/reminders`, the reminders up to a time.
+//! - [`reminders`]: `GET /api/reminders`, the reminders up to a time;
+//! - [`voice`]: a voice note's recording (its formats, why one is refused) and
+//!   `GET /api/transcription`'s answer.
 
 pub mod ask;
 pub mod changes;
@@ -35,4 +37,5 @@ pub mod replies;
 pub mod requests;
 pub mod search;
 pub mod status;
+pub mod voice;
 pub mod worker;

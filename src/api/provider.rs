@@ -73,6 +73,10 @@ impl ProviderHealth {
         let (whose, fix) = match server {
             ModelServer::Ollama => ("Ollama's", "Start Ollama"),
             ModelServer::OpenAiCompatible => ("the model server's", "Start the model server"),
+            ModelServer::SpeechToText => (
+                "the speech-to-text server's",
+                "Start the speech-to-text server",
+            ),
         };
         let add = user.clone().unwrap_or_else(|| uid.to_string());
         Some(format!(
@@ -97,6 +101,9 @@ pub enum ModelServer {
     /// loaded there, by its own means.
     #[serde(rename = "openai")]
     OpenAiCompatible,
+    /// The speech-to-text server of voice notes (`[transcription]`): its model is
+    /// loaded there.
+    SpeechToText,
 }
 
 #[cfg(test)]

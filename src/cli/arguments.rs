@@ -57,15 +57,23 @@ pub struct Cli {
 pub enum Command {
     /// Run the service (the default).
     Run,
-    /// Capture a note: TEXT, `-` to read it from standard input, or --clipboard.
+    /// Capture a note: TEXT, `-` to read it from standard input, --clipboard, or a
+    /// recording (--audio FILE), transcribed on this machine.
     Capture {
         /// The note's text, or `-` for standard input (`xclip -o | inkling capture -`).
-        #[arg(required_unless_present = "clipboard", conflicts_with = "clipboard")]
+        #[arg(
+            required_unless_present_any = ["clipboard", "audio"],
+            conflicts_with_all = ["clipboard", "audio"]
+        )]
         text: Option<String>,
         /// Take the note from the desktop's clipboard (X11, or Wayland with a
         /// compositor that offers data control: wlroots-based ones and KDE).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "audio")]
         clipboard: bool,
+        /// A voice note: the recording in FILE (WAV, WebM, Ogg or MP3), stored at once
+        /// and turned into words by the speech-to-text server ([transcription]).
+        #[arg(long, value_name = "FILE")]
+        audio: Option<std::path::PathBuf>,
     },
     /// Show counts of pending, failed and expired notes, the model server, the AI
     /// worker and the notes' vectors.

@@ -36,6 +36,7 @@ mod status;
 mod tags;
 pub mod transfer;
 mod usage;
+mod voice;
 
 use std::path::PathBuf;
 
@@ -85,7 +86,12 @@ async fn execute(run: &mut Invocation<'_>, command: Command) -> Result<(), Clien
         Command::Run | Command::Autostart { .. } | Command::Shortcut { .. } | Command::Mcp => {
             unreachable!("`run`, `autostart`, `shortcut` and `mcp` are not client commands")
         }
-        Command::Capture { text, clipboard } => notes::capture(run, text, clipboard).await,
+        Command::Capture {
+            audio: Some(path), ..
+        } => voice::capture_audio(run, &path).await,
+        Command::Capture {
+            text, clipboard, ..
+        } => notes::capture(run, text, clipboard).await,
         Command::List(args) => notes::list(run, &args).await,
         Command::Search { query, filters } => notes::search(run, &query, &filters).await,
         Command::Show { id } => notes::show(run, &ids::resolve(run.client, &id).await?).await,

@@ -27,7 +27,7 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str, verbose: bool) -> Ve
             "{}: {}",
             match status.model_server {
                 ModelServer::Ollama => "ollama",
-                ModelServer::OpenAiCompatible => "model server",
+                ModelServer::OpenAiCompatible | ModelServer::SpeechToText => "model server",
             },
             describe_health(status.provider.as_ref())
         ),
@@ -93,6 +93,13 @@ pub fn describe_health(health: Option<&ProviderHealth>) -> String {
         }) => format!(
             "running, but it does not serve the model {model}: load it in the model server, \
              or set openai.model to one it serves"
+        ),
+        Some(ProviderHealth::ModelMissing {
+            model,
+            server: ModelServer::SpeechToText,
+        }) => format!(
+            "running, but it does not serve the model {model}: load it in the speech-to-text \
+             server, or set transcription.model to one it serves"
         ),
         Some(ProviderHealth::NotRunning { detail }) => format!("not running ({detail})"),
         Some(ProviderHealth::Loading { detail }) => format!("loading the model ({detail})"),

@@ -166,6 +166,22 @@ impl ServiceClient {
         self.finish(request.send_json(body).await).await
     }
 
+    /// A POST whose body is `bytes` of `content_type` (a recording), answered in JSON.
+    async fn post_bytes<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        content_type: &str,
+        bytes: Vec<u8>,
+    ) -> Result<T, ClientError> {
+        self.prove_service().await?;
+        let request = self
+            .http
+            .post(format!("{}{path}", self.base_url))
+            .insert_header(("Content-Type", content_type))
+            .bearer_auth(&self.token);
+        self.finish(request.send_body(bytes).await).await
+    }
+
     /// A GET whose answer is handed to `on_line` a line at a time as it arrives (the
     /// notes export: one note a line), never held whole.
     async fn get_lines(

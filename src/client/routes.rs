@@ -36,6 +36,23 @@ impl ServiceClient {
         self.post("/api/notes", &request).await
     }
 
+    /// `POST /api/notes/voice`: the recording, stored as a pending voice note.
+    pub async fn capture_voice(
+        &self,
+        audio: Vec<u8>,
+        format: crate::api::voice::AudioFormat,
+    ) -> Result<Note, ClientError> {
+        self.post_bytes("/api/notes/voice", format.content_type(), audio)
+            .await
+    }
+
+    /// `GET /api/transcription`: whether voice notes are on, the server's state.
+    pub async fn transcription(
+        &self,
+    ) -> Result<crate::api::voice::TranscriptionStatus, ClientError> {
+        self.get("/api/transcription").await
+    }
+
     /// `GET /api/notes?…`: one page of notes, newest first (`query.q` unset).
     pub async fn list(&self, query: &ListQuery) -> Result<Vec<Note>, ClientError> {
         self.get_query("/api/notes", query).await

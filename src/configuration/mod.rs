@@ -25,11 +25,13 @@ mod locale;
 mod ollama;
 mod openai;
 mod strict;
+mod transcription;
 
 pub use ai::{AiSettings, EmbeddingCalls, ProviderCalls, ProviderKind, MIN_EMBEDDING_CONTEXT};
 pub use locale::{Locale, LocaleSetting};
 pub use ollama::{parse_keep_alive, OllamaSettings, MIN_NUM_CTX};
 pub use openai::{ApiKey, OpenAiSettings, UNSAID_CONTEXT_TOKENS};
+pub use transcription::{TranscriptionSettings, MAX_AUDIO_BYTES};
 
 /// The embedded defaults: every key, its default and a one-line comment.
 pub const DEFAULT_CONFIG_TOML: &str = include_str!("../../config/default.toml");
@@ -92,6 +94,13 @@ pub struct Settings {
     /// start (`check_model_key`); a client command never sends it.
     #[serde(skip, default)]
     openai_api_key_missing: Option<String>,
+    pub transcription: TranscriptionSettings,
+    /// `transcription.api_key_env`'s key, read once at load time.
+    #[serde(skip, default)]
+    transcription_api_key: ApiKey,
+    /// Why that key could not be read (said at start, as the model server's is).
+    #[serde(skip, default)]
+    transcription_api_key_missing: Option<String>,
     pub worker: WorkerSettings,
     pub telemetry: TelemetrySettings,
     pub expiry: ExpirySettings,
@@ -319,13 +328,24 @@ impl Settings {
     /// client commands and `inkling mcp` never talk to the model server, so they run
     /// without it in their environment.
     pub fn check_model_key(&self) -> Result<(), ConfigError> {
-        match &self.openai_api_key_missing {
+        if let Some(reason) = &self.openai_api_key_missing {
+            return Err(ConfigError::Key {
+                key: "openai.api_key_env",
+                reason: reason.clone(),
+            });
+        }
+        match &self.transcription_api_key_missing {
             None => Ok(()),
             Some(reason) => Err(ConfigError::Key {
-                key: "openai.api_key_env",
+                key: "transcription.api_key_env",
                 reason: reason.clone(),
             }),
         }
+    }
+
+    /// The speech-to-text server's key (`transcription.api_key_env`), when one is named.
+    pub fn transcription_api_key(&self) -> &ApiKey {
+        &self.transcription_api_key
     }
 }
 
@@ -392,10 +412,11 @@ impl Settings {
             .map_err(|e| ConfigError::Invalid(one_line(&e.to_string())))?;
         // The key's variable may have any name, `INKLING_OPENAI__KEY` included.
         let key_variable = settings.openai.api_key_env.trim();
+        let voice_key_variable = settings.transcription.api_key_env.trim();
         if let Some(typo) = variables
             .unknown
             .iter()
-            .find(|v| v.as_str() != key_variable)
+            .find(|v| v.as_str() != key_variable && v.as_str() != voice_key_variable)
         {
             return Err(ConfigError::Invalid(environment::unknown_variable(typo)));
         }
@@ -404,6 +425,16 @@ impl Settings {
             match ApiKey::from_env(&settings.openai.api_key_env, &env) {
                 Ok(key) => settings.openai_api_key = key,
                 Err(reason) => settings.openai_api_key_missing = Some(reason),
+            }
+        }
+        if settings.transcription.enabled() {
+            match ApiKey::from_env_for(
+                "transcription.api_key_env",
+                &settings.transcription.api_key_env,
+                &env,
+            ) {
+                Ok(key) => settings.transcription_api_key = key,
+                Err(reason) => settings.transcription_api_key_missing = Some(reason),
             }
         }
         settings.resolved_locale = Locale::resolve(settings.locale, lang.as_deref());
@@ -479,6 +510,9 @@ impl Settings {
                 .validate()
                 .map_err(|(key, reason)| ConfigError::Key { key, reason })?;
         }
+        self.transcription
+            .validate()
+            .map_err(|(key, reason)| ConfigError::Key { key, reason })?;
         if let Err(reason) = self.ai.trusted_listener_uids() {
             return bad("ai.trusted_listeners", reason);
         }

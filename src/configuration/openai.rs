@@ -101,6 +101,16 @@ impl ApiKey {
         variable: &str,
         env: &std::collections::HashMap<String, String>,
     ) -> Result<Self, String> {
+        Self::from_env_for("openai.api_key_env", variable, env)
+    }
+
+    /// The same for the setting `setting` (`transcription.api_key_env`): the words of an
+    /// error name it.
+    pub fn from_env_for(
+        setting: &str,
+        variable: &str,
+        env: &std::collections::HashMap<String, String>,
+    ) -> Result<Self, String> {
         let variable = variable.trim();
         if variable.is_empty() {
             return Ok(ApiKey(None));
@@ -109,11 +119,11 @@ impl ApiKey {
             Some(key) if !key.is_empty() => Ok(ApiKey(Some(key.to_string()))),
             Some(_) => Err(format!(
                 "the environment variable {variable} is set but empty: put the server's API \
-                 key in it, or set openai.api_key_env = \"\" for a server without a key"
+                 key in it, or set {setting} = \"\" for a server without a key"
             )),
             None => Err(format!(
                 "the environment variable {variable} is not set: export it with the server's \
-                 API key, or set openai.api_key_env = \"\" for a server without a key"
+                 API key, or set {setting} = \"\" for a server without a key"
             )),
         }
     }

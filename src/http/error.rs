@@ -81,7 +81,10 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound(_) | StoreError::NoSuchTag(_) => ApiError::NotFound(e.to_string()),
             StoreError::Conflict(_) => ApiError::Conflict(e.to_string()),
-            StoreError::Full(_) => ApiError::InsufficientStorage(e.to_string()),
+            StoreError::Full(_) | StoreError::Recording { full: true, .. } => {
+                ApiError::InsufficientStorage(e.to_string())
+            }
+            StoreError::Recording { .. } => ApiError::Unavailable(e.to_string()),
             StoreError::ReadOnly(_)
             | StoreError::DiskIo(_)
             | StoreError::Gone(_)

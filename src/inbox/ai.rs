@@ -31,6 +31,7 @@ impl Inbox {
         self.worker.do_send(ResumeNow {
             why: "manual retry of failed notes",
         });
+        self.reload_voice_jobs();
         self.telemetry
             .do_send(Emit(UsageEvent::AiRetryManual(AiRetryManual {
                 failed_count: count,
@@ -56,6 +57,7 @@ impl Inbox {
         self.worker.do_send(ResumeNow {
             why: "one note's AI asked for by hand",
         });
+        self.reload_voice_jobs();
         let from = match was {
             AiStatus::Done => EnrichFrom::Done,
             AiStatus::Failed => EnrichFrom::Failed,

@@ -55,6 +55,7 @@ impl Inbox {
                 self.worker.do_send(TrackJob {
                     note_id: outcome.note.id.clone(),
                 });
+                self.reload_voice_jobs();
             }
         }
         Ok(outcome.note)

@@ -18,6 +18,8 @@
 //!   and the hourly purge of old trash (an interval task, [`lifecycle::purge_hourly`]);
 //! - [`search`]: the hybrid search (the words and the meaning, merged: `crate::search`);
 //! - [`transfer`]: an import;
+//! - [`voice`]: a voice note's recording stored at once, then transcribed by the voice
+//!   notes' worker;
 //! - [`ask`]: a question asked of the notes: the notes that match at once, then the
 //!   model's answer streamed by the worker.
 
@@ -29,6 +31,7 @@ pub mod lifecycle;
 pub mod reminders;
 pub mod search;
 pub mod transfer;
+pub mod voice;
 mod wiring;
 
 pub use edit::TickError;

@@ -9,6 +9,7 @@ use crate::actors::ai_worker::AiWorkerActor;
 use crate::actors::mailbox::Mailbox;
 use crate::actors::repository::{Captures, RepositoryActor};
 use crate::actors::telemetry::TelemetryActor;
+use crate::actors::transcriber::TranscriberActor;
 use crate::clock::{ConfirmedClock, SharedClock};
 use crate::search::retrieve::Retriever;
 use crate::storage::StoreError;
@@ -21,6 +22,8 @@ pub struct Inbox {
     /// Captures waiting for the repository's next commit (shared by the clones).
     pub(super) captures: Captures,
     pub(super) worker: Mailbox<AiWorkerActor>,
+    /// The voice notes' worker, when voice notes are on.
+    pub(super) transcriber: Option<Mailbox<TranscriberActor>>,
     pub(super) telemetry: Mailbox<TelemetryActor>,
     /// How notes are found (the search, a question's notes).
     pub(super) retriever: Retriever,
@@ -37,6 +40,7 @@ pub struct Inbox {
 pub struct InboxWiring {
     pub repository: Mailbox<RepositoryActor>,
     pub worker: Mailbox<AiWorkerActor>,
+    pub transcriber: Option<Mailbox<TranscriberActor>>,
     pub telemetry: Mailbox<TelemetryActor>,
     pub clock: Arc<ConfirmedClock>,
     pub trash_retention_days: u32,
@@ -54,6 +58,7 @@ impl Inbox {
             repository: wiring.repository,
             captures: Captures::default(),
             worker: wiring.worker,
+            transcriber: wiring.transcriber,
             telemetry: wiring.telemetry,
             clock: wiring.clock,
             trash_retention: chrono::Duration::days(i64::from(wiring.trash_retention_days)),

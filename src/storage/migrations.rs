@@ -56,6 +56,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0010_reminders.sql",
         sql: include_str!("../../migrations/0010_reminders.sql"),
     },
+    Migration {
+        name: "0011_voice.sql",
+        sql: include_str!("../../migrations/0011_voice.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

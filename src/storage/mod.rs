@@ -4,6 +4,8 @@
 //! - [`store`]: [`Store`], every repository operation as plain synchronous code, one
 //!   file per feature (notes, queue, trash, tags, search, transfer, invariants), every
 //!   write to a note through the change log (`store/changes.rs`).
+//! - [`recordings`]: the voice notes' recordings as files beside the database,
+//!   written durably.
 //! - [`search`]: what a search query means and how a hit's snippet is cut.
 //! - [`vectors`]: the notes' vectors as stored, compared, and the nearest to one.
 //! - [`spread`]: whether a model's vectors tell notes apart (a sample of them judged).
@@ -16,6 +18,7 @@
 //! Only the `RepositoryActor` holds a `Store` at run time (one writing connection).
 
 pub mod migrations;
+pub mod recordings;
 pub mod search;
 pub mod spread;
 pub mod store;
@@ -26,7 +29,7 @@ pub use crate::domain::WaitReason;
 pub use search::SearchQuery;
 pub use store::{
     Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Integrity, Job, NoteCounts,
-    NoteVector, Related, RenameProgress, ReviewFacts, SearchHit, Store, StoreError, StoreResult,
-    TagCount, TagRename, TagRenamed, Verdict, BACKLOG_WALK, INDEX_SLICE, RECOVER_HINT,
+    NoteVector, Recording, Related, RenameProgress, ReviewFacts, SearchHit, Store, StoreError,
+    StoreResult, TagCount, TagRename, TagRenamed, Verdict, BACKLOG_WALK, INDEX_SLICE, RECOVER_HINT,
     RENAME_SLICE_NOTES,
 };

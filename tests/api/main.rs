@@ -24,6 +24,8 @@
 //! - `related`: a note's related notes over HTTP and from the command line.
 //! - `reminders`: reminders set, listed, snoozed and done, over HTTP and the CLI.
 //! - `ask`: a question asked of the notes, over HTTP and from the command line.
+//! - `voice`: voice notes over HTTP (stored at once, refused with nothing stored) and
+//!   `inkling capture --audio`, against the fake speech-to-text server.
 //! - `model_key`: the model server's key, in a variable of any name, needed by the
 //!   service alone.
 //! - `shared_folders`: an export into a folder other users can write to.
@@ -51,6 +53,8 @@ mod fake_http;
 mod fake_ollama;
 #[path = "../support/fake_openai.rs"]
 mod fake_openai;
+#[path = "../support/fake_whisper.rs"]
+mod fake_whisper;
 mod flood;
 mod fuzz;
 mod helpers;
@@ -79,6 +83,7 @@ mod slots;
 mod small_disk;
 mod transfer;
 mod usage;
+mod voice;
 #[path = "../support/x_server.rs"]
 mod x_server;
 #[path = "../support/xorshift.rs"]

@@ -200,18 +200,29 @@ pub async fn start(extra: &[(&str, &str)]) -> Browser {
     start_with_notes(extra, 0).await
 }
 
+/// Like [`start`], the browser started with more of Chromium's switches (a fake
+/// microphone: `--use-file-for-fake-audio-capture`).
+pub async fn start_with_browser_args(extra: &[(&str, &str)], args: &[String]) -> Browser {
+    start_with(extra, 0, true, args).await
+}
+
 /// Like [`start`], with `notes` notes already in the database (done, so the AI is idle).
 pub async fn start_with_notes(extra: &[(&str, &str)], notes: usize) -> Browser {
-    start_with(extra, notes, true).await
+    start_with(extra, notes, true, &[]).await
 }
 
 /// Like [`start`], with `notes` notes already in the database waiting for the AI: a
 /// backlog the worker works through once the service starts.
 pub async fn start_with_backlog(notes: usize) -> Browser {
-    start_with(&[], notes, false).await
+    start_with(&[], notes, false, &[]).await
 }
 
-async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Browser {
+async fn start_with(
+    extra: &[(&str, &str)],
+    notes: usize,
+    enriched: bool,
+    browser_args: &[String],
+) -> Browser {
     let driver = Driver::start();
     let fake = FakeOllama::start_new().await;
     let data_dir = tempfile::tempdir().unwrap();
@@ -253,7 +264,11 @@ async fn start_with(extra: &[(&str, &str)], notes: usize, enriched: bool) -> Bro
     let (app_url, handle, token) = (service.address, service.handle, service.token);
 
     let profile = tempfile::tempdir().unwrap();
-    let client = driver.open_browser(profile.path()).await;
+    let client = if browser_args.is_empty() {
+        driver.open_browser(profile.path()).await
+    } else {
+        driver.open_browser_with(profile.path(), browser_args).await
+    };
     Browser {
         client,
         settings,

@@ -17,6 +17,8 @@ mod eventually;
 mod fake_http;
 #[path = "../support/fake_ollama.rs"]
 mod fake_ollama;
+#[path = "../support/fake_whisper.rs"]
+mod fake_whisper;
 mod harness;
 mod inbox;
 #[path = "../support/other_user.rs"]
@@ -32,5 +34,6 @@ mod search;
 mod service;
 mod squatter;
 mod untrusted;
+mod voice;
 #[path = "../support/x_server.rs"]
 mod x_server;

@@ -11,7 +11,8 @@
 //! - the fake provider runs on the same runtime, so its answers need no real time.
 //!
 //! The provider is the fake Ollama, or with [`Pipeline::start_openai`] the fake
-//! OpenAI-compatible server (`ai.provider = "openai"`).
+//! OpenAI-compatible server (`ai.provider = "openai"`); [`Pipeline::start_voice`] adds
+//! the fake speech-to-text server (`[transcription]`, voice notes on).
 
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
@@ -25,6 +26,7 @@ use inkling::actors::mailbox::Mailbox;
 use inkling::actors::provider_monitor::IsChecking;
 use inkling::actors::repository::GetCounts;
 use inkling::actors::telemetry::FlushUsageLog;
+use inkling::actors::transcriber::IsTranscribing;
 use inkling::api::worker::WorkerState;
 use inkling::clock::{Clock, TokioClock};
 use inkling::configuration::Settings;
@@ -35,6 +37,7 @@ use rusqlite::OptionalExtension;
 
 use crate::fake_ollama::FakeOllama;
 use crate::fake_openai::FakeOpenAi;
+use crate::fake_whisper::FakeWhisper;
 
 /// How long a wait on the actors may take in real time before the test fails. Only a
 /// guard against a hang: every wait is for work already set off, on a frozen clock.
@@ -96,6 +99,8 @@ pub struct Pipeline {
     pub fake: FakeOllama,
     /// The OpenAI-compatible fake, when it is the provider (`fake` then only listens).
     pub openai: Option<FakeOpenAi>,
+    /// The speech-to-text fake, when voice notes are on ([`Pipeline::start_voice`]).
+    pub whisper: Option<FakeWhisper>,
     pub clock: TokioClock,
     pub failed_counts: FailedCounts,
     pub settings: Settings,
@@ -129,7 +134,32 @@ impl Pipeline {
         ];
         settings.extend_from_slice(extra);
         let fake = FakeOllama::start_new().await;
-        Self::start_on(fake, Some(openai), tempfile::tempdir().unwrap(), &settings).await
+        Self::start_on(
+            fake,
+            Some(openai),
+            None,
+            tempfile::tempdir().unwrap(),
+            &settings,
+        )
+        .await
+    }
+
+    /// Starts the actors with the fake Ollama and voice notes on: the fake
+    /// speech-to-text server, up and answering, as `[transcription]`.
+    pub async fn start_voice(extra: &[(&str, &str)]) -> Pipeline {
+        let whisper = FakeWhisper::start_new().await;
+        let url = whisper.url();
+        let mut settings = vec![("INKLING_TRANSCRIPTION__URL", url.as_str())];
+        settings.extend_from_slice(extra);
+        let fake = FakeOllama::start_new().await;
+        Self::start_on(
+            fake,
+            None,
+            Some(whisper),
+            tempfile::tempdir().unwrap(),
+            &settings,
+        )
+        .await
     }
 
     /// Starts the actors on an existing data dir (a restart) with a given fake.
@@ -138,12 +168,13 @@ impl Pipeline {
         dir: tempfile::TempDir,
         extra: &[(&str, &str)],
     ) -> Pipeline {
-        Self::start_on(fake, None, dir, extra).await
+        Self::start_on(fake, None, None, dir, extra).await
     }
 
     async fn start_on(
         fake: FakeOllama,
         openai: Option<FakeOpenAi>,
+        whisper: Option<FakeWhisper>,
         dir: tempfile::TempDir,
         extra: &[(&str, &str)],
     ) -> Pipeline {
@@ -151,7 +182,8 @@ impl Pipeline {
         let clock = TokioClock::starting_at(t0());
         let db_path = settings.database_path();
         let store = Store::open(&db_path, settings.expiry.days).unwrap();
-        let provider = inkling::ai::provider_for(&settings);
+        let provider = inkling::ai::provider_for(&settings)
+            .with_transcription(inkling::ai::transcription_for(&settings));
         let services = Services::start(
             &settings,
             Arc::new(clock.clone()),
@@ -168,6 +200,7 @@ impl Pipeline {
             services,
             fake,
             openai,
+            whisper,
             clock,
             failed_counts,
             settings,
@@ -176,6 +209,28 @@ impl Pipeline {
         };
         pipeline.settle().await;
         pipeline
+    }
+
+    /// The speech-to-text fake (a pipeline started with [`Pipeline::start_voice`]).
+    pub fn whisper(&self) -> &FakeWhisper {
+        self.whisper.as_ref().expect("started with start_voice")
+    }
+
+    /// The speech-to-text fake, to stop and start it.
+    pub fn whisper_mut(&mut self) -> &mut FakeWhisper {
+        self.whisper.as_mut().expect("started with start_voice")
+    }
+
+    /// Captures a recording through the inbox use case; returns its note's id.
+    pub async fn capture_voice(&self, audio: Vec<u8>) -> String {
+        self.run(
+            self.services
+                .inbox
+                .capture_voice(audio, inkling::api::voice::AudioFormat::Wav),
+        )
+        .await
+        .expect("captured")
+        .id
     }
 
     /// The OpenAI-compatible fake (a pipeline started with [`Pipeline::start_openai`]).
@@ -189,9 +244,13 @@ impl Pipeline {
         let openai = self.openai.as_ref().map_or((0, 0), |o| {
             (o.held_calls(), o.calls().len() + o.embed_calls().len())
         });
+        let whisper = self
+            .whisper
+            .as_ref()
+            .map_or((0, 0), |w| (w.held_calls(), w.calls().len()));
         (
-            self.fake.held_calls() + openai.0,
-            self.fake.calls().len() + self.fake.embed_calls().len() + openai.1,
+            self.fake.held_calls() + openai.0 + whisper.0,
+            self.fake.calls().len() + self.fake.embed_calls().len() + openai.1 + whisper.1,
         )
     }
 
@@ -220,13 +279,19 @@ impl Pipeline {
         loop {
             let worker = self.ask(&self.services.worker, GetWorkerStatus).await;
             let checking = self.ask(&self.services.monitor, IsChecking).await;
+            // The voice notes' worker's call in flight counts as the worker's does.
+            let transcribing = match &self.services.transcriber {
+                Some(transcriber) => self.ask(transcriber, IsTranscribing).await,
+                None => false,
+            };
             let (held, calls) = self.provider_calls();
-            let calling = matches!(
+            let calling = (matches!(
                 worker.state,
                 WorkerState::Running { .. }
                     | WorkerState::LoadingModel
                     | WorkerState::Embedding { .. }
-            ) && held == 0;
+            ) || transcribing)
+                && held == 0;
             if !calling && !checking {
                 let now = self.clock.now();
                 let counts = self

@@ -30,6 +30,9 @@
 //! - `chaos`: a provider that switches at random between every failure mode.
 //! - `disk`: a full disk (a real tmpfs) under the worker.
 //! - `tray`: the tray's menu model and clicks (a recording backend, no D-Bus).
+//! - `voice`: voice notes on virtual time (their words, the speech-to-text server's
+//!   outage, bad answers, the recording kept or not); `transcription_client`: its
+//!   client against the fake whisper-server.
 //! - `ask`: a person's question against the background work (waits for the call in
 //!   flight, goes before the next note, its model time accounted).
 
@@ -45,6 +48,8 @@ mod fake_http;
 mod fake_ollama;
 #[path = "../support/fake_openai.rs"]
 mod fake_openai;
+#[path = "../support/fake_whisper.rs"]
+mod fake_whisper;
 mod fresh_first;
 mod harness;
 mod hybrid;
@@ -67,7 +72,9 @@ mod small_disk;
 mod sprawl;
 #[path = "../support/sprawl.rs"]
 mod sprawl_measure;
+mod transcription_client;
 mod tray;
+mod voice;
 mod worker;
 #[path = "../support/xorshift.rs"]
 mod xorshift;

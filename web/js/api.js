@@ -110,6 +110,8 @@ async function authorized(path, init) {
 async function call(path, options = {}) {
   const init = { ...options, headers: {} };
   delete init.json;
+  delete init.contentType;
+  if (options.contentType) init.headers["Content-Type"] = options.contentType;
   if (options.json !== undefined) {
     init.method = init.method || "POST";
     init.headers["Content-Type"] = "application/json";
@@ -169,6 +171,9 @@ export const notes = (query) => call(`/api/notes?${queryString(query)}`);
 export const search = (query) => call(`/api/search?${queryString(query)}`);
 
 export const capture = (body) => post("/api/notes", { body });
+/// A recording as a voice note (`bytes` of `type`): the pending note, stored.
+export const captureVoice = (bytes, type) => call("/api/notes/voice", { method: "POST", body: bytes, contentType: type });
+export const transcription = () => call("/api/transcription");
 export const noteDetail = (id) => call(note(id));
 export const related = (id) => call(`${note(id)}/related`);
 export const editNote = (id, change) => call(note(id), { method: "PATCH", json: change });

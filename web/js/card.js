@@ -30,9 +30,15 @@ const MARKED_UP = /https?:\/\/|[`*_~[\]<>#|]/;
 ///   rest of the body;
 /// - else the AI's title, and before it answers the body's first line (`provisional`),
 ///   over the body.
+/// - a voice note without its words yet (an empty body) says so.
 /// {kind: "whole" | "own" | "titled", text, provisional, preview: the body to show or null}
 export function cardHeading(note) {
   const body = note.body.trim();
+  // A voice note before its words come back (or when they never did).
+  if (!body) {
+    const waiting = note.ai_status === "pending";
+    return { kind: "whole", text: t(waiting ? "voiceTranscribing" : "voiceNoWords"), provisional: waiting, preview: null };
+  }
   const lines = body.split("\n").filter((line) => line.trim());
   if (note.title_set_by_user && note.title) return { kind: "own", text: note.title, provisional: false, preview: note.body };
   if (lines.length === 1 && body.length <= SHORT_NOTE && !MARKED_UP.test(body)) {

@@ -407,3 +407,38 @@ pub struct GetReviewFacts {
 pub struct MarkReviewShown {
     pub day: String,
 }
+
+/// Stores a recording as a new pending voice note (its file fsynced first). Durable
+/// when the reply arrives.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct CaptureVoice {
+    pub audio: Vec<u8>,
+    pub format: crate::api::voice::AudioFormat,
+    pub now: DateTime<Utc>,
+}
+
+/// Every voice note waiting for its words, earliest first (the voice notes' worker's
+/// queue at start).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Vec<Job>>")]
+pub struct GetVoiceJobs;
+
+/// The recording of a voice note still waiting for its words; `None` when it no
+/// longer waits.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Option<crate::storage::Recording>>")]
+pub struct GetRecording {
+    pub note_id: String,
+}
+
+/// A voice note's words saved as its body; its job becomes an enrichment job, due now.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Note>")]
+pub struct SaveTranscript {
+    pub note_id: String,
+    pub text: String,
+    /// `transcription.keep_audio`: false removes the recording once the words are in.
+    pub keep_audio: bool,
+    pub now: DateTime<Utc>,
+}

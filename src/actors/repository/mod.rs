@@ -81,6 +81,10 @@ impl Actor for RepositoryActor {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         tracing::info!("repository started");
+        // A crash between a recording's file and its note's row leaves the file alone.
+        if let Some(store) = self.store.as_ref() {
+            sweep_recordings(store);
+        }
         self.resume_tag_renames(ctx);
         Mailbox::from(ctx.address()).do_send(IndexVectors {
             began: std::time::Instant::now(),
@@ -429,7 +433,7 @@ handle_write!(KeepNote => Note,
 // Hourly: purged notes were not counted, but notes have aged past their expiry since.
 // The live page is not told: notes a month in the trash are not on it.
 handle_and_announce!(PurgeTrash => u64, |_| Some(CountsChange::All), |store, msg| {
-    store.purge_trash(msg.older_than, msg.now)
+    swept(store, |store| store.purge_trash(msg.older_than, msg.now))
 });
 handle_write!(RequestEnrichment => (Note, AiStatus),
     counts: |(_, was)| (*was != AiStatus::Pending).then_some(CountsChange::All),
@@ -439,10 +443,44 @@ handle_write!(RequestEnrichment => (Note, AiStatus),
 // the page is told to reload rather than sent it.
 handle_write!(DeleteForever => (),
     live: Live::Many,
-    |store, msg| store.delete_forever(&msg.id, msg.now));
+    |store, msg| swept(store, |store| store.delete_forever(&msg.id, msg.now)));
 handle_write!(EmptyTrash => u64,
     live: Live::Many,
-    |store, msg| store.empty_trash(msg.now));
+    |store, msg| swept(store, |store| store.empty_trash(msg.now)));
+// A voice note is counted pending as a typed one is.
+handle_write!(CaptureVoice => Note,
+    counts: |_| Some(CountsChange::OnePending),
+    live: Live::Each,
+    |store, msg| store.capture_voice(&msg.audio, msg.format, msg.now));
+handle_with_store!(GetVoiceJobs => Vec<Job>, |store, _msg| store.voice_jobs());
+handle_with_store!(GetRecording => Option<crate::storage::Recording>, |store, msg| {
+    store.waiting_recording(&msg.note_id)
+});
+// Its words in, the note is still pending: no count moves.
+handle_write!(SaveTranscript => Note,
+    live: Live::Each,
+    |store, msg| store.save_transcript(&msg.note_id, &msg.text, msg.keep_audio, msg.now));
+
+/// `delete` (notes deleted for good), then the recordings no note keeps any more
+/// swept away: the notes' rows went with them, their files follow here.
+fn swept<T>(
+    store: &mut Store,
+    delete: impl FnOnce(&mut Store) -> StoreResult<T>,
+) -> StoreResult<T> {
+    let deleted = delete(store)?;
+    sweep_recordings(store);
+    Ok(deleted)
+}
+
+/// Removes the recordings no note keeps; a failure is logged (the next sweep tries
+/// again), never the deletion's.
+fn sweep_recordings(store: &Store) {
+    match store.sweep_recordings() {
+        Ok(0) => {}
+        Ok(removed) => tracing::info!(removed, "recordings of notes deleted for good removed"),
+        Err(e) => tracing::warn!(error = %e, "cannot remove the recordings of deleted notes"),
+    }
+}
 handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());
 handle_with_store!(GetChanges => Vec<crate::api::changes::NoteChange>, |store, msg| {
     store.changes_after(msg.since, msg.limit)

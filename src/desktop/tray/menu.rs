@@ -74,7 +74,7 @@ pub fn build(failed: u64, health: Option<&ProviderHealth>, wording: Wording) -> 
     let words = words(wording.locale);
     let server = match wording.server {
         ModelServer::Ollama => "Ollama",
-        ModelServer::OpenAiCompatible => words.tray_model_server,
+        ModelServer::OpenAiCompatible | ModelServer::SpeechToText => words.tray_model_server,
     };
     let entry = |action, label: &str, enabled| MenuEntry {
         action,

@@ -16,6 +16,8 @@
 //! - [`devices`]: pairing a device (the web clipper), listing and revoking them, and
 //!   `POST /api/clip`;
 //! - [`live`]: `GET /api/events`, live updates as server-sent events;
+//! - [`voice`]: a voice note's recording taken (`POST /api/notes/voice`), and whether
+//!   voice notes are on (`GET /api/transcription`);
 //! - [`transfer`]: every note out as one JSON document, streamed; notes back in;
 //! - [`changes`]: `GET /api/changes`, the change log a page at a time;
 //! - [`page`]: `GET /`, the inbox page and its assets.
@@ -38,6 +40,7 @@ pub mod tags;
 pub mod transfer;
 pub mod trash;
 pub mod usage;
+pub mod voice;
 
 use actix_web::middleware::from_fn;
 use actix_web::{web, HttpResponse};
@@ -50,8 +53,9 @@ use crate::http::{auth, error};
 /// Registers the routes, and the middleware that belongs to them: the body's deadline
 /// in front of every route, behind the credential check in `/api` (so that a
 /// stranger's body is never read). The outermost layers are the app's (`startup.rs`).
-pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
+pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize, max_audio_bytes: u64) {
     let limit = body_limit(max_body_bytes);
+    let audio_limit = usize::try_from(max_audio_bytes).unwrap_or(usize::MAX);
     let json = web::JsonConfig::default()
         .limit(limit)
         .error_handler(|err, _| error::json_error(err).into());
@@ -59,6 +63,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
     cfg.app_data(json)
         .app_data(query)
         .app_data(web::Data::new(body::BodyLimit(limit)))
+        .app_data(web::Data::new(body::VoiceBodyLimit(audio_limit)))
         .service(
             web::scope("/api")
                 .wrap(from_fn(body::read_within_deadline))
@@ -74,7 +79,15 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
                         .route(web::get().to(notes::list))
                         .route(web::post().to(notes::capture)),
                 )
-                // Before `/notes/{id}`: "export" and "import" are not ids.
+                // Before `/notes/{id}`: "export", "import" and "voice" are not ids.
+                .service(
+                    endpoint("/notes/voice")
+                        // The body middleware held it to the recording's limit already;
+                        // the extractor's own default (256 KiB) must not cut it shorter.
+                        .app_data(web::PayloadConfig::new(audio_limit.saturating_add(1)))
+                        .route(web::post().to(voice::capture_voice)),
+                )
+                .service(endpoint("/transcription").route(web::get().to(voice::status)))
                 .service(endpoint("/notes/export").route(web::get().to(transfer::export)))
                 .service(endpoint("/notes/ids").route(web::get().to(ids::with_prefix)))
                 .service(endpoint("/notes/short-ids").route(web::post().to(ids::shorten)))

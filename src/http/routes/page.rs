@@ -61,6 +61,8 @@ const MODULES: &[(&str, &str)] = &[
     ("tags.js", include_str!("../../../web/js/tags.js")),
     ("transfer.js", include_str!("../../../web/js/transfer.js")),
     ("trash.js", include_str!("../../../web/js/trash.js")),
+    ("voice.js", include_str!("../../../web/js/voice.js")),
+    ("wav.js", include_str!("../../../web/js/wav.js")),
 ];
 
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \

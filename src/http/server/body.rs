@@ -31,6 +31,14 @@ pub const BODY_DEADLINE: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone, Copy)]
 pub struct BodyLimit(pub usize);
 
+/// The largest recording `POST /api/notes/voice` takes (`transcription.max_audio_bytes`):
+/// that route's body alone may be this large, every other keeps [`BodyLimit`].
+#[derive(Debug, Clone, Copy)]
+pub struct VoiceBodyLimit(pub usize);
+
+/// The one route whose body is a recording.
+pub const VOICE_PATH: &str = "/api/notes/voice";
+
 /// Why a body was not read.
 #[derive(Debug, PartialEq, Eq)]
 enum Refusal {
@@ -45,9 +53,15 @@ pub async fn read_within_deadline(
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let limit = req
-        .app_data::<actix_web::web::Data<BodyLimit>>()
-        .map_or(usize::MAX, |limit| limit.0);
+    let voice = req.path() == VOICE_PATH;
+    let limit = if voice {
+        req.app_data::<actix_web::web::Data<VoiceBodyLimit>>()
+            .map(|limit| limit.0)
+    } else {
+        req.app_data::<actix_web::web::Data<BodyLimit>>()
+            .map(|limit| limit.0)
+    }
+    .unwrap_or(usize::MAX);
     let declared = req
         .headers()
         .get(CONTENT_LENGTH)
@@ -68,6 +82,13 @@ pub async fn read_within_deadline(
             Ok(body) => req.set_payload(actix_web::dev::Payload::from(body)),
             Err(refusal) => {
                 let error = match refusal {
+                    Refusal::TooLarge if voice => ApiError::PayloadTooLarge(
+                        crate::api::voice::VoiceRefusal::TooLarge {
+                            size: declared.unwrap_or(limit as u64 + 1),
+                            limit: limit as u64,
+                        }
+                        .to_string(),
+                    ),
                     Refusal::TooLarge => ApiError::PayloadTooLarge(format!(
                         "the request's body is larger than {limit} bytes"
                     )),

@@ -126,6 +126,11 @@ impl Store {
         }
     }
 
+    /// The database file, `None` in memory.
+    pub(super) fn database_path(&self) -> Option<&Path> {
+        self.file.as_ref().map(|(path, _)| path.as_path())
+    }
+
     /// An in-memory database (tests, benchmarks).
     pub fn open_in_memory(expiry_days: u32) -> StoreResult<Self> {
         Self::with_connection(

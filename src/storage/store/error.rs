@@ -45,6 +45,23 @@ pub enum StoreError {
     Stale(String),
     #[error("database error: {0}")]
     Sqlite(rusqlite::Error),
+    /// A voice note's recording could not be written or read (`full`: no space left).
+    /// Nothing was stored.
+    #[error("{message}")]
+    Recording { full: bool, message: String },
+}
+
+impl StoreError {
+    /// A recording's file operation that failed, in words, with what it was doing.
+    pub fn recording(doing: &str, error: &std::io::Error) -> Self {
+        let full = error.raw_os_error() == Some(libc::ENOSPC);
+        let message = if full {
+            format!("the disk is full: {doing} failed; free some disk space ({error})")
+        } else {
+            format!("{doing} failed ({error})")
+        };
+        StoreError::Recording { full, message }
+    }
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -69,6 +86,7 @@ impl StoreError {
                 | StoreError::DiskIo(_)
                 | StoreError::Gone(_)
                 | StoreError::Damaged(_)
+                | StoreError::Recording { .. }
         )
     }
 }

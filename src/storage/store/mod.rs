@@ -28,6 +28,8 @@
 //! - `tag_rename.rs`: renaming a tag everywhere, in slices that let other work in;
 //! - `search.rs`: full-text search (what a query means is `storage/search.rs`);
 //! - `transfer.rs`: import;
+//! - `voice.rs`: voice notes: a recording captured, its words saved, the files of
+//!   notes deleted for good swept;
 //! - `reminders.rs`: reminders set, listed, and which time each was shown for;
 //! - `vectors.rs`: the notes' vectors: what is left to embed, saving them, related notes;
 //! - `nearest.rs`: the nearest notes to a vector, through the index in memory (its
@@ -51,6 +53,7 @@ mod tags;
 mod transfer;
 mod trash;
 mod vectors;
+mod voice;
 
 pub use crate::api::notes::{NoteCounts, SearchHit};
 pub use crate::api::replies::{TagCount, TagRenamed};
@@ -67,3 +70,4 @@ pub use tag_rename::{renamed_tags, RenameProgress, TagRename, RENAME_SLICE_NOTES
 pub use transfer::Imported;
 pub use trash::Changed;
 pub use vectors::{EmbeddingBacklog, NoteVector, Related, BACKLOG_WALK};
+pub use voice::Recording;

@@ -40,19 +40,24 @@ pub const REQUEUE_MODEL_MISSING_SQL: &str =
 
 /// `retry_all_failed`, second statement: a fresh job row for each note the first one
 /// stamped with ?1 (found through `notes_active_by_status`).
+/// A voice note still without its words is requeued to be transcribed.
 pub const INSERT_REQUEUED_JOBS_SQL: &str =
-    "INSERT OR IGNORE INTO pending_jobs (note_id, attempts, next_run_at)
-     SELECT id, 0, ?1 FROM notes
+    "INSERT OR IGNORE INTO pending_jobs (note_id, attempts, next_run_at, kind)
+     SELECT id, 0, ?1, CASE WHEN EXISTS (SELECT 1 FROM voice_recordings v
+                                         WHERE v.note_id = notes.id AND v.transcribed_at IS NULL)
+                            THEN 'transcribe' ELSE 'enrich' END
+     FROM notes
      WHERE ai_status = 'pending' AND deleted_at IS NULL AND updated_at = ?1";
 
-/// Every job of an active note, earliest first. The queue drives the join (`CROSS JOIN` keeps SQLite's order): left to itself, with
+/// Every enrichment job of an active note, earliest first (a voice note's
+/// `transcribe` job is the voice notes' worker's, `voice.rs`). The queue drives the join (`CROSS JOIN` keeps SQLite's order): left to itself, with
 /// no statistics, SQLite walked every active note's index entry and looked each up in
 /// the queue, reading pages across the whole file at every start (and stopping
 /// start-up on damage there that the check at start should have been the one to find).
 pub const ALL_JOBS_SQL: &str =
     "SELECT j.note_id, j.attempts, j.next_run_at, j.wait_reason, j.slow_timeouts
      FROM pending_jobs j CROSS JOIN notes n ON n.id = j.note_id
-     WHERE n.deleted_at IS NULL
+     WHERE n.deleted_at IS NULL AND j.kind = 'enrich'
      ORDER BY j.next_run_at, j.note_id";
 
 impl Store {
@@ -87,7 +92,9 @@ impl Store {
         let placeholders = vec!["?"; ids.len()].join(", ");
         let mut stmt = self.conn.prepare(&format!(
             "SELECT id, body FROM notes
-             WHERE id IN ({placeholders}) AND ai_status = 'pending' AND deleted_at IS NULL"
+             WHERE id IN ({placeholders}) AND ai_status = 'pending' AND deleted_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM pending_jobs j
+                               WHERE j.note_id = notes.id AND j.kind = 'transcribe')"
         ))?;
         let bodies = stmt
             .query_map(params_from_iter(ids.iter()), |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -177,8 +184,13 @@ impl Store {
                  WHERE id = ?1",
                     params![note_id, timestamp(now)],
                 )?;
+                // A voice note without its words yet is transcribed again.
                 tx.execute(
-                    "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)",
+                    "INSERT INTO pending_jobs (note_id, attempts, next_run_at, kind)
+                     VALUES (?1, 0, ?2, CASE WHEN EXISTS (
+                         SELECT 1 FROM voice_recordings v
+                         WHERE v.note_id = ?1 AND v.transcribed_at IS NULL)
+                       THEN 'transcribe' ELSE 'enrich' END)",
                     params![note_id, front],
                 )?;
             }
@@ -350,7 +362,7 @@ fn parse_timestamp(text: &str, column: usize) -> rusqlite::Result<DateTime<Utc>>
         })
 }
 
-fn job_from_row(r: &Row) -> rusqlite::Result<Job> {
+pub(super) fn job_from_row(r: &Row) -> rusqlite::Result<Job> {
     let at: String = r.get(2)?;
     let wait: Option<String> = r.get(3)?;
     Ok(Job {
