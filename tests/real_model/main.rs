@@ -30,6 +30,8 @@
 //!   `whisper-server` with Whisper base (`WHISPER_SERVER`, `WHISPER_MODEL`, from
 //!   `scripts/whisper-test-tools.sh`), recordings espeak-ng speaks, and what the server
 //!   answers: English words, Korean in Hangul, 400 for what is not audio.
+//! - `voice_notes`: the service with both real servers: `inkling capture --audio` and
+//!   `POST /api/notes/voice` give a note its words (Korean in Hangul), then its title.
 //!
 //! The tests run one at a time whatever the harness is told: each starts a model server,
 //! and two at once on two cores would make every call twice as slow for nothing.
@@ -55,6 +57,7 @@ mod texts;
 mod tools;
 mod transcription;
 mod unrelated;
+mod voice_notes;
 mod whisper;
 #[path = "../support/xorshift.rs"]
 mod xorshift;

@@ -110,13 +110,14 @@ async fn what_is_not_a_recording_is_refused_with_400() {
             post(
                 server.port,
                 TRANSCRIPTIONS,
+                None,
                 "multipart/form-data; boundary=b",
                 b"--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--b--\r\n",
             ),
         ),
         (
             "JSON",
-            post(server.port, TRANSCRIPTIONS, "application/json", b"{}"),
+            post(server.port, TRANSCRIPTIONS, None, "application/json", b"{}"),
         ),
     ] {
         assert_eq!(reply.status, 400, "{what}: {reply:?}");

@@ -131,20 +131,25 @@ pub fn transcribe(port: u16, file_name: &str, audio: &[u8], fields: &[(&str, &st
     post(
         port,
         TRANSCRIPTIONS,
+        None,
         &format!("multipart/form-data; boundary={boundary}"),
         &body,
     )
 }
 
-/// One `POST` on a connection of its own; the whole reply read.
-pub fn post(port: u16, path: &str, content_type: &str, body: &[u8]) -> Reply {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("whisper-server accepts");
+/// One `POST` of a body of any type (multipart form data, a recording) on a connection
+/// of its own, with `token` as a bearer token when given; the whole reply read.
+pub fn post(port: u16, path: &str, token: Option<&str>, content_type: &str, body: &[u8]) -> Reply {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("the server accepts");
     stream
         .set_read_timeout(Some(ANSWER_LIMIT))
         .expect("a read timeout is set");
+    let auth = token
+        .map(|token| format!("Authorization: Bearer {token}\r\n"))
+        .unwrap_or_default();
     write!(
         stream,
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: {content_type}\r\n\
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{auth}Content-Type: {content_type}\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     )
@@ -153,7 +158,7 @@ pub fn post(port: u16, path: &str, content_type: &str, body: &[u8]) -> Reply {
     let mut raw = Vec::new();
     stream
         .read_to_end(&mut raw)
-        .expect("whisper-server answers within the limit");
+        .expect("the server answers within the limit");
     let raw = String::from_utf8(raw).expect("the reply is UTF-8");
     let (head, body) = raw.split_once("\r\n\r\n").expect("an HTTP reply");
     let status = head
