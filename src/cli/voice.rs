@@ -45,3 +45,7 @@ pub fn format_of(path: &Path, audio: &[u8]) -> Option<AudioFormat> {
             .and_then(AudioFormat::from_extension)
     })
 }
+
+#[cfg(test)]
+#[path = "voice_tests.rs"]
+mod tests;

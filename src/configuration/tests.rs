@@ -324,3 +324,54 @@ fn an_inkling_variable_that_is_no_setting_is_left_alone_but_a_misspelt_key_is_re
         .to_string();
     assert!(err.contains("INKLING_HTTP__PROT names no setting"), "{err}");
 }
+
+#[test]
+fn voice_notes_are_off_by_default_and_their_server_is_checked_when_named() {
+    let s = load(&[]).unwrap();
+    assert!(!s.transcription.enabled());
+    assert!(s.transcription.keep_audio, "recordings are kept by default");
+    assert_eq!(s.transcription.language(), None);
+    let s = load(&[
+        ("INKLING_TRANSCRIPTION__URL", "http://127.0.0.1:8178/v1/"),
+        ("INKLING_TRANSCRIPTION__LANGUAGE", "ko"),
+    ])
+    .unwrap();
+    assert!(s.transcription.enabled());
+    assert_eq!(s.transcription.base(), "http://127.0.0.1:8178/v1");
+    assert_eq!(s.transcription.server_root(), "http://127.0.0.1:8178");
+    assert_eq!(s.transcription.language().as_deref(), Some("ko"));
+    let refused = |pairs: &[(&str, &str)], key: &str| {
+        let error = load(pairs).expect_err(key).to_string();
+        assert!(error.starts_with(key), "{key}: {error}");
+    };
+    refused(
+        &[("INKLING_TRANSCRIPTION__URL", "http://127.0.0.1:8178")],
+        "transcription.url",
+    );
+    refused(
+        &[("INKLING_TRANSCRIPTION__LANGUAGE", "Korean")],
+        "transcription.language",
+    );
+    refused(
+        &[("INKLING_TRANSCRIPTION__MAX_AUDIO_BYTES", "0")],
+        "transcription.max_audio_bytes",
+    );
+    // A key's variable named but unset: only the service needs it, and says so.
+    let s = load(&[
+        ("INKLING_TRANSCRIPTION__URL", "http://127.0.0.1:8178/v1"),
+        ("INKLING_TRANSCRIPTION__API_KEY_ENV", "WHISPER_KEY"),
+    ])
+    .unwrap();
+    let missing = s.check_model_key().expect_err("unset").to_string();
+    assert!(
+        missing.contains("transcription.api_key_env") && missing.contains("WHISPER_KEY"),
+        "{missing}"
+    );
+    let s = load(&[
+        ("INKLING_TRANSCRIPTION__URL", "http://127.0.0.1:8178/v1"),
+        ("INKLING_TRANSCRIPTION__API_KEY_ENV", "INKLING_WHISPER_KEY"),
+        ("INKLING_WHISPER_KEY", "secret"),
+    ])
+    .unwrap();
+    assert_eq!(s.transcription_api_key().secret(), Some("secret"));
+}

@@ -185,3 +185,19 @@ fn inkling_capture_audio_with_voice_notes_off_says_how_to_turn_them_on() {
     let status = String::from_utf8_lossy(&service.cli(&["status"]).stdout).into_owned();
     assert!(status.contains("voice notes are off"), "{status}");
 }
+
+#[actix_rt::test]
+async fn the_speech_to_text_servers_state_is_asked_afresh_down_loading_ready() {
+    let mut whisper = FakeWhisper::start_new().await;
+    let app = spawn_app_with(&[("INKLING_TRANSCRIPTION__URL", &whisper.url())]).await;
+    whisper.stop();
+    let (_, voice) = app.get("/api/transcription").await;
+    assert_eq!(voice["health"]["state"], "not_running", "{voice}");
+    whisper.set_loading(true);
+    whisper.start().await;
+    let (_, voice) = app.get("/api/transcription").await;
+    assert_eq!(voice["health"]["state"], "loading", "{voice}");
+    whisper.set_loading(false);
+    let (_, voice) = app.get("/api/transcription").await;
+    assert_eq!(voice["health"]["state"], "ready", "{voice}");
+}

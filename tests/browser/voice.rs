@@ -53,7 +53,12 @@ async fn a_note_recorded_on_the_page_is_sent_then_transcribed_then_titled() {
             "[...document.querySelectorAll('#notes .note')].some(n => n.textContent.includes('turning it into words'))",
         )
         .await;
-    assert!(!browser.is_shown("voice-time").await);
+    browser
+        .wait_until(
+            "the page says the server is away and the note waits",
+            "document.getElementById('voice-time').textContent.includes(\"isn't answering\")",
+        )
+        .await;
     let notes = browser.api("GET", "/api/notes", None).await;
     let id = notes[0]["id"].as_str().expect("the voice note").to_string();
     assert_eq!(notes[0]["body"], "");

@@ -147,19 +147,17 @@ impl Pipeline {
     /// Starts the actors with the fake Ollama and voice notes on: the fake
     /// speech-to-text server, up and answering, as `[transcription]`.
     pub async fn start_voice(extra: &[(&str, &str)]) -> Pipeline {
+        Self::start_voice_in(tempfile::tempdir().unwrap(), extra).await
+    }
+
+    /// [`Pipeline::start_voice`] on an existing data dir (a restart).
+    pub async fn start_voice_in(dir: tempfile::TempDir, extra: &[(&str, &str)]) -> Pipeline {
         let whisper = FakeWhisper::start_new().await;
         let url = whisper.url();
         let mut settings = vec![("INKLING_TRANSCRIPTION__URL", url.as_str())];
         settings.extend_from_slice(extra);
         let fake = FakeOllama::start_new().await;
-        Self::start_on(
-            fake,
-            None,
-            Some(whisper),
-            tempfile::tempdir().unwrap(),
-            &settings,
-        )
-        .await
+        Self::start_on(fake, None, Some(whisper), dir, &settings).await
     }
 
     /// Starts the actors on an existing data dir (a restart) with a given fake.

@@ -173,3 +173,59 @@ async fn a_voice_note_is_transcribed_before_the_backlog_of_older_notes_is_enrich
         Some("enrich")
     );
 }
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_voice_note_typed_into_before_its_words_came_keeps_what_was_typed() {
+    let mut p = Pipeline::start_voice(&[]).await;
+    p.whisper_mut().stop();
+    let id = p.capture_voice(tone_wav(200)).await;
+    p.settle().await;
+    let edit =
+        inkling::domain::NoteEdit::parse(Some("typed instead".into()), None, None, 65536).unwrap();
+    p.run(p.services.inbox.edit(id.clone(), edit))
+        .await
+        .unwrap();
+    p.settle_until("enriched from what was typed", |p| {
+        p.note(&id).status == "done"
+    })
+    .await;
+    // The server back: nothing is sent, the person's words stand.
+    p.whisper_mut().start().await;
+    p.advance(Duration::from_secs(2)).await;
+    assert_eq!(p.note_column::<String>(&id, "body"), "typed instead");
+    assert!(p.whisper().calls().is_empty());
+    assert_eq!(job(&p, &id), None);
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn a_voice_note_stored_before_a_restart_is_transcribed_after_it_and_orphans_are_swept() {
+    // The previous run: a voice note stored while the server was down, and the file a
+    // crash left between a recording and its note.
+    let dir = tempfile::tempdir().unwrap();
+    let id = {
+        let mut store = inkling::storage::Store::open(&dir.path().join("inkling.db"), 30).unwrap();
+        store
+            .capture_voice(
+                &tone_wav(200),
+                inkling::api::voice::AudioFormat::Wav,
+                crate::harness::t0() - chrono::Duration::minutes(5),
+            )
+            .unwrap()
+            .id
+    };
+    let orphan = dir
+        .path()
+        .join("voice")
+        .join("0190aaaa-0000-7000-8000-000000000000.wav");
+    std::fs::write(&orphan, tone_wav(100)).unwrap();
+
+    let p = Pipeline::start_voice_in(dir, &[]).await;
+    p.settle_until("transcribed and titled", |p| p.note(&id).status == "done")
+        .await;
+    assert_eq!(
+        p.note_column::<String>(&id, "body"),
+        crate::fake_whisper::DEFAULT_WORDS
+    );
+    assert!(recording_file(&p, &id).exists());
+    assert!(!orphan.exists(), "a file no note keeps is swept at start");
+}

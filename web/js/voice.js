@@ -34,6 +34,7 @@ function showRecording(on) {
   const button = $("capture-voice");
   button.setAttribute("aria-pressed", String(on));
   button.textContent = on ? t("voiceStop") : t("voiceRecord");
+  button.setAttribute("aria-label", on ? t("voiceStopLabel") : t("voiceRecordLabel"));
   $("voice-time").hidden = !on;
 }
 
@@ -85,6 +86,7 @@ async function send(wav) {
   button.disabled = true;
   try {
     answered(await api.captureVoice(wav, "audio/wav"));
+    await sayWhenServerAway();
   } catch (failure) {
     if (failure instanceof api.NoSession) return;
     if (failure instanceof api.ApiFailure && failure.status === 409) {
@@ -97,6 +99,26 @@ async function send(wav) {
   }
 }
 
+/// Saved, but the speech-to-text server is not ready: said beside the button (the note
+/// is safe and waits; its card says its words are on their way).
+async function sayWhenServerAway() {
+  let voice;
+  try {
+    voice = await api.transcription();
+  } catch {
+    return;
+  }
+  const state = voice.health && voice.health.state;
+  if (!voice.enabled || state === "ready") return;
+  const line = $("voice-time");
+  line.textContent = t(state === "loading" ? "voiceServerLoading" : "voiceServerAway");
+  line.hidden = false;
+}
+
 export function wireVoice() {
   $("capture-voice").addEventListener("click", () => (recording ? stop() : start()));
+  // The line about the server goes once the person writes the next note.
+  $("capture-body").addEventListener("input", () => {
+    if (!recording) $("voice-time").hidden = true;
+  });
 }

@@ -21,7 +21,7 @@ use crate::ai::{ProviderHealth, TranscribePlan, Transcription};
 use crate::api::voice::TranscriptionStatus;
 use crate::clock::SharedClock;
 use crate::events::JobFailed;
-use crate::storage::{Recording, StoreError};
+use crate::storage::{Job, Recording, StoreError, StoreResult};
 
 /// What the voice notes' worker is made of.
 pub struct TranscriberWiring {
@@ -218,19 +218,20 @@ impl TranscriberActor {
         }));
     }
 
+    /// The stored jobs read: taken in, and the worker resumed at once (a retry means
+    /// "try now").
     fn loaded(
         &mut self,
-        jobs: Result<crate::storage::StoreResult<Vec<crate::storage::Job>>, MailboxError>,
+        jobs: Result<StoreResult<Vec<Job>>, MailboxError>,
         ctx: &mut Context<Self>,
     ) {
-        let act = self;
         match jobs {
             Ok(Ok(jobs)) => {
-                let now = act.now();
-                let effects = act.core.loaded(jobs, now);
-                let resumed = act.core.resume(now);
-                act.run(effects, ctx);
-                act.run(resumed, ctx);
+                let now = self.now();
+                let effects = self.core.loaded(jobs, now);
+                let resumed = self.core.resume(now);
+                self.run(effects, ctx);
+                self.run(resumed, ctx);
             }
             Ok(Err(e)) => {
                 tracing::error!(error = %e, "cannot read the voice notes waiting for their words")
@@ -273,17 +274,23 @@ impl Handler<ReloadVoiceJobs> for TranscriberActor {
     }
 }
 
+/// Asked fresh each time (a cheap local GET): with no voice note waiting, nothing else
+/// asks the server, and a state heard at start would be said for ever.
 impl Handler<GetTranscriptionStatus> for TranscriberActor {
-    type Result = MessageResult<GetTranscriptionStatus>;
+    type Result = ResponseActFuture<Self, TranscriptionStatus>;
 
     fn handle(&mut self, _: GetTranscriptionStatus, _: &mut Context<Self>) -> Self::Result {
         let _handled = handling!("GetTranscriptionStatus", actor = "transcriber");
-        MessageResult(TranscriptionStatus {
-            enabled: true,
-            health: self.health.clone(),
-            max_audio_bytes: self.with.max_audio_bytes,
-            waiting: self.core.waiting() as u64,
-        })
+        let check = self.with.server.health.health();
+        Box::pin(check.into_actor(self).map(|health, act, _| {
+            act.health = Some(health);
+            TranscriptionStatus {
+                enabled: true,
+                health: act.health.clone(),
+                max_audio_bytes: act.with.max_audio_bytes,
+                waiting: act.core.waiting() as u64,
+            }
+        }))
     }
 }
 

@@ -123,11 +123,11 @@ impl TranscriberCore {
         self.parked.as_ref()
     }
 
-    /// The jobs as stored (at start, and after a retry or a restore): those not in the
-    /// queue yet come in as they were stored (attempts kept).
+    /// The jobs as stored (at start, and after a retry or a restore), taken as they
+    /// were stored (attempts kept; a retry's reset too), but the one in flight.
     pub fn loaded(&mut self, jobs: Vec<Job>, now: DateTime<Utc>) -> Vec<Effect> {
         for job in jobs {
-            if self.jobs.contains(&job.note_id) || self.in_flight.as_ref() == Some(&job.note_id) {
+            if self.in_flight.as_ref() == Some(&job.note_id) {
                 continue;
             }
             self.jobs.upsert(
@@ -300,14 +300,6 @@ impl TranscriberCore {
                 self.later(note_id, now)
             }
         }
-    }
-
-    /// A count or a mark written (or not: the next look reads the store again).
-    pub fn forget(&mut self, note_ids: &[String], now: DateTime<Utc>) -> Vec<Effect> {
-        for id in note_ids {
-            self.jobs.remove(id);
-        }
-        self.next(now)
     }
 
     /// The note in flight goes back to the queue a little later (the store's trouble).

@@ -6,8 +6,8 @@
 //! note's own failure), and the server's health read from its `/health` and `/models`.
 //!
 //! What whisper.cpp's `whisper-server` (1.8.5) was seen to do: `json` answers
-//! `{"text": " … \n"}` (a leading space, a trailing newline; a silent recording's words
-//! are `[BLANK_AUDIO]`); it refuses connections while it loads its model, then
+//! `{"text": " … \n"}` (a leading space, a trailing newline, and a line break every
+//! segment of at most 60 characters; a silent recording's words are `[BLANK_AUDIO]`); it refuses connections while it loads its model, then
 //! `GET /health` is 200 `{"status":"ok"}` (503 `{"status":"loading model"}` only while
 //! `POST /load` swaps it); it has no `/v1/models` (404) and checks no key; audio it
 //! cannot decode (WebM and Ogg Opus without `--convert` and ffmpeg) is 400 `text/plain`
@@ -159,13 +159,19 @@ pub fn read_transcript(
     })
 }
 
-/// The words as stored: trimmed, a silence marker taken out.
+/// The words as stored: a silence marker taken out, and whisper.cpp's lines (it cuts
+/// its segments at 60 characters, each line with a leading space) joined back into
+/// prose with one space.
 fn words_of(text: &str) -> String {
     let mut text = text.to_string();
     for marker in SILENCE_MARKERS {
         text = text.replace(marker, "");
     }
-    text.trim().to_string()
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The health from the server's `GET /health` (whisper.cpp, Speaches; `None` when it

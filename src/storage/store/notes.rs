@@ -277,10 +277,18 @@ impl Store {
                     "UPDATE notes SET body = ?2, ai_status = 'pending', ai_error = NULL WHERE id = ?1",
                     params![note_id, body],
                 )?;
+                // A voice note typed into before its words came: the person's words
+                // stand, and it is enriched, not transcribed (its recording stays).
                 w.execute(
                     "INSERT INTO pending_jobs (note_id, attempts, next_run_at) VALUES (?1, 0, ?2)
                      ON CONFLICT (note_id) DO UPDATE SET attempts = 0, slow_timeouts = 0,
-                         next_run_at = excluded.next_run_at, wait_reason = NULL, last_error = NULL",
+                         next_run_at = excluded.next_run_at, wait_reason = NULL, last_error = NULL,
+                         kind = 'enrich'",
+                    params![note_id, at],
+                )?;
+                w.execute(
+                    "UPDATE voice_recordings SET transcribed_at = ?2
+                     WHERE note_id = ?1 AND transcribed_at IS NULL",
                     params![note_id, at],
                 )?;
             }

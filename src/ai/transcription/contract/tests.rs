@@ -162,3 +162,15 @@ fn the_health_says_loading_missing_refused_or_ready() {
         ProviderHealth::NotRunning { .. }
     ));
 }
+
+#[test]
+fn whisper_cpps_lines_are_joined_back_into_prose() {
+    let answer = r#"{"text":" I need to call the dentist on Monday morning to move my\n appointment to the afternoon.\n After that, the bank.\n"}"#;
+    let transcript =
+        read_transcript(200, answer.as_bytes(), "http://x/v1", AudioFormat::Wav).expect("words");
+    assert_eq!(
+        transcript.text,
+        "I need to call the dentist on Monday morning to move my appointment to the \
+         afternoon. After that, the bank."
+    );
+}
