@@ -112,6 +112,23 @@ pub fn within<T: 'static>(
     .boxed_local()
 }
 
+/// A health check under `limit`; past it, the server at `root` is taken for not running
+/// (a server that cannot answer its health route in time cannot take a call either).
+pub fn health_within(
+    limit: Duration,
+    root: impl std::fmt::Display + 'static,
+    check: impl std::future::Future<Output = crate::api::provider::ProviderHealth> + 'static,
+) -> LocalBoxFuture<'static, crate::api::provider::ProviderHealth> {
+    async move {
+        actix_rt::time::timeout(limit, check)
+            .await
+            .unwrap_or_else(|_| crate::api::provider::ProviderHealth::NotRunning {
+                detail: format!("no answer from {root} within {limit:?}"),
+            })
+    }
+    .boxed_local()
+}
+
 /// A chat call under its plan's deadline; past it, the call is dropped (its connection
 /// closed, which a server takes as the client gone) and the reply is `TimedOut`.
 pub fn call_within(

@@ -201,7 +201,7 @@ pub struct MarkdownFile {
     pub modified_at: Option<String>,
 }
 
-/// `POST /api/expiry`: the person's answer to "should notes you never kept expire?".
+/// `POST /api/inbox/expiry`: the person's answer to "should notes you never kept expire?".
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpiryAnswer {

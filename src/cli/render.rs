@@ -26,7 +26,12 @@ pub fn status_lines(status: &ServiceStatus, base_url: &str, verbose: bool) -> Ve
                 counts.pending, counts.failed, counts.expired
             ),
             // Off, or not answered yet: "0 expired" would hint at a rule that is not on.
-            ExpiryChoice::Ask | ExpiryChoice::Off => format!(
+            ExpiryChoice::Ask => format!(
+                "notes: {} pending, {} failed (expiry is off: notes never expire; the page asks \
+                 after a month, or set expiry.choice = \"on\")",
+                counts.pending, counts.failed
+            ),
+            ExpiryChoice::Off => format!(
                 "notes: {} pending, {} failed (expiry is off: notes never expire)",
                 counts.pending, counts.failed
             ),

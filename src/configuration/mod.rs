@@ -179,8 +179,21 @@ pub struct ExpirySettings {
     pub days: u32,
     /// Whether notes expire: `ask` (the page asks once, after a month of use; off until
     /// then), `on` or `off` (decided here; nothing is asked).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "expiry_choice")]
     pub choice: crate::expiry::ExpiryChoice,
+}
+
+/// `expiry.choice`, with a message that says what to write instead.
+fn expiry_choice<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<crate::expiry::ExpiryChoice, D::Error> {
+    let text = strict::text(deserializer)?;
+    crate::expiry::ExpiryChoice::parse(text.trim()).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "\"{}\" is not one of ask (the page asks once, after a month), on, off",
+            text.trim()
+        ))
+    })
 }
 
 #[derive(Debug, Clone, Deserialize)]

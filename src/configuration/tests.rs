@@ -192,6 +192,11 @@ fn invalid_values_are_refused_with_a_one_line_message_naming_the_key() {
             "a fractional wait",
         ),
         ("[expiry]\ndays = -1\n", "expiry.days", "negative days"),
+        (
+            "[expiry]\nchoice = \"maybe\"\n",
+            "expiry.choice",
+            "an unknown expiry choice",
+        ),
         ("[ai]\nprovider = \"lmstudio\"\n", "ai.provider", "an unknown provider"),
         (
             "[ai]\nprovider = \"openai\"\n[openai]\nurl = \"localhost:8080/v1\"\nmodel = \"m\"\n",

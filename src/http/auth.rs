@@ -12,7 +12,8 @@
 //! any other local web server would receive it. The page holds its session in its own
 //! origin's storage and sends it as a header, which no other page can make it send
 //! (and which a cross-origin request could only carry after a CORS preflight that this
-//! service never grants).
+//! service never grants to a web page: only to a browser extension's origin, for a POST
+//! that pairs or saves a note, `http/server/guard.rs`).
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};

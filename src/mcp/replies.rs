@@ -49,6 +49,10 @@ pub struct FoundNote {
     /// What found it: its `words`, its `meaning`, or `both`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found_by: Option<FoundBy>,
+    /// `true`: an answer saved from an earlier question (ask_notes), not the person's own
+    /// note: not evidence of what they wrote. Absent: their note.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub saved_answer: bool,
 }
 
 impl FoundNotes {
@@ -74,6 +78,7 @@ impl FoundNote {
     fn from_hit(hit: HybridHitView) -> Self {
         let note = hit.hit.note.note;
         FoundNote {
+            saved_answer: !note.kind.is_note(),
             snippet: hit.hit.snippet.into_iter().map(|part| part.text).collect(),
             id: note.id,
             title: note.title,
@@ -86,6 +91,7 @@ impl FoundNote {
     fn from_note(view: NoteView) -> Self {
         let note = view.note;
         FoundNote {
+            saved_answer: !note.kind.is_note(),
             snippet: note.body.chars().take(NOTE_START_CHARS).collect(),
             id: note.id,
             title: note.title,
@@ -120,11 +126,16 @@ pub struct NoteReply {
     /// The reminder's state: `open`, `done` or `snoozed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remind_state: Option<&'static str>,
+    /// `true`: an answer saved from an earlier question (ask_notes), not the person's own
+    /// note: not evidence of what they wrote. Absent: their note.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub saved_answer: bool,
 }
 
 impl NoteReply {
     pub fn from_note(note: Note) -> Self {
         NoteReply {
+            saved_answer: !note.kind.is_note(),
             ai_status: note.ai_status.as_str().to_string(),
             in_trash: note.deleted_at.is_some(),
             id: note.id,
@@ -187,6 +198,10 @@ pub struct RelatedReplyNote {
     pub summary: Option<String>,
     /// How alike in meaning, 0 to 1.
     pub similarity: f32,
+    /// `true`: an answer saved from an earlier question (ask_notes), not the person's own
+    /// note: not evidence of what they wrote. Absent: their note.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub saved_answer: bool,
 }
 
 impl RelatedReply {
@@ -203,6 +218,7 @@ impl RelatedReply {
                 .notes
                 .into_iter()
                 .map(|related| RelatedReplyNote {
+                    saved_answer: !related.note.note.kind.is_note(),
                     similarity: related.similarity,
                     id: related.note.note.id,
                     title: related.note.note.title,
@@ -477,6 +493,23 @@ mod tests {
         assert_eq!(reply["ai_status"], "done");
         assert_eq!(reply["in_trash"], true);
         assert!(reply.get("ai_error").is_none() && reply.get("edited_at").is_none());
+    }
+
+    #[test]
+    fn a_saved_answer_is_marked_as_one_wherever_a_model_meets_it() {
+        let mut answer = note("a1");
+        answer.kind = crate::domain::NoteKind::Answer;
+        let own = serde_json::to_value(NoteReply::from_note(note("n1"))).unwrap();
+        assert!(own.get("saved_answer").is_none(), "a note is the person's");
+        let reply = serde_json::to_value(NoteReply::from_note(answer.clone())).unwrap();
+        assert_eq!(reply["saved_answer"], true);
+        let found = serde_json::to_value(FoundNote::from_note(view(answer.clone()))).unwrap();
+        assert_eq!(found["saved_answer"], true);
+        let related = RelatedReply::from_related(RelatedNotes {
+            notes: vec![RelatedNote::new(view(answer), 0.9)],
+            embedded: true,
+        });
+        assert!(related.notes[0].saved_answer);
     }
 
     #[test]

@@ -28,7 +28,7 @@ fn capture_status_list_and_show_work_in_text_and_json() {
 
     let status = service.cli(&["status"]);
     assert!(
-        text(&status.stdout).contains("2 pending, 0 failed (expiry is off: notes never expire)"),
+        text(&status.stdout).contains("2 pending, 0 failed (expiry is off: notes never expire; the page asks after a month, or set expiry.choice = \"on\")"),
         "{}",
         text(&status.stdout)
     );

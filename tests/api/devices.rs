@@ -488,6 +488,27 @@ async fn an_extensions_preflight_is_answered_and_its_answers_name_it_for_cors_al
         );
     }
 
+    // A preflight for anything its token does not open is refused.
+    for (method, path) in [
+        ("GET", "/api/notes/export"),
+        ("DELETE", "/api/clip"),
+        ("POST", "/api/notes/import"),
+    ] {
+        let preflight = app
+            .http
+            .request(
+                actix_web::http::Method::OPTIONS,
+                format!("{}{path}", app.address),
+            )
+            .insert_header(("Origin", firefox))
+            .insert_header(("Access-Control-Request-Method", method))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(preflight.status(), 403, "{method} {path}");
+        assert_eq!(header(&preflight, "access-control-allow-origin"), None);
+    }
+
     // Its answers name it, a refusal too (so it can read the words).
     let clip = json!({ "url": "https://example.com/", "title": "Example", "selection": "" });
     for bearer in [token.as_str(), "not-a-token"] {

@@ -31,6 +31,7 @@ use fantoccini::{Client, ClientBuilder};
 use serde_json::json;
 
 use crate::clipper::{pairs_and_saves, setup, HowToClip};
+use crate::harness::SessionPost;
 use crate::ports::free_port;
 
 const FIREFOX: &str = "/usr/bin/firefox-esr";
@@ -106,62 +107,20 @@ impl Gecko {
     }
 }
 
-/// geckodriver's own command: installs the add-on in `path` (a folder) for this session.
-#[derive(Debug)]
-struct InstallTemporaryAddon {
-    path: String,
-}
-
-impl fantoccini::wd::WebDriverCompatibleCommand for InstallTemporaryAddon {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/moz/addon/install",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        let body = json!({ "path": self.path, "temporary": true });
-        (http::Method::POST, Some(body.to_string()))
-    }
-}
-
 /// geckodriver's own command: scripts run in the browser's own (chrome) context, or back
 /// in the page's.
-#[derive(Debug)]
-struct SetContext {
-    chrome: bool,
-}
-
-impl fantoccini::wd::WebDriverCompatibleCommand for SetContext {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/moz/context",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        let context = if self.chrome { "chrome" } else { "content" };
-        (
-            http::Method::POST,
-            Some(json!({ "context": context }).to_string()),
-        )
+fn set_context(chrome: bool) -> SessionPost {
+    let context = if chrome { "chrome" } else { "content" };
+    SessionPost {
+        path: "moz/context",
+        body: json!({ "context": context }),
     }
 }
 
 /// Opens `url` (an extension's page, which WebDriver may not navigate to) in the current
 /// tab, as the browser itself does when the add-ons manager opens its options.
 async fn open_options(client: &Client, url: &str) {
-    client.issue_cmd(SetContext { chrome: true }).await.unwrap();
+    client.issue_cmd(set_context(true)).await.unwrap();
     client
         .execute(
             "const [url] = arguments;
@@ -173,16 +132,13 @@ async fn open_options(client: &Client, url: &str) {
         )
         .await
         .unwrap();
-    client
-        .issue_cmd(SetContext { chrome: false })
-        .await
-        .unwrap();
+    client.issue_cmd(set_context(false)).await.unwrap();
 }
 
 /// Presses the clipper's toolbar button in the current tab, as a person's click does
 /// (`activeTab` granted for the tab, then the action's `onClicked`).
 pub async fn press_button(client: &Client) {
-    client.issue_cmd(SetContext { chrome: true }).await.unwrap();
+    client.issue_cmd(set_context(true)).await.unwrap();
     let pressed = client
         .execute(
             "const [id] = arguments;
@@ -195,10 +151,7 @@ pub async fn press_button(client: &Client) {
             vec![json!(ADDON_ID)],
         )
         .await;
-    client
-        .issue_cmd(SetContext { chrome: false })
-        .await
-        .unwrap();
+    client.issue_cmd(set_context(false)).await.unwrap();
     assert_eq!(pressed.expect("the button is pressed"), json!(true));
 }
 
@@ -208,8 +161,10 @@ async fn in_firefox_the_extension_pairs_and_saves_a_page_with_its_selection() {
     let gecko = Gecko::start();
     let client = gecko.open_browser().await;
     let installed = client
-        .issue_cmd(InstallTemporaryAddon {
-            path: setup.extension.display().to_string(),
+        .issue_cmd(SessionPost {
+            // geckodriver's own: the add-on in a folder, installed for this session.
+            path: "moz/addon/install",
+            body: json!({ "path": setup.extension.display().to_string(), "temporary": true }),
         })
         .await
         .expect("Firefox installs the clipper");

@@ -105,28 +105,30 @@ pub enum Scheme {
     Dark,
 }
 
-/// chromedriver's own command for the Chrome DevTools protocol.
+/// A driver's own command (beyond WebDriver's): `POST session/{id}/{path}` with `body`,
+/// such as chromedriver's DevTools protocol (`goog/cdp/execute`) or geckodriver's add-ons
+/// and contexts (`moz/...`).
 #[derive(Debug)]
-struct DevTools {
-    command: String,
-    params: Value,
+pub struct SessionPost {
+    pub path: &'static str,
+    pub body: Value,
 }
 
-impl fantoccini::wd::WebDriverCompatibleCommand for DevTools {
+impl fantoccini::wd::WebDriverCompatibleCommand for SessionPost {
     fn endpoint(
         &self,
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
         base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or_default()
+            "session/{}/{}",
+            session_id.unwrap_or_default(),
+            self.path
         ))
     }
 
     fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        let body = json!({ "cmd": self.command, "params": self.params });
-        (http::Method::POST, Some(body.to_string()))
+        (http::Method::POST, Some(self.body.to_string()))
     }
 }
 
@@ -513,9 +515,9 @@ impl Browser {
     /// `goog/cdp/execute`): how a test sets the screen and the colour scheme.
     pub async fn devtools(&self, command: &str, params: Value) {
         self.client
-            .issue_cmd(DevTools {
-                command: command.to_string(),
-                params,
+            .issue_cmd(SessionPost {
+                path: "goog/cdp/execute",
+                body: json!({ "cmd": command, "params": params }),
             })
             .await
             .unwrap_or_else(|e| panic!("DevTools {command}: {e}"));

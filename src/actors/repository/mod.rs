@@ -439,8 +439,13 @@ handle_write!(ChooseExpiry => (),
     live: Live::Quiet,
     |store, msg| store.choose_expiry(msg.on, msg.now));
 handle_with_store!(AskAboutExpiry => bool, |store, msg| {
+    let choice = store.expiry().choice();
+    // Answered (or decided by the settings): nothing to read, on every status call.
+    if choice != crate::expiry::ExpiryChoice::Ask {
+        return Ok(false);
+    }
     let oldest = store.oldest_written_here()?;
-    Ok(crate::expiry::should_ask(store.expiry().choice(), oldest, msg.now))
+    Ok(crate::expiry::should_ask(choice, oldest, msg.now))
 });
 handle_write!(KeepExpiredNotes => Vec<String>,
     counts: |ids| (!ids.is_empty()).then_some(CountsChange::All),

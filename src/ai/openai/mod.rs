@@ -45,7 +45,9 @@ use self::contract::{
 };
 use super::embedding::{read_embeddings, EmbedPlan};
 use super::streaming::{streamed_answer, streamed_chat};
-use super::transport::{call_within, error_message, exchange, provider_http_client, within};
+use super::transport::{
+    call_within, error_message, exchange, health_within, provider_http_client, within,
+};
 use super::{
     CallPlan, CallReply, Chat, ChatPlan, Embed, Health, LoadPlan, ProviderError, ProviderHealth,
     Pull, PullProgress,
@@ -298,16 +300,11 @@ impl Embed for OpenAiClient {
 
 impl Health for OpenAiClient {
     fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
-        let check = self.clone().check_health();
-        let root = self.root.clone();
-        async move {
-            actix_rt::time::timeout(QUICK_TIMEOUT, check)
-                .await
-                .unwrap_or_else(|_| ProviderHealth::NotRunning {
-                    detail: format!("no answer from {root} within {QUICK_TIMEOUT:?}"),
-                })
-        }
-        .boxed_local()
+        health_within(
+            QUICK_TIMEOUT,
+            self.root.clone(),
+            self.clone().check_health(),
+        )
     }
 }
 

@@ -15,11 +15,10 @@ pub mod contract;
 use std::time::Duration;
 
 use futures_util::future::LocalBoxFuture;
-use futures_util::FutureExt;
 
 use self::contract::{health_from_health, health_from_models, read_transcript, transcription_form};
 use super::transcribe::{TranscribePlan, Transcript};
-use super::transport::{exchange, provider_http_client, within};
+use super::transport::{exchange, health_within, provider_http_client, within};
 use super::{Health, ProviderError, ProviderHealth, Transcribe};
 use crate::configuration::{ApiKey, TranscriptionSettings};
 
@@ -111,15 +110,10 @@ impl Transcribe for TranscriptionClient {
 
 impl Health for TranscriptionClient {
     fn health(&self) -> LocalBoxFuture<'static, ProviderHealth> {
-        let check = self.clone().check_health();
-        let root = self.root.clone();
-        async move {
-            actix_rt::time::timeout(QUICK_TIMEOUT, check)
-                .await
-                .unwrap_or_else(|_| ProviderHealth::NotRunning {
-                    detail: format!("no answer from {root} within {QUICK_TIMEOUT:?}"),
-                })
-        }
-        .boxed_local()
+        health_within(
+            QUICK_TIMEOUT,
+            self.root.clone(),
+            self.clone().check_health(),
+        )
     }
 }

@@ -13,8 +13,9 @@
 //!   admits it with a paired device's capture-only token alone (docs/SECURITY.md).
 //!
 //!   Its requests are answered with CORS headers naming it ([`with_extension_cors`]), and
-//!   its preflights (`OPTIONS` with `Access-Control-Request-Method`) are answered here,
-//!   before any credential is asked for (a preflight carries none): Firefox holds a
+//!   its preflights (`OPTIONS` with `Access-Control-Request-Method`) for a POST that
+//!   pairs or saves a note are answered here, before any credential is asked for (a
+//!   preflight carries none; any other is 403): Firefox holds a
 //!   Manifest V3 extension's requests to CORS even where it has host permissions, and
 //!   without these it could not pair or clip. No other origin gets them.
 //!
@@ -92,10 +93,20 @@ fn extension_may_ask(path: &str) -> bool {
     path == "/pair" || path.starts_with("/api/")
 }
 
-/// What an extension's requests may use (`Access-Control-Allow-*`): its routes' methods,
-/// and the two headers it sends.
-const EXTENSION_METHODS: &str = "GET, POST, DELETE";
+/// What an extension's requests may use (`Access-Control-Allow-*`): POST, the one method
+/// of the routes its credential opens, and the two headers it sends.
+const EXTENSION_METHODS: &str = "POST";
 const EXTENSION_HEADERS: &str = "authorization, content-type";
+
+/// Whether an extension's preflight for `method path` is answered: a POST to pairing or
+/// to a route a capture-only token opens (`http/scopes.rs`); any other is refused, as
+/// the request itself would be.
+fn preflight_allowed(method: Option<&str>, path: &str) -> bool {
+    method == Some("POST")
+        && (path == "/pair"
+            || crate::http::scopes::required(&Method::POST, path)
+                == crate::api::devices::Scope::Capture)
+}
 
 /// The headers that let the extension at `origin` read an answer: the origin itself (never
 /// `*`), and `Vary: Origin` so no cache hands the answer to another.
@@ -151,6 +162,15 @@ pub async fn check_host_and_origin(
                     .headers()
                     .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
             if preflight {
+                let asked = req
+                    .headers()
+                    .get(header::ACCESS_CONTROL_REQUEST_METHOD)
+                    .and_then(|m| m.to_str().ok());
+                if !preflight_allowed(asked, req.path()) {
+                    return Ok(req.into_response(forbidden(
+                        "an extension may only save notes here: its token opens nothing else",
+                    )));
+                }
                 return Ok(req.into_response(extension_preflight(&value)));
             }
             req.extensions_mut().insert(ExtensionOrigin);
@@ -170,6 +190,21 @@ pub async fn check_host_and_origin(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_extensions_preflight_is_answered_for_a_post_that_saves_a_note_or_pairs() {
+        assert!(preflight_allowed(Some("POST"), "/api/clip"));
+        assert!(preflight_allowed(Some("POST"), "/api/notes"));
+        assert!(preflight_allowed(Some("POST"), "/pair"));
+        assert!(!preflight_allowed(Some("GET"), "/api/notes"));
+        assert!(!preflight_allowed(Some("DELETE"), "/api/clip"));
+        assert!(!preflight_allowed(Some("POST"), "/api/notes/export"));
+        assert!(!preflight_allowed(
+            Some("POST"),
+            "/api/a-route-added-tomorrow"
+        ));
+        assert!(!preflight_allowed(None, "/api/clip"));
+    }
 
     #[test]
     fn only_the_service_itself_is_allowed() {

@@ -31,10 +31,18 @@ pub struct Edited {
 pub const COUNT_WITH_STATUS_SQL: &str =
     "SELECT COUNT(*) FROM notes WHERE ai_status = ?1 AND deleted_at IS NULL";
 
-/// Active notes that came (were written here, or imported) before ?1 and were never
-/// kept. `coalesce(imported_at, created_at)` as migration 0012's index has it.
-pub const COUNT_EXPIRED_SQL: &str = "SELECT COUNT(*) FROM notes
-     WHERE deleted_at IS NULL AND coalesce(imported_at, created_at) < ?1 AND kept_at IS NULL";
+/// The expired notes, as a `WHERE` clause: active, came (were written here, or imported)
+/// before ?1, never kept. One text for the count, keep all and trash all, word for word
+/// migration 0012's partial index, so SQLite reads only that index.
+macro_rules! expired_where {
+    () => {
+        "deleted_at IS NULL AND coalesce(imported_at, created_at) < ?1 AND kept_at IS NULL"
+    };
+}
+pub(super) use expired_where;
+
+/// How many notes are expired at the edge ?1.
+pub const COUNT_EXPIRED_SQL: &str = concat!("SELECT COUNT(*) FROM notes WHERE ", expired_where!());
 
 /// The columns [`note_from_row`] reads, in its order (a macro, so that constant SQL can
 /// be put together with `concat!`).

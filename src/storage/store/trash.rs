@@ -2,6 +2,7 @@
 //! trashing the expired ones, and deleting for good (one note, the whole trash, the
 //! hourly purge of old trash), the text overwritten as it goes.
 
+use super::notes::expired_where;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, params_from_iter};
 
@@ -80,9 +81,11 @@ impl Store {
     /// trash in one statement. Returns their ids.
     pub fn trash_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
         let trashed = self.update_expired(
-            "UPDATE notes SET deleted_at = ?2, updated_at = ?2
-             WHERE deleted_at IS NULL AND coalesce(imported_at, created_at) < ?1 AND kept_at IS NULL
-             RETURNING id",
+            concat!(
+                "UPDATE notes SET deleted_at = ?2, updated_at = ?2 WHERE ",
+                expired_where!(),
+                " RETURNING id"
+            ),
             ChangeKind::Trashed,
             now,
         )?;
@@ -93,9 +96,11 @@ impl Store {
     /// statement: none of them counts as expired again. Returns their ids.
     pub fn keep_expired(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<String>> {
         self.update_expired(
-            "UPDATE notes SET kept_at = ?2, updated_at = ?2
-             WHERE deleted_at IS NULL AND coalesce(imported_at, created_at) < ?1 AND kept_at IS NULL
-             RETURNING id",
+            concat!(
+                "UPDATE notes SET kept_at = ?2, updated_at = ?2 WHERE ",
+                expired_where!(),
+                " RETURNING id"
+            ),
             ChangeKind::Kept,
             now,
         )
