@@ -346,9 +346,9 @@ fn print_keys(keys: &serde_json::Value) {
 #[actix_rt::test]
 #[ignore = "a benchmark: cargo test --release --test browser benchmark -- --ignored --nocapture"]
 async fn benchmark_typing_during_two_thousand_live_arrivals() {
-    // A page left open while 2,000 notes are imported elsewhere (100 a request, one
-    // request every 0.7 s): each a new note on top of the list, live, then its AI
-    // answer, while a person types a note at about ten keys a second. The list keeps
+    // A page left open while 2,000 notes are captured elsewhere (100 one after another,
+    // then 0.7 s of rest, 20 times): each a new note on top of the list, live, then its
+    // AI answer, while a person types a note at about ten keys a second. The list keeps
     // its window (web/js/list-window.js), so the page types as a fresh one does.
     let browser = start_with_notes(&[], 50).await;
     browser.open_inbox().await;
@@ -363,15 +363,14 @@ async fn benchmark_typing_during_two_thousand_live_arrivals() {
     let importing = actix_rt::spawn(async move {
         let client = awc::Client::new();
         for batch in 0..20 {
-            let notes: Vec<serde_json::Value> = (0..100)
-                .map(|i| json!({ "body": format!("imported {}", batch * 100 + i) }))
-                .collect();
-            client
-                .post(format!("{url}/api/notes/import"))
-                .bearer_auth(&token)
-                .send_json(&json!({ "notes": notes }))
-                .await
-                .unwrap();
+            for i in 0..100 {
+                client
+                    .post(format!("{url}/api/notes"))
+                    .bearer_auth(&token)
+                    .send_json(&json!({ "body": format!("arrived {}", batch * 100 + i) }))
+                    .await
+                    .unwrap();
+            }
             actix_rt::time::sleep(Duration::from_millis(700)).await;
         }
     });
@@ -401,7 +400,7 @@ async fn benchmark_typing_during_two_thousand_live_arrivals() {
         .await;
     let notes = browser.api("GET", "/api/status", None).await;
     println!(
-        "typing {} keys during 2,000 live arrivals: {} live events meanwhile; cards on the page {cards} at the end, at most {most_cards} (status {})",
+        "typing {} keys during 2,000 live arrivals (captures): {} live events meanwhile; cards on the page {cards} at the end, at most {most_cards} (status {})",
         typed.chars().count(),
         keys["events"],
         notes["counts"]
