@@ -254,29 +254,7 @@ async fn benchmark_typing_during_a_two_thousand_note_backlog() {
             "document.querySelectorAll('#notes .note').length === 50",
         )
         .await;
-    // Per key: how long it waited for the page's thread (its handler's start after the
-    // key's timestamp), and how long until the frame after it (the first task after the
-    // next animation frame, so up to a frame's 16.7 ms of waiting for the display is
-    // in it); the browser's own Event Timing names every key of 16 ms or more from the
-    // key to the next paint (the INP measure, in steps of 8 ms).
-    browser
-        .eval(
-            r#"window.keys = { waited: [], frame: [], slow: [], events: 0, renders: [], handled: [] };
-            document.addEventListener('inkling:render', (event) => window.keys.renders.push(event.detail.ms));
-            const box = document.getElementById('capture-body');
-            box.addEventListener('keydown', (event) => {
-              const at = event.timeStamp;
-              window.keys.waited.push(performance.now() - at);
-              requestAnimationFrame(() => setTimeout(() => window.keys.frame.push(performance.now() - at), 0));
-            }, { capture: true });
-            new PerformanceObserver((list) => {
-              for (const e of list.getEntries()) if (e.name === 'keydown') window.keys.slow.push(e.duration);
-            }).observe({ type: 'event', durationThreshold: 16 });
-            document.addEventListener('inkling:event', (event) => { window.keys.events += 1; window.keys.handled.push(event.detail.ms); });
-            box.focus();
-            return true;"#,
-        )
-        .await;
+    browser.eval(KEYS_WATCHED).await;
     let typed =
         "Call the plumber about the kitchen sink before Friday, ask about the boiler. ".repeat(2);
     for phase in ["during the backlog", "after it (the control)"] {
@@ -302,41 +280,131 @@ async fn benchmark_typing_during_a_two_thousand_note_backlog() {
             actix_rt::time::sleep(Duration::from_millis(100)).await;
         }
         let left = browser.api("GET", "/api/status", None).await["counts"]["pending"].clone();
-        let keys = browser
-            .eval(
-                r#"await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50)));
-                const stats = (a) => { a = a.slice().sort((x, y) => x - y);
-                  return [a.length, a[Math.floor(a.length / 2)], a[Math.floor(a.length * 0.95)], a[a.length - 1]]
-                    .map((v) => Math.round(v * 10) / 10); };
-                return { waited: stats(window.keys.waited), frame: stats(window.keys.frame),
-                         renders: stats(window.keys.renders), handled: stats(window.keys.handled),
-                         slow: window.keys.slow.length, slowest: Math.max(0, ...window.keys.slow), events: window.keys.events };"#,
-            )
-            .await;
+        let keys = browser.eval(KEYS_READ).await;
         println!(
             "typing {} keys {phase}: {waiting} notes waiting before, {left} after, {} live events meanwhile",
             typed.chars().count(),
             keys["events"]
         );
-        println!(
-            "  a key's wait for the page's thread (count, median, p95, max ms): {}",
-            keys["waited"]
-        );
-        println!(
-            "  a key to the frame after it (count, median, p95, max ms): {}",
-            keys["frame"]
-        );
-        println!(
-            "  keys of 16 ms or more to the next paint (Event Timing): {}, the slowest {} ms",
-            keys["slow"], keys["slowest"]
-        );
-        println!(
-            "  the page's work: live events handled (count, median, p95, max ms) {}, renders {}",
-            keys["handled"], keys["renders"]
-        );
+        print_keys(&keys);
         browser
             .eval("document.getElementById('capture-body').value = ''; return true;")
             .await;
     }
+    browser.close().await;
+}
+
+/// A script: watches the keys typed into the capture box and the page's work. Per key:
+/// how long it waited for the page's thread (its handler's start after the key's
+/// timestamp), and how long until the frame after it (the first task after the next
+/// animation frame, so up to a frame's 16.7 ms of waiting for the display is in it);
+/// the browser's own Event Timing names every key of 16 ms or more from the key to the
+/// next paint (the INP measure, in steps of 8 ms).
+const KEYS_WATCHED: &str = r#"window.keys = { waited: [], frame: [], slow: [], events: 0, renders: [], handled: [] };
+            document.addEventListener('inkling:render', (event) => window.keys.renders.push(event.detail.ms));
+            const box = document.getElementById('capture-body');
+            box.addEventListener('keydown', (event) => {
+              const at = event.timeStamp;
+              window.keys.waited.push(performance.now() - at);
+              requestAnimationFrame(() => setTimeout(() => window.keys.frame.push(performance.now() - at), 0));
+            }, { capture: true });
+            new PerformanceObserver((list) => {
+              for (const e of list.getEntries()) if (e.name === 'keydown') window.keys.slow.push(e.duration);
+            }).observe({ type: 'event', durationThreshold: 16 });
+            document.addEventListener('inkling:event', (event) => { window.keys.events += 1; window.keys.handled.push(event.detail.ms); });
+            box.focus();
+            return true;"#;
+
+/// A script: the figures [`KEYS_WATCHED`] gathered (count, median, p95, max).
+const KEYS_READ: &str = r#"await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50)));
+    const stats = (a) => { a = a.slice().sort((x, y) => x - y);
+      return [a.length, a[Math.floor(a.length / 2)], a[Math.floor(a.length * 0.95)], a[a.length - 1]]
+        .map((v) => Math.round(v * 10) / 10); };
+    return { waited: stats(window.keys.waited), frame: stats(window.keys.frame),
+             renders: stats(window.keys.renders), handled: stats(window.keys.handled),
+             slow: window.keys.slow.length, slowest: Math.max(0, ...window.keys.slow), events: window.keys.events };"#;
+
+fn print_keys(keys: &serde_json::Value) {
+    println!(
+        "  a key's wait for the page's thread (count, median, p95, max ms): {}",
+        keys["waited"]
+    );
+    println!(
+        "  a key to the frame after it (count, median, p95, max ms): {}",
+        keys["frame"]
+    );
+    println!(
+        "  keys of 16 ms or more to the next paint (Event Timing): {}, the slowest {} ms",
+        keys["slow"], keys["slowest"]
+    );
+    println!(
+        "  the page's work: live events handled (count, median, p95, max ms) {}, renders {}",
+        keys["handled"], keys["renders"]
+    );
+}
+
+#[actix_rt::test]
+#[ignore = "a benchmark: cargo test --release --test browser benchmark -- --ignored --nocapture"]
+async fn benchmark_typing_during_two_thousand_live_arrivals() {
+    // A page left open while 2,000 notes are captured elsewhere (100 one after another,
+    // then 0.7 s of rest, 20 times): each a new note on top of the list, live, then its
+    // AI answer, while a person types a note at about ten keys a second. The list keeps
+    // its window (web/js/list-window.js), so the page types as a fresh one does.
+    let browser = start_with_notes(&[], 50).await;
+    browser.open_inbox().await;
+    browser
+        .wait_until(
+            "the first page",
+            "document.querySelectorAll('#notes .note').length === 50",
+        )
+        .await;
+    browser.eval(KEYS_WATCHED).await;
+    let (url, token) = (browser.app_url.clone(), browser.token.clone());
+    let importing = actix_rt::spawn(async move {
+        let client = awc::Client::new();
+        for batch in 0..20 {
+            for i in 0..100 {
+                client
+                    .post(format!("{url}/api/notes"))
+                    .bearer_auth(&token)
+                    .send_json(&json!({ "body": format!("arrived {}", batch * 100 + i) }))
+                    .await
+                    .unwrap();
+            }
+            actix_rt::time::sleep(Duration::from_millis(700)).await;
+        }
+    });
+    let typed =
+        "Call the plumber about the kitchen sink before Friday, ask about the boiler. ".repeat(2);
+    let textarea = browser
+        .client
+        .find(fantoccini::Locator::Id("capture-body"))
+        .await
+        .unwrap();
+    let mut most_cards = 0;
+    for (i, key) in typed.chars().enumerate() {
+        textarea.send_keys(&key.to_string()).await.unwrap();
+        if i % 10 == 0 {
+            let cards = browser
+                .eval("return document.querySelectorAll('#notes li').length;")
+                .await;
+            most_cards = most_cards.max(cards.as_u64().unwrap());
+        }
+        // A person's pace, not a timed rule: about ten keys a second.
+        actix_rt::time::sleep(Duration::from_millis(100)).await;
+    }
+    importing.await.unwrap();
+    let keys = browser.eval(KEYS_READ).await;
+    let cards = browser
+        .eval("return document.querySelectorAll('#notes li').length;")
+        .await;
+    let notes = browser.api("GET", "/api/status", None).await;
+    println!(
+        "typing {} keys during 2,000 live arrivals (captures): {} live events meanwhile; cards on the page {cards} at the end, at most {most_cards} (status {})",
+        typed.chars().count(),
+        keys["events"],
+        notes["counts"]
+    );
+    print_keys(&keys);
     browser.close().await;
 }

@@ -10,6 +10,7 @@ import { card } from "./card.js";
 import { editNote } from "./edit.js";
 import { isExpired } from "./facts.js";
 import { renderKeyed, elementFor, invalidate } from "./keyed-list.js";
+import { arrival, keepCount } from "./list-window.js";
 import { offerUndo } from "./banners.js";
 import * as expiry from "./expiry.js";
 import { filterByTag, onListChange, openNote, setFilter, whenShown } from "./navigation.js";
@@ -74,6 +75,7 @@ export function beginListLoad() {
   const asked = ++state.list.loads;
   state.list.searchShown = SEARCH_SIZE;
   state.list.changedDuringLoad = new Map();
+  state.list.newerLater = false;
   return readList(listQuery()).then((read) => ({ asked, ...read }));
 }
 
@@ -167,6 +169,7 @@ const nearTheEnd = new IntersectionObserver(
 function recheckNearTheEnd() {
   nearTheEnd.unobserve($("load-more"));
   nearTheEnd.observe($("load-more"));
+  addEventListener("scroll", scrolled, { passive: true });
 }
 
 function loadMoreIfNear() {
@@ -204,17 +207,52 @@ function placeNote(note) {
   } else if (matchesFilter(note)) {
     if (index >= 0) notes[index] = note;
     else {
-      // In its place by date (a new note on top, a restored one where it was); past
-      // the loaded page only when there is no more to load.
-      const at = placeByDate(notes, note);
-      if (at >= 0) notes.splice(at, 0, note);
-      else if (!list.hasMore) notes.push(note);
-      else return;
+      // In its place by date (a new note on top, a restored one where it was), within
+      // the list's window (list-window.js): the list keeps a bounded number of cards
+      // however many notes arrive while the page is open.
+      const rule = arrival({
+        at: placeByDate(notes, note),
+        length: notes.length,
+        hasMore: list.hasMore,
+        atTop: list.atTop,
+        held: heldAt(notes),
+      });
+      list.hasMore = rule.hasMore;
+      if (rule.newerLater) list.newerLater = true;
+      if (rule.insert === null) return;
+      notes.splice(rule.insert, 0, note);
+      notes.length = rule.keep;
     }
   } else if (index >= 0) {
     notes.splice(index, 1);
   } else return;
   list.notes = notes;
+}
+
+/// Where the note being edited in its card is on `notes` (-1: none): it is never dropped.
+const heldAt = (notes) => (state.editing ? notes.findIndex((n) => n.id === state.editing) : -1);
+
+/// The person scrolled: whether they are at the top of the list (within a screen of
+/// it) is what the list's window follows. Back at the top, the list shows the notes
+/// that arrived meanwhile (loaded anew) or drops the cards far below. Read from
+/// `scrollY` and `innerHeight` only, which force no layout.
+function scrolled() {
+  const list = state.list;
+  if (state.place.view !== "inbox") return; // another view's scroll says nothing of the list
+  const atTop = scrollY <= innerHeight;
+  if (atTop === list.atTop) return;
+  list.atTop = atTop;
+  if (!atTop || state.place.search) return;
+  if (list.newerLater) {
+    loadNotes();
+    return;
+  }
+  const keep = keepCount({ length: list.notes.length, atTop, held: heldAt(list.notes) });
+  if (keep < list.notes.length)
+    update(() => {
+      list.notes = list.notes.slice(0, keep);
+      list.hasMore = true;
+    });
 }
 
 /// A note changed somewhere (this page, the CLI, the AI), and this is it now.
@@ -401,6 +439,7 @@ whenShown("inbox", () => {
 export function wireNotes() {
   $("load-more").addEventListener("click", guarded(loadMore));
   nearTheEnd.observe($("load-more"));
+  addEventListener("scroll", scrolled, { passive: true });
   $("clear-filter").addEventListener("click", () => setFilter({ tag: null, expired: false }));
   $("review-expired").addEventListener("click", () => {
     expiry.answered();

@@ -61,6 +61,11 @@ export const state = {
     // (trashed), the next j/k goes on from there, not from the top.
     selected: null,
     selectedAt: null,
+    // The list's window (list-window.js): whether the person is at the top of the
+    // list (new notes go on top only then), and whether notes newer than the top
+    // arrived while they were not (the list is loaded anew when they are back).
+    atTop: true,
+    newerLater: false,
   },
   // The note being edited (its id), in its card or open: its card is kept as it is
   // (the form, what is typed, the focus) while events patch the list around it.

@@ -45,6 +45,10 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("keys.js", include_str!("../../../web/js/keys.js")),
     ("links.js", include_str!("../../../web/js/links.js")),
+    (
+        "list-window.js",
+        include_str!("../../../web/js/list-window.js"),
+    ),
     ("live.js", include_str!("../../../web/js/live.js")),
     (
         "navigation.js",

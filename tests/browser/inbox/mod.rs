@@ -6,6 +6,7 @@ mod live;
 mod notes;
 mod session;
 mod views;
+mod window;
 
 use crate::fake_ollama::Reply;
 use crate::harness::Browser;
