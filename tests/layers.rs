@@ -565,6 +565,12 @@ fn node_of_file(module: &[String]) -> String {
 /// The statements that write a note (its row in `notes`).
 const NOTE_WRITES: &[&str] = &["INTO notes (", "UPDATE notes ", "DELETE FROM notes "];
 
+/// The one write to `notes` that is not the note's own data, so not in the change log:
+/// `opened_at`, when the page last showed the note (a view of it, as `reminder_shown`
+/// is; the log's readers, the live pages and `GET /api/changes`, follow changes to the
+/// note itself). Named here so that no other write slips by.
+const VIEWS_NOT_LOGGED: &[&str] = &["pub fn mark_opened("];
+
 /// A file's functions, each from its `fn` line to the next one (what comes before the
 /// first is left out: the file's header, its constants).
 fn functions(code: &str) -> Vec<String> {
@@ -631,6 +637,13 @@ fn every_write_to_a_note_goes_through_the_change_log() {
                 continue;
             }
             let name = function.lines().next().unwrap_or("").trim().to_string();
+            if VIEWS_NOT_LOGGED.iter().any(|view| name.starts_with(view))
+                && function.matches("UPDATE notes SET opened_at").count() == 1
+                && !function.contains("INTO notes (")
+                && !function.contains("DELETE FROM notes ")
+            {
+                continue;
+            }
             if function.contains("self.conn") || function.contains("transaction") {
                 wrong.push(format!(
                     "{}: `{name}` writes a note around Store::write",
