@@ -48,9 +48,40 @@ struct Gecko {
 
 impl Drop for Gecko {
     fn drop(&mut self) {
+        // The Firefox it started first: killed, geckodriver leaves it running (its
+        // content processes end with it).
+        for firefox in children_of(self.child.id()) {
+            let _ = Command::new("kill")
+                .arg("-9")
+                .arg(firefox.to_string())
+                .status();
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The processes whose parent is `parent`, from `/proc/*/stat`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // "pid (name) state ppid ...": the name may hold spaces, so after its ')'.
+            let ppid: u32 = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            (ppid == parent).then_some(pid)
+        })
+        .collect()
 }
 
 fn geckodriver() -> PathBuf {
