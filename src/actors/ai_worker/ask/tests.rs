@@ -28,14 +28,17 @@ impl Model {
     ) -> LocalBoxStream<'static, Result<String, ProviderError>> {
         let pulls = self.pulls.clone();
         let guard = Dropped(self.dropped.clone());
-        futures_util::stream::unfold(guard, move |guard| {
+        // The model's pace: one piece a tick of a timer on the test's paused clock.
+        let ticks = pace
+            .map(|pace| actix_rt::time::interval_at(actix_rt::time::Instant::now() + pace, pace));
+        futures_util::stream::unfold((guard, ticks), move |(guard, mut ticks)| {
             let pulls = pulls.clone();
             async move {
-                if let Some(pace) = pace {
-                    actix_rt::time::sleep(pace).await;
+                if let Some(ticks) = ticks.as_mut() {
+                    ticks.tick().await;
                 }
                 pulls.set(pulls.get() + 1);
-                Some((Ok(piece.to_string()), guard))
+                Some((Ok(piece.to_string()), (guard, ticks)))
             }
         })
         .boxed_local()
