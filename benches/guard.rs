@@ -135,7 +135,7 @@ async fn capture() {
                         let mut samples = Vec::new();
                         for i in 0..CAPTURES_PER_CLIENT {
                             let at = Instant::now();
-                            let response = client
+                            let mut response = client
                                 .post(&url)
                                 .bearer_auth(&token)
                                 .send_json(
@@ -144,6 +144,10 @@ async fn capture() {
                                 .await
                                 .unwrap();
                             assert_eq!(response.status(), 201);
+                            // Read the answer as a client does: an unread body keeps
+                            // the connection from being used again, and each capture
+                            // then paid for a new one.
+                            response.body().await.unwrap();
                             samples.push(at.elapsed());
                         }
                         samples

@@ -19,14 +19,25 @@ impl Inbox {
     /// [`Inbox::capture`] of a note of `kind`: an answer saved from Ask is marked so.
     pub async fn capture_kind(&self, body: NoteBody, kind: NoteKind) -> StoreResult<Note> {
         let now = self.clock.now();
-        let answered = self.captures.wait_for_commit(body, kind, now);
-        self.repository
-            .send(CommitCaptures(self.captures.clone()))
-            .await
-            .map_err(unavailable)?;
-        // Answered by the time its CommitCaptures was handled (or by an earlier one);
-        // a dropped answer means the repository stopped mid-way.
-        let note = answered.await.map_err(|_| {
+        let mut answered = self.captures.wait_for_commit(body, kind, now);
+        let commit = self.repository.send(CommitCaptures(self.captures.clone()));
+        // The note is answered as soon as the commit that holds it is on the disk, which
+        // is often an earlier CommitCaptures than its own: the handler takes every note
+        // waiting. The reply to its own message comes only when that message's turn
+        // comes, several empty turns later under load, and a client that waited for it
+        // sent its next note one commit late, so groups never formed (1.1 notes each
+        // with 8 clients). So whichever comes first: the answer, or the reply to the
+        // message (after which the answer is there or the repository stopped).
+        let stored = tokio::select! {
+            biased;
+            stored = &mut answered => stored,
+            sent = commit => {
+                sent.map_err(unavailable)?;
+                answered.await
+            }
+        };
+        // A dropped answer means the repository stopped mid-way.
+        let note = stored.map_err(|_| {
             StoreError::Unavailable("the repository stopped before the note was stored".into())
         })??;
         self.telemetry
