@@ -83,6 +83,13 @@ fn report(name: &str, samples: Vec<Duration>, total: Option<Duration>) {
     }
 }
 
+/// How many messages the repository has received (the service's own counters).
+fn repository_received() -> u64 {
+    inkling::actors::mailbox_stats::snapshot()
+        .get("repository")
+        .map_or(0, |counters| counters.received)
+}
+
 fn settings(dir: &Path) -> Settings {
     service::test_settings(dir, &[("INKLING_LOG__LEVEL", "error")])
 }
@@ -122,6 +129,7 @@ async fn capture() {
     let service = service::start_service(&settings(dir.path()), Arc::new(SystemClock)).await;
     let url = format!("{}/api/notes", service.address);
     let token = service.token.clone();
+    let messages_before = repository_received();
     let clients = std::thread::spawn(move || {
         actix_rt::System::new().block_on(async move {
             let started = Instant::now();
@@ -166,6 +174,14 @@ async fn capture() {
         actix_rt::time::sleep(Duration::from_millis(5)).await;
     }
     let (samples, took) = clients.join().unwrap();
+    // Messages the repository received per capture: one per commit since captures
+    // share one (src/actors/repository/group_commit.rs), so captures per message is
+    // about the notes a commit carried. Printed, not guarded.
+    let messages = repository_received() - messages_before;
+    println!(
+        "capture: {:.2} notes per message to the repository",
+        samples.len() as f64 / messages.max(1) as f64
+    );
     report("capture", samples, Some(took));
     service.handle.stop(true).await;
 }

@@ -19,25 +19,12 @@ impl Inbox {
     /// [`Inbox::capture`] of a note of `kind`: an answer saved from Ask is marked so.
     pub async fn capture_kind(&self, body: NoteBody, kind: NoteKind) -> StoreResult<Note> {
         let now = self.clock.now();
-        let mut answered = self.captures.wait_for_commit(body, kind, now);
-        let commit = self.repository.send(CommitCaptures(self.captures.clone()));
-        // The note is answered as soon as the commit that holds it is on the disk, which
-        // is often an earlier CommitCaptures than its own: the handler takes every note
-        // waiting. The reply to its own message comes only when that message's turn
-        // comes, several empty turns later under load, and a client that waited for it
-        // sent its next note one commit late, so groups never formed (1.1 notes each
-        // with 8 clients). So whichever comes first: the answer, or the reply to the
-        // message (after which the answer is there or the repository stopped).
-        let stored = tokio::select! {
-            biased;
-            stored = &mut answered => stored,
-            sent = commit => {
-                sent.map_err(unavailable)?;
-                answered.await
-            }
-        };
+        let queued = self.captures.queue(body, kind, now);
+        if queued.commit_needed {
+            self.request_commit();
+        }
         // A dropped answer means the repository stopped mid-way.
-        let note = stored.map_err(|_| {
+        let note = queued.answered.await.map_err(|_| {
             StoreError::Unavailable("the repository stopped before the note was stored".into())
         })??;
         self.telemetry
@@ -47,5 +34,20 @@ impl Inbox {
             at: now,
         });
         Ok(note)
+    }
+
+    /// Sends the [`CommitCaptures`] that takes the notes waiting, from a task of its
+    /// own: the capture waits for its note's answer, which comes at the commit, and
+    /// the message is handled even if this capture's asker goes (actix skips a message
+    /// whose sender dropped its reply, and the notes would wait for the next capture).
+    fn request_commit(&self) {
+        let commit = self.repository.send(CommitCaptures(self.captures.clone()));
+        let captures = self.captures.clone();
+        tokio::spawn(async move {
+            if let Err(e) = commit.await {
+                // The repository stopped before or while taking them: say so to each.
+                captures.refuse_all(|| unavailable(e));
+            }
+        });
     }
 }

@@ -130,6 +130,53 @@ fn every_acknowledged_capture_survives_kill_9_under_load() {
 }
 
 #[test]
+fn captures_sent_together_are_all_stored_and_every_message_they_sent_is_handled() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let service = ServiceProcess::start(dir.path(), port);
+    let token = service.token().unwrap();
+    // Eight clients at once, as the guard's: their captures share commits, one message
+    // to the repository per commit (src/actors/repository/group_commit.rs).
+    let clients: Vec<_> = (0..8)
+        .map(|client| {
+            let token = token.clone();
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    let body = format!(r#"{{"body": "client {client} note {i}"}}"#);
+                    let (status, reply) =
+                        blocking_request(port, "POST", "/api/notes", Some(&token), Some(&body))
+                            .unwrap();
+                    assert_eq!(status, 201, "{reply}");
+                }
+            })
+        })
+        .collect();
+    for client in clients {
+        client.join().unwrap();
+    }
+    // `status` asks the repository for the counts: every message the captures sent is
+    // handled by then (one mailbox, first in, first out). A message whose asker went
+    // before its turn is skipped by actix and would stay counted as waiting for ever;
+    // one the service's other actors sent meanwhile is handled by the next look.
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        let status: serde_json::Value =
+            serde_json::from_slice(&service.cli(&["status", "--json"]).stdout).unwrap();
+        assert_eq!(status["counts"]["pending"], 200, "{status}");
+        let repository = status["actors"]["repository"].clone();
+        if repository["waiting"] == 0 {
+            assert_eq!(
+                repository["received"], repository["handled"],
+                "{repository}"
+            );
+            return;
+        }
+        seen.push(repository);
+    }
+    panic!("messages to the repository left waiting: {seen:?}");
+}
+
+#[test]
 fn an_invalid_config_stops_start_up_with_one_line_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("bad.toml");

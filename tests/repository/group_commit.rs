@@ -237,3 +237,74 @@ async fn a_failed_commit_fails_every_capture_in_it_and_leaves_nothing_half_writt
         ["counts 1 0 0", "note kept 1", "counts 2 0 0", "note kept 2"]
     );
 }
+
+#[actix_rt::test]
+async fn one_message_takes_every_capture_waiting_so_only_the_first_asks_for_a_commit() {
+    let running = Running::start("").await;
+    let captures = Captures::default();
+    let queued: Vec<_> = (0..3)
+        .map(|i| {
+            captures.queue(
+                body(&format!("waiting {i}")),
+                inkling::domain::NoteKind::Note,
+                t0(),
+            )
+        })
+        .collect();
+    let asked: Vec<bool> = queued.iter().map(|q| q.commit_needed).collect();
+    assert_eq!(
+        asked,
+        [true, false, false],
+        "one commit asked for the three"
+    );
+    running
+        .repository
+        .send(CommitCaptures(captures.clone()))
+        .await
+        .unwrap();
+    for (i, queued) in queued.into_iter().enumerate() {
+        let note = queued.answered.await.unwrap().unwrap();
+        assert_eq!(note.body, format!("waiting {i}"));
+    }
+    // Once the message took them, the next capture asks for a commit of its own.
+    let next = captures.queue(body("next"), inkling::domain::NoteKind::Note, t0());
+    assert!(
+        next.commit_needed,
+        "the queue was taken: a new commit is needed"
+    );
+    running
+        .repository
+        .send(CommitCaptures(captures.clone()))
+        .await
+        .unwrap();
+    assert_eq!(next.answered.await.unwrap().unwrap().body, "next");
+    assert_eq!(running.count("SELECT count(*) FROM notes"), 4);
+}
+
+#[actix_rt::test]
+async fn captures_the_repository_can_no_longer_take_are_refused_not_left_waiting() {
+    let running = Running::start("").await;
+    let captures = Captures::default();
+    let queued: Vec<_> = ["one", "two"]
+        .into_iter()
+        .map(|text| captures.queue(body(text), inkling::domain::NoteKind::Note, t0()))
+        .collect();
+    captures.refuse_all(|| inkling::storage::StoreError::Unavailable("stopped".into()));
+    for queued in queued {
+        let refused = queued.answered.await.unwrap();
+        assert!(
+            matches!(refused, Err(inkling::storage::StoreError::Unavailable(_))),
+            "{refused:?}"
+        );
+    }
+    // Nothing was stored, and the next capture asks for a commit again.
+    let next = captures.queue(body("after"), inkling::domain::NoteKind::Note, t0());
+    assert!(next.commit_needed);
+    running
+        .repository
+        .send(CommitCaptures(captures.clone()))
+        .await
+        .unwrap();
+    next.answered.await.unwrap().unwrap();
+    assert_eq!(running.count("SELECT count(*) FROM notes"), 1);
+}

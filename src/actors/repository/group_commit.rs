@@ -3,18 +3,23 @@
 //! while every note is still durable before its reply.
 //!
 //! The actor's mailbox cannot be looked into, so the captures wait in a queue of their
-//! own ([`Captures`], held by the inbox): a capture puts its note there and sends
-//! [`CommitCaptures`]; the handler takes every note waiting, stores them in one
-//! transaction (`Store::capture_all`) and answers each. A note that came while the
-//! previous transaction was being fsynced is taken by the next handler together with
-//! the others that came meanwhile; the later `CommitCaptures` then find the queue
-//! empty and do nothing. The mailbox is first in, first out, so by the time a
-//! capture's own `CommitCaptures` is handled its note has been taken and answered.
+//! own ([`Captures`], held by the inbox): a capture puts its note there and, unless a
+//! [`CommitCaptures`] is already on its way, sends one; the handler takes every note
+//! waiting, stores them in one transaction (`Store::capture_all`) and answers each.
+//! Notes that come while a transaction is being fsynced wait for the next message,
+//! sent by the first of them, and share its commit. So there is one message per
+//! commit, not one per capture, and a capture waits for its answer only.
 //!
-//! A capture waits for its answer, not for its message's turn (`inbox::capture`): the
-//! empty turns of the messages ahead of it take a few hundred microseconds each under
-//! load, and a client waiting for them sent its next note one commit late, so each
-//! group held 1.1 notes with 8 clients; answered at its commit, about 4.
+//! Until 2026-12-06 each capture sent a message and waited for its reply: with 8
+//! clients the replies of the messages whose notes an earlier commit had taken came
+//! one empty turn after another, a capture waited ~3.6 ms after its note was on the
+//! disk, each client sent its next note one commit late, and a commit held 1.1 notes.
+//! Now it holds about 4 (docs/PERFORMANCE.md, "Capture").
+//!
+//! The message is sent from a task of its own (`inbox::capture`), never dropped before
+//! its turn: actix skips a message whose asker has gone, and the notes it was to take
+//! would then wait for the next capture. Should the repository have stopped, its reply
+//! is an error and the notes waiting are refused ([`Captures::refuse_all`]).
 //!
 //! Should the shared transaction fail, none of its notes is stored (it is rolled back
 //! whole), and each note is stored again on its own, so each gets its own answer (a full
@@ -48,37 +53,76 @@ struct Waiting {
 /// The captures waiting for the next commit. Cheap to clone (shared).
 #[derive(Clone, Default)]
 pub struct Captures {
-    waiting: Arc<Mutex<Vec<Waiting>>>,
+    queue: Arc<Mutex<Queue>>,
+}
+
+#[derive(Default)]
+struct Queue {
+    waiting: Vec<Waiting>,
+    /// A [`CommitCaptures`] is on its way and has not taken the queue yet: it will
+    /// take every note put in before it does.
+    requested: bool,
+}
+
+/// A capture put in the queue ([`Captures::queue`]).
+pub struct Queued {
+    /// Its answer, once the commit that holds it is on the disk.
+    pub answered: oneshot::Receiver<StoreResult<Note>>,
+    /// Whether a [`CommitCaptures`] must be sent for it: not when one is already on
+    /// its way, whose handler takes this note too.
+    pub commit_needed: bool,
 }
 
 impl Captures {
-    /// Puts a note in the queue; the answer comes on the returned channel once a
-    /// [`CommitCaptures`] for this queue has been handled.
+    /// Puts a note in the queue; see [`Queued`].
+    pub fn queue(&self, body: NoteBody, kind: NoteKind, now: DateTime<Utc>) -> Queued {
+        let (answer, answered) = oneshot::channel();
+        let mut queue = self.lock();
+        queue.waiting.push(Waiting {
+            body,
+            kind,
+            now,
+            answer,
+        });
+        let commit_needed = !std::mem::replace(&mut queue.requested, true);
+        Queued {
+            answered,
+            commit_needed,
+        }
+    }
+
+    /// Puts a note in the queue for a caller that sends its own [`CommitCaptures`]
+    /// (the repository's tests); the answer comes on the returned channel once one has
+    /// been handled.
     pub fn wait_for_commit(
         &self,
         body: NoteBody,
         kind: NoteKind,
         now: DateTime<Utc>,
     ) -> oneshot::Receiver<StoreResult<Note>> {
-        let (answer, answered) = oneshot::channel();
-        self.lock().push(Waiting {
-            body,
-            kind,
-            now,
-            answer,
-        });
-        answered
+        self.queue(body, kind, now).answered
     }
 
-    /// Every note waiting, in the order they came.
+    /// Answers every note waiting with `error` and stores none: the [`CommitCaptures`]
+    /// meant to take them can no longer be handled (the repository stopped).
+    pub fn refuse_all(&self, error: impl Fn() -> StoreError) {
+        for capture in self.take_all() {
+            let _ = capture.answer.send(Err(error()));
+        }
+    }
+
+    /// Every note waiting, in the order they came; the next note needs a new
+    /// [`CommitCaptures`].
     fn take_all(&self) -> Vec<Waiting> {
-        std::mem::take(&mut *self.lock())
+        let mut queue = self.lock();
+        queue.requested = false;
+        std::mem::take(&mut queue.waiting)
     }
 
-    /// A panic elsewhere while holding the lock cannot leave the list half-changed
-    /// (a push or a take): the list is still good.
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Waiting>> {
-        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    /// A panic elsewhere while holding the lock cannot leave the queue half-changed
+    /// (a push or a take): the queue is still good.
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -93,7 +137,7 @@ impl RepositoryActor {
     pub(super) fn commit_captures(&mut self, captures: &Captures) -> bool {
         let waiting = captures.take_all();
         if waiting.is_empty() {
-            // Taken by the commit of an earlier message.
+            // Taken by the commit of an earlier message (a caller that sends its own).
             return true;
         }
         let Some(store) = self.store.as_mut() else {
