@@ -2,7 +2,7 @@
 //! the AI. The repository announces the note and the pending count. Captures that
 //! arrive together share one commit (`actors::repository::group_commit`).
 
-use super::{unavailable, Inbox};
+use super::Inbox;
 use crate::actors::ai_worker::Enqueue;
 use crate::actors::repository::CommitCaptures;
 use crate::actors::telemetry::Emit;
@@ -21,11 +21,18 @@ impl Inbox {
         let now = self.clock.now();
         let queued = self.captures.queue(body, kind, now);
         if queued.commit_needed {
-            self.request_commit();
+            // The first note since the last commit took the queue asks for the next;
+            // the others join it (`actors::repository::group_commit`).
+            self.repository
+                .do_send(CommitCaptures::new(self.captures.clone()));
         }
-        // A dropped answer means the repository stopped mid-way.
+        // The note's answer comes when the commit that holds it is on the disk. A
+        // dropped answer: the repository stopped while storing it.
         let note = queued.answered.await.map_err(|_| {
-            StoreError::Unavailable("the repository stopped before the note was stored".into())
+            StoreError::Unavailable(
+                "the repository stopped while storing the note: look for it before capturing it again"
+                    .into(),
+            )
         })??;
         self.telemetry
             .do_send(Emit(UsageEvent::NoteCaptured(NoFields {})));
@@ -34,20 +41,5 @@ impl Inbox {
             at: now,
         });
         Ok(note)
-    }
-
-    /// Sends the [`CommitCaptures`] that takes the notes waiting, from a task of its
-    /// own: the capture waits for its note's answer, which comes at the commit, and
-    /// the message is handled even if this capture's asker goes (actix skips a message
-    /// whose sender dropped its reply, and the notes would wait for the next capture).
-    fn request_commit(&self) {
-        let commit = self.repository.send(CommitCaptures(self.captures.clone()));
-        let captures = self.captures.clone();
-        tokio::spawn(async move {
-            if let Err(e) = commit.await {
-                // The repository stopped before or while taking them: say so to each.
-                captures.refuse_all(|| unavailable(e));
-            }
-        });
     }
 }

@@ -160,8 +160,9 @@ fn captures_sent_together_are_all_stored_and_every_message_they_sent_is_handled(
     // one the service's other actors sent meanwhile is handled by the next look.
     let mut seen = Vec::new();
     for _ in 0..20 {
-        let status: serde_json::Value =
-            serde_json::from_slice(&service.cli(&["status", "--json"]).stdout).unwrap();
+        let output = service.cli(&["status", "--json"]);
+        let status: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("status --json: {e}: {}", stderr(&output)));
         assert_eq!(status["counts"]["pending"], 200, "{status}");
         let repository = status["actors"]["repository"].clone();
         if repository["waiting"] == 0 {

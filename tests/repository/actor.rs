@@ -278,7 +278,7 @@ async fn captures_that_wait_together_share_one_commit_and_each_is_answered_and_a
     .unwrap();
     let repository = RepositoryActor::start(store, path.clone(), hub.clone());
     let captures = Captures::default();
-    let commit = |captures: &Captures| repository.send(CommitCaptures(captures.clone()));
+    let commit = |captures: &Captures| repository.send(CommitCaptures::new(captures.clone()));
 
     // One capture alone, twice (the first one writes the pages of an empty database):
     // what one commit writes to the log.

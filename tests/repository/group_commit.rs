@@ -131,7 +131,7 @@ async fn a_group_is_on_disk_before_any_capture_in_it_is_answered_and_each_announ
             .collect();
         running
             .repository
-            .send(CommitCaptures(captures.clone()))
+            .send(CommitCaptures::new(captures.clone()))
             .await
             .unwrap();
         let stored_before = running.count("SELECT count(*) FROM notes");
@@ -194,7 +194,7 @@ async fn a_failed_commit_fails_every_capture_in_it_and_leaves_nothing_half_writt
         .collect();
     running
         .repository
-        .send(CommitCaptures(captures.clone()))
+        .send(CommitCaptures::new(captures.clone()))
         .await
         .unwrap();
     for answered in answers {
@@ -222,7 +222,7 @@ async fn a_failed_commit_fails_every_capture_in_it_and_leaves_nothing_half_writt
         .collect();
     running
         .repository
-        .send(CommitCaptures(captures.clone()))
+        .send(CommitCaptures::new(captures.clone()))
         .await
         .unwrap();
     for (text, answered) in answers {
@@ -259,7 +259,7 @@ async fn one_message_takes_every_capture_waiting_so_only_the_first_asks_for_a_co
     );
     running
         .repository
-        .send(CommitCaptures(captures.clone()))
+        .send(CommitCaptures::new(captures.clone()))
         .await
         .unwrap();
     for (i, queued) in queued.into_iter().enumerate() {
@@ -274,7 +274,7 @@ async fn one_message_takes_every_capture_waiting_so_only_the_first_asks_for_a_co
     );
     running
         .repository
-        .send(CommitCaptures(captures.clone()))
+        .send(CommitCaptures::new(captures.clone()))
         .await
         .unwrap();
     assert_eq!(next.answered.await.unwrap().unwrap().body, "next");
@@ -282,14 +282,16 @@ async fn one_message_takes_every_capture_waiting_so_only_the_first_asks_for_a_co
 }
 
 #[actix_rt::test]
-async fn captures_the_repository_can_no_longer_take_are_refused_not_left_waiting() {
+async fn a_commit_message_dropped_unhandled_refuses_its_notes_and_the_next_capture_asks_again() {
     let running = Running::start("").await;
     let captures = Captures::default();
     let queued: Vec<_> = ["one", "two"]
         .into_iter()
         .map(|text| captures.queue(body(text), inkling::domain::NoteKind::Note, t0()))
         .collect();
-    captures.refuse_all(|| inkling::storage::StoreError::Unavailable("stopped".into()));
+    assert!(queued[0].commit_needed && !queued[1].commit_needed);
+    // As actix drops a message the repository can no longer handle (it stopped).
+    drop(CommitCaptures::new(captures.clone()));
     for queued in queued {
         let refused = queued.answered.await.unwrap();
         assert!(
@@ -297,14 +299,13 @@ async fn captures_the_repository_can_no_longer_take_are_refused_not_left_waiting
             "{refused:?}"
         );
     }
-    // Nothing was stored, and the next capture asks for a commit again.
+    // Not left waiting for a message that never comes: the next capture asks for its
+    // own commit, and it is stored.
     let next = captures.queue(body("after"), inkling::domain::NoteKind::Note, t0());
     assert!(next.commit_needed);
     running
         .repository
-        .send(CommitCaptures(captures.clone()))
-        .await
-        .unwrap();
-    next.answered.await.unwrap().unwrap();
+        .do_send(CommitCaptures::new(captures.clone()));
+    assert_eq!(next.answered.await.unwrap().unwrap().body, "after");
     assert_eq!(running.count("SELECT count(*) FROM notes"), 1);
 }

@@ -16,10 +16,10 @@
 //! disk, each client sent its next note one commit late, and a commit held 1.1 notes.
 //! Now it holds about 4 (docs/PERFORMANCE.md, "Capture").
 //!
-//! The message is sent from a task of its own (`inbox::capture`), never dropped before
-//! its turn: actix skips a message whose asker has gone, and the notes it was to take
-//! would then wait for the next capture. Should the repository have stopped, its reply
-//! is an error and the notes waiting are refused ([`Captures::refuse_all`]).
+//! The message is sent with `do_send`, which actix never skips, and refuses the notes
+//! waiting if it is dropped unhandled all the same (the repository stopped): with the
+//! queue's flag saying a message is on its way, a lost one would leave every later
+//! capture waiting.
 //!
 //! Should the shared transaction fail, none of its notes is stored (it is rolled back
 //! whole), and each note is stored again on its own, so each gets its own answer (a full
@@ -104,8 +104,8 @@ impl Captures {
     }
 
     /// Answers every note waiting with `error` and stores none: the [`CommitCaptures`]
-    /// meant to take them can no longer be handled (the repository stopped).
-    pub fn refuse_all(&self, error: impl Fn() -> StoreError) {
+    /// meant to take them was dropped unhandled.
+    fn refuse_all(&self, error: impl Fn() -> StoreError) {
         for capture in self.take_all() {
             let _ = capture.answer.send(Err(error()));
         }
@@ -126,18 +126,53 @@ impl Captures {
     }
 }
 
-/// Stores every capture waiting in `0`, in one transaction, and answers each.
+/// Stores every capture waiting in its queue, in one transaction, and answers each.
+///
+/// Sent with `do_send`, which actix never skips (a message sent with `send` whose
+/// asker has gone is dropped unhandled). Should it be dropped unhandled all the same
+/// (the repository stopped, or was never running), it refuses the notes waiting: the
+/// queue's flag says a message is on its way, and without this every later capture
+/// would wait for one that never comes.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct CommitCaptures(pub Captures);
+pub struct CommitCaptures {
+    captures: Captures,
+    taken: bool,
+}
+
+impl CommitCaptures {
+    /// The message that takes the notes waiting in `captures`.
+    pub fn new(captures: Captures) -> Self {
+        CommitCaptures {
+            captures,
+            taken: false,
+        }
+    }
+}
+
+impl Drop for CommitCaptures {
+    fn drop(&mut self) {
+        if !self.taken {
+            self.captures.refuse_all(|| {
+                StoreError::Unavailable(
+                    "the repository is not running; the note was not stored".into(),
+                )
+            });
+        }
+    }
+}
 
 impl RepositoryActor {
     /// [`CommitCaptures`]' work (its handler, in `mod.rs`, counts it with the
     /// repository's other messages): whether every note taken was stored.
-    pub(super) fn commit_captures(&mut self, captures: &Captures) -> bool {
-        let waiting = captures.take_all();
+    pub(super) fn commit_captures(&mut self, message: &mut CommitCaptures) -> bool {
+        // From here the notes are this handler's to answer, even if it panics (their
+        // answers then dropped: the capture says the repository stopped).
+        message.taken = true;
+        let waiting = message.captures.take_all();
         if waiting.is_empty() {
-            // Taken by the commit of an earlier message (a caller that sends its own).
+            // Taken by an earlier message (a caller that sends its own, as the tests
+            // do) or refused by a message dropped unhandled.
             return true;
         }
         let Some(store) = self.store.as_mut() else {

@@ -297,9 +297,9 @@ macro_rules! handle_and_announce {
 impl actix::Handler<CommitCaptures> for RepositoryActor {
     type Result = ();
 
-    fn handle(&mut self, msg: CommitCaptures, _: &mut SyncContext<Self>) {
+    fn handle(&mut self, mut msg: CommitCaptures, _: &mut SyncContext<Self>) {
         let mut handled = handling!("CommitCaptures");
-        let stored = self.commit_captures(&msg.0);
+        let stored = self.commit_captures(&mut msg);
         handled.succeeded(stored);
     }
 }
