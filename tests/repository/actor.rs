@@ -17,7 +17,7 @@ use inkling::domain::{Enrichment, ListFilter, NoteEdit};
 use inkling::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
 use inkling::storage::Store;
 
-use crate::{body, t0, EXPIRY_DAYS};
+use crate::{body, queue_all, t0, EXPIRY_DAYS};
 
 #[actix_rt::test]
 async fn the_actor_serves_every_message_in_order_from_its_own_thread() {
@@ -283,17 +283,16 @@ async fn captures_that_wait_together_share_one_commit_and_each_is_answered_and_a
     // One capture alone, twice (the first one writes the pages of an empty database):
     // what one commit writes to the log.
     for text in ["first", "alone"] {
-        let answered = captures.wait_for_commit(body(text), inkling::domain::NoteKind::Note, t0());
+        let queued = queue_all(&captures, [text]).remove(0);
         commit(&captures).await.unwrap();
-        assert_eq!(answered.await.unwrap().unwrap().body, text);
+        assert_eq!(queued.answered.await.unwrap().unwrap().body, text);
     }
     let before = wal_frames(&path);
     let alone = {
         let at = wal_frames(&path);
-        let answered =
-            captures.wait_for_commit(body("alone again"), inkling::domain::NoteKind::Note, t0());
+        let queued = queue_all(&captures, ["alone again"]).remove(0);
         commit(&captures).await.unwrap();
-        answered.await.unwrap().unwrap();
+        queued.answered.await.unwrap().unwrap();
         wal_frames(&path) - at
     };
     assert!(alone > 0, "a commit writes to the log");
@@ -301,21 +300,13 @@ async fn captures_that_wait_together_share_one_commit_and_each_is_answered_and_a
     // Five captures waiting when the repository comes to them: one message stores them
     // all, each answered with its own note; the messages of the other four find
     // nothing left to do.
-    let answers: Vec<_> = (0..5)
-        .map(|i| {
-            captures.wait_for_commit(
-                body(&format!("together {i}")),
-                inkling::domain::NoteKind::Note,
-                t0(),
-            )
-        })
-        .collect();
+    let answers = queue_all(&captures, (0..5).map(|i| format!("together {i}")));
     let at = wal_frames(&path);
     commit(&captures).await.unwrap();
     let together = wal_frames(&path) - at;
     let mut ids = Vec::new();
-    for (i, answered) in answers.into_iter().enumerate() {
-        let note = answered.await.unwrap().unwrap();
+    for (i, queued) in answers.into_iter().enumerate() {
+        let note = queued.answered.await.unwrap().unwrap();
         assert_eq!(note.body, format!("together {i}"));
         ids.push(note.id);
     }

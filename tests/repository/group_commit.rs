@@ -12,7 +12,7 @@ use inkling::actors::repository::{Captures, CommitCaptures, RepositoryActor};
 use inkling::events::{CountsChanged, NoteChanged};
 use inkling::storage::{NoteCounts, Store};
 
-use crate::{body, t0, EXPIRY_DAYS};
+use crate::{queue_all, EXPIRY_DAYS};
 
 /// Records the counts and the notes the repository announces, in the order heard.
 #[derive(Default, Clone)]
@@ -120,23 +120,18 @@ async fn a_group_is_on_disk_before_any_capture_in_it_is_answered_and_each_announ
     let running = Running::start("").await;
     let captures = Captures::default();
     for (round, size) in [(0, 4), (1, 3)] {
-        let answers: Vec<_> = (0..size)
-            .map(|i| {
-                captures.wait_for_commit(
-                    body(&format!("group {round} note {i}")),
-                    inkling::domain::NoteKind::Note,
-                    t0(),
-                )
-            })
-            .collect();
+        let answers = queue_all(
+            &captures,
+            (0..size).map(|i| format!("group {round} note {i}")),
+        );
         running
             .repository
             .send(CommitCaptures::new(captures.clone()))
             .await
             .unwrap();
         let stored_before = running.count("SELECT count(*) FROM notes");
-        for answered in answers {
-            let note = answered.await.unwrap().unwrap();
+        for queued in answers {
+            let note = queued.answered.await.unwrap().unwrap();
             // Another connection sees the note, its job and its change: it was
             // committed before the answer was sent.
             let on_disk: i64 = running
@@ -183,22 +178,17 @@ async fn a_failed_commit_fails_every_capture_in_it_and_leaves_nothing_half_writt
     )
     .await;
     let captures = Captures::default();
-    let answers: Vec<_> = (0..3)
-        .map(|i| {
-            captures.wait_for_commit(
-                body(&format!("refused {i}")),
-                inkling::domain::NoteKind::Note,
-                t0(),
-            )
-        })
-        .collect();
+    let answers = queue_all(&captures, (0..3).map(|i| format!("refused {i}")));
     running
         .repository
         .send(CommitCaptures::new(captures.clone()))
         .await
         .unwrap();
-    for answered in answers {
-        assert!(answered.await.unwrap().is_err(), "every capture refused");
+    for queued in answers {
+        assert!(
+            queued.answered.await.unwrap().is_err(),
+            "every capture refused"
+        );
     }
     for table in ["notes", "pending_jobs", "note_changes", "search_bodies"] {
         assert_eq!(
@@ -211,22 +201,15 @@ async fn a_failed_commit_fails_every_capture_in_it_and_leaves_nothing_half_writt
 
     // One refused note among others refuses only itself: the group's commit fails,
     // and each note is stored again on its own.
-    let answers: Vec<_> = ["kept 1", "refused 4", "kept 2"]
-        .into_iter()
-        .map(|text| {
-            (
-                text,
-                captures.wait_for_commit(body(text), inkling::domain::NoteKind::Note, t0()),
-            )
-        })
-        .collect();
+    let texts = ["kept 1", "refused 4", "kept 2"];
+    let answers = texts.into_iter().zip(queue_all(&captures, texts));
     running
         .repository
         .send(CommitCaptures::new(captures.clone()))
         .await
         .unwrap();
-    for (text, answered) in answers {
-        let answer = answered.await.unwrap();
+    for (text, queued) in answers {
+        let answer = queued.answered.await.unwrap();
         assert_eq!(answer.is_ok(), text.starts_with("kept"), "{text}");
     }
     assert_eq!(running.count("SELECT count(*) FROM notes"), 2);
@@ -242,15 +225,7 @@ async fn a_failed_commit_fails_every_capture_in_it_and_leaves_nothing_half_writt
 async fn one_message_takes_every_capture_waiting_so_only_the_first_asks_for_a_commit() {
     let running = Running::start("").await;
     let captures = Captures::default();
-    let queued: Vec<_> = (0..3)
-        .map(|i| {
-            captures.queue(
-                body(&format!("waiting {i}")),
-                inkling::domain::NoteKind::Note,
-                t0(),
-            )
-        })
-        .collect();
+    let queued = queue_all(&captures, (0..3).map(|i| format!("waiting {i}")));
     let asked: Vec<bool> = queued.iter().map(|q| q.commit_needed).collect();
     assert_eq!(
         asked,
@@ -267,7 +242,7 @@ async fn one_message_takes_every_capture_waiting_so_only_the_first_asks_for_a_co
         assert_eq!(note.body, format!("waiting {i}"));
     }
     // Once the message took them, the next capture asks for a commit of its own.
-    let next = captures.queue(body("next"), inkling::domain::NoteKind::Note, t0());
+    let next = queue_all(&captures, ["next"]).remove(0);
     assert!(
         next.commit_needed,
         "the queue was taken: a new commit is needed"
@@ -285,10 +260,7 @@ async fn one_message_takes_every_capture_waiting_so_only_the_first_asks_for_a_co
 async fn a_commit_message_dropped_unhandled_refuses_its_notes_and_the_next_capture_asks_again() {
     let running = Running::start("").await;
     let captures = Captures::default();
-    let queued: Vec<_> = ["one", "two"]
-        .into_iter()
-        .map(|text| captures.queue(body(text), inkling::domain::NoteKind::Note, t0()))
-        .collect();
+    let queued = queue_all(&captures, ["one", "two"]);
     assert!(queued[0].commit_needed && !queued[1].commit_needed);
     // As actix drops a message the repository can no longer handle (it stopped).
     drop(CommitCaptures::new(captures.clone()));
@@ -301,7 +273,7 @@ async fn a_commit_message_dropped_unhandled_refuses_its_notes_and_the_next_captu
     }
     // Not left waiting for a message that never comes: the next capture asks for its
     // own commit, and it is stored.
-    let next = captures.queue(body("after"), inkling::domain::NoteKind::Note, t0());
+    let next = queue_all(&captures, ["after"]).remove(0);
     assert!(next.commit_needed);
     running
         .repository

@@ -38,6 +38,17 @@ fn body(text: &str) -> NoteBody {
     NoteBody::parse(text.to_string(), 65536).unwrap()
 }
 
+/// Puts a note with each text in the group commit's queue, as the inbox does, at `t0`.
+fn queue_all<T: AsRef<str>>(
+    captures: &inkling::actors::repository::Captures,
+    texts: impl IntoIterator<Item = T>,
+) -> Vec<inkling::actors::repository::Queued> {
+    texts
+        .into_iter()
+        .map(|text| captures.queue(body(text.as_ref()), inkling::domain::NoteKind::Note, t0()))
+        .collect()
+}
+
 /// Captures a note at `at` and returns its id.
 fn capture(store: &mut Store, text: &str, at: DateTime<Utc>) -> String {
     store.capture(&body(text), at).unwrap().id

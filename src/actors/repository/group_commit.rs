@@ -91,18 +91,6 @@ impl Captures {
         }
     }
 
-    /// Puts a note in the queue for a caller that sends its own [`CommitCaptures`]
-    /// (the repository's tests); the answer comes on the returned channel once one has
-    /// been handled.
-    pub fn wait_for_commit(
-        &self,
-        body: NoteBody,
-        kind: NoteKind,
-        now: DateTime<Utc>,
-    ) -> oneshot::Receiver<StoreResult<Note>> {
-        self.queue(body, kind, now).answered
-    }
-
     /// Answers every note waiting with `error` and stores none: the [`CommitCaptures`]
     /// meant to take them was dropped unhandled.
     fn refuse_all(&self, error: impl Fn() -> StoreError) {

@@ -62,7 +62,7 @@ pub use announce::{
     captured_in_log, counts_after, counts_of_group, notes_to_announce, CountsChange, GroupCounts,
     Live, NotesChange,
 };
-pub use group_commit::{Captures, CommitCaptures};
+pub use group_commit::{Captures, CommitCaptures, Queued};
 pub use messages::*;
 
 /// The actor. `store` is `None` only if reopening the database after a restart of the
