@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 
 use super::notes::NoteView;
 
+/// The most reminders one answer lists (`GET /api/reminders`, Today, `inkling today`,
+/// MCP's `list_reminders`): a day's worth many times over; past it the answer says
+/// there are more (`more`), and an earlier `until` shows the rest.
+pub const MAX_REMINDERS: u32 = 200;
+
 /// `GET /api/reminders` query string.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,4 +38,8 @@ pub struct RemindersAnswer {
     /// oldest first. Absent in an older service's answer: none.
     #[serde(default)]
     pub unopened: Vec<NoteView>,
+    /// More reminders than one answer lists ([`MAX_REMINDERS`]) are due up to `until`:
+    /// `reminders` holds the earliest. Absent in an older service's answer: none.
+    #[serde(default)]
+    pub more: bool,
 }

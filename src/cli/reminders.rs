@@ -91,6 +91,13 @@ pub async fn today(run: &mut Invocation<'_>) -> Result<(), ClientError> {
         let id = super::ids::shown(&short, &view.note.id);
         run.out.line(today_line(&view.note, id, now))?;
     }
+    if answer.more {
+        run.out.line(format!(
+            "more reminders are due than these {}, the earliest: mark some done \
+             (inkling remind ID --done) to see the rest",
+            answer.reminders.len()
+        ))?;
+    }
     if !answer.unopened.is_empty() {
         run.out.line(format!(
             "from yesterday, not opened yet ({}):",

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::{unavailable, Inbox};
 use crate::actors::repository::{
-    GetPendingReminders, GetReviewFacts, ListReminders, ListUnopened, MarkOpened,
+    CountDue, GetPendingReminders, GetReviewFacts, ListReminders, ListUnopened, MarkOpened,
     MarkRemindersShown, MarkReviewShown, SetReminder,
 };
 use crate::domain::Note;
@@ -27,10 +27,22 @@ impl Inbox {
             .map_err(unavailable)?
     }
 
-    /// The reminders not done up to `until`, earliest first.
-    pub async fn reminders_until(&self, until: DateTime<Utc>) -> StoreResult<Vec<Note>> {
+    /// The first `limit` reminders not done up to `until`, earliest first.
+    pub async fn reminders_until(
+        &self,
+        until: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<Note>> {
         self.repository
-            .send(ListReminders { until })
+            .send(ListReminders { until, limit })
+            .await
+            .map_err(unavailable)?
+    }
+
+    /// How many reminders not done there are up to `until`.
+    pub async fn due_count(&self, until: DateTime<Utc>) -> StoreResult<u64> {
+        self.repository
+            .send(CountDue { until })
             .await
             .map_err(unavailable)?
     }

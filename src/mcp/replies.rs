@@ -160,6 +160,8 @@ pub struct RemindersReply {
     pub now: String,
     pub reminders: Vec<NoteReply>,
     pub unopened: Vec<NoteReply>,
+    /// More reminders are due up to `until` than `reminders` lists (the earliest).
+    pub more: bool,
 }
 
 impl RemindersReply {
@@ -177,6 +179,7 @@ impl RemindersReply {
                 .into_iter()
                 .map(|view| NoteReply::from_note(view.note))
                 .collect(),
+            more: answer.more,
         }
     }
 }

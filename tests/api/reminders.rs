@@ -349,3 +349,27 @@ async fn a_suggestion_is_accepted_or_dismissed_only_where_there_is_one() {
         .await;
     assert_eq!(status, 404);
 }
+
+/// An answer is bounded: past the most one lists, the earliest and `more`.
+#[actix_rt::test]
+async fn a_day_with_more_reminders_than_one_answer_lists_gives_the_earliest_and_says_so() {
+    let app = spawn_app().await;
+    let most = inkling::api::reminders::MAX_REMINDERS as usize;
+    let mut set = Vec::new();
+    for minute in 0..=most {
+        let id = captured(&app, &format!("reminder {minute}")).await;
+        let at = DateTime::parse_from_rfc3339("2026-03-01T13:00:00Z").unwrap()
+            + Duration::minutes(minute as i64);
+        remind(&app, &id, json!({ "remind_at": at.to_rfc3339() })).await;
+        set.push(id);
+    }
+    let (status, today) = app.get("/api/reminders?until=2026-03-02T00:00:00Z").await;
+    assert_eq!(status, 200);
+    assert_eq!(ids(&today), set[..most], "the earliest, in order");
+    assert_eq!(today["more"], true);
+
+    remind(&app, &set[0], json!({ "remind_state": "done" })).await;
+    let (_, today) = app.get("/api/reminders?until=2026-03-02T00:00:00Z").await;
+    assert_eq!(ids(&today), set[1..], "a done one makes room for the last");
+    assert_eq!(today["more"], false);
+}

@@ -81,13 +81,13 @@ fn a_reminder_is_pending_until_shown_for_its_time_and_again_for_a_new_one() {
     assert_eq!(again[0].note_id, id);
     assert_eq!(again[0].state, ReminderState::Snoozed);
     // Listed up to a time, earliest first; done and trashed ones not.
-    let listed = store.reminders_until(at + Duration::days(5)).unwrap();
+    let listed = store.reminders_until(at + Duration::days(5), 100).unwrap();
     let ids: Vec<&str> = listed.iter().map(|n| n.id.as_str()).collect();
     assert_eq!(ids, [id.as_str(), later.as_str()]);
     store.set_reminder(&id, ReminderChange::Done, now).unwrap();
     store.trash(&later, now).unwrap();
     assert!(store
-        .reminders_until(at + Duration::days(5))
+        .reminders_until(at + Duration::days(5), 100)
         .unwrap()
         .is_empty());
     assert!(store

@@ -75,9 +75,12 @@ export function todayView(answer, ctx) {
   const due = answer.reminders.filter((note) => Date.parse(note.remind_at) > now);
   const unopened = answer.unopened || [];
   if (!overdue.length && !due.length && !unopened.length) return [paragraph("empty", t("todayNothing"))];
+  // More are due than one answer lists: these are the earliest; done ones make room.
+  const more = answer.more ? [paragraph("today-more", t("todayMore", { n: answer.reminders.length }))] : [];
   return [
     ...group("today-overdue", t("todayOverdue"), overdue.map((note) => reminderItem(note, true, ctx))),
     ...group("today-due", t("todayDue"), due.map((note) => reminderItem(note, false, ctx))),
+    ...more,
     ...group("today-unopened", t("todayUnopened"), unopened.map((note) => unopenedItem(note, ctx))),
   ];
 }

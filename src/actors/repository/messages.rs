@@ -385,10 +385,19 @@ pub struct SetReminder {
     pub now: DateTime<Utc>,
 }
 
-/// The reminders not done up to a time, earliest first (`Store::reminders_until`).
+/// The first `limit` reminders not done up to a time, earliest first
+/// (`Store::reminders_until`).
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Vec<Note>>")]
 pub struct ListReminders {
+    pub until: DateTime<Utc>,
+    pub limit: u32,
+}
+
+/// How many reminders not done there are up to a time (`Store::due_count`).
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct CountDue {
     pub until: DateTime<Utc>,
 }
 

@@ -376,7 +376,10 @@ handle_write!(EditNote => Edited,
 handle_write!(SetReminder => Note,
     live: Live::Each,
     |store, msg| store.set_reminder(&msg.id, msg.change, msg.now));
-handle_with_store!(ListReminders => Vec<Note>, |store, msg| store.reminders_until(msg.until));
+handle_with_store!(ListReminders => Vec<Note>, |store, msg| {
+    store.reminders_until(msg.until, msg.limit)
+});
+handle_with_store!(CountDue => u64, |store, msg| store.due_count(msg.until));
 handle_with_store!(GetPendingReminders => Vec<Pending>, |store, msg| {
     store.pending_reminders(msg.now)
 });

@@ -116,8 +116,8 @@ impl ReminderActor {
                     return (Vec::new(), None, now + LONGEST_WAIT);
                 }
             };
-            let due = match inbox.reminders_until(now).await {
-                Ok(due) => Some(due.len() as u64),
+            let due = match inbox.due_count(now).await {
+                Ok(due) => Some(due),
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot count the reminders due");
                     None

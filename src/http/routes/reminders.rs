@@ -6,15 +6,16 @@
 use actix_web::{web, HttpResponse};
 use chrono::{DateTime, Utc};
 
-use crate::api::reminders::{RemindersAnswer, RemindersQuery};
+use crate::api::reminders::{RemindersAnswer, RemindersQuery, MAX_REMINDERS};
 use crate::domain::timestamp;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
 use crate::reminders::ReminderChange;
 
-/// `GET /api/reminders?until=RFC3339` → `{until, now, reminders}`; without `until`, up
-/// to the end of today in the service's time zone (the person's: the service runs on
-/// their desktop).
+/// `GET /api/reminders?until=RFC3339` → `{until, now, reminders, unopened, more}`;
+/// without `until`, up to the end of today in the service's time zone (the person's:
+/// the service runs on their desktop). At most [`MAX_REMINDERS`] reminders, `more`
+/// when there are others.
 pub async fn reminders(
     state: web::Data<AppState>,
     query: web::Query<RemindersQuery>,
@@ -30,7 +31,15 @@ pub async fn reminders(
             })?
             .with_timezone(&Utc),
     };
-    let notes = state.services.inbox.reminders_until(until).await?;
+    // One more than is listed: whether there are more.
+    let limit = MAX_REMINDERS;
+    let mut notes = state
+        .services
+        .inbox
+        .reminders_until(until, limit + 1)
+        .await?;
+    let more = notes.len() > limit as usize;
+    notes.truncate(limit as usize);
     let (from, to) = crate::reminders::review::yesterday(now, &chrono::Local);
     let unopened = state.services.inbox.unopened_between(from, to).await?;
     let views = |notes: Vec<_>| {
@@ -44,6 +53,7 @@ pub async fn reminders(
         now: timestamp(now),
         reminders: views(notes),
         unopened: views(unopened),
+        more,
     }))
 }
 

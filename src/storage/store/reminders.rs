@@ -102,18 +102,26 @@ impl Store {
     }
 
     /// Active notes with a reminder not done at or before `until`, earliest first (so
-    /// the overdue come first, then the due).
-    pub fn reminders_until(&self, until: DateTime<Utc>) -> StoreResult<Vec<Note>> {
+    /// the overdue come first, then the due): the first `limit` of them.
+    pub fn reminders_until(&self, until: DateTime<Utc>, limit: u32) -> StoreResult<Vec<Note>> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {NOTE_COLUMNS} FROM notes n
-             WHERE n.remind_at IS NOT NULL AND n.remind_state <> 'done'
-               AND n.deleted_at IS NULL AND n.remind_at <= ?1
-             ORDER BY n.remind_at, n.id"
+            "SELECT {NOTE_COLUMNS} FROM notes n WHERE {DUE}
+             ORDER BY n.remind_at, n.id LIMIT ?2"
         ))?;
         let notes = stmt
-            .query_map([timestamp(until)], note_from_row)?
+            .query_map(params![timestamp(until), limit], note_from_row)?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(notes)
+    }
+
+    /// How many active notes have a reminder not done at or before `until`.
+    pub fn due_count(&self, until: DateTime<Utc>) -> StoreResult<u64> {
+        let due: i64 = self.conn.query_row(
+            &format!("SELECT COUNT(*) FROM notes n WHERE {DUE}"),
+            [timestamp(until)],
+            |r| r.get(0),
+        )?;
+        Ok(u64::try_from(due).unwrap_or(0))
     }
 
     /// For the reminder actor: the reminders at or before `now` not yet shown for
@@ -210,12 +218,7 @@ impl Store {
                 |r| r.get(0),
             )
             .optional()?;
-        let due: i64 = self.conn.query_row(
-            "SELECT COUNT(*) FROM notes WHERE remind_at IS NOT NULL AND remind_state <> 'done'
-               AND deleted_at IS NULL AND remind_at <= ?1",
-            [timestamp(due_until)],
-            |r| r.get(0),
-        )?;
+        let due = self.due_count(due_until)?;
         let unopened: i64 = self.conn.query_row(
             &format!("SELECT COUNT(*) FROM notes n WHERE {UNOPENED}"),
             params![timestamp(from), timestamp(to)],
@@ -223,7 +226,7 @@ impl Store {
         )?;
         Ok(ReviewFacts {
             last_day,
-            due: u64::try_from(due).unwrap_or(0),
+            due,
             unopened: u64::try_from(unopened).unwrap_or(0),
         })
     }
@@ -280,6 +283,11 @@ impl Store {
 /// bounds: one rule for Today and the daily review's count.
 const UNOPENED: &str = "n.deleted_at IS NULL AND n.opened_at IS NULL
      AND n.created_at >= ?1 AND n.created_at < ?2";
+
+/// The rule of "a reminder not done, at or before ?1", on `notes n`: one rule for
+/// Today's list and the counts of reminders due.
+const DUE: &str = "n.remind_at IS NOT NULL AND n.remind_state <> 'done'
+     AND n.deleted_at IS NULL AND n.remind_at <= ?1";
 
 /// The most of yesterday's unopened notes Today lists: a day's capture, and past this
 /// many a list is no longer a review.
