@@ -72,6 +72,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0014_reminder_suggestions.sql",
         sql: include_str!("../../migrations/0014_reminder_suggestions.sql"),
     },
+    Migration {
+        name: "0015_search_behind.sql",
+        sql: include_str!("../../migrations/0015_search_behind.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

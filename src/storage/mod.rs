@@ -30,6 +30,6 @@ pub use search::SearchQuery;
 pub use store::{
     Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Integrity, Job, NoteCounts,
     NoteVector, Recording, Related, RenameProgress, ReviewFacts, SearchHit, Store, StoreError,
-    StoreResult, TagCount, TagRename, TagRenamed, Verdict, BACKLOG_WALK, INDEX_SLICE, RECOVER_HINT,
-    RENAME_SLICE_NOTES,
+    StoreResult, TagCount, TagRename, TagRenamed, Verdict, BACKLOG_WALK, INDEX_BATCH, INDEX_SLICE,
+    RECOVER_HINT, RENAME_SLICE_NOTES,
 };

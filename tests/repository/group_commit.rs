@@ -281,3 +281,36 @@ async fn a_commit_message_dropped_unhandled_refuses_its_notes_and_the_next_captu
     assert_eq!(next.answered.await.unwrap().unwrap().body, "after");
     assert_eq!(running.count("SELECT count(*) FROM notes"), 1);
 }
+
+/// The search entries of the notes captured are written once a batch waits, by the
+/// handler that stored the batch's last note (`storage/store/search_index.rs`).
+#[actix_rt::test]
+async fn once_a_batch_of_notes_waits_for_search_entries_the_commit_s_handler_writes_them() {
+    let running = Running::start("").await;
+    let captures = Captures::default();
+    let batch = inkling::storage::INDEX_BATCH;
+    let mut answers = queue_all(&captures, (1..batch).map(|i| format!("note {i}")));
+    running
+        .repository
+        .send(CommitCaptures::new(captures.clone()))
+        .await
+        .unwrap();
+    assert_eq!(
+        running.count("SELECT count(*) FROM search_pending"),
+        batch as i64 - 1
+    );
+    answers.extend(queue_all(&captures, ["the last of the batch"]));
+    running
+        .repository
+        .send(CommitCaptures::new(captures.clone()))
+        .await
+        .unwrap();
+    for queued in answers {
+        queued.answered.await.unwrap().unwrap();
+    }
+    assert_eq!(running.count("SELECT count(*) FROM search_pending"), 0);
+    assert_eq!(
+        running.count("SELECT count(*) FROM search_bodies"),
+        batch as i64
+    );
+}

@@ -17,6 +17,7 @@ mod notes;
 mod queue;
 mod reminders;
 mod search;
+mod search_index;
 mod tags;
 mod transfer;
 mod trash;

@@ -499,6 +499,8 @@ fn index_structure(store: &Store, index: &str) -> Vec<u8> {
 fn an_answers_save_rewrites_the_title_index_only_and_an_edit_of_the_body_the_body_index_only() {
     let mut store = store();
     let id = capture(&mut store, "the plumber comes on friday", t0());
+    // Its entries are written behind the capture: written now, to compare from here.
+    assert_eq!(store.index_pending().unwrap(), 1);
     let bodies = index_structure(&store, "search_bodies");
     let titles = index_structure(&store, "search_titles");
     let tags = index_structure(&store, "search_tags");
@@ -527,6 +529,7 @@ fn an_answers_save_rewrites_the_title_index_only_and_an_edit_of_the_body_the_bod
 
     // A tag already in use: no index changes but the title's.
     let other = capture(&mut store, "the roof leaks", t0());
+    store.index_pending().unwrap();
     let (bodies, tags) = (
         index_structure(&store, "search_bodies"),
         index_structure(&store, "search_tags"),

@@ -193,6 +193,11 @@ impl RepositoryActor {
             // the same, as a single capture's would be.
             let _ = capture.answer.send(result);
         }
+        // The search entries of the notes captured so far, once a batch of them waits
+        // (`storage/store/search_index.rs`): after the answers, so no capture waits.
+        if let Some(store) = self.store.as_ref() {
+            store.index_if_behind();
+        }
         all_stored
     }
 

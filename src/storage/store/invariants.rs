@@ -46,8 +46,17 @@ impl Store {
                  LEFT JOIN note_search_keys k ON k.note_id = n.id
                  LEFT JOIN search_titles st ON st.rowid = k.key
                  LEFT JOIN search_bodies sb ON sb.rowid = k.key
-                 WHERE st.rowid IS NULL OR sb.rowid IS NULL OR sb.body IS NOT n.body
-                    OR st.title IS NOT coalesce(n.title, '')",
+                 WHERE k.key IS NULL
+                    OR (k.key NOT IN (SELECT key FROM search_pending)
+                        AND (st.rowid IS NULL OR sb.rowid IS NULL OR sb.body IS NOT n.body
+                             OR st.title IS NOT coalesce(n.title, '')))",
+            ),
+            (
+                "notes waiting for search entries they have, or that are gone",
+                "SELECT COUNT(*) FROM search_pending p
+                 WHERE p.key NOT IN (SELECT key FROM note_search_keys)
+                    OR EXISTS (SELECT 1 FROM search_titles WHERE rowid = p.key)
+                    OR EXISTS (SELECT 1 FROM search_bodies WHERE rowid = p.key)",
             ),
             (
                 "tags whose search entry is missing or stale",
@@ -73,6 +82,7 @@ impl Store {
             (
                 "search entries without a note",
                 "SELECT (SELECT COUNT(*) FROM search_titles) + (SELECT COUNT(*) FROM search_bodies)
+                        + 2 * (SELECT COUNT(*) FROM search_pending)
                         + (SELECT COUNT(*) FROM note_search_keys) - 3 * (SELECT COUNT(*) FROM notes)",
             ),
             (

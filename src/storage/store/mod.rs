@@ -50,6 +50,7 @@ mod notes;
 mod queue;
 mod reminders;
 mod search;
+mod search_index;
 mod tag_rename;
 mod tags;
 mod transfer;
@@ -68,6 +69,7 @@ pub use queue::{
     Job, ALL_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
 };
 pub use reminders::{ReviewFacts, PENDING_LIMIT as REMINDERS_PER_LOOK};
+pub use search_index::INDEX_BATCH;
 pub use tag_rename::{renamed_tags, RenameProgress, TagRename, RENAME_SLICE_NOTES};
 pub use transfer::Imported;
 pub use trash::Changed;

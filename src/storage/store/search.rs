@@ -1,4 +1,5 @@
-//! Full-text search over the notes (the FTS5 tables of migration 0006): the ranked
+//! Full-text search over the notes (the FTS5 tables of migration 0006, each search
+//! first writing the entries of the notes captured since the last: `search_index.rs`): the ranked
 //! query, its filters (shared with lists), and each hit's snippet; a question's words
 //! searched each alone in one read; and the semantic half of a hybrid search held to
 //! the same filters inside the vector index's scan. What a query's
@@ -67,6 +68,7 @@ impl Store {
         filter: &ListFilter,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<SearchHit>> {
+        self.index_before_reading();
         let limit = filter.effective_limit() as usize;
         let (mut notes, left_out) = self.run_search(query, filter, now, Some(CANDIDATES))?;
         if search::needs_exact_run(notes.len(), limit, left_out) {
@@ -90,6 +92,7 @@ impl Store {
         filter: &ListFilter,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<Vec<SearchHit>>> {
+        self.index_before_reading();
         let read = self.conn.unchecked_transaction()?;
         let found = queries
             .iter()
@@ -224,6 +227,7 @@ impl Store {
         now: DateTime<Utc>,
         candidates: Option<u32>,
     ) -> StoreResult<(String, Vec<Value>)> {
+        self.index_before_reading();
         let (sql, args, _) = self.plan_search(query, filter, now, candidates)?;
         Ok((sql, args))
     }

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::params;
 
+use super::search_index;
 use super::tags::to_json;
 use super::{Store, StoreResult};
 use crate::api::changes::ChangeKind;
@@ -80,6 +81,9 @@ impl Store {
                     ..note.clone()
                 });
             }
+            // Searchable when the import returns, as before: a thousand notes' entries
+            // in one batch cost the import little, and no search pays for them.
+            search_index::write_entries(tx)?;
             Ok(imported)
         })
     }

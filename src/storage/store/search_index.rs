@@ -1,0 +1,98 @@
+//! The search index written behind the captures (migration 0015): a new note's key
+//! waits in `search_pending`, and its FTS5 rows (`search_titles`, `search_bodies`) are
+//! written for every pending note at once, by [`Store::index_pending`].
+//!
+//! Why: written in the capture's own transaction, each group commit flushed a new
+//! FTS5 segment of each index and FTS5 then merged those tiny segments, about 40 % of
+//! the repository's work per capture (docs/PERFORMANCE.md, "Capture"). In batches, a
+//! note's entries cost a few microseconds.
+//!
+//! When: before anything reads the index (each search asks first, so a search never
+//! misses a note captured before it), when [`INDEX_BATCH`] notes wait (after the
+//! capture that reached it has been answered), and inside an import's own transaction.
+//! A note edited while pending changes nothing in the index (its rows are not there
+//! yet: the batch reads the note as it is then); one deleted takes its pending row with
+//! it (migration 0015's trigger). The batch is an ordinary durable transaction: on a
+//! crash its notes are simply still pending.
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use super::{Store, StoreResult};
+
+/// How many notes may wait before a capture's handler writes their entries: a batch
+/// of this many takes a few milliseconds and one fsync, paid once per that many notes,
+/// and bounds what a search may have to write first.
+pub const INDEX_BATCH: u64 = 256;
+
+impl Store {
+    /// Writes the search entries of every pending note; how many there were. Inside a
+    /// transaction (a search's read, an import), in it; otherwise in one of its own.
+    pub fn index_pending(&self) -> StoreResult<u64> {
+        if self.search_pending()? == 0 {
+            return Ok(0);
+        }
+        if !self.conn.is_autocommit() {
+            return write_entries(&self.conn);
+        }
+        self.check_file()?;
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        let written = write_entries(&tx)?;
+        tx.commit()?;
+        Ok(written)
+    }
+
+    /// How many notes wait for their search entries.
+    pub fn search_pending(&self) -> StoreResult<u64> {
+        let pending: i64 = self
+            .conn
+            .prepare_cached("SELECT COUNT(*) FROM search_pending")?
+            .query_row([], |r| r.get(0))?;
+        Ok(u64::try_from(pending).unwrap_or(0))
+    }
+
+    /// [`Store::index_pending`] before a read of the index. A failure (a full disk) is
+    /// logged and the search goes on without the notes still pending: better than no
+    /// answer.
+    pub(super) fn index_before_reading(&self) {
+        if let Err(e) = self.index_pending() {
+            tracing::warn!(error = %e, "cannot write the search index; searching without the newest notes");
+        }
+    }
+
+    /// [`Store::index_pending`] once [`INDEX_BATCH`] notes wait. A failure leaves them
+    /// pending (the next search writes them): the notes themselves are stored.
+    pub fn index_if_behind(&self) {
+        let behind = match self.search_pending() {
+            Ok(pending) => pending >= INDEX_BATCH,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot count the notes waiting for the search index");
+                false
+            }
+        };
+        if behind {
+            if let Err(e) = self.index_pending() {
+                tracing::warn!(error = %e, "cannot write the search index; the next search will");
+            }
+        }
+    }
+}
+
+/// The FTS5 rows of every pending note, as the note is now; the pending rows cleared.
+pub(super) fn write_entries(conn: &Connection) -> StoreResult<u64> {
+    conn.prepare_cached(
+        "INSERT INTO search_titles (rowid, title)
+         SELECT p.key, coalesce(n.title, '') FROM search_pending p
+         JOIN note_search_keys k ON k.key = p.key JOIN notes n ON n.id = k.note_id",
+    )?
+    .execute([])?;
+    conn.prepare_cached(
+        "INSERT INTO search_bodies (rowid, body)
+         SELECT p.key, n.body FROM search_pending p
+         JOIN note_search_keys k ON k.key = p.key JOIN notes n ON n.id = k.note_id",
+    )?
+    .execute([])?;
+    let cleared = conn
+        .prepare_cached("DELETE FROM search_pending")?
+        .execute([])?;
+    Ok(cleared as u64)
+}

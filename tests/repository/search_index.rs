@@ -1,0 +1,98 @@
+//! The search index written behind the captures (`src/storage/store/search_index.rs`,
+//! migration 0015): a captured note waits for its entries, a search writes them first
+//! so it never misses the note, an edit or a deletion while it waits is followed, a
+//! batch is written once enough notes wait, an import is searchable when it returns,
+//! and the waiting notes survive a restart.
+
+use inkling::domain::ListFilter;
+use inkling::storage::{Store, INDEX_BATCH};
+
+use crate::{assert_invariants, capture, edit, store, t0, tagged_notes, EXPIRY_DAYS};
+
+fn found(store: &Store, text: &str) -> Vec<String> {
+    let query = inkling::storage::SearchQuery::parse(text).unwrap();
+    store
+        .search(&query, &ListFilter::default(), t0())
+        .unwrap()
+        .into_iter()
+        .map(|hit| hit.note.id)
+        .collect()
+}
+
+#[test]
+fn a_note_captured_waits_for_its_entries_and_the_next_search_writes_them_first() {
+    let mut store = store();
+    let id = capture(&mut store, "the plumber comes on friday", t0());
+    assert_eq!(store.search_pending().unwrap(), 1);
+    assert_invariants(&store);
+    assert_eq!(found(&store, "plumber"), std::slice::from_ref(&id));
+    assert_eq!(store.search_pending().unwrap(), 0, "written by the search");
+    // Nothing waits: a search writes nothing.
+    assert_eq!(store.index_pending().unwrap(), 0);
+    assert_eq!(found(&store, "friday"), [id]);
+    assert_invariants(&store);
+}
+
+#[test]
+fn a_note_edited_or_deleted_while_it_waits_is_found_as_it_is_then() {
+    let mut store = store();
+    let edited = capture(&mut store, "buy oat milk", t0());
+    let deleted = capture(&mut store, "oat cakes recipe", t0());
+    store
+        .edit(
+            &edited,
+            &edit(Some("buy soy milk"), Some("Shopping"), None),
+            t0(),
+        )
+        .unwrap();
+    store.trash(&deleted, t0()).unwrap();
+    store.delete_forever(&deleted, t0()).unwrap();
+    assert_eq!(
+        store.search_pending().unwrap(),
+        1,
+        "the deleted note's went with it"
+    );
+    assert_invariants(&store);
+    assert!(
+        found(&store, "oat").is_empty(),
+        "its old words are not in the index"
+    );
+    assert_eq!(found(&store, "soy"), std::slice::from_ref(&edited));
+    assert_eq!(found(&store, "shopping"), [edited], "its title too");
+    assert_invariants(&store);
+}
+
+#[test]
+fn a_batch_is_written_once_enough_notes_wait_and_not_before() {
+    let mut store = store();
+    for i in 0..INDEX_BATCH - 1 {
+        capture(&mut store, &format!("note number {i}"), t0());
+    }
+    store.index_if_behind();
+    assert_eq!(store.search_pending().unwrap(), INDEX_BATCH - 1);
+    capture(&mut store, "the last of the batch", t0());
+    store.index_if_behind();
+    assert_eq!(store.search_pending().unwrap(), 0);
+    assert_invariants(&store);
+}
+
+#[test]
+fn an_import_is_searchable_when_it_returns() {
+    let mut store = store();
+    tagged_notes(&mut store, 50, &["garden"]);
+    assert_eq!(store.search_pending().unwrap(), 0);
+    assert_invariants(&store);
+}
+
+#[test]
+fn notes_waiting_for_their_entries_are_still_waiting_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let mut store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let id = capture(&mut store, "the dentist on tuesday", t0());
+    drop(store);
+    let store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    assert_eq!(store.search_pending().unwrap(), 1);
+    assert_eq!(found(&store, "dentist"), [id]);
+    assert_invariants(&store);
+}
