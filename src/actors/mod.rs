@@ -26,6 +26,7 @@ pub mod mailbox_stats;
 pub mod model_pull;
 pub mod provider_monitor;
 pub mod repository;
+pub mod search_indexer;
 pub mod telemetry;
 pub mod transcriber;
 pub mod usage_log;

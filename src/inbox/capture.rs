@@ -5,6 +5,7 @@
 use super::Inbox;
 use crate::actors::ai_worker::Enqueue;
 use crate::actors::repository::CommitCaptures;
+use crate::actors::search_indexer::NotesCaptured;
 use crate::actors::telemetry::Emit;
 use crate::domain::{Note, NoteBody, NoteKind};
 use crate::storage::{StoreError, StoreResult};
@@ -25,6 +26,7 @@ impl Inbox {
             // the others join it (`actors::repository::group_commit`).
             self.repository
                 .do_send(CommitCaptures::new(self.captures.clone()));
+            self.indexer.do_send(NotesCaptured);
         }
         // The note's answer comes when the commit that holds it is on the disk. A
         // dropped answer: the repository stopped while storing it.

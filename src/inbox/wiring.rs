@@ -8,6 +8,7 @@ use actix::MailboxError;
 use crate::actors::ai_worker::AiWorkerActor;
 use crate::actors::mailbox::Mailbox;
 use crate::actors::repository::{Captures, RepositoryActor};
+use crate::actors::search_indexer::SearchIndexer;
 use crate::actors::telemetry::TelemetryActor;
 use crate::actors::transcriber::TranscriberActor;
 use crate::clock::{ConfirmedClock, SharedClock};
@@ -21,6 +22,9 @@ pub struct Inbox {
     pub(super) repository: Mailbox<RepositoryActor>,
     /// Captures waiting for the repository's next commit (shared by the clones).
     pub(super) captures: Captures,
+    /// Told of each commit of captures asked for: it writes their search entries once
+    /// captures pause.
+    pub(super) indexer: Mailbox<SearchIndexer>,
     pub(super) worker: Mailbox<AiWorkerActor>,
     /// The voice notes' worker, when voice notes are on.
     pub(super) transcriber: Option<Mailbox<TranscriberActor>>,
@@ -39,6 +43,7 @@ pub struct Inbox {
 /// What an `Inbox` is made of.
 pub struct InboxWiring {
     pub repository: Mailbox<RepositoryActor>,
+    pub indexer: Mailbox<SearchIndexer>,
     pub worker: Mailbox<AiWorkerActor>,
     pub transcriber: Option<Mailbox<TranscriberActor>>,
     pub telemetry: Mailbox<TelemetryActor>,
@@ -57,6 +62,7 @@ impl Inbox {
             ),
             repository: wiring.repository,
             captures: Captures::default(),
+            indexer: wiring.indexer,
             worker: wiring.worker,
             transcriber: wiring.transcriber,
             telemetry: wiring.telemetry,

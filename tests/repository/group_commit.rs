@@ -4,6 +4,7 @@
 //! and a commit that fails stores none of its notes.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use actix::prelude::*;
 use inkling::actors::hub::{Hub, Subscribe};
@@ -313,4 +314,55 @@ async fn once_a_batch_of_notes_waits_for_search_entries_the_commit_s_handler_wri
         running.count("SELECT count(*) FROM search_bodies"),
         batch as i64
     );
+}
+
+/// The search entries of captured notes are written once captures pause
+/// (`src/actors/search_indexer.rs`): not while they keep coming, then at once.
+#[actix_rt::test]
+async fn the_indexer_writes_the_search_entries_once_captures_pause_and_not_before() {
+    use inkling::actors::repository::CountDue;
+    use inkling::actors::search_indexer::{NotesCaptured, SearchIndexer, PAUSE};
+    let running = Running::start("").await;
+    let captures = Captures::default();
+    let answers = queue_all(&captures, ["one", "two", "three"]);
+    running
+        .repository
+        .send(CommitCaptures::new(captures.clone()))
+        .await
+        .unwrap();
+    for queued in answers {
+        queued.answered.await.unwrap().unwrap();
+    }
+    let pending = || running.count("SELECT count(*) FROM search_pending");
+    assert_eq!(pending(), 3);
+    // A round trip through the repository: whatever the indexer sent it is handled.
+    let barrier = || async {
+        let until = chrono::Utc::now();
+        running
+            .repository
+            .send(CountDue { until })
+            .await
+            .unwrap()
+            .unwrap();
+    };
+
+    tokio::time::pause();
+    let indexer = SearchIndexer::new(Mailbox::from(running.repository.clone())).start();
+    indexer.send(NotesCaptured).await.unwrap();
+    tokio::time::advance(PAUSE / 2).await;
+    indexer.send(NotesCaptured).await.unwrap();
+    // The first pause is over, but a capture came in it: it waits one more.
+    tokio::time::advance(PAUSE / 2 + Duration::from_millis(1)).await;
+    indexer.send(NotesCaptured).await.unwrap();
+    barrier().await;
+    assert_eq!(pending(), 3, "captures still coming");
+    tokio::time::advance(PAUSE).await;
+    tokio::time::advance(PAUSE + Duration::from_millis(1)).await;
+    let mut looks = 0;
+    while pending() != 0 {
+        looks += 1;
+        assert!(looks < 100, "the entries were never written");
+        tokio::task::yield_now().await;
+        barrier().await;
+    }
 }

@@ -394,6 +394,12 @@ pub struct ListReminders {
     pub limit: u32,
 }
 
+/// Writes the search entries of the notes waiting for them (`Store::index_pending`):
+/// sent by the `SearchIndexer` once captures pause; replies how many there were.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<u64>")]
+pub struct IndexPending;
+
 /// How many reminders not done there are up to a time (`Store::due_count`).
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<u64>")]

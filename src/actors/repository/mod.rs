@@ -380,6 +380,7 @@ handle_with_store!(ListReminders => Vec<Note>, |store, msg| {
     store.reminders_until(msg.until, msg.limit)
 });
 handle_with_store!(CountDue => u64, |store, msg| store.due_count(msg.until));
+handle_with_store!(IndexPending => u64, |store, _msg| store.index_pending());
 handle_with_store!(GetPendingReminders => Vec<Pending>, |store, msg| {
     store.pending_reminders(msg.now)
 });

@@ -7,9 +7,11 @@
 //! the repository's work per capture (docs/PERFORMANCE.md, "Capture"). In batches, a
 //! note's entries cost a few microseconds.
 //!
-//! When: before anything reads the index (each search asks first, so a search never
-//! misses a note captured before it), when [`INDEX_BATCH`] notes wait (after the
-//! capture that reached it has been answered), and inside an import's own transaction.
+//! When: once captures pause for half a second (`actors::search_indexer`, so a search
+//! rarely has any to write), before anything reads the index (each search asks first,
+//! so a search never misses a note captured before it), when [`INDEX_BATCH`] notes wait
+//! (after the capture that reached it has been answered), and inside an import's own
+//! transaction.
 //! A note edited while pending changes nothing in the index (its rows are not there
 //! yet: the batch reads the note as it is then); one deleted takes its pending row with
 //! it (migration 0015's trigger). The batch is an ordinary durable transaction: on a

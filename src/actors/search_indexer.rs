@@ -1,0 +1,105 @@
+//! `SearchIndexer`: writes the search entries of new notes once captures pause.
+//!
+//! A captured note's search entries are written behind its capture, in batches
+//! (`storage/store/search_index.rs`): by the commit's handler once 256 notes wait, and
+//! by any search before it reads the index. Left at that, the first search after a
+//! burst of captures would write them, and the FTS5 merge that may come with them
+//! (tens of milliseconds at 100,000 notes). So the inbox tells this actor when it
+//! asks for a commit, and once no capture has come for a [`PAUSE`], the actor asks the
+//! repository to write what waits (`IndexPending`): a search then rarely has anything
+//! to write.
+//!
+//! Its one timer (`run_later`) is armed only while notes may wait: a service with no
+//! captures wakes for nothing. Under steady captures it wakes every [`PAUSE`] and
+//! finds them still coming; the batch rule writes the entries meanwhile.
+
+use std::time::Duration;
+
+use actix::prelude::*;
+
+use super::handling;
+use super::mailbox::Mailbox;
+use super::repository::{IndexPending, RepositoryActor};
+
+/// How long without a capture counts as a pause.
+pub const PAUSE: Duration = Duration::from_millis(500);
+
+/// What the timer does when it fires: write the entries if no capture came since it
+/// was armed, or wait one more pause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    Write,
+    WaitAgain,
+}
+
+/// The timer's rule, a plain function: captures since the timer was armed mean the
+/// pause has not come yet.
+pub fn on_tick(captured_since_armed: bool) -> Tick {
+    if captured_since_armed {
+        Tick::WaitAgain
+    } else {
+        Tick::Write
+    }
+}
+
+pub struct SearchIndexer {
+    repository: Mailbox<RepositoryActor>,
+    /// A capture came since the timer was armed.
+    captured: bool,
+    timer: Option<SpawnHandle>,
+}
+
+impl SearchIndexer {
+    pub fn new(repository: Mailbox<RepositoryActor>) -> Self {
+        SearchIndexer {
+            repository,
+            captured: false,
+            timer: None,
+        }
+    }
+
+    fn arm(&mut self, ctx: &mut Context<Self>) {
+        self.captured = false;
+        self.timer = Some(ctx.run_later(PAUSE, |act, ctx| {
+            act.timer = None;
+            match on_tick(act.captured) {
+                Tick::WaitAgain => act.arm(ctx),
+                Tick::Write => act.repository.do_send(IndexPending),
+            }
+        }));
+    }
+}
+
+impl Actor for SearchIndexer {
+    type Context = Context<Self>;
+}
+
+/// The inbox asked the repository for a commit of captures: notes may wait for their
+/// search entries.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct NotesCaptured;
+
+impl Handler<NotesCaptured> for SearchIndexer {
+    type Result = ();
+
+    fn handle(&mut self, _: NotesCaptured, ctx: &mut Context<Self>) {
+        let _handled = handling!("NotesCaptured");
+        if self.timer.is_some() {
+            self.captured = true;
+        } else {
+            self.arm(ctx);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pause_writes_and_a_capture_in_it_waits_one_more() {
+        assert_eq!(on_tick(false), Tick::Write);
+        assert_eq!(on_tick(true), Tick::WaitAgain);
+    }
+}
