@@ -15,7 +15,7 @@ use crate::actors::mailbox::Mailbox;
 use crate::actors::model_pull::{models_to_pull, ModelPullActor};
 use crate::actors::provider_monitor::ProviderMonitorActor;
 use crate::actors::repository::RepositoryActor;
-use crate::actors::search_indexer::SearchIndexer;
+use crate::actors::search_indexer::{NotesCaptured, SearchIndexer};
 use crate::actors::telemetry::TelemetryActor;
 use crate::actors::transcriber::core::TranscriberRules;
 use crate::actors::transcriber::{TranscriberActor, TranscriberWiring};
@@ -129,7 +129,10 @@ impl Services {
         });
         hub.do_send(Subscribe(worker.recipient::<ProviderStatusChanged>()));
         hub.do_send(Subscribe(telemetry.recipient::<JobFailed>()));
-        let indexer = Mailbox::from(SearchIndexer::new(repository.clone()).start());
+        let indexer = Mailbox::from(SearchIndexer::new(repository.recipient()).start());
+        // The notes a last run left without their search entries are written once the
+        // check at start allows writes.
+        indexer.do_send(NotesCaptured);
         let inbox = Inbox::new(InboxWiring {
             repository: repository.clone(),
             indexer,

@@ -5,9 +5,10 @@
 //! by any search before it reads the index. Left at that, the first search after a
 //! burst of captures would write them, and the FTS5 merge that may come with them
 //! (tens of milliseconds at 100,000 notes). So the inbox tells this actor when it
-//! asks for a commit, and once no capture has come for a [`PAUSE`], the actor asks the
-//! repository to write what waits (`IndexPending`): a search then rarely has anything
-//! to write.
+//! asks for a commit of captures or stores a voice note, start-up tells it once (for
+//! the notes a last run left pending), and 0.5–1 s after the last time it was told
+//! (the timer runs in steps of a [`PAUSE`]), the actor asks the repository to write
+//! what waits (`IndexPending`): a search then rarely has anything to write.
 //!
 //! Its one timer (`run_later`) is armed only while notes may wait: a service with no
 //! captures wakes for nothing. Under steady captures it wakes every [`PAUSE`] and
@@ -18,8 +19,8 @@ use std::time::Duration;
 use actix::prelude::*;
 
 use super::handling;
-use super::mailbox::Mailbox;
-use super::repository::{IndexPending, RepositoryActor};
+use super::mailbox::Subscriber;
+use super::repository::IndexPending;
 
 /// How long without a capture counts as a pause.
 pub const PAUSE: Duration = Duration::from_millis(500);
@@ -43,14 +44,15 @@ pub fn on_tick(captured_since_armed: bool) -> Tick {
 }
 
 pub struct SearchIndexer {
-    repository: Mailbox<RepositoryActor>,
+    /// The repository (a test's stand-in in the tests).
+    repository: Subscriber<IndexPending>,
     /// A capture came since the timer was armed.
     captured: bool,
     timer: Option<SpawnHandle>,
 }
 
 impl SearchIndexer {
-    pub fn new(repository: Mailbox<RepositoryActor>) -> Self {
+    pub fn new(repository: Subscriber<IndexPending>) -> Self {
         SearchIndexer {
             repository,
             captured: false,

@@ -5,6 +5,7 @@
 
 use super::{unavailable, Inbox};
 use crate::actors::repository::CaptureVoice;
+use crate::actors::search_indexer::NotesCaptured;
 use crate::actors::telemetry::Emit;
 use crate::actors::transcriber::{ReloadVoiceJobs, TranscribeVoiceNote};
 use crate::api::voice::{AudioFormat, HOW_TO_TURN_ON};
@@ -26,6 +27,7 @@ impl Inbox {
             .send(CaptureVoice { audio, format, now })
             .await
             .map_err(unavailable)??;
+        self.indexer.do_send(NotesCaptured);
         self.telemetry
             .do_send(Emit(UsageEvent::NoteCaptured(NoFields {})));
         transcriber.do_send(TranscribeVoiceNote {

@@ -4,12 +4,11 @@
 //! and a commit that fails stores none of its notes.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use actix::prelude::*;
 use inkling::actors::hub::{Hub, Subscribe};
 use inkling::actors::mailbox::Mailbox;
-use inkling::actors::repository::{Captures, CommitCaptures, RepositoryActor};
+use inkling::actors::repository::{Captures, CommitCaptures, IndexPending, RepositoryActor};
 use inkling::events::{CountsChanged, NoteChanged};
 use inkling::storage::{NoteCounts, Store};
 
@@ -191,7 +190,7 @@ async fn a_failed_commit_fails_every_capture_in_it_and_leaves_nothing_half_writt
             "every capture refused"
         );
     }
-    for table in ["notes", "pending_jobs", "note_changes", "search_bodies"] {
+    for table in ["notes", "pending_jobs", "note_changes", "search_pending"] {
         assert_eq!(
             running.count(&format!("SELECT count(*) FROM {table}")),
             0,
@@ -316,53 +315,73 @@ async fn once_a_batch_of_notes_waits_for_search_entries_the_commit_s_handler_wri
     );
 }
 
-/// The search entries of captured notes are written once captures pause
-/// (`src/actors/search_indexer.rs`): not while they keep coming, then at once.
-#[actix_rt::test]
-async fn the_indexer_writes_the_search_entries_once_captures_pause_and_not_before() {
-    use inkling::actors::repository::CountDue;
-    use inkling::actors::search_indexer::{NotesCaptured, SearchIndexer, PAUSE};
-    let running = Running::start("").await;
-    let captures = Captures::default();
-    let answers = queue_all(&captures, ["one", "two", "three"]);
-    running
-        .repository
-        .send(CommitCaptures::new(captures.clone()))
-        .await
-        .unwrap();
-    for queued in answers {
-        queued.answered.await.unwrap().unwrap();
-    }
-    let pending = || running.count("SELECT count(*) FROM search_pending");
-    assert_eq!(pending(), 3);
-    // A round trip through the repository: whatever the indexer sent it is handled.
-    let barrier = || async {
-        let until = chrono::Utc::now();
-        running
-            .repository
-            .send(CountDue { until })
-            .await
-            .unwrap()
-            .unwrap();
-    };
+/// Stands in for the repository: counts the `IndexPending` it is sent. On the test's
+/// own runtime, so a round trip through it leaves no moment where tokio's paused clock
+/// would jump ahead by itself.
+#[derive(Default)]
+struct Asked(usize);
 
-    tokio::time::pause();
-    let indexer = SearchIndexer::new(Mailbox::from(running.repository.clone())).start();
-    indexer.send(NotesCaptured).await.unwrap();
-    tokio::time::advance(PAUSE / 2).await;
-    indexer.send(NotesCaptured).await.unwrap();
-    // The first pause is over, but a capture came in it: it waits one more.
-    tokio::time::advance(PAUSE / 2 + Duration::from_millis(1)).await;
-    indexer.send(NotesCaptured).await.unwrap();
-    barrier().await;
-    assert_eq!(pending(), 3, "captures still coming");
-    tokio::time::advance(PAUSE).await;
-    tokio::time::advance(PAUSE + Duration::from_millis(1)).await;
-    let mut looks = 0;
-    while pending() != 0 {
-        looks += 1;
-        assert!(looks < 100, "the entries were never written");
-        tokio::task::yield_now().await;
-        barrier().await;
+impl Actor for Asked {
+    type Context = Context<Self>;
+}
+
+impl Handler<IndexPending> for Asked {
+    type Result = inkling::storage::StoreResult<u64>;
+    fn handle(&mut self, _: IndexPending, _: &mut Context<Self>) -> Self::Result {
+        self.0 += 1;
+        Ok(0)
     }
+}
+
+#[derive(Message)]
+#[rtype(result = "usize")]
+struct HowMany;
+
+impl Handler<HowMany> for Asked {
+    type Result = usize;
+    fn handle(&mut self, _: HowMany, _: &mut Context<Self>) -> usize {
+        self.0
+    }
+}
+
+/// The search entries of captured notes are asked for once captures pause
+/// (`src/actors/search_indexer.rs`): not while they keep coming, then once, and the
+/// indexer then sleeps until told again.
+#[actix_rt::test]
+async fn the_indexer_asks_for_the_search_entries_once_captures_pause_and_then_sleeps() {
+    use inkling::actors::mailbox::Subscriber;
+    use inkling::actors::search_indexer::{NotesCaptured, SearchIndexer, PAUSE};
+    tokio::time::pause();
+    let asked = Asked::default().start();
+    let indexer = SearchIndexer::new(Subscriber::short_lived(asked.clone().recipient())).start();
+    // A round trip through the indexer, then through the stand-in: whatever the
+    // indexer's timer sent by then has been counted.
+    let how_many = || async {
+        tokio::task::yield_now().await;
+        asked.send(HowMany).await.unwrap()
+    };
+    let step = PAUSE / 4;
+    // Told every quarter pause for two pauses: it waits.
+    for _ in 0..8 {
+        indexer.send(NotesCaptured).await.unwrap();
+        tokio::time::advance(step).await;
+        assert_eq!(how_many().await, 0, "captures still coming");
+    }
+    // Then quiet: asked once, within two pauses of the last.
+    for _ in 0..8 {
+        tokio::time::advance(step).await;
+        how_many().await;
+    }
+    assert_eq!(how_many().await, 1);
+    // And nothing more while nothing comes: no timer left.
+    for _ in 0..80 {
+        tokio::time::advance(step).await;
+        assert_eq!(how_many().await, 1, "asleep");
+    }
+    indexer.send(NotesCaptured).await.unwrap();
+    for _ in 0..8 {
+        tokio::time::advance(step).await;
+        how_many().await;
+    }
+    assert_eq!(how_many().await, 2, "told again");
 }

@@ -77,7 +77,7 @@ fn a_batch_is_written_once_enough_notes_wait_and_not_before() {
 }
 
 #[test]
-fn an_import_is_searchable_when_it_returns() {
+fn an_import_writes_its_notes_search_entries_before_it_returns() {
     let mut store = store();
     tagged_notes(&mut store, 50, &["garden"]);
     assert_eq!(store.search_pending().unwrap(), 0);

@@ -7,10 +7,12 @@
 //! the repository's work per capture (docs/PERFORMANCE.md, "Capture"). In batches, a
 //! note's entries cost a few microseconds.
 //!
-//! When: once captures pause for half a second (`actors::search_indexer`, so a search
-//! rarely has any to write), before anything reads the index (each search asks first,
-//! so a search never misses a note captured before it), when [`INDEX_BATCH`] notes wait
-//! (after the capture that reached it has been answered), and inside an import's own
+//! When: 0.5–1 s after captures pause (`actors::search_indexer`, so a search rarely
+//! has any to write; also told at start, for the notes a last run left pending), before
+//! anything reads the index (each search asks first, so a search never misses a note
+//! captured before it, unless that write fails: then it searches without them), when
+//! [`INDEX_BATCH`] notes wait (after the captures of the commit that reached it have
+//! been answered: the next commit waits for it), and inside an import's own
 //! transaction.
 //! A note edited while pending changes nothing in the index (its rows are not there
 //! yet: the batch reads the note as it is then); one deleted takes its pending row with
@@ -19,22 +21,21 @@
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-use super::{Store, StoreResult};
+use super::{Store, StoreResult, Verdict};
 
-/// How many notes may wait before a capture's handler writes their entries: a batch
-/// of this many takes a few milliseconds and one fsync, paid once per that many notes,
-/// and bounds what a search may have to write first.
+/// How many notes may wait before a commit's handler writes their entries: a batch of
+/// this many takes a few milliseconds and one fsync, paid once per that many notes
+/// (the captures then arriving wait for it; capture's p99 in docs/PERFORMANCE.md
+/// includes them), and bounds what a search may have to write first.
 pub const INDEX_BATCH: u64 = 256;
 
 impl Store {
-    /// Writes the search entries of every pending note; how many there were. Inside a
-    /// transaction (a search's read, an import), in it; otherwise in one of its own.
+    /// Writes the search entries of every pending note, in a transaction of its own;
+    /// how many there were. Inside another transaction it writes nothing: its callers
+    /// write first (a question's searches, before their read) or in it (an import).
     pub fn index_pending(&self) -> StoreResult<u64> {
-        if self.search_pending()? == 0 {
+        if !self.conn.is_autocommit() || self.search_pending()? == 0 {
             return Ok(0);
-        }
-        if !self.conn.is_autocommit() {
-            return write_entries(&self.conn);
         }
         self.check_file()?;
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
@@ -54,8 +55,14 @@ impl Store {
 
     /// [`Store::index_pending`] before a read of the index. A failure (a full disk) is
     /// logged and the search goes on without the notes still pending: better than no
-    /// answer.
+    /// answer. So does a search while the check at start is still reading the file:
+    /// reads go ahead of it, writes wait for it (`integrity.rs`), and the notes left
+    /// pending by the last run are written once it is done (the `SearchIndexer` is
+    /// told at start).
     pub(super) fn index_before_reading(&self) {
+        if self.integrity().now() == Verdict::Checking {
+            return;
+        }
         if let Err(e) = self.index_pending() {
             tracing::warn!(error = %e, "cannot write the search index; searching without the newest notes");
         }
@@ -80,6 +87,7 @@ impl Store {
 }
 
 /// The FTS5 rows of every pending note, as the note is now; the pending rows cleared.
+/// Inside the caller's transaction (an import's; [`Store::index_pending`]'s own).
 pub(super) fn write_entries(conn: &Connection) -> StoreResult<u64> {
     conn.prepare_cached(
         "INSERT INTO search_titles (rowid, title)
