@@ -7,7 +7,8 @@ use inkling::storage::Store;
 
 use crate::{assert_invariants, capture, enriched, save_answer, store, t0, EXPIRY_DAYS};
 
-fn search(store: &Store, text: &str, filter: &ListFilter) -> Vec<String> {
+/// The ids a search for `text` finds, best first.
+pub(crate) fn search(store: &Store, text: &str, filter: &ListFilter) -> Vec<String> {
     let query = inkling::storage::SearchQuery::parse(text).unwrap();
     store
         .search(&query, filter, t0())

@@ -10,13 +10,7 @@ use inkling::storage::{Store, INDEX_BATCH};
 use crate::{assert_invariants, capture, edit, store, t0, tagged_notes, EXPIRY_DAYS};
 
 fn found(store: &Store, text: &str) -> Vec<String> {
-    let query = inkling::storage::SearchQuery::parse(text).unwrap();
-    store
-        .search(&query, &ListFilter::default(), t0())
-        .unwrap()
-        .into_iter()
-        .map(|hit| hit.note.id)
-        .collect()
+    crate::search::search(store, text, &ListFilter::default())
 }
 
 #[test]
