@@ -201,6 +201,9 @@ async fn the_models_text_is_isolated_in_the_page() {
         )
         .await;
     browser.type_into("#search", "invoice printer").await;
+    // The search's list drawn before anything is clicked in it: drawn later, it would
+    // replace the card the click below aims at.
+    browser.wait_visible("search-count").await;
     browser.click("#ask-button").await;
     browser
         .wait_until(
