@@ -2,8 +2,8 @@
 -- (docs/DESIGN.md, "Search"; issue #38 point 3).
 --
 -- Writing a note's two FTS5 rows inside its capture's transaction made every commit
--- flush a new segment of each index, and FTS5 then merged those tiny segments: about
--- 40 % of the repository's work per capture, measured. Now a new note's key goes into
+-- flush a new segment of each index, and FTS5 then merged those tiny segments: a
+-- quarter to a third of the repository's work per capture, measured. Now a new note's key goes into
 -- search_pending, and `Store::index_pending` writes the FTS5 rows of every pending note
 -- at once: before anything reads the index (a search is never missing a note captured
 -- before it), and whenever 256 notes wait. A note edited or deleted while pending

@@ -24,7 +24,7 @@ use crate::clock::{ConfirmedClock, SharedClock};
 use crate::configuration::Settings;
 use crate::events::{JobFailed, ProviderStatusChanged};
 use crate::inbox::{Inbox, InboxWiring};
-use crate::storage::{Store, StoreResult};
+use crate::storage::{Store, StoreResult, Verdict};
 
 /// The running actors, and the use cases over them.
 #[derive(Clone)]
@@ -60,6 +60,7 @@ impl Services {
     ) -> StoreResult<Self> {
         let jobs = store.all_jobs()?;
         let expiry = store.expiry();
+        let integrity = store.integrity();
         // Every timestamp and every purge goes by the confirmed clock: a wall clock
         // that jumps ahead neither dates notes in the future nor purges the trash.
         let confirmed = Arc::new(ConfirmedClock::new(clock, store.newest_time()?));
@@ -131,8 +132,14 @@ impl Services {
         hub.do_send(Subscribe(telemetry.recipient::<JobFailed>()));
         let indexer = Mailbox::from(SearchIndexer::new(repository.recipient()).start());
         // The notes a last run left without their search entries are written once the
-        // check at start allows writes.
-        indexer.do_send(NotesCaptured);
+        // check at start has decided: told before, the repository's thread would wait
+        // for the check in that write, and every read queued behind it.
+        let told = indexer.clone();
+        actix_rt::spawn(async move {
+            if integrity.decided().await == Verdict::Sound {
+                told.do_send(NotesCaptured);
+            }
+        });
         let inbox = Inbox::new(InboxWiring {
             repository: repository.clone(),
             indexer,

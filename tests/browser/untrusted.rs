@@ -201,9 +201,14 @@ async fn the_models_text_is_isolated_in_the_page() {
         )
         .await;
     browser.type_into("#search", "invoice printer").await;
-    // The search's list drawn before anything is clicked in it: drawn later, it would
-    // replace the card the click below aims at.
-    browser.wait_visible("search-count").await;
+    // The search's hits drawn (its words marked) before anything is clicked in the
+    // list: drawn later, they would replace the card the click below aims at.
+    browser
+        .wait_until(
+            "the search's hits",
+            "document.querySelector('#notes .note mark') !== null",
+        )
+        .await;
     browser.click("#ask-button").await;
     browser
         .wait_until(

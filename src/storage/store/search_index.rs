@@ -3,9 +3,9 @@
 //! written for every pending note at once, by [`Store::index_pending`].
 //!
 //! Why: written in the capture's own transaction, each group commit flushed a new
-//! FTS5 segment of each index and FTS5 then merged those tiny segments, about 40 % of
-//! the repository's work per capture (docs/PERFORMANCE.md, "Capture"). In batches, a
-//! note's entries cost a few microseconds.
+//! FTS5 segment of each index and FTS5 then merged those tiny segments, a quarter to a
+//! third of the repository's work per capture (docs/PERFORMANCE.md, "Capture";
+//! `benches/capture_parts.rs`). In batches that share is mostly gone.
 //!
 //! When: 0.5–1 s after captures pause (`actors::search_indexer`, so a search rarely
 //! has any to write; also told at start, for the notes a last run left pending), before
