@@ -2,7 +2,8 @@
 //! migration 0015): a captured note waits for its entries, a search writes them first
 //! so it never misses the note, an edit or a deletion while it waits is followed, a
 //! batch is written once enough notes wait, an import is searchable when it returns,
-//! and the waiting notes survive a restart.
+//! the waiting notes survive a restart, and a search while the check at start reads the
+//! file does not wait for it.
 
 use inkling::domain::ListFilter;
 use inkling::storage::{Store, INDEX_BATCH};
@@ -89,4 +90,37 @@ fn notes_waiting_for_their_entries_are_still_waiting_after_a_restart() {
     assert_eq!(store.search_pending().unwrap(), 1);
     assert_eq!(found(&store, "dentist"), [id]);
     assert_invariants(&store);
+}
+
+/// Reads go ahead of the check at start; a search is a read: while the check is still
+/// reading the file it searches without the notes left pending rather than wait (a
+/// write would), and writes them once the check has decided.
+#[test]
+fn a_search_while_the_check_at_start_reads_the_file_does_not_wait_for_it() {
+    use inkling::storage::{Integrity, Verdict};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let mut store = Store::open(&path, EXPIRY_DAYS).unwrap();
+    let id = capture(&mut store, "the dentist on tuesday", t0());
+    drop(store);
+    let integrity = Integrity::undecided();
+    let store = Store::open_checked(&path, EXPIRY_DAYS, integrity.clone()).unwrap();
+    // A search that waited for the check would wait for ever here (it is never decided
+    // while it runs): it runs on a thread of its own, and a minute without its answer
+    // fails the test instead of hanging it.
+    let (answer, answered) = std::sync::mpsc::channel();
+    let searching = std::thread::spawn(move || {
+        let hits = found(&store, "dentist");
+        answer.send(hits).unwrap();
+        store
+    });
+    let hits = answered
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the search waited for the check at start");
+    assert!(hits.is_empty(), "without the note still pending");
+    let store = searching.join().unwrap();
+    assert_eq!(store.search_pending().unwrap(), 1);
+    integrity.decide(Verdict::Sound);
+    assert_eq!(found(&store, "dentist"), [id]);
+    assert_eq!(store.search_pending().unwrap(), 0);
 }
