@@ -19,8 +19,11 @@ use crate::harness::{start, Browser, HELD_SESSION};
 use crate::other_user::{OtherUser, PYTHON};
 
 const SQUATTER: &str = r#"
-import http.server, json, sys
+import http.server, json, sys, threading
 port, report_port = int(sys.argv[1]), sys.argv[2]
+# One line per request: the server answers each on a thread of its own, and two
+# prints at once could run their lines together.
+said = threading.Lock()
 PAGE = """<!doctype html><title>squatted</title><script>
 navigator.serviceWorker.register('/sw.js')
   .then(() => navigator.serviceWorker.ready)
@@ -52,8 +55,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
     def heard(self, body):
-        print(json.dumps({"method": self.command, "path": self.path,
-                          "headers": dict(self.headers), "body": body}), flush=True)
+        line = json.dumps({"method": self.command, "path": self.path,
+                           "headers": dict(self.headers), "body": body})
+        with said:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
     def do_GET(self):
         self.heard("")
         if self.path.startswith("/session/proof"):
