@@ -137,5 +137,4 @@ pub fn matches(expected: &str, given: &str) -> bool {
 }
 
 #[cfg(test)]
-#[path = "api_token_tests.rs"]
 mod tests;

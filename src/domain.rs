@@ -364,5 +364,4 @@ impl WaitReason {
 }
 
 #[cfg(test)]
-#[path = "domain_tests.rs"]
 mod tests;

@@ -130,5 +130,4 @@ pub fn should_ask(
 }
 
 #[cfg(test)]
-#[path = "expiry_tests.rs"]
 mod tests;

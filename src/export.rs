@@ -481,5 +481,4 @@ pub fn file_name(note: &Note) -> String {
 }
 
 #[cfg(test)]
-#[path = "export_tests.rs"]
 mod tests;

@@ -80,5 +80,4 @@ pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
 }
 
 #[cfg(test)]
-#[path = "identity_tests.rs"]
 mod tests;

@@ -86,5 +86,4 @@ impl InstanceLock {
 }
 
 #[cfg(test)]
-#[path = "instance_tests.rs"]
 mod tests;

@@ -43,5 +43,4 @@ impl OpenCodes {
 }
 
 #[cfg(test)]
-#[path = "open_codes_tests.rs"]
 mod tests;

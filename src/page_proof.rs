@@ -110,5 +110,4 @@ impl Challenges {
 }
 
 #[cfg(test)]
-#[path = "page_proof_tests.rs"]
 mod tests;

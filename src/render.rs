@@ -201,5 +201,4 @@ pub fn set_task(body: &str, index: usize, done: bool) -> Result<Option<String>, 
 }
 
 #[cfg(test)]
-#[path = "render_tests.rs"]
 mod tests;

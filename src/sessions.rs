@@ -309,5 +309,4 @@ fn expired(session: &Session, now: DateTime<Utc>) -> bool {
 }
 
 #[cfg(test)]
-#[path = "sessions_tests.rs"]
 mod tests;

@@ -99,5 +99,4 @@ impl Vocabulary {
 }
 
 #[cfg(test)]
-#[path = "tags_tests.rs"]
 mod tests;

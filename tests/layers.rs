@@ -1,7 +1,7 @@
 //! The shape of `src/`, checked: which module may use which.
 //!
 //! Four rules, read from the paths in each file (comments and `#[cfg(test)]` modules,
-//! inline or in a `tests.rs`/`*_tests.rs` file, left out, since tests may reach
+//! inline or in a `tests.rs` file (or a `tests/` folder beside it), left out, since tests may reach
 //! anywhere):
 //!
 //! 1. **No circle between the top-level modules**, and every arrow points down the
@@ -139,13 +139,14 @@ fn code_of(path: &Path) -> String {
 }
 
 /// Every `.rs` file under `dir` but a module's tests in a file of their own
-/// (`tests.rs`, `*_tests.rs`): left out as an inline `#[cfg(test)]` module is.
+/// (`tests.rs`, and what its `tests/` folder holds): left out as an inline
+/// `#[cfg(test)]` module is.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).expect("read src") {
         let path = entry.expect("a directory entry").path();
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let is_tests = stem == "tests" || stem.ends_with("_tests");
-        if path.is_dir() {
+        let is_tests = stem == "tests";
+        if path.is_dir() && !is_tests {
             rust_files(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") && !is_tests {
             out.push(path);

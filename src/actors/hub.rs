@@ -139,5 +139,4 @@ hub_topic!(NoteSlow, note_slow);
 hub_topic!(RemindersDue, reminders_due);
 
 #[cfg(test)]
-#[path = "hub_tests.rs"]
 mod tests;

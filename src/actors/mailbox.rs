@@ -157,5 +157,4 @@ where
 }
 
 #[cfg(test)]
-#[path = "mailbox_tests.rs"]
 mod tests;

@@ -81,5 +81,4 @@ pub fn actor_name(module_path: &'static str) -> &'static str {
 }
 
 #[cfg(test)]
-#[path = "mailbox_stats_tests.rs"]
 mod tests;

@@ -229,5 +229,4 @@ impl Handler<ExportUsageLog> for TelemetryActor {
 }
 
 #[cfg(test)]
-#[path = "telemetry_tests.rs"]
 mod tests;

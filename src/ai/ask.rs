@@ -257,5 +257,4 @@ fn shares(costs: &[usize], room: usize) -> Vec<usize> {
 }
 
 #[cfg(test)]
-#[path = "ask_tests.rs"]
 mod tests;

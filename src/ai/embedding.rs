@@ -232,5 +232,4 @@ pub fn read_embeddings(
 }
 
 #[cfg(test)]
-#[path = "embedding_tests.rs"]
 mod tests;

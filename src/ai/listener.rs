@@ -165,5 +165,4 @@ pub fn judge(owners: &[Option<u32>], trust: &ListenerTrust) -> Verdict {
 }
 
 #[cfg(test)]
-#[path = "listener_tests.rs"]
 mod tests;

@@ -129,5 +129,4 @@ impl ModelTime {
 }
 
 #[cfg(test)]
-#[path = "model_time_tests.rs"]
 mod tests;

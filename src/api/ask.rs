@@ -165,5 +165,4 @@ impl AskEvent {
 }
 
 #[cfg(test)]
-#[path = "ask_tests.rs"]
 mod tests;

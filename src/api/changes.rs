@@ -145,5 +145,4 @@ impl ChangesQuery {
 }
 
 #[cfg(test)]
-#[path = "changes_tests.rs"]
 mod tests;

@@ -167,5 +167,4 @@ fn escape_url(url: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "devices_tests.rs"]
 mod tests;

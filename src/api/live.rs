@@ -69,5 +69,4 @@ impl LiveEvent {
 }
 
 #[cfg(test)]
-#[path = "live_tests.rs"]
 mod tests;

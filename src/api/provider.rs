@@ -107,5 +107,4 @@ pub enum ModelServer {
 }
 
 #[cfg(test)]
-#[path = "provider_tests.rs"]
 mod tests;

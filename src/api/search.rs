@@ -107,5 +107,4 @@ pub struct SearchAnswer {
 }
 
 #[cfg(test)]
-#[path = "search_tests.rs"]
 mod tests;

@@ -199,5 +199,4 @@ fn chat_words(ready: bool) -> &'static str {
 }
 
 #[cfg(test)]
-#[path = "status_tests.rs"]
 mod tests;

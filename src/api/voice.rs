@@ -157,5 +157,4 @@ pub const HOW_TO_TURN_ON: &str = "voice notes are off: start a speech-to-text se
      \"http://127.0.0.1:8178/v1\") and model in inkling's config.toml, then restart inkling";
 
 #[cfg(test)]
-#[path = "voice_tests.rs"]
 mod tests;

@@ -342,5 +342,4 @@ impl Cli {
 }
 
 #[cfg(test)]
-#[path = "arguments_tests.rs"]
 mod tests;

@@ -82,5 +82,4 @@ pub fn too_large(limit: usize) -> ClientError {
 }
 
 #[cfg(test)]
-#[path = "input_tests.rs"]
 mod tests;

@@ -487,5 +487,4 @@ fn is_bidi_control(c: char) -> bool {
 }
 
 #[cfg(test)]
-#[path = "render_tests.rs"]
 mod tests;

@@ -366,5 +366,4 @@ async fn send_batch(
 }
 
 #[cfg(test)]
-#[path = "transfer_tests.rs"]
 mod tests;

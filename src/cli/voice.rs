@@ -47,5 +47,4 @@ pub fn format_of(path: &Path, audio: &[u8]) -> Option<AudioFormat> {
 }
 
 #[cfg(test)]
-#[path = "voice_tests.rs"]
 mod tests;

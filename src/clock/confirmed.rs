@@ -252,5 +252,4 @@ impl Clock for ConfirmedClock {
 }
 
 #[cfg(test)]
-#[path = "confirmed_tests.rs"]
 mod tests;

@@ -89,5 +89,4 @@ pub(super) fn unknown_variable(variable: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "environment_tests.rs"]
 mod tests;

@@ -213,5 +213,4 @@ impl OpenAiSettings {
 }
 
 #[cfg(test)]
-#[path = "openai_tests.rs"]
 mod tests;

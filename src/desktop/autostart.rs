@@ -199,5 +199,4 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 #[cfg(test)]
-#[path = "autostart_tests.rs"]
 mod tests;

@@ -213,5 +213,4 @@ pub async fn listen(
 }
 
 #[cfg(test)]
-#[path = "portal_tests.rs"]
 mod tests;

@@ -174,5 +174,4 @@ pub fn open_window(url: &str, configured_browser: &str) -> Result<(), String> {
 }
 
 #[cfg(test)]
-#[path = "quick_tests.rs"]
 mod tests;

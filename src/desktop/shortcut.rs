@@ -386,5 +386,4 @@ pub fn manual_instructions(key: &Key, command: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "shortcut_tests.rs"]
 mod tests;

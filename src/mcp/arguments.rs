@@ -118,7 +118,6 @@ impl AskNotesArgs {
 }
 
 #[cfg(test)]
-#[path = "arguments_tests.rs"]
 mod tests;
 
 /// `list_reminders`.
@@ -186,7 +185,3 @@ impl SetReminderArgs {
         Ok((id, Some(at)))
     }
 }
-
-#[cfg(test)]
-#[path = "arguments_reminder_tests.rs"]
-mod reminder_tests;

@@ -297,5 +297,4 @@ async fn write_out(
 }
 
 #[cfg(test)]
-#[path = "framing_tests.rs"]
 mod tests;

@@ -345,5 +345,4 @@ pub fn tool_error_text(error: &ClientError) -> String {
 }
 
 #[cfg(test)]
-#[path = "replies_tests.rs"]
 mod tests;

@@ -120,5 +120,4 @@ fn summary(due: usize, overdue: usize, of: &[&Pending]) -> Notice {
 }
 
 #[cfg(test)]
-#[path = "due_tests.rs"]
 mod tests;

@@ -51,5 +51,4 @@ pub fn yesterday<Tz: TimeZone>(now: DateTime<Utc>, zone: &Tz) -> (DateTime<Utc>,
 }
 
 #[cfg(test)]
-#[path = "review_tests.rs"]
 mod tests;

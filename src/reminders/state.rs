@@ -115,5 +115,4 @@ impl ReminderChange {
 }
 
 #[cfg(test)]
-#[path = "state_tests.rs"]
 mod tests;

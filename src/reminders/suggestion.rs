@@ -94,5 +94,4 @@ pub fn offered(standing: Standing, proposed: Option<DateTime<Utc>>) -> Option<Da
 }
 
 #[cfg(test)]
-#[path = "suggestion_tests.rs"]
 mod tests;

@@ -509,5 +509,4 @@ fn in_zone<Tz: TimeZone>(local: NaiveDateTime, zone: &Tz) -> Option<DateTime<Utc
 }
 
 #[cfg(test)]
-#[path = "when_tests.rs"]
 mod tests;

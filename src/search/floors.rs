@@ -77,5 +77,4 @@ pub fn neighbours_floor(spread: &VectorSpread) -> Option<f32> {
 }
 
 #[cfg(test)]
-#[path = "floors_tests.rs"]
 mod tests;

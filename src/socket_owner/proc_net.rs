@@ -116,5 +116,4 @@ fn word(hex: &str) -> Option<[u8; 4]> {
 
 #[cfg(test)]
 #[cfg(target_endian = "little")]
-#[path = "proc_net_tests.rs"]
 mod tests;

@@ -250,5 +250,4 @@ fn parse_message(body: &[u8]) -> Option<SocketEntry> {
 }
 
 #[cfg(test)]
-#[path = "sock_diag_tests.rs"]
 mod tests;

@@ -135,5 +135,4 @@ pub fn migrate(conn: &mut Connection, migrations: &[Migration]) -> Result<usize,
 }
 
 #[cfg(test)]
-#[path = "migrations_tests.rs"]
 mod tests;

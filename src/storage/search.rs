@@ -231,5 +231,4 @@ fn fold(c: char) -> char {
 }
 
 #[cfg(test)]
-#[path = "search_tests.rs"]
 mod tests;

@@ -218,5 +218,4 @@ pub fn parse_line(line: &str) -> Result<(String, UsageEvent), InvalidEvent> {
 }
 
 #[cfg(test)]
-#[path = "events_tests.rs"]
 mod tests;

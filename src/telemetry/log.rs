@@ -151,5 +151,4 @@ pub fn export(dir: &Path, out: &Path, stats_md: &str) -> io::Result<()> {
 }
 
 #[cfg(test)]
-#[path = "log_tests.rs"]
 mod tests;

@@ -212,5 +212,4 @@ fn model_time(
 }
 
 #[cfg(test)]
-#[path = "stats_tests.rs"]
 mod tests;

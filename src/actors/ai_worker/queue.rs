@@ -171,5 +171,4 @@ impl Queue {
 }
 
 #[cfg(test)]
-#[path = "queue_tests.rs"]
 mod tests;

@@ -367,5 +367,4 @@ fn after(now: DateTime<Utc>, wait: Duration) -> DateTime<Utc> {
 }
 
 #[cfg(test)]
-#[path = "core_tests.rs"]
 mod tests;

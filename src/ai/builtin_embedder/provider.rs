@@ -84,5 +84,4 @@ impl Embed for BuiltinEmbedder {
 }
 
 #[cfg(test)]
-#[path = "provider_tests.rs"]
 mod tests;

@@ -203,5 +203,4 @@ pub fn download_wheel(into: &Path) -> Result<PathBuf, WheelError> {
 }
 
 #[cfg(test)]
-#[path = "wheel_tests.rs"]
 mod tests;

@@ -87,5 +87,4 @@ where
 }
 
 #[cfg(test)]
-#[path = "notification_tests.rs"]
 mod tests;

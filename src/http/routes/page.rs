@@ -153,5 +153,4 @@ fn asset_named(name: &str) -> HttpResponse {
 }
 
 #[cfg(test)]
-#[path = "page_tests.rs"]
 mod tests;

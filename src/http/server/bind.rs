@@ -88,5 +88,4 @@ pub fn listen(bind: IpAddr, port: u16) -> anyhow::Result<Vec<TcpListener>> {
 }
 
 #[cfg(test)]
-#[path = "bind_tests.rs"]
 mod tests;

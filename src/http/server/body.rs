@@ -120,5 +120,4 @@ async fn read_whole(mut payload: actix_web::dev::Payload, limit: usize) -> Resul
 }
 
 #[cfg(test)]
-#[path = "body_tests.rs"]
 mod tests;

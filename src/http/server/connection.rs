@@ -395,5 +395,4 @@ pub fn json_for_bare_error(buf: &[u8]) -> Option<Vec<u8>> {
 }
 
 #[cfg(test)]
-#[path = "connection_tests.rs"]
 mod tests;

@@ -188,5 +188,4 @@ pub async fn check_host_and_origin(
 }
 
 #[cfg(test)]
-#[path = "guard_tests.rs"]
 mod tests;

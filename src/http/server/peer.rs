@@ -63,5 +63,4 @@ pub fn check(peer: SocketAddr, local: SocketAddr, own_uid: u32) -> PeerVerdict {
 }
 
 #[cfg(test)]
-#[path = "peer_tests.rs"]
 mod tests;

@@ -169,5 +169,4 @@ impl Integrity {
 }
 
 #[cfg(test)]
-#[path = "integrity_tests.rs"]
 mod tests;

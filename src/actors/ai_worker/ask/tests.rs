@@ -50,10 +50,19 @@ const WIDE: AnswerLimits = AnswerLimits {
     longest: Duration::from_secs(365 * 24 * 3600),
 };
 
-/// Lets every task run until all wait: on paused time the clock only moves on when
-/// nothing else can run, so after this the pump is blocked.
-async fn until_idle() {
-    actix_rt::time::sleep(Duration::from_secs(1)).await;
+/// Lets the pump run until it is blocked, without a timer: the tasks are polled
+/// (`yield_now`) until a round of polls changes nothing the model saw. The pump then
+/// waits on the channel (or on the model), which is what the tests look at.
+async fn until_idle(model: &Model) {
+    loop {
+        let before = model.pulls.get();
+        for _ in 0..8 {
+            tokio::task::yield_now().await;
+        }
+        if model.pulls.get() == before {
+            return;
+        }
+    }
 }
 
 /// Before: the pump read the model as fast as it wrote, into an unbounded channel
@@ -70,7 +79,7 @@ async fn the_model_is_read_only_as_the_person_reads_and_the_end_still_gets_throu
         lines.updates(id).unwrap(),
         WIDE,
     ));
-    until_idle().await;
+    until_idle(&model).await;
     assert_eq!(
         model.pulls.get(),
         ASK_PIECES_AHEAD,
@@ -78,7 +87,7 @@ async fn the_model_is_read_only_as_the_person_reads_and_the_end_still_gets_throu
     );
     for read in 1..=3 {
         assert!(matches!(receiver.recv().await, Some(AskUpdate::Piece(_))));
-        until_idle().await;
+        until_idle(&model).await;
         assert_eq!(model.pulls.get(), ASK_PIECES_AHEAD + read);
     }
     // The answer ends (a newer question, the service stopping) with the channel
@@ -167,7 +176,7 @@ async fn a_person_who_hangs_up_frees_the_answer_at_once() {
     let model = Model::default();
     let (updates, receiver) = ask_channel();
     let task = actix_rt::spawn(pump(model.endless("word ", None), updates, WIDE));
-    until_idle().await;
+    until_idle(&model).await;
     assert!(!model.dropped.get());
     drop(receiver);
     assert_eq!(task.await.unwrap(), AskOutcome::HungUp);

@@ -243,5 +243,4 @@ fn not_ready(health: &ProviderHealth) -> Option<NoAnswer> {
 }
 
 #[cfg(test)]
-#[path = "ask_tests.rs"]
 mod tests;

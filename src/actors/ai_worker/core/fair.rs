@@ -324,5 +324,4 @@ pub fn processor_sharing(notes: &[(f64, f64)]) -> Vec<f64> {
 }
 
 #[cfg(test)]
-#[path = "fair_tests.rs"]
 mod tests;

@@ -173,5 +173,4 @@ impl WorkerCore {
 }
 
 #[cfg(test)]
-#[path = "plan_tests.rs"]
 mod tests;

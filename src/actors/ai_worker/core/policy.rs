@@ -285,5 +285,4 @@ impl WorkerCore {
 }
 
 #[cfg(test)]
-#[path = "policy_tests.rs"]
 mod tests;

@@ -105,5 +105,4 @@ impl Waits {
 }
 
 #[cfg(test)]
-#[path = "waits_tests.rs"]
 mod tests;

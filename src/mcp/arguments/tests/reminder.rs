@@ -1,4 +1,5 @@
-use super::*;
+//! The reminder tools' arguments.
+use super::super::*;
 
 #[test]
 fn a_reminder_s_time_is_read_in_words_and_refused_when_gone_or_unreadable() {

@@ -42,12 +42,12 @@ fn uncounted_handlers(text: &str) -> Vec<String> {
     missing
 }
 
-/// A module's tests in a file of their own (`tests.rs`, `*_tests.rs`): their actors
+/// A module's tests in a file of their own (`tests.rs`): their actors
 /// are the tests' own, as the inline test modules cut off above.
 fn is_test_file(path: &std::path::Path) -> bool {
     path.file_stem()
         .and_then(|stem| stem.to_str())
-        .is_some_and(|stem| stem == "tests" || stem.ends_with("_tests"))
+        .is_some_and(|stem| stem == "tests")
 }
 
 #[test]

@@ -71,3 +71,5 @@ fn an_unknown_argument_is_refused_by_name() {
         .to_string();
     assert!(refused.contains("qeury"), "{refused}");
 }
+
+mod reminder;
