@@ -1,5 +1,5 @@
 //! `Services`: the actor graph, started in dependency order and wired together, and
-//! the use cases over it (`Inbox`) with the hourly purge of the trash.
+//! the use cases over it (`Inbox`) with their hourly upkeep (the old trash purged, the change log compacted).
 //!
 //! `Application` starts it behind the HTTP server; tests start it alone (on virtual
 //! time, with a fake provider).
@@ -135,8 +135,9 @@ impl Services {
         // check at start has decided: told before, the repository's thread would wait
         // for the check in that write, and every read queued behind it.
         let told = indexer.clone();
+        let checked = integrity.clone();
         actix_rt::spawn(async move {
-            if integrity.decided().await == Verdict::Sound {
+            if checked.decided().await == Verdict::Sound {
                 told.do_send(NotesCaptured);
             }
         });
@@ -150,7 +151,7 @@ impl Services {
             trash_retention_days: settings.trash.retention_days,
             max_body_bytes: settings.http.max_body_bytes,
         });
-        crate::inbox::lifecycle::purge_hourly(inbox.clone());
+        crate::inbox::lifecycle::hourly_upkeep(inbox.clone(), integrity);
         Ok(Services {
             expiry,
             repository,

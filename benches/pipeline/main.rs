@@ -1,7 +1,7 @@
 //! The service's hot paths, measured against their own floor (docs/PERFORMANCE.md).
 //!
 //! Run: `cargo bench --bench pipeline` (release build; ~1–2 minutes on 2 cores).
-//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search|tags|rename|integrity|peers|fresh`):
+//! Sections (run one with `cargo bench --bench pipeline -- capture|retry|worker|search|tags|rename|integrity|compaction|peers|fresh`):
 //! - capture: p50/p99 latency and throughput of `POST /api/notes` with 8 concurrent
 //!   clients, 2,000 notes, durable commits; split into SQLite commit, actor hop, HTTP;
 //! - retry: retry-all over 100,000 failed notes end to end (HTTP) against the same SQL
@@ -19,6 +19,8 @@
 //! - integrity: the check at start (`PRAGMA quick_check`) of 100,000 tagged notes of
 //!   ordinary length, the file in the page cache and dropped from it, and a start of
 //!   the service on it: until `build` returns, and until the first capture is stored.
+//! - compaction: the change log of 100,000 notes, four changes each, compacted to each
+//!   note's newest change a step at a time (the first pass), and the next hour's pass.
 //!
 //! - peers: the look-up of a new connection's owner in `/proc/net/tcp` (each accepted
 //!   connection pays one), with few and with 500 other connections open on the
@@ -57,6 +59,7 @@ mod fresh_first;
 mod harness;
 
 mod capture;
+mod compaction;
 mod fresh;
 mod integrity;
 mod retry;
@@ -65,6 +68,7 @@ mod tags;
 mod worker;
 
 use capture::{capture, peers};
+use compaction::compaction;
 use fresh::fresh;
 use integrity::integrity;
 use retry::retry;
@@ -142,6 +146,9 @@ fn main() {
         }
         if wants("integrity") {
             integrity().await;
+        }
+        if wants("compaction") {
+            compaction().await;
         }
         if wants("peers") {
             peers().await;

@@ -1,23 +1,25 @@
 //! A note's life after capture: to the trash and back, kept past expiry, the expired
-//! to the trash at once, deleted for good, and the hourly purge of notes in the trash
-//! past `trash.retention_days`.
+//! to the trash at once, deleted for good, and the hourly upkeep: the purge of notes in
+//! the trash past `trash.retention_days`, and the change log compacted to each note's
+//! newest change.
 //!
 //! The job row is left alone by the trash (a trashed pending note stays pending); the
 //! worker is told to forget it, so a body it read ahead is never sent, and a restored
 //! pending note is tracked again with its stored attempts, so a trip through the
 //! trash buys no extra attempts.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{unavailable, Inbox};
 use crate::actors::ai_worker::{Forget, TrackJob};
 use crate::actors::repository::{
-    DeleteForever, EmptyTrash, KeepExpiredNotes, KeepNote, PurgeTrash, RestoreNote,
+    CompactChanges, DeleteForever, EmptyTrash, KeepExpiredNotes, KeepNote, PurgeTrash, RestoreNote,
     TrashExpiredNotes, TrashNote,
 };
 use crate::actors::telemetry::Emit;
 use crate::domain::{AiStatus, Note};
-use crate::storage::StoreResult;
+use crate::storage::{Integrity, StoreResult, Verdict, COMPACT_STEP};
 use crate::telemetry::events::{NoFields, UsageEvent};
 
 /// How often the trash is checked for notes past their retention. Hourly: 24 wake-ups
@@ -148,6 +150,43 @@ impl Inbox {
         }
     }
 
+    /// Compacts the change log to each note's newest change, one step a message
+    /// (`Store::compact_changes_step`), so captures go between two steps. Nobody waits
+    /// for it: a failure is logged, and the next hour goes on from the last step done.
+    /// Replies how many rows went.
+    pub async fn compact_change_log(&self) -> u64 {
+        let mut removed = 0;
+        loop {
+            match self
+                .repository
+                .send(CompactChanges { step: COMPACT_STEP })
+                .await
+            {
+                Ok(Ok(step)) => {
+                    removed += step.removed;
+                    if step.done() {
+                        break;
+                    }
+                }
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "cannot compact the change log");
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "repository gone");
+                    break;
+                }
+            }
+        }
+        if removed > 0 {
+            tracing::info!(
+                removed,
+                "the change log compacted to each note's newest change"
+            );
+        }
+        removed
+    }
+
     /// What follows notes moving to the trash: out of the AI queue at once, and one
     /// `note_trashed` each. (The repository announced the counts and the notes.)
     fn trashed(&self, ids: Vec<String>) {
@@ -159,17 +198,26 @@ impl Inbox {
     }
 }
 
-/// Starts the hourly purge on the current arbiter: once now, then every
-/// [`PURGE_EVERY`]. A task, not an actor: it has no state and hears nothing. It ends
-/// with the System (its arbiter's runtime). After a pause (a suspended laptop) the
-/// missed hours are not run one after another: one purge catches up with all of them.
-pub fn purge_hourly(inbox: Inbox) {
+/// Starts the hourly upkeep on the current arbiter: once the check at start has found
+/// the file sound, then every [`PURGE_EVERY`], the old trash purged and then the change
+/// log compacted. A task, not an actor: it has no state and hears nothing. It ends with
+/// the System (its arbiter's runtime). After a pause (a suspended laptop) the missed
+/// hours are not run one after another: one round catches up with all of them.
+///
+/// Its writes would wait for the check's verdict on the repository's thread, and every
+/// read queued behind them with it (1–3 s at 100,000 notes): so the first round waits
+/// for the verdict here instead. A damaged file takes no write: no upkeep then.
+pub fn hourly_upkeep(inbox: Inbox, integrity: Arc<Integrity>) {
     actix_rt::spawn(async move {
+        if integrity.decided().await != Verdict::Sound {
+            return;
+        }
         let mut every = tokio::time::interval(PURGE_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             every.tick().await;
             inbox.purge_old_trash().await;
+            inbox.compact_change_log().await;
         }
     });
 }

@@ -15,7 +15,8 @@
 //! - [`ai`]: retry every failed note, one note's AI asked for again;
 //! - [`edit`]: a note edited by hand, a checklist item ticked, a tag renamed;
 //! - [`lifecycle`]: trash, restore, keep, the expired to the trash, deletion for good,
-//!   and the hourly purge of old trash (an interval task, [`lifecycle::purge_hourly`]);
+//!   the hourly upkeep: old trash purged, the change log compacted (an interval task,
+//!   [`lifecycle::hourly_upkeep`]);
 //! - [`search`]: the hybrid search (the words and the meaning, merged: `crate::search`);
 //! - [`transfer`]: an import;
 //! - [`voice`]: a voice note's recording stored at once, then transcribed by the voice

@@ -76,6 +76,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0015_search_behind.sql",
         sql: include_str!("../../migrations/0015_search_behind.sql"),
     },
+    Migration {
+        name: "0016_change_log_compacted.sql",
+        sql: include_str!("../../migrations/0016_change_log_compacted.sql"),
+    },
 ];
 
 #[derive(Debug, thiserror::Error)]

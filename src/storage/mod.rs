@@ -28,8 +28,8 @@ pub mod vectors;
 pub use crate::domain::WaitReason;
 pub use search::SearchQuery;
 pub use store::{
-    Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Integrity, Job, NoteCounts,
-    NoteVector, Recording, Related, RenameProgress, ReviewFacts, SearchHit, Store, StoreError,
-    StoreResult, TagCount, TagRename, TagRenamed, Verdict, BACKLOG_WALK, INDEX_BATCH, INDEX_SLICE,
-    RECOVER_HINT, RENAME_SLICE_NOTES,
+    Changed, Compacted, Edited, EmbeddingBacklog, Imported, IndexProgress, Integrity, Job,
+    NoteCounts, NoteVector, Recording, Related, RenameProgress, ReviewFacts, SearchHit, Store,
+    StoreError, StoreResult, TagCount, TagRename, TagRenamed, Verdict, BACKLOG_WALK, COMPACT_STEP,
+    INDEX_BATCH, INDEX_SLICE, RECOVER_HINT, RENAME_SLICE_NOTES,
 };

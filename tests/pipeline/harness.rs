@@ -32,7 +32,7 @@ use inkling::clock::{Clock, TokioClock};
 use inkling::configuration::Settings;
 use inkling::events::FailedCountChanged;
 use inkling::services::Services;
-use inkling::storage::Store;
+use inkling::storage::{Integrity, Store};
 use rusqlite::OptionalExtension;
 
 use crate::fake_ollama::FakeOllama;
@@ -140,6 +140,7 @@ impl Pipeline {
             None,
             tempfile::tempdir().unwrap(),
             &settings,
+            Integrity::sound(),
         )
         .await
     }
@@ -157,7 +158,15 @@ impl Pipeline {
         let mut settings = vec![("INKLING_TRANSCRIPTION__URL", url.as_str())];
         settings.extend_from_slice(extra);
         let fake = FakeOllama::start_new().await;
-        Self::start_on(fake, None, Some(whisper), dir, &settings).await
+        Self::start_on(
+            fake,
+            None,
+            Some(whisper),
+            dir,
+            &settings,
+            Integrity::sound(),
+        )
+        .await
     }
 
     /// Starts the actors on an existing data dir (a restart) with a given fake.
@@ -166,7 +175,19 @@ impl Pipeline {
         dir: tempfile::TempDir,
         extra: &[(&str, &str)],
     ) -> Pipeline {
-        Self::start_on(fake, None, None, dir, extra).await
+        Self::start_on(fake, None, None, dir, extra, Integrity::sound()).await
+    }
+
+    /// Like [`Pipeline::start_with`], the check at start still reading the file: the
+    /// test decides its verdict through the `Integrity` returned.
+    pub async fn start_while_checking(
+        dir: tempfile::TempDir,
+        extra: &[(&str, &str)],
+    ) -> (Pipeline, Arc<Integrity>) {
+        let integrity = Integrity::undecided();
+        let fake = FakeOllama::start_new().await;
+        let pipeline = Self::start_on(fake, None, None, dir, extra, integrity.clone()).await;
+        (pipeline, integrity)
     }
 
     async fn start_on(
@@ -175,11 +196,12 @@ impl Pipeline {
         whisper: Option<FakeWhisper>,
         dir: tempfile::TempDir,
         extra: &[(&str, &str)],
+        integrity: Arc<Integrity>,
     ) -> Pipeline {
         let settings = pipeline_settings(dir.path(), &fake.url(), extra);
         let clock = TokioClock::starting_at(t0());
         let db_path = settings.database_path();
-        let store = Store::open(&db_path, settings.expiry.days).unwrap();
+        let store = Store::open_checked(&db_path, settings.expiry.days, integrity).unwrap();
         let provider = inkling::ai::provider_for(&settings)
             .with_transcription(inkling::ai::transcription_for(&settings));
         let services = Services::start(
@@ -430,6 +452,20 @@ impl Pipeline {
             )
             .optional()
             .unwrap()
+    }
+
+    /// The change log as `(note, kind)`, oldest first.
+    pub fn change_log(&self) -> Vec<(String, String)> {
+        let mut stmt = self
+            .reader
+            .prepare("SELECT note_id, kind FROM note_changes ORDER BY seq")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        rows
     }
 
     pub fn count_with_status(&self, status: &str) -> i64 {

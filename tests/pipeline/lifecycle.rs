@@ -3,6 +3,8 @@
 use std::time::Duration;
 
 use inkling::actors::ai_worker::GetWorkerStatus;
+use inkling::actors::repository::GetChanges;
+use inkling::storage::{Store, Verdict};
 
 use crate::fake_ollama::Reply;
 use crate::harness::{PausedSystem, Pipeline};
@@ -79,6 +81,72 @@ async fn the_trash_is_purged_by_the_hourly_timer_once_past_its_retention() {
     p.advance(Duration::from_secs(2 * 3600)).await;
     p.settle_until("purged", |p| p.count_with_status("done") == 0)
         .await;
+}
+
+#[actix_rt::test(system = "PausedSystem")]
+async fn the_hourly_upkeep_compacts_the_change_log_to_each_notes_newest_change() {
+    let p = Pipeline::start(&[]).await;
+    let a = p.capture("answered, then edited").await;
+    let b = p.capture("answered").await;
+    p.settle_until("both answered", |p| {
+        p.note(&a).status == "done" && p.note(&b).status == "done"
+    })
+    .await;
+    let edit = inkling::domain::NoteEdit::parse(Some("edited".into()), None, None, 65536).unwrap();
+    p.run(p.services.inbox.edit(a.clone(), edit)).await.unwrap();
+    // The edit asks for the AI again: its answer and vector come too.
+    p.settle().await;
+    let before = p.change_log();
+    assert!(
+        before.len() >= 5,
+        "captured and answered each, a edited: {before:?}"
+    );
+    let newest = |note: &str| before.iter().rposition(|(id, _)| id == note).unwrap();
+    let mut expected = [newest(&a), newest(&b)];
+    expected.sort();
+
+    p.advance(Duration::from_secs(3600)).await;
+    p.settle_until("the log compacted", |p| p.change_log().len() == 2)
+        .await;
+    assert_eq!(
+        p.change_log(),
+        expected.map(|i| before[i].clone()),
+        "each note's newest change, in order"
+    );
+}
+
+/// The upkeep's writes would wait on the repository's thread for the check at start,
+/// and every read queued behind them: it waits for the verdict before its first round.
+#[actix_rt::test(system = "PausedSystem")]
+async fn the_upkeep_waits_for_the_check_at_start_and_holds_no_read_up_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = {
+        let mut store = Store::open(&dir.path().join("inkling.db"), 30).unwrap();
+        let body = inkling::domain::NoteBody::parse("the dentist".into(), 65536).unwrap();
+        let id = store.capture(&body, chrono::Utc::now()).unwrap().id;
+        store.trash(&id, chrono::Utc::now()).unwrap();
+        id
+    };
+    // The harness's start settles: its round trips through the repository (reads)
+    // are answered while the check is undecided.
+    let (p, integrity) = Pipeline::start_while_checking(dir, &[]).await;
+    let listed = p
+        .ask(
+            &p.services.repository,
+            GetChanges {
+                since: 0,
+                limit: 10,
+            },
+        )
+        .await
+        .expect("a read is answered during the check");
+    assert_eq!(listed.len(), 2, "captured, trashed: not compacted yet");
+
+    integrity.decide(Verdict::Sound);
+    p.settle_until("the upkeep's first round, once the file is sound", |p| {
+        p.change_log() == [(id.clone(), "trashed".to_string())]
+    })
+    .await;
 }
 
 /// A transient jump of the system clock ahead once purged the trash for good (a note

@@ -255,6 +255,100 @@ fn the_log_compacts_to_each_notes_newest_change_and_its_numbers_still_grow() {
     assert_eq!(store.latest_change().unwrap(), newest + 2);
 }
 
+/// The log as `(seq, note, kind)`, gaps and all.
+fn rows(store: &Store) -> Vec<(i64, String, ChangeKind)> {
+    store
+        .changes_after(0, usize::MAX)
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.seq, c.note_id, c.kind))
+        .collect()
+}
+
+#[test]
+fn the_compaction_goes_a_window_at_a_time_and_a_later_pass_reads_only_what_came_since() {
+    let mut store = store();
+    let a = capture(&mut store, "a", t0()); // 1
+    let b = capture(&mut store, "b", t0()); // 2
+    let c = capture(&mut store, "c", t0()); // 3
+    store.edit(&a, &edit(Some("a2"), None, None), t0()).unwrap(); // 4
+    store.trash(&b, t0()).unwrap(); // 5
+    store.restore(&b, t0()).unwrap(); // 6
+
+    // The first window, changes 1 and 2, names a and b: their older changes go, the
+    // ones after the window (4, 5) too.
+    let step = store.compact_changes_step(2).unwrap();
+    assert_eq!(
+        (step.removed, step.upto, step.latest, step.done()),
+        (3, 2, 6, false)
+    );
+    assert_eq!(
+        rows(&store),
+        [
+            (3, c.clone(), Captured),
+            (4, a.clone(), Edited),
+            (6, b.clone(), Restored)
+        ]
+    );
+    let step = store.compact_changes_step(2).unwrap();
+    assert_eq!(
+        (step.removed, step.upto),
+        (0, 4),
+        "c and a have one change each"
+    );
+    let step = store.compact_changes_step(2).unwrap();
+    assert_eq!((step.removed, step.upto, step.done()), (0, 6, true));
+    let step = store.compact_changes_step(2).unwrap();
+    assert_eq!(
+        (step.removed, step.upto, step.done()),
+        (0, 6, true),
+        "nothing new"
+    );
+
+    // c changes: its change 3, behind the point reached, is superseded by change 7,
+    // which the next pass reads.
+    store.trash(&c, t0()).unwrap(); // 7
+    let step = store.compact_changes_step(2).unwrap();
+    assert_eq!((step.removed, step.upto, step.done()), (1, 7, true));
+    assert_eq!(
+        rows(&store),
+        [
+            (4, a.clone(), Edited),
+            (6, b.clone(), Restored),
+            (7, c.clone(), Trashed)
+        ]
+    );
+    // A reader from any point still hears of every note that changed after it.
+    let since_2: Vec<String> = rows(&store)
+        .into_iter()
+        .filter(|(seq, _, _)| *seq > 2)
+        .map(|(_, id, _)| id)
+        .collect();
+    assert_eq!(since_2, [a, b, c]);
+    assert_invariants(&store);
+}
+
+#[test]
+fn the_point_the_compaction_reached_outlives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inkling.db");
+    let a = {
+        let mut store = Store::open(&path, crate::EXPIRY_DAYS).unwrap();
+        let a = capture(&mut store, "a", t0());
+        store.edit(&a, &edit(Some("a2"), None, None), t0()).unwrap();
+        assert_eq!(store.compact_changes().unwrap(), 1);
+        a
+    };
+    let mut store = Store::open(&path, crate::EXPIRY_DAYS).unwrap();
+    let step = store.compact_changes_step(100).unwrap();
+    assert_eq!(
+        (step.removed, step.upto, step.latest, step.done()),
+        (0, 2, 2, true),
+        "the next pass starts where the last ended, not at the log's start"
+    );
+    assert_eq!(rows(&store), [(2, a, Edited)]);
+}
+
 #[test]
 fn a_database_from_before_the_log_gets_one_change_for_each_note_it_holds() {
     use inkling::storage::migrations::{migrate, MIGRATIONS};

@@ -11,8 +11,8 @@ use crate::domain::{AiStatus, Enrichment, ListFilter, Note, NoteBody, NoteEdit};
 use crate::reminders::due::Pending;
 use crate::reminders::ReminderChange;
 use crate::storage::{
-    Changed, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, NoteVector, Related, ReviewFacts,
-    SearchHit, SearchQuery, StoreResult, TagCount, TagRename, TagRenamed,
+    Changed, Compacted, Edited, EmbeddingBacklog, Imported, Job, NoteCounts, NoteVector, Related,
+    ReviewFacts, SearchHit, SearchQuery, StoreResult, TagCount, TagRename, TagRenamed,
 };
 
 /// Stores a new pending note with its job row. Durable when the reply arrives.
@@ -368,6 +368,15 @@ pub struct GetRelated {
 pub struct GetChanges {
     pub since: i64,
     pub limit: usize,
+}
+
+/// One step of the change log's compaction (`Store::compact_changes_step`): the older
+/// changes of the notes named in the next `step` rows go. One step a message, so the
+/// captures that come meanwhile are handled between two steps.
+#[derive(Debug, Message)]
+#[rtype(result = "StoreResult<Compacted>")]
+pub struct CompactChanges {
+    pub step: i64,
 }
 
 /// Whether the vectors of the embedding model in use tell notes apart

@@ -49,9 +49,9 @@ use crate::domain::{AiStatus, Note};
 use crate::events::{CountsChanged, FailedCountChanged, NoteChanged, NotesChanged};
 use crate::reminders::due::Pending;
 use crate::storage::{
-    Changed, Edited, EmbeddingBacklog, Imported, IndexProgress, Job, NoteCounts, Related,
-    RenameProgress, ReviewFacts, SearchHit, Store, StoreError, StoreResult, TagCount, BACKLOG_WALK,
-    INDEX_SLICE, RENAME_SLICE_NOTES,
+    Changed, Compacted, Edited, EmbeddingBacklog, Imported, IndexProgress, Job, NoteCounts,
+    Related, RenameProgress, ReviewFacts, SearchHit, Store, StoreError, StoreResult, TagCount,
+    BACKLOG_WALK, INDEX_SLICE, RENAME_SLICE_NOTES,
 };
 
 mod announce;
@@ -513,6 +513,11 @@ fn sweep_recordings(store: &Store) {
 handle_with_store!(Checkpoint => (), |store, _msg| store.checkpoint());
 handle_with_store!(GetChanges => Vec<crate::api::changes::NoteChange>, |store, msg| {
     store.changes_after(msg.since, msg.limit)
+});
+// Nothing to announce: every note keeps its newest change, and what follows the log has
+// read the older ones already.
+handle_with_store!(CompactChanges => Compacted, |store, msg| {
+    store.compact_changes_step(msg.step)
 });
 
 impl RepositoryActor {

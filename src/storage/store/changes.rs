@@ -16,8 +16,8 @@
 //!
 //! Writes to a note's job row alone (a retry's delay, an attempt counted) are the
 //! queue's bookkeeping, not changes to the note, and are not logged. The log keeps no
-//! text. It may be compacted to each note's newest change ([`Store::compact_changes`]):
-//! a reader behind still hears of every note that changed since its `seq`.
+//! text. It is compacted to each note's newest change (`compaction.rs`): a reader behind
+//! still hears of every note that changed since its `seq`.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
@@ -223,19 +223,6 @@ impl Store {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         Ok((u64::try_from(notes).unwrap_or(0), last.unwrap_or(since)))
-    }
-
-    /// Compacts the log to each note's newest change (the sequence then has gaps where
-    /// older changes were; it still only grows). Replies how many rows went.
-    pub fn compact_changes(&mut self) -> StoreResult<u64> {
-        self.write(|w| {
-            let removed = w.execute(
-                "DELETE FROM note_changes WHERE seq NOT IN
-                     (SELECT max(seq) FROM note_changes GROUP BY note_id)",
-                [],
-            )?;
-            Ok(removed as u64)
-        })
     }
 }
 

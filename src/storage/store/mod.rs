@@ -38,6 +38,7 @@
 //! - `invariants.rs`: checks after the fact (the invariants above, query plans).
 
 mod changes;
+mod compaction;
 mod connection;
 mod error;
 mod expiry;
@@ -60,6 +61,7 @@ mod voice;
 
 pub use crate::api::notes::{NoteCounts, SearchHit};
 pub use crate::api::replies::{TagCount, TagRenamed};
+pub use compaction::{Compacted, COMPACT_STEP};
 pub use connection::Store;
 pub use error::{StoreError, StoreResult};
 pub use integrity::{Integrity, Verdict, RECOVER_HINT};
