@@ -73,3 +73,27 @@ fn a_capture_during_the_check_waits_for_it_and_is_stored_on_a_sound_file() {
     );
     assert_eq!(store.list(&ListFilter::default(), t0()).unwrap().len(), 2);
 }
+
+#[test]
+fn the_requeue_at_every_start_writes_nothing_and_so_does_not_wait_for_the_check() {
+    // Run once the model is seen at each start: with no note failed for a missing
+    // model it is a read. A write would wait for the verdict on the repository's
+    // thread, and every read queued behind it; here the check is never decided, so a
+    // wait would hang: a minute without the answer fails the test instead.
+    let dir = tempfile::tempdir().unwrap();
+    let (mut store, _integrity) = a_store_being_checked(&dir);
+    let (answer, answered) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        answer
+            .send(
+                store
+                    .requeue_model_missing_failures(t0())
+                    .map(|ids| ids.len()),
+            )
+            .unwrap();
+    });
+    let requeued = answered
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the requeue waited for the check at start");
+    assert_eq!(requeued.unwrap(), 0);
+}

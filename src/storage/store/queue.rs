@@ -39,6 +39,11 @@ pub const REQUEUE_MODEL_MISSING_SQL: &str =
      WHERE ai_status = 'failed' AND deleted_at IS NULL
        AND ai_error LIKE 'other: HTTP 404: model %not found%' RETURNING id";
 
+/// Whether any note [`REQUEUE_MODEL_MISSING_SQL`] would requeue is there.
+const ANY_MODEL_MISSING_SQL: &str = "SELECT EXISTS (SELECT 1 FROM notes
+     WHERE ai_status = 'failed' AND deleted_at IS NULL
+       AND ai_error LIKE 'other: HTTP 404: model %not found%')";
+
 /// `retry_all_failed`, second statement: a fresh job row for each note the first one
 /// stamped with ?1 (found through `notes_active_by_status`).
 /// A voice note still without its words is requeued to be transcribed.
@@ -118,10 +123,22 @@ impl Store {
     /// Notes that failed only because the model was missing back to pending, as
     /// [`Store::retry_all_failed`] does for all: a missing model is the provider's state
     /// now, and such a note was never at fault. Run when the model is there.
+    ///
+    /// It runs at every start, once the model is seen, and there is usually no such
+    /// note: a read says so first, and then nothing is written. A write would wait for
+    /// the check at start's verdict on the repository's thread, and every read queued
+    /// behind it with it (1–3 s at 100,000 notes).
     pub fn requeue_model_missing_failures(
         &mut self,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<String>> {
+        let any: bool = self
+            .conn
+            .prepare_cached(ANY_MODEL_MISSING_SQL)?
+            .query_row([], |r| r.get(0))?;
+        if !any {
+            return Ok(Vec::new());
+        }
         self.requeue_failed(REQUEUE_MODEL_MISSING_SQL, now)
     }
 
