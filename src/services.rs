@@ -1,5 +1,6 @@
 //! `Services`: the actor graph, started in dependency order and wired together, and
-//! the use cases over it (`Inbox`) with their hourly upkeep (the old trash purged, the change log compacted).
+//! the use cases over it (`Inbox`) with their hourly upkeep (the old trash purged, the
+//! change log compacted).
 //!
 //! `Application` starts it behind the HTTP server; tests start it alone (on virtual
 //! time, with a fake provider).

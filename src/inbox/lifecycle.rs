@@ -26,6 +26,11 @@ use crate::telemetry::events::{NoFields, UsageEvent};
 /// a day is nothing, and a note lingers at most an hour past its time.
 pub const PURGE_EVERY: Duration = Duration::from_secs(3600);
 
+/// How old a change must be before the compaction may drop it (when a newer one of its
+/// note is there): a reader of the log that reads at least this often hears of every
+/// step (docs/API.md, "The change log").
+pub const COMPACT_AFTER: chrono::Duration = chrono::Duration::hours(1);
+
 impl Inbox {
     /// Moves a note to the trash; `note_trashed` when it was not there yet.
     pub async fn trash(&self, id: String) -> StoreResult<Note> {
@@ -150,21 +155,26 @@ impl Inbox {
         }
     }
 
-    /// Compacts the change log to each note's newest change, one step a message
-    /// (`Store::compact_changes_step`), so captures go between two steps. Nobody waits
-    /// for it: a failure is logged, and the next hour goes on from the last step done.
-    /// Replies how many rows went.
+    /// Compacts the change log to each note's newest change, of the changes older than
+    /// [`COMPACT_AFTER`], one step a message (`Store::compact_changes_step`), so
+    /// captures go between two steps. Nobody waits for it: a failure is logged, and the
+    /// next hour goes on from the last step done. While the wall clock's jump waits to
+    /// be confirmed it compacts nothing, as the purge. Replies how many rows went.
     pub async fn compact_change_log(&self) -> u64 {
+        let Some(now) = self.clock.settled_now() else {
+            return 0;
+        };
+        let before = now - COMPACT_AFTER;
         let mut removed = 0;
         loop {
-            match self
-                .repository
-                .send(CompactChanges { step: COMPACT_STEP })
-                .await
-            {
+            let step = CompactChanges {
+                step: COMPACT_STEP,
+                before,
+            };
+            match self.repository.send(step).await {
                 Ok(Ok(step)) => {
                     removed += step.removed;
-                    if step.done() {
+                    if step.done {
                         break;
                     }
                 }

@@ -309,7 +309,7 @@ const KEYS_WATCHED: &str = r#"window.keys = { waited: [], frame: [], slow: [], e
               requestAnimationFrame(() => setTimeout(() => window.keys.frame.push(performance.now() - at), 0));
             }, { capture: true });
             new PerformanceObserver((list) => {
-              for (const e of list.getEntries()) if (e.name === 'keydown') window.keys.slow.push(e.duration);
+              for (const e of list.getEntries()) if (e.name === 'keydown' && e.target === box) window.keys.slow.push(e.duration);
             }).observe({ type: 'event', durationThreshold: 16 });
             document.addEventListener('inkling:event', (event) => { window.keys.events += 1; window.keys.handled.push(event.detail.ms); });
             box.focus();
@@ -499,7 +499,8 @@ async fn report_typing(browser: &Browser, when: &str, most_cards: u64) {
         notes["counts"]
     );
     print_keys(&keys);
+    // The box emptied, and its draft with it (a fresh page would put it back).
     browser
-        .eval("document.getElementById('capture-body').value = ''; return true;")
+        .eval("document.getElementById('capture-body').value = ''; localStorage.removeItem('inkling.draft'); return true;")
         .await;
 }

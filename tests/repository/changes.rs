@@ -233,7 +233,7 @@ fn the_log_compacts_to_each_notes_newest_change_and_its_numbers_still_grow() {
     store.trash(&a, t0()).unwrap();
     store.restore(&a, t0()).unwrap();
     let newest = store.latest_change().unwrap();
-    assert_eq!(store.compact_changes().unwrap(), 2);
+    assert_eq!(store.compact_changes(later()).unwrap(), 2);
     let kept: Vec<(i64, String, ChangeKind)> = store
         .changes_after(0, 10)
         .unwrap()
@@ -253,6 +253,11 @@ fn the_log_compacts_to_each_notes_newest_change_and_its_numbers_still_grow() {
         .unwrap();
     store.keep(&b, t0()).unwrap();
     assert_eq!(store.latest_change().unwrap(), newest + 2);
+}
+
+/// A cut-off after every change the tests make at `t0`: all of them old enough.
+fn later() -> chrono::DateTime<chrono::Utc> {
+    t0() + Duration::hours(1)
 }
 
 /// The log as `(seq, note, kind)`, gaps and all.
@@ -277,11 +282,8 @@ fn the_compaction_goes_a_window_at_a_time_and_a_later_pass_reads_only_what_came_
 
     // The first window, changes 1 and 2, names a and b: their older changes go, the
     // ones after the window (4, 5) too.
-    let step = store.compact_changes_step(2).unwrap();
-    assert_eq!(
-        (step.removed, step.upto, step.latest, step.done()),
-        (3, 2, 6, false)
-    );
+    let step = store.compact_changes_step(2, later()).unwrap();
+    assert_eq!((step.removed, step.upto, step.done), (3, 2, false));
     assert_eq!(
         rows(&store),
         [
@@ -290,17 +292,17 @@ fn the_compaction_goes_a_window_at_a_time_and_a_later_pass_reads_only_what_came_
             (6, b.clone(), Restored)
         ]
     );
-    let step = store.compact_changes_step(2).unwrap();
+    let step = store.compact_changes_step(2, later()).unwrap();
     assert_eq!(
         (step.removed, step.upto),
         (0, 4),
         "c and a have one change each"
     );
-    let step = store.compact_changes_step(2).unwrap();
-    assert_eq!((step.removed, step.upto, step.done()), (0, 6, true));
-    let step = store.compact_changes_step(2).unwrap();
+    let step = store.compact_changes_step(2, later()).unwrap();
+    assert_eq!((step.removed, step.upto, step.done), (0, 6, true));
+    let step = store.compact_changes_step(2, later()).unwrap();
     assert_eq!(
-        (step.removed, step.upto, step.done()),
+        (step.removed, step.upto, step.done),
         (0, 6, true),
         "nothing new"
     );
@@ -308,8 +310,8 @@ fn the_compaction_goes_a_window_at_a_time_and_a_later_pass_reads_only_what_came_
     // c changes: its change 3, behind the point reached, is superseded by change 7,
     // which the next pass reads.
     store.trash(&c, t0()).unwrap(); // 7
-    let step = store.compact_changes_step(2).unwrap();
-    assert_eq!((step.removed, step.upto, step.done()), (1, 7, true));
+    let step = store.compact_changes_step(2, later()).unwrap();
+    assert_eq!((step.removed, step.upto, step.done), (1, 7, true));
     assert_eq!(
         rows(&store),
         [
@@ -336,17 +338,52 @@ fn the_point_the_compaction_reached_outlives_a_restart() {
         let mut store = Store::open(&path, crate::EXPIRY_DAYS).unwrap();
         let a = capture(&mut store, "a", t0());
         store.edit(&a, &edit(Some("a2"), None, None), t0()).unwrap();
-        assert_eq!(store.compact_changes().unwrap(), 1);
+        assert_eq!(store.compact_changes(later()).unwrap(), 1);
         a
     };
     let mut store = Store::open(&path, crate::EXPIRY_DAYS).unwrap();
-    let step = store.compact_changes_step(100).unwrap();
+    // A step of one number: from the start of the log it would read change 1 and not
+    // be done; from the point kept (2) there is nothing past it.
+    let step = store.compact_changes_step(1, later()).unwrap();
     assert_eq!(
-        (step.removed, step.upto, step.latest, step.done()),
-        (0, 2, 2, true),
+        (step.removed, step.upto, step.done),
+        (0, 2, true),
         "the next pass starts where the last ended, not at the log's start"
     );
     assert_eq!(rows(&store), [(2, a, Edited)]);
+}
+
+#[test]
+fn changes_younger_than_the_cut_off_are_kept_every_one() {
+    let mut store = store();
+    let a = capture(&mut store, "a", t0()); // 1
+    store.edit(&a, &edit(Some("a2"), None, None), t0()).unwrap(); // 2
+    let young = t0() + Duration::hours(2);
+    store
+        .edit(&a, &edit(Some("a3"), None, None), young)
+        .unwrap(); // 3
+    store
+        .edit(&a, &edit(Some("a4"), None, None), young)
+        .unwrap(); // 4
+                   // Cut off at t0 + 1 h: changes 1 and 2 are old, 1 is superseded and goes; 3 and 4
+                   // are young and stay, though 3 is superseded too.
+    let cut_off = t0() + Duration::hours(1);
+    assert_eq!(store.compact_changes(cut_off).unwrap(), 1);
+    assert_eq!(
+        rows(&store),
+        [
+            (2, a.clone(), Edited),
+            (3, a.clone(), Edited),
+            (4, a.clone(), Edited)
+        ]
+    );
+    // An hour later they are old too: 2 and 3 go (4 is the newest).
+    assert_eq!(
+        store.compact_changes(young + Duration::hours(1)).unwrap(),
+        2
+    );
+    assert_eq!(rows(&store), [(4, a, Edited)]);
+    assert_invariants(&store);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 use chrono::Duration;
 use inkling::domain::{AiStatus, ListFilter};
 use inkling::storage::store::{
-    ALL_JOBS_SQL, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL, INSERT_REQUEUED_JOBS_SQL,
-    REQUEUE_FAILED_SQL,
+    ALL_JOBS_SQL, ANY_MODEL_MISSING_SQL, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL,
+    DROP_SUPERSEDED_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
 };
 use inkling::storage::{Store, StoreError};
 use rusqlite::types::Value;
@@ -70,6 +70,24 @@ fn counts_retries_jobs_and_lists_use_an_index() {
         "retry_all_failed, jobs",
         INSERT_REQUEUED_JOBS_SQL,
         &stamp,
+    );
+    assert_uses_index(
+        &store,
+        "requeue_model_missing_failures, the look first",
+        ANY_MODEL_MISSING_SQL,
+        &[],
+    );
+    assert_uses_index(
+        &store,
+        "requeue_model_missing_failures, update",
+        REQUEUE_MODEL_MISSING_SQL,
+        &stamp,
+    );
+    assert_uses_index(
+        &store,
+        "the change log's compaction, a step",
+        DROP_SUPERSEDED_SQL,
+        &[Value::Integer(0), Value::Integer(1_000)],
     );
     assert_uses_index(&store, "count_expired", COUNT_EXPIRED_SQL, &[cutoff]);
     assert_uses_index(&store, "all_jobs", ALL_JOBS_SQL, &[]);

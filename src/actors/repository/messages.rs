@@ -371,12 +371,14 @@ pub struct GetChanges {
 }
 
 /// One step of the change log's compaction (`Store::compact_changes_step`): the older
-/// changes of the notes named in the next `step` rows go. One step a message, so the
-/// captures that come meanwhile are handled between two steps.
+/// changes of the notes named by the next `step` numbers of the log, of those written
+/// before `before`, go. One step a message, so the captures that come meanwhile are
+/// handled between two steps.
 #[derive(Debug, Message)]
 #[rtype(result = "StoreResult<Compacted>")]
 pub struct CompactChanges {
     pub step: i64,
+    pub before: DateTime<Utc>,
 }
 
 /// Whether the vectors of the embedding model in use tell notes apart

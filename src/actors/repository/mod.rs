@@ -517,7 +517,7 @@ handle_with_store!(GetChanges => Vec<crate::api::changes::NoteChange>, |store, m
 // Nothing to announce: every note keeps its newest change, and what follows the log has
 // read the older ones already.
 handle_with_store!(CompactChanges => Compacted, |store, msg| {
-    store.compact_changes_step(msg.step)
+    store.compact_changes_step(msg.step, msg.before)
 });
 
 impl RepositoryActor {

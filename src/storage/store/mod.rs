@@ -61,6 +61,7 @@ mod voice;
 
 pub use crate::api::notes::{NoteCounts, SearchHit};
 pub use crate::api::replies::{TagCount, TagRenamed};
+pub use changes::DROP_SUPERSEDED_SQL;
 pub use compaction::{Compacted, COMPACT_STEP};
 pub use connection::Store;
 pub use error::{StoreError, StoreResult};
@@ -68,7 +69,8 @@ pub use integrity::{Integrity, Verdict, RECOVER_HINT};
 pub use nearest::{IndexProgress, INDEX_SLICE};
 pub use notes::{Edited, COUNT_EXPIRED_SQL, COUNT_WITH_STATUS_SQL};
 pub use queue::{
-    Job, ALL_JOBS_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL, REQUEUE_MODEL_MISSING_SQL,
+    Job, ALL_JOBS_SQL, ANY_MODEL_MISSING_SQL, INSERT_REQUEUED_JOBS_SQL, REQUEUE_FAILED_SQL,
+    REQUEUE_MODEL_MISSING_SQL,
 };
 pub use reminders::{ReviewFacts, PENDING_LIMIT as REMINDERS_PER_LOOK};
 pub use search_index::INDEX_BATCH;

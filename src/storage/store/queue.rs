@@ -31,18 +31,31 @@ pub const REQUEUE_FAILED_SQL: &str =
     "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?1
      WHERE ai_status = 'failed' AND deleted_at IS NULL RETURNING id";
 
+/// The notes that failed because the model was missing (an error an older release
+/// counted as the note's: "other: HTTP 404: model 'llama3.2' not found"): one
+/// condition for the read that looks and the write that requeues.
+macro_rules! model_missing {
+    () => {
+        "ai_status = 'failed' AND deleted_at IS NULL
+       AND ai_error LIKE 'other: HTTP 404: model %not found%'"
+    };
+}
+
 /// `requeue_model_missing_failures`, first statement: as [`REQUEUE_FAILED_SQL`], only
-/// for notes that failed because the model was missing (an error an older release
-/// counted as the note's: "other: HTTP 404: model 'llama3.2' not found").
-pub const REQUEUE_MODEL_MISSING_SQL: &str =
+/// for notes that failed because the model was missing.
+pub const REQUEUE_MODEL_MISSING_SQL: &str = concat!(
     "UPDATE notes SET ai_status = 'pending', ai_error = NULL, updated_at = ?1
-     WHERE ai_status = 'failed' AND deleted_at IS NULL
-       AND ai_error LIKE 'other: HTTP 404: model %not found%' RETURNING id";
+     WHERE ",
+    model_missing!(),
+    " RETURNING id"
+);
 
 /// Whether any note [`REQUEUE_MODEL_MISSING_SQL`] would requeue is there.
-const ANY_MODEL_MISSING_SQL: &str = "SELECT EXISTS (SELECT 1 FROM notes
-     WHERE ai_status = 'failed' AND deleted_at IS NULL
-       AND ai_error LIKE 'other: HTTP 404: model %not found%')";
+pub const ANY_MODEL_MISSING_SQL: &str = concat!(
+    "SELECT EXISTS (SELECT 1 FROM notes WHERE ",
+    model_missing!(),
+    ")"
+);
 
 /// `retry_all_failed`, second statement: a fresh job row for each note the first one
 /// stamped with ?1 (found through `notes_active_by_status`).
