@@ -280,15 +280,16 @@ fn the_compaction_goes_a_window_at_a_time_and_a_later_pass_reads_only_what_came_
     store.trash(&b, t0()).unwrap(); // 5
     store.restore(&b, t0()).unwrap(); // 6
 
-    // The first window, changes 1 and 2, names a and b: their older changes go, the
-    // ones after the window (4, 5) too.
+    // The first window, changes 1 and 2, names a and b: their superseded changes in
+    // it go (1, 2); b's 5, after the window, waits for its own.
     let step = store.compact_changes_step(2, later()).unwrap();
-    assert_eq!((step.removed, step.upto, step.done), (3, 2, false));
+    assert_eq!((step.removed, step.upto, step.done), (2, 2, false));
     assert_eq!(
         rows(&store),
         [
             (3, c.clone(), Captured),
             (4, a.clone(), Edited),
+            (5, b.clone(), Trashed),
             (6, b.clone(), Restored)
         ]
     );
@@ -299,7 +300,7 @@ fn the_compaction_goes_a_window_at_a_time_and_a_later_pass_reads_only_what_came_
         "c and a have one change each"
     );
     let step = store.compact_changes_step(2, later()).unwrap();
-    assert_eq!((step.removed, step.upto, step.done), (0, 6, true));
+    assert_eq!((step.removed, step.upto, step.done), (1, 6, true));
     let step = store.compact_changes_step(2, later()).unwrap();
     assert_eq!(
         (step.removed, step.upto, step.done),
@@ -365,22 +366,19 @@ fn changes_younger_than_the_cut_off_are_kept_every_one() {
     store
         .edit(&a, &edit(Some("a4"), None, None), young)
         .unwrap(); // 4
-                   // Cut off at t0 + 1 h: changes 1 and 2 are old, 1 is superseded and goes; 3 and 4
-                   // are young and stay, though 3 is superseded too.
+
+    // Cut off at t0 + 1 h: changes 1 and 2 are old and superseded, and go; 3 and 4 are
+    // young and stay, though 3 is superseded too.
     let cut_off = t0() + Duration::hours(1);
-    assert_eq!(store.compact_changes(cut_off).unwrap(), 1);
+    assert_eq!(store.compact_changes(cut_off).unwrap(), 2);
     assert_eq!(
         rows(&store),
-        [
-            (2, a.clone(), Edited),
-            (3, a.clone(), Edited),
-            (4, a.clone(), Edited)
-        ]
+        [(3, a.clone(), Edited), (4, a.clone(), Edited)]
     );
-    // An hour later they are old too: 2 and 3 go (4 is the newest).
+    // An hour later they are old too: 3 goes (4 is the newest).
     assert_eq!(
         store.compact_changes(young + Duration::hours(1)).unwrap(),
-        2
+        1
     );
     assert_eq!(rows(&store), [(4, a, Edited)]);
     assert_invariants(&store);

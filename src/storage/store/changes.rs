@@ -59,9 +59,11 @@ impl Write<'_> {
         Ok(())
     }
 
-    /// Drops the older changes of the notes with a change numbered in `(after, upto]`,
-    /// each keeping its newest (the compaction's step: `compaction.rs`). Each note named
-    /// is found through the `(note_id, seq)` index. Replies how many rows went.
+    /// Drops the older changes, numbered up to `upto`, of the notes with a change
+    /// numbered in `(after, upto]`, each keeping its newest (the compaction's step:
+    /// `compaction.rs`); a change after `upto` is too young to go, superseded or not.
+    /// Each note named is found through the `(note_id, seq)` index. Replies how many
+    /// rows went.
     pub(super) fn drop_superseded(&self, after: i64, upto: i64) -> StoreResult<u64> {
         let removed = self
             .tx
@@ -87,6 +89,7 @@ impl Write<'_> {
 /// [`Write::drop_superseded`]'s statement.
 pub const DROP_SUPERSEDED_SQL: &str = "DELETE FROM note_changes
      WHERE note_id IN (SELECT note_id FROM note_changes WHERE seq > ?1 AND seq <= ?2)
+       AND seq <= ?2
        AND seq < (SELECT max(m.seq) FROM note_changes m WHERE m.note_id = note_changes.note_id)";
 
 /// Whether a change of this kind can move a note's tags (its `note_tags` rows follow).

@@ -50,12 +50,9 @@ pub const REQUEUE_MODEL_MISSING_SQL: &str = concat!(
     " RETURNING id"
 );
 
-/// Whether any note [`REQUEUE_MODEL_MISSING_SQL`] would requeue is there.
-pub const ANY_MODEL_MISSING_SQL: &str = concat!(
-    "SELECT EXISTS (SELECT 1 FROM notes WHERE ",
-    model_missing!(),
-    ")"
-);
+/// A row when any note [`REQUEUE_MODEL_MISSING_SQL`] would requeue is there.
+pub const ANY_MODEL_MISSING_SQL: &str =
+    concat!("SELECT 1 FROM notes WHERE ", model_missing!(), " LIMIT 1");
 
 /// `retry_all_failed`, second statement: a fresh job row for each note the first one
 /// stamped with ?1 (found through `notes_active_by_status`).
@@ -145,10 +142,10 @@ impl Store {
         &mut self,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<String>> {
-        let any: bool = self
+        let any = self
             .conn
             .prepare_cached(ANY_MODEL_MISSING_SQL)?
-            .query_row([], |r| r.get(0))?;
+            .exists([])?;
         if !any {
             return Ok(Vec::new());
         }
