@@ -132,16 +132,7 @@ impl Services {
         hub.do_send(Subscribe(worker.recipient::<ProviderStatusChanged>()));
         hub.do_send(Subscribe(telemetry.recipient::<JobFailed>()));
         let indexer = Mailbox::from(SearchIndexer::new(repository.recipient()).start());
-        // The notes a last run left without their search entries are written once the
-        // check at start has decided: told before, the repository's thread would wait
-        // for the check in that write, and every read queued behind it.
         let told = indexer.clone();
-        let checked = integrity.clone();
-        actix_rt::spawn(async move {
-            if checked.decided().await == Verdict::Sound {
-                told.do_send(NotesCaptured);
-            }
-        });
         let inbox = Inbox::new(InboxWiring {
             repository: repository.clone(),
             indexer,
@@ -152,7 +143,17 @@ impl Services {
             trash_retention_days: settings.trash.retention_days,
             max_body_bytes: settings.http.max_body_bytes,
         });
-        crate::inbox::lifecycle::hourly_upkeep(inbox.clone(), integrity);
+        // The service's own housekeeping writes start once the check at start has
+        // decided: the search entries a last run left waiting, and the hourly upkeep.
+        // Sent before, each write would wait for the check on the repository's thread,
+        // and every read queued behind it. A damaged file takes no write: none then.
+        let upkeep = inbox.clone();
+        actix_rt::spawn(async move {
+            if integrity.decided().await == Verdict::Sound {
+                told.do_send(NotesCaptured);
+                crate::inbox::lifecycle::hourly_upkeep(upkeep);
+            }
+        });
         Ok(Services {
             expiry,
             repository,

@@ -8,7 +8,6 @@
 //! pending note is tracked again with its stored attempts, so a trip through the
 //! trash buys no extra attempts.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use super::{unavailable, Inbox};
@@ -19,7 +18,7 @@ use crate::actors::repository::{
 };
 use crate::actors::telemetry::Emit;
 use crate::domain::{AiStatus, Note};
-use crate::storage::{Integrity, StoreResult, Verdict, COMPACT_STEP};
+use crate::storage::{StoreResult, COMPACT_STEP};
 use crate::telemetry::events::{NoFields, UsageEvent};
 
 /// How often the trash is checked for notes past their retention. Hourly: 24 wake-ups
@@ -159,10 +158,10 @@ impl Inbox {
     /// [`COMPACT_AFTER`], one step a message (`Store::compact_changes_step`), so
     /// captures go between two steps. Nobody waits for it: a failure is logged, and the
     /// next hour goes on from the last step done. While the wall clock's jump waits to
-    /// be confirmed it compacts nothing, as the purge. Replies how many rows went.
-    pub async fn compact_change_log(&self) -> u64 {
+    /// be confirmed it compacts nothing, as the purge.
+    pub async fn compact_change_log(&self) {
         let Some(now) = self.clock.settled_now() else {
-            return 0;
+            return;
         };
         let before = now - COMPACT_AFTER;
         let mut removed = 0;
@@ -194,7 +193,6 @@ impl Inbox {
                 "the change log compacted to each note's newest change"
             );
         }
-        removed
     }
 
     /// What follows notes moving to the trash: out of the AI queue at once, and one
@@ -208,20 +206,15 @@ impl Inbox {
     }
 }
 
-/// Starts the hourly upkeep on the current arbiter: once the check at start has found
-/// the file sound, then every [`PURGE_EVERY`], the old trash purged and then the change
-/// log compacted. A task, not an actor: it has no state and hears nothing. It ends with
-/// the System (its arbiter's runtime). After a pause (a suspended laptop) the missed
-/// hours are not run one after another: one round catches up with all of them.
-///
-/// Its writes would wait for the check's verdict on the repository's thread, and every
-/// read queued behind them with it (1–3 s at 100,000 notes): so the first round waits
-/// for the verdict here instead. A damaged file takes no write: no upkeep then.
-pub fn hourly_upkeep(inbox: Inbox, integrity: Arc<Integrity>) {
+/// Starts the hourly upkeep on the current arbiter: once now, then every
+/// [`PURGE_EVERY`], the old trash purged and then the change log compacted. A task, not
+/// an actor: it has no state and hears nothing. It ends with the System (its arbiter's
+/// runtime). After a pause (a suspended laptop) the missed hours are not run one after
+/// another: one round catches up with all of them. Started once the check at start has
+/// found the file sound (`Services::start`): its writes would otherwise wait for the
+/// check on the repository's thread, and every read queued behind them.
+pub fn hourly_upkeep(inbox: Inbox) {
     actix_rt::spawn(async move {
-        if integrity.decided().await != Verdict::Sound {
-            return;
-        }
         let mut every = tokio::time::interval(PURGE_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
