@@ -25,30 +25,12 @@ use super::repository::IndexPending;
 /// How long without a capture counts as a pause.
 pub const PAUSE: Duration = Duration::from_millis(500);
 
-/// What the timer does when it fires: write the entries if no capture came since it
-/// was armed, or wait one more pause.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tick {
-    Write,
-    WaitAgain,
-}
-
-/// The timer's rule, a plain function: captures since the timer was armed mean the
-/// pause has not come yet.
-pub fn on_tick(captured_since_armed: bool) -> Tick {
-    if captured_since_armed {
-        Tick::WaitAgain
-    } else {
-        Tick::Write
-    }
-}
-
 pub struct SearchIndexer {
     /// The repository (a test's stand-in in the tests).
     repository: Subscriber<IndexPending>,
-    /// A capture came since the timer was armed.
+    /// A capture came since the timer was armed: the pause has not come yet.
     captured: bool,
-    timer: Option<SpawnHandle>,
+    armed: bool,
 }
 
 impl SearchIndexer {
@@ -56,19 +38,21 @@ impl SearchIndexer {
         SearchIndexer {
             repository,
             captured: false,
-            timer: None,
+            armed: false,
         }
     }
 
     fn arm(&mut self, ctx: &mut Context<Self>) {
         self.captured = false;
-        self.timer = Some(ctx.run_later(PAUSE, |act, ctx| {
-            act.timer = None;
-            match on_tick(act.captured) {
-                Tick::WaitAgain => act.arm(ctx),
-                Tick::Write => act.repository.do_send(IndexPending),
+        self.armed = true;
+        ctx.run_later(PAUSE, |act, ctx| {
+            act.armed = false;
+            if act.captured {
+                act.arm(ctx);
+            } else {
+                act.repository.do_send(IndexPending);
             }
-        }));
+        });
     }
 }
 
@@ -87,21 +71,10 @@ impl Handler<NotesCaptured> for SearchIndexer {
 
     fn handle(&mut self, _: NotesCaptured, ctx: &mut Context<Self>) {
         let _handled = handling!("NotesCaptured");
-        if self.timer.is_some() {
+        if self.armed {
             self.captured = true;
         } else {
             self.arm(ctx);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_pause_writes_and_a_capture_in_it_waits_one_more() {
-        assert_eq!(on_tick(false), Tick::Write);
-        assert_eq!(on_tick(true), Tick::WaitAgain);
     }
 }

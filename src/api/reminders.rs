@@ -10,7 +10,7 @@ use super::notes::NoteView;
 
 /// The most reminders one answer lists (`GET /api/reminders`, Today, `inkling today`,
 /// MCP's `list_reminders`): a day's worth many times over; past it the answer says
-/// there are more (`more`); marking some done (or snoozing them) makes room for the rest.
+/// there are more (`more`); marking some done makes room for the rest.
 pub const MAX_REMINDERS: u32 = 200;
 
 /// `GET /api/reminders` query string.

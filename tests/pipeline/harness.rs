@@ -454,6 +454,13 @@ impl Pipeline {
             .unwrap()
     }
 
+    /// How many notes wait for their search entries (`search_pending`).
+    pub fn search_pending(&self) -> i64 {
+        self.reader
+            .query_row("SELECT count(*) FROM search_pending", [], |r| r.get(0))
+            .unwrap()
+    }
+
     /// The change log as `(note, kind)`, oldest first.
     pub fn change_log(&self) -> Vec<(String, String)> {
         let mut stmt = self

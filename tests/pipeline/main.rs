@@ -65,6 +65,7 @@ mod provider;
 mod related;
 mod reminders;
 mod retry_all;
+mod search_entries;
 #[path = "../support/service.rs"]
 mod service;
 #[path = "../support/small_disk.rs"]

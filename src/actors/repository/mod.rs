@@ -380,7 +380,13 @@ handle_with_store!(ListReminders => Vec<Note>, |store, msg| {
     store.reminders_until(msg.until, msg.limit)
 });
 handle_with_store!(CountDue => u64, |store, msg| store.due_count(msg.until));
-handle_with_store!(IndexPending => u64, |store, _msg| store.index_pending());
+// From the `SearchIndexer`, which does not wait for the reply: a failure is logged
+// here, and the next search writes what is left.
+handle_with_store!(IndexPending => u64, |store, _msg| {
+    store.index_pending().inspect_err(|e| {
+        tracing::warn!(error = %e, "cannot write the search index; the next search will");
+    })
+});
 handle_with_store!(GetPendingReminders => Vec<Pending>, |store, msg| {
     store.pending_reminders(msg.now)
 });

@@ -1,5 +1,5 @@
 //! Full-text search over the notes (the FTS5 tables of migration 0006, each search
-//! first writing the entries of the notes captured since the last: `search_index.rs`): the ranked
+//! first writing the entries of any notes still waiting for theirs: `search_index.rs`): the ranked
 //! query, its filters (shared with lists), and each hit's snippet; a question's words
 //! searched each alone in one read; and the semantic half of a hybrid search held to
 //! the same filters inside the vector index's scan. What a query's

@@ -34,14 +34,28 @@ impl Store {
     /// how many there were. Inside another transaction it writes nothing: its callers
     /// write first (a question's searches, before their read) or in it (an import).
     pub fn index_pending(&self) -> StoreResult<u64> {
-        if !self.conn.is_autocommit() || self.search_pending()? == 0 {
+        if !self.conn.is_autocommit() || !self.waiting_at_least(1)? {
             return Ok(0);
         }
+        // `Store::write`'s steps (the check's verdict, an immediate transaction) on a
+        // `&self`: a search, which writes these first, reads through `&self`. No change
+        // of a note is logged here (the entries are the index's, not the note's).
         self.check_file()?;
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
         let written = write_entries(&tx)?;
         tx.commit()?;
         Ok(written)
+    }
+
+    /// Whether at least `n` notes wait for their search entries: a probe that stops at
+    /// the `n`th row, where a count would read them all (each search and each commit
+    /// of captures asks).
+    fn waiting_at_least(&self, n: u64) -> StoreResult<bool> {
+        let skip = i64::try_from(n.saturating_sub(1)).unwrap_or(i64::MAX);
+        Ok(self
+            .conn
+            .prepare_cached("SELECT 1 FROM search_pending LIMIT 1 OFFSET ?1")?
+            .exists([skip])?)
     }
 
     /// How many notes wait for their search entries.
@@ -71,8 +85,8 @@ impl Store {
     /// [`Store::index_pending`] once [`INDEX_BATCH`] notes wait. A failure leaves them
     /// pending (the next search writes them): the notes themselves are stored.
     pub fn index_if_behind(&self) {
-        let behind = match self.search_pending() {
-            Ok(pending) => pending >= INDEX_BATCH,
+        let behind = match self.waiting_at_least(INDEX_BATCH) {
+            Ok(behind) => behind,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot count the notes waiting for the search index");
                 false
